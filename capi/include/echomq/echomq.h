@@ -1,0 +1,454 @@
+/*
+ * echomq.h — the stable C API of libechomq: fair lanes for job queues over Valkey.
+ *
+ * This is the one boundary every binding builds on. It is plain C99, includes
+ * no C++ and no hiredis header, and no C++ exception ever crosses it.
+ *
+ * Conventions
+ * - Every call returns an `int` status from `echomq_status` (0 = ECHOMQ_OK),
+ *   unless its comment says otherwise. On failure the client handle keeps a
+ *   message for the last call: `echomq_client_errmsg(c)`.
+ * - Handles are opaque. Constructors write to an `**out` and return a status;
+ *   every `*_free` accepts NULL. Whatever the library allocates, the caller
+ *   frees with the matching `*_free`.
+ * - Strings returned by accessors are owned by the handle they came from and
+ *   stay valid until that handle is freed. Byte strings come as pointer plus
+ *   length: payloads are binary and may contain NUL.
+ * - Times are milliseconds. Absolute times (lease deadlines, enqueue times)
+ *   are the Valkey server's clock (ms since the Unix epoch), never the client's.
+ * - Option structs begin with `unsigned int version`; initialise them with the
+ *   `..._INIT` macro or the `..._init()` function. NULL means defaults. Fields
+ *   are only ever added at the end.
+ * - Input is validated before any network I/O: a call refused with
+ *   ECHOMQ_EINVAL or ECHOMQ_ETOOLARGE has sent nothing and changed nothing.
+ *
+ * Names
+ * - queue: 1..128 bytes of [A-Za-z0-9_.-].
+ * - group (a lane): 1..256 bytes of valid UTF-8 with no NUL and no control
+ *   characters (U+0000..U+001F, U+007F..U+009F).
+ *
+ * Thread safety
+ * - The free functions (echomq_version, echomq_strerror, ...) are thread-safe.
+ * - One client handle is one connection. It may be used from any thread, but
+ *   by one thread at a time; the caller serialises access. The single
+ *   exception is echomq_client_cancel(), which may be called from any thread
+ *   while another thread is inside a call on the same handle.
+ * - Job, batch, list and report handles are plain data; they may move between
+ *   threads, and concurrent reads of one handle are safe.
+ */
+#ifndef ECHOMQ_ECHOMQ_H
+#define ECHOMQ_ECHOMQ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ECHOMQ_VERSION_MAJOR 0
+#define ECHOMQ_VERSION_MINOR 1
+#define ECHOMQ_VERSION_PATCH 0
+/* major * 10000 + minor * 100 + patch, as returned by echomq_version(). */
+#define ECHOMQ_VERSION_NUMBER \
+  (ECHOMQ_VERSION_MAJOR * 10000 + ECHOMQ_VERSION_MINOR * 100 + ECHOMQ_VERSION_PATCH)
+
+#if defined(SWIG)
+#define ECHOMQ_API
+#elif defined(_WIN32)
+#define ECHOMQ_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define ECHOMQ_API __attribute__((visibility("default")))
+#else
+#define ECHOMQ_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Status codes. Explicit numbers, never renumbered, never reused. The Lua
+ * scripts return the same numbers, so a script refusal maps without parsing. */
+
+typedef enum echomq_status {
+  ECHOMQ_OK = 0,          /* success */
+  ECHOMQ_EMPTY = 1,       /* nothing to claim right now (not an error) */
+
+  ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
+  ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
+  ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
+  ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
+                             job is no longer leased: the lease was lost */
+
+  ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
+                             before the command was sent */
+  ECHOMQ_ETIMEOUT = -11,  /* no reply in time, or the connection dropped
+                             after the command was sent: the outcome is
+                             UNKNOWN and the call is not retried */
+  ECHOMQ_ECANCELED = -12, /* interrupted by echomq_client_cancel(); the
+                             outcome of the interrupted call is unknown */
+
+  ECHOMQ_ESERVER = -20,   /* the server answered with an error (OOM, BUSY,
+                             READONLY, redirect loop, ...) */
+  ECHOMQ_ENOPERM = -21,   /* authentication failed or ACL denied a command */
+  ECHOMQ_EPROTO = -22,    /* unexpected reply shape (version mismatch) */
+
+  ECHOMQ_ENOMEM = -30,    /* allocation failed */
+  ECHOMQ_EINTERNAL = -31  /* a bug: please report it with the message */
+} echomq_status;
+
+/* Static English text for a status code; never NULL, never freed. */
+ECHOMQ_API const char *echomq_strerror(int status);
+
+/* Run-time library version (ECHOMQ_VERSION_NUMBER of the built library) and
+ * its "major.minor.patch" string, so a binding can detect a mismatch. */
+ECHOMQ_API unsigned int echomq_version(void);
+ECHOMQ_API const char *echomq_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Limits. Checked client-side, before any I/O. */
+
+#define ECHOMQ_QUEUE_NAME_MAX 128
+#define ECHOMQ_GROUP_NAME_MAX 256
+#define ECHOMQ_DEFAULT_MAX_PAYLOAD (1024 * 1024)  /* bytes */
+#define ECHOMQ_HARD_MAX_PAYLOAD (64 * 1024 * 1024)
+#define ECHOMQ_BATCH_MAX 100000                   /* jobs in one batch */
+#define ECHOMQ_LEASE_MAX_MS (7LL * 24 * 3600 * 1000)
+#define ECHOMQ_DELAY_MAX_MS (366LL * 24 * 3600 * 1000)
+#define ECHOMQ_ATTEMPTS_MAX 1000000
+#define ECHOMQ_WEIGHT_MAX 1000000
+#define ECHOMQ_LIMIT_MAX 1000000000
+#define ECHOMQ_WCLAIM_MAX 10000                   /* jobs in one wclaim */
+#define ECHOMQ_REASON_MAX 4096                    /* bytes of a fail reason; longer is cut */
+
+/* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
+ECHOMQ_API int echomq_check_queue_name(const char *queue);
+ECHOMQ_API int echomq_check_group_name(const char *group);
+
+/* ------------------------------------------------------------------------ */
+/* Client: one connection to one Valkey server. */
+
+typedef struct echomq_client echomq_client;
+
+typedef struct echomq_client_options {
+  unsigned int version;        /* ECHOMQ_CLIENT_OPTIONS_VERSION */
+  int connect_timeout_ms;      /* TCP/unix connect; default 2000; >= 1 */
+  int command_timeout_ms;      /* reply wait of a non-blocking call; default 5000; >= 1 */
+  size_t max_payload_bytes;    /* default ECHOMQ_DEFAULT_MAX_PAYLOAD;
+                                  1..ECHOMQ_HARD_MAX_PAYLOAD */
+} echomq_client_options;
+
+#define ECHOMQ_CLIENT_OPTIONS_VERSION 1
+#define ECHOMQ_CLIENT_OPTIONS_INIT \
+  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD }
+
+/* Fill *opts with defaults. Errors: EINVAL (NULL or unknown version). */
+ECHOMQ_API int echomq_client_options_init(echomq_client_options *opts, unsigned int version);
+
+/* Create a client handle (no I/O). opts may be NULL.
+ * Errors: EINVAL (bad option values, unknown version), ENOMEM. *out is NULL on error. */
+ECHOMQ_API int echomq_client_new(echomq_client **out, const echomq_client_options *opts);
+
+/* Same as echomq_client_new, returning the handle (NULL on error). For
+ * bindings that do not handle `T **out` well. */
+ECHOMQ_API echomq_client *echomq_client_create(const echomq_client_options *opts);
+
+/* Connect (or reconnect) to a server. URL forms:
+ *   valkey://[user[:password]@]host[:port][/db]   (also redis://; port 6379)
+ *   unix://[user[:password]@]/path/to/socket[?db=N]
+ * Authenticates (AUTH), selects the db (SELECT) and loads the scripts.
+ * Errors: EINVAL (bad URL), ECONN, ETIMEOUT, ENOPERM (AUTH refused), ESERVER. */
+ECHOMQ_API int echomq_client_connect(echomq_client *c, const char *url);
+
+/* Close the connection and free the handle. NULL is a no-op. */
+ECHOMQ_API void echomq_client_free(echomq_client *c);
+
+/* Message of the last failed call on this handle ("" after a success).
+ * Owned by the handle; valid until the next call on it. Never NULL for a
+ * non-NULL handle. */
+ECHOMQ_API const char *echomq_client_errmsg(const echomq_client *c);
+
+/* Status of the last call on this handle. */
+ECHOMQ_API int echomq_client_errcode(const echomq_client *c);
+
+/* 1 if the handle holds a live connection, else 0. No I/O. */
+ECHOMQ_API int echomq_client_connected(const echomq_client *c);
+
+/* Interrupt a call in progress on c from another thread (for example a
+ * blocking claim when a context is cancelled). The interrupted call returns
+ * ECHOMQ_ECANCELED; the connection is dropped and re-established by the next
+ * call. If no call is in progress this does nothing. Thread-safe. */
+ECHOMQ_API void echomq_client_cancel(echomq_client *c);
+
+/* Send PING. Errors: ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_client_ping(echomq_client *c);
+
+/* ------------------------------------------------------------------------ */
+/* Jobs. A job handle is a snapshot returned by claim, wclaim and dead
+ * listings; it is freed with echomq_job_free (or with its list). */
+
+typedef struct echomq_job echomq_job;
+
+ECHOMQ_API uint64_t echomq_job_id(const echomq_job *j);
+/* The lane (group) name, NUL-terminated. */
+ECHOMQ_API const char *echomq_job_group(const echomq_job *j);
+/* Payload bytes and length (*len may be NULL). Not NUL-terminated in
+ * general, though a NUL is stored after the last byte for convenience. */
+ECHOMQ_API const char *echomq_job_payload(const echomq_job *j, size_t *len);
+ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
+/* Fencing token: the attempt count of this delivery. Pass it to ack, fail
+ * and extend. For dead jobs, the attempts used. */
+ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
+ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
+/* Server ms: lease deadline (0 if not leased), enqueue time, and for dead
+ * jobs the time of death (0 otherwise). */
+ECHOMQ_API int64_t echomq_job_lease_until_ms(const echomq_job *j);
+ECHOMQ_API int64_t echomq_job_enqueued_at_ms(const echomq_job *j);
+ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
+/* Last failure reason ("" if none). */
+ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
+ECHOMQ_API void echomq_job_free(echomq_job *j);
+
+/* A list of jobs (wclaim, dead listing). Jobs inside are owned by the list. */
+typedef struct echomq_job_list echomq_job_list;
+ECHOMQ_API size_t echomq_job_list_count(const echomq_job_list *l);
+/* Borrowed pointer, NULL if i is out of range. */
+ECHOMQ_API const echomq_job *echomq_job_list_at(const echomq_job_list *l, size_t i);
+ECHOMQ_API void echomq_job_list_free(echomq_job_list *l);
+
+/* ------------------------------------------------------------------------ */
+/* Enqueue */
+
+typedef struct echomq_enqueue_options {
+  unsigned int version;   /* ECHOMQ_ENQUEUE_OPTIONS_VERSION */
+  int64_t delay_ms;       /* 0 = ready now; 0..ECHOMQ_DELAY_MAX_MS */
+  uint32_t max_attempts;  /* 0 = queue default (3); 1..ECHOMQ_ATTEMPTS_MAX */
+} echomq_enqueue_options;
+
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 1
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0 }
+ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);
+
+/* Enqueue one job on lane `group`. *id_out (may be NULL) receives the job id;
+ * ids grow in mint order.
+ * Errors: EINVAL (names, options), ETOOLARGE (payload), ECONN, ETIMEOUT
+ * (unknown outcome: the job may exist), ESERVER, ENOPERM. */
+ECHOMQ_API int echomq_enqueue(echomq_client *c, const char *queue, const char *group,
+                              const char *payload, size_t payload_len,
+                              const echomq_enqueue_options *opts, uint64_t *id_out);
+
+/* A batch collects many jobs to enqueue in one round trip. Each job is
+ * validated when it is added, so a bad job is refused before any I/O. */
+typedef struct echomq_batch echomq_batch;
+ECHOMQ_API int echomq_batch_new(echomq_batch **out);
+ECHOMQ_API echomq_batch *echomq_batch_create(void); /* NULL on ENOMEM */
+/* Copies group and payload. Errors: EINVAL (group), ETOOLARGE (payload over
+ * ECHOMQ_HARD_MAX_PAYLOAD, or batch over ECHOMQ_BATCH_MAX), ENOMEM. The
+ * client's own max_payload_bytes is checked again at enqueue time. */
+ECHOMQ_API int echomq_batch_add(echomq_batch *b, const char *group,
+                                const char *payload, size_t payload_len);
+ECHOMQ_API size_t echomq_batch_count(const echomq_batch *b);
+/* Job id of entry i after a successful echomq_enqueue_batch (0 before). */
+ECHOMQ_API uint64_t echomq_batch_id(const echomq_batch *b, size_t i);
+/* Empty the batch for reuse. */
+ECHOMQ_API void echomq_batch_clear(echomq_batch *b);
+ECHOMQ_API void echomq_batch_free(echomq_batch *b);
+
+/* Enqueue every job of the batch with the same options, in batch order, in
+ * one script call (one round trip). All or nothing: a refused batch writes
+ * nothing. Errors: as echomq_enqueue, and EINVAL for an empty batch. */
+ECHOMQ_API int echomq_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
+                                    const echomq_enqueue_options *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Claim. Every claim rotates the ring one step and serves the lane it just
+ * rotated. Each claim also brings back (bounded work per call) expired leases
+ * and due delayed jobs, so a process that only claims and acks needs no
+ * other daemon. lease_ms: 1..ECHOMQ_LEASE_MAX_MS. */
+
+/* Claim one job. Returns ECHOMQ_OK with *out set, or ECHOMQ_EMPTY with *out
+ * NULL. Free the job with echomq_job_free.
+ * Errors: EINVAL, ECONN, ETIMEOUT (unknown outcome: a job may have been
+ * leased; it comes back when its lease expires), ESERVER, ENOPERM. */
+ECHOMQ_API int echomq_claim(echomq_client *c, const char *queue, int64_t lease_ms,
+                            echomq_job **out);
+
+/* Weighted claim: up to K jobs from ONE lane, K = min(weight, pending depth,
+ * limit - active, max). max: 1..ECHOMQ_WCLAIM_MAX. Returns ECHOMQ_OK with a
+ * list of 1..K jobs in mint order, or ECHOMQ_EMPTY with *out NULL.
+ * Errors: as echomq_claim. */
+ECHOMQ_API int echomq_wclaim(echomq_client *c, const char *queue, int64_t lease_ms,
+                             uint32_t max, echomq_job_list **out);
+
+/* Blocking claim: like echomq_claim, but when nothing is ready waits on the
+ * server (BLPOP on the queue's wake-up key, no polling loop) for up to
+ * timeout_ms (>= 1; at most 24 h) and wakes as soon as work arrives, a
+ * delayed job falls due or a lease expires. Returns ECHOMQ_EMPTY at the timeout.
+ * Errors: as echomq_claim, plus ECANCELED (echomq_client_cancel). */
+ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_ms,
+                             int64_t timeout_ms, echomq_job **out);
+
+/* ------------------------------------------------------------------------ */
+/* Settle a leased job. `token` is the job's echomq_job_token of the delivery
+ * being settled. A token that is not the current attempt, or a job that is
+ * no longer leased, gets ECHOMQ_ESTALE and changes nothing. */
+
+/* Acknowledge: the job is done and deleted.
+ * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint64_t token);
+
+/* Fused ack-and-claim, one round trip: acknowledge (id, token), then claim
+ * the next job exactly as echomq_claim would. If the ack is refused (ESTALE,
+ * ENOTFOUND) nothing is claimed and that status is returned. On success
+ * returns ECHOMQ_OK with *next set or ECHOMQ_EMPTY with *next NULL (the ack
+ * happened in both cases). */
+ECHOMQ_API int echomq_ack_claim(echomq_client *c, const char *queue, uint64_t id,
+                                uint64_t token, int64_t lease_ms, echomq_job **next);
+
+/* What echomq_fail did with the job. */
+typedef enum echomq_fail_outcome {
+  ECHOMQ_FAIL_RETRY = 1,    /* back at its lane's mint position */
+  ECHOMQ_FAIL_DELAYED = 2,  /* waiting in the delayed set for its retry */
+  ECHOMQ_FAIL_DEAD = 3      /* out of attempts: dead-lettered */
+} echomq_fail_outcome;
+
+/* Retry delay meaning "exponential backoff": 1 s * 2^(attempt-1), at most 1 h. */
+#define ECHOMQ_RETRY_BACKOFF (-1)
+
+/* Fail the current attempt with a reason (may be NULL; cut at
+ * ECHOMQ_REASON_MAX bytes). retry_delay_ms: 0 = straight back to its lane,
+ * > 0 = after that delay (<= ECHOMQ_DELAY_MAX_MS), ECHOMQ_RETRY_BACKOFF =
+ * exponential. When the job has used its max attempts it is dead-lettered
+ * instead. *outcome (may be NULL) receives an echomq_fail_outcome.
+ * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                           const char *reason, int64_t retry_delay_ms, int *outcome);
+
+/* Extend the lease to server now + lease_ms. *lease_until_ms (may be NULL)
+ * receives the new deadline. Errors: EINVAL, ESTALE, ENOTFOUND, ECONN,
+ * ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_extend(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                             int64_t lease_ms, int64_t *lease_until_ms);
+
+/* ------------------------------------------------------------------------ */
+/* Lane control. Each call fixes ring membership at once and applies to the
+ * lane's existing backlog. Configuring a lane that has no jobs yet works.
+ * Errors (all): EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
+
+/* Throughput share per ring turn under wclaim: 1..ECHOMQ_WEIGHT_MAX. */
+ECHOMQ_API int echomq_set_weight(echomq_client *c, const char *queue, const char *group,
+                                 uint32_t weight);
+/* Back to the queue default weight. */
+ECHOMQ_API int echomq_clear_weight(echomq_client *c, const char *queue, const char *group);
+/* Concurrency ceiling: at most `limit` leased jobs of the lane, 1..ECHOMQ_LIMIT_MAX. */
+ECHOMQ_API int echomq_set_limit(echomq_client *c, const char *queue, const char *group,
+                                uint32_t limit);
+/* Back to the queue default limit (unlimited unless a default is set). */
+ECHOMQ_API int echomq_clear_limit(echomq_client *c, const char *queue, const char *group);
+/* A paused lane is never served and keeps its jobs. Idempotent. */
+ECHOMQ_API int echomq_pause(echomq_client *c, const char *queue, const char *group);
+ECHOMQ_API int echomq_resume(echomq_client *c, const char *queue, const char *group);
+
+/* Queue-wide defaults for lanes without their own setting.
+ * weight: 1..ECHOMQ_WEIGHT_MAX (1 is the plain rotation).
+ * limit: 1..ECHOMQ_LIMIT_MAX, or 0 to clear (unlimited).
+ * max_attempts: 1..ECHOMQ_ATTEMPTS_MAX, for jobs enqueued with 0. */
+ECHOMQ_API int echomq_set_default_weight(echomq_client *c, const char *queue, uint32_t weight);
+ECHOMQ_API int echomq_set_default_limit(echomq_client *c, const char *queue, uint32_t limit);
+ECHOMQ_API int echomq_set_default_max_attempts(echomq_client *c, const char *queue,
+                                               uint32_t max_attempts);
+
+/* ------------------------------------------------------------------------ */
+/* Inspection (read-only). */
+
+typedef struct echomq_queue_stats {
+  unsigned int version;     /* set to ECHOMQ_QUEUE_STATS_VERSION before the call */
+  uint64_t lanes;           /* lanes known: with live jobs or with settings */
+  uint64_t ring;            /* lanes serviceable now (ring length) */
+  uint64_t pending;         /* jobs waiting in lanes */
+  uint64_t leased;          /* jobs under lease */
+  uint64_t delayed;         /* jobs waiting for a due time */
+  uint64_t dead;            /* dead-lettered jobs */
+  uint64_t paused;          /* paused lanes */
+  uint64_t enqueued_total;  /* counters since the queue was created */
+  uint64_t claimed_total;   /* deliveries (= served) */
+  uint64_t acked_total;
+  uint64_t failed_total;    /* fail calls and expired leases */
+  uint64_t dead_total;
+  uint32_t default_weight;
+  uint32_t default_limit;   /* 0 = unlimited */
+  uint32_t default_max_attempts;
+  int64_t server_time_ms;
+} echomq_queue_stats;
+
+#define ECHOMQ_QUEUE_STATS_VERSION 1
+
+/* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_stats(echomq_client *c, const char *queue, echomq_queue_stats *out);
+
+typedef struct echomq_lane_info {
+  unsigned int version;         /* ECHOMQ_LANE_INFO_VERSION */
+  char group[ECHOMQ_GROUP_NAME_MAX + 1];
+  uint64_t depth;               /* pending jobs */
+  uint64_t active;              /* leased jobs */
+  uint32_t limit;               /* effective ceiling, 0 = unlimited */
+  uint32_t weight;              /* effective weight */
+  int limit_is_default;         /* 1 if limit comes from the queue default */
+  int weight_is_default;
+  int paused;
+  int serviceable;              /* in the ring now */
+  uint64_t served;              /* deliveries from this lane */
+  int64_t oldest_enqueued_at_ms;/* enqueue time of the head job, 0 if empty */
+} echomq_lane_info;
+
+#define ECHOMQ_LANE_INFO_VERSION 1
+
+/* One lane in detail. A lane that is unknown reports zeros (and defaults)
+ * with ECHOMQ_OK: lanes exist implicitly. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_lane(echomq_client *c, const char *queue, const char *group,
+                           echomq_lane_info *out);
+
+/* A page of lanes, in byte order of their names. */
+typedef struct echomq_lane_list echomq_lane_list;
+ECHOMQ_API size_t echomq_lane_list_count(const echomq_lane_list *l);
+ECHOMQ_API const echomq_lane_info *echomq_lane_list_at(const echomq_lane_list *l, size_t i);
+/* Cursor for the next page: the last group of this page, or NULL when this
+ * page is the last. Owned by the list. */
+ECHOMQ_API const char *echomq_lane_list_next(const echomq_lane_list *l);
+ECHOMQ_API void echomq_lane_list_free(echomq_lane_list *l);
+
+/* List up to `count` (1..10000) lanes whose names sort after `after` (NULL or
+ * "" = from the start). Pages are bounded work on the server, so a queue of a
+ * million lanes is walked page by page. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_lanes(echomq_client *c, const char *queue, const char *after,
+                            size_t count, echomq_lane_list **out);
+
+/* Dead-lettered jobs, oldest death first, `count` (1..10000) from `offset`.
+ * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_dead(echomq_client *c, const char *queue, uint64_t offset,
+                           size_t count, echomq_job_list **out);
+
+/* Move dead jobs back to their lanes with a fresh attempt budget (the fencing
+ * token keeps counting up). ids: n (1..10000) job ids; ids that are not dead
+ * are skipped. *redriven (may be NULL) receives how many moved.
+ * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids,
+                              size_t n, uint64_t *redriven);
+/* Redrive every dead job (in bounded chunks, several round trips). */
+ECHOMQ_API int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t *redriven);
+
+/* A list of strings (verify report). */
+typedef struct echomq_report echomq_report;
+ECHOMQ_API size_t echomq_report_count(const echomq_report *r);
+ECHOMQ_API const char *echomq_report_at(const echomq_report *r, size_t i);
+ECHOMQ_API void echomq_report_free(echomq_report *r);
+
+/* Check invariants I1-I3 (ring = serviceable lanes, each once; gactive =
+ * leased jobs per lane and within limits; every job in exactly one place)
+ * and the queue counters. ECHOMQ_OK with *out holding one line per
+ * violation (count 0 = healthy). Runs one script over the whole queue: an
+ * operator's call, O(jobs + lanes). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ECHOMQ_ECHOMQ_H */

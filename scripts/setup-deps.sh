@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything EchoMQ needs to build, test and run its demo on a fresh
+# Debian bookworm machine. Idempotent; runs as root (or through sudo) without prompts.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+
+# valkey-server 8 lives in bookworm-backports. Reuse the mirror URI of the
+# existing Debian entry so the machine's own mirror choice is respected.
+src=/etc/apt/sources.list.d/debian.sources
+bp=/etc/apt/sources.list.d/echomq-bookworm-backports.sources
+if [ ! -f "$bp" ]; then
+  uri=$(awk '/^URIs:/ {u=$2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' "$src" 2>/dev/null || true)
+  if [ -z "$uri" ]; then
+    uri=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' "$src")
+  fi
+  [ -n "$uri" ] || { echo "setup: cannot read a Debian mirror URI from $src" >&2; exit 1; }
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$uri" | $SUDO tee "$bp" >/dev/null
+  stamp=""
+else
+  stamp=x
+fi
+
+need_apt=0
+for bin in valkey-server cmake swig pkg-config tmux; do
+  command -v "$bin" >/dev/null 2>&1 || need_apt=1
+done
+[ -f /usr/include/hiredis/hiredis.h ] || need_apt=1
+[ -f /usr/include/catch2/catch.hpp ] || need_apt=1
+
+if [ "$need_apt" = 1 ] || [ -z "$stamp" ]; then
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends \
+    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports valkey-server >/dev/null
+fi
+
+# The packaged service is not wanted: tests and the demo start their own servers.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet valkey-server 2>/dev/null; then
+  $SUDO systemctl stop valkey-server || true
+  $SUDO systemctl disable valkey-server >/dev/null 2>&1 || true
+fi
+
+PY=${PYTHON:-python3}
+$PY -m pip install -q --disable-pip-version-check \
+  "pybind11>=2.11" "scikit-build-core>=0.8" "pytest>=7"
+
+command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || { echo "setup: Go toolchain not found" >&2; exit 1; }
+echo "setup: dependencies ready ($(valkey-server --version | awk '{print $3}'))"
