@@ -1,0 +1,114 @@
+"""echomq: fair lanes for job queues over Valkey.
+
+A queue is split into lanes, one per group (tenant, user, player, ...), and
+claims rotate over the lanes, so a producer that submits a thousand jobs
+does not delay one that submits ten.  Lanes may carry a weight (a share per
+turn) and a limit (a concurrency ceiling), and may be paused.
+
+Quick start::
+
+    import echomq
+
+    with echomq.connect("valkey://127.0.0.1:6379") as client:
+        q = client.queue("emails")
+        q.enqueue("tenant-42", b"hello")
+        job = q.claim(lease=30)
+        if job is not None:
+            ...            # do the work
+            job.ack()
+
+    # or run a handler over the queue with 4 concurrent slots:
+    echomq.Worker(q, handler, concurrency=4).run()
+
+The compiled part (``echomq._echomq``) calls libechomq's C API; every call
+that waits on the network releases the GIL.
+"""
+
+from __future__ import annotations
+
+from . import _echomq
+from .client import Client, connect
+from .errors import (
+    CanceledError,
+    ConnectionError,
+    EchoMQError,
+    InternalError,
+    InvalidArgument,
+    NotFoundError,
+    OutOfMemoryError,
+    PermissionError,
+    ProtocolError,
+    ServerError,
+    StaleLeaseError,
+    TimeoutError,
+    TooLargeError,
+    error_class,
+)
+from .info import LaneInfo, QueueStats
+from .job import FailOutcome, Job
+from .queue import UNSET, Queue
+from .worker import Worker, WorkerStats
+
+__version__: str = _echomq.version_string()
+"""Version of the libechomq built into this package."""
+
+QUEUE_NAME_MAX: int = _echomq.QUEUE_NAME_MAX
+GROUP_NAME_MAX: int = _echomq.GROUP_NAME_MAX
+DEFAULT_MAX_PAYLOAD: int = _echomq.DEFAULT_MAX_PAYLOAD
+HARD_MAX_PAYLOAD: int = _echomq.HARD_MAX_PAYLOAD
+BATCH_MAX: int = _echomq.BATCH_MAX
+WCLAIM_MAX: int = _echomq.WCLAIM_MAX
+ATTEMPTS_MAX: int = _echomq.ATTEMPTS_MAX
+WEIGHT_MAX: int = _echomq.WEIGHT_MAX
+LIMIT_MAX: int = _echomq.LIMIT_MAX
+REASON_MAX: int = _echomq.REASON_MAX
+
+
+def version() -> str:
+    """The run-time libechomq version, ``"major.minor.patch"``."""
+    return _echomq.version_string()
+
+
+def strerror(code: int) -> str:
+    """libechomq's English text for a status code."""
+    return _echomq.strerror(code)
+
+
+__all__ = [
+    "Client",
+    "connect",
+    "Queue",
+    "Job",
+    "FailOutcome",
+    "QueueStats",
+    "LaneInfo",
+    "Worker",
+    "WorkerStats",
+    "UNSET",
+    "EchoMQError",
+    "InvalidArgument",
+    "TooLargeError",
+    "NotFoundError",
+    "StaleLeaseError",
+    "ConnectionError",
+    "TimeoutError",
+    "CanceledError",
+    "ServerError",
+    "PermissionError",
+    "ProtocolError",
+    "OutOfMemoryError",
+    "InternalError",
+    "error_class",
+    "version",
+    "strerror",
+    "QUEUE_NAME_MAX",
+    "GROUP_NAME_MAX",
+    "DEFAULT_MAX_PAYLOAD",
+    "HARD_MAX_PAYLOAD",
+    "BATCH_MAX",
+    "WCLAIM_MAX",
+    "ATTEMPTS_MAX",
+    "WEIGHT_MAX",
+    "LIMIT_MAX",
+    "REASON_MAX",
+]

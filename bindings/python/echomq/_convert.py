@@ -1,0 +1,98 @@
+"""Argument checks and conversions shared by the public classes.
+
+Every check here runs before any network I/O, so a refused call has sent
+nothing.  Wrong types raise ``TypeError``; wrong values raise
+:class:`~echomq.errors.InvalidArgument` (also a ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+from typing import Union
+
+from . import _echomq
+from .errors import InvalidArgument
+
+Seconds = Union[int, float, datetime.timedelta]
+"""A duration: seconds as a number, or a ``datetime.timedelta``."""
+
+Payload = Union[bytes, bytearray, memoryview, str]
+"""A job payload: bytes (sent as is) or str (sent as UTF-8)."""
+
+_U32_MAX = 2**32 - 1
+_I64_MAX = 2**63 - 1
+
+
+def to_ms(name: str, value: Seconds, *, minimum: int = 1) -> int:
+    """Seconds (number or timedelta) to whole milliseconds, at least ``minimum``."""
+    if isinstance(value, datetime.timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise TypeError(f"{name} must be a number of seconds or a timedelta, not {type(value).__name__}")
+    if math.isnan(seconds) or math.isinf(seconds):
+        raise InvalidArgument(f"{name} must be finite, got {seconds!r}")
+    ms = int(round(seconds * 1000))
+    if ms < minimum or ms > _I64_MAX:
+        low = "0" if minimum == 0 else f"{minimum / 1000:g}"
+        raise InvalidArgument(f"{name} must be at least {low} s, got {seconds!r} s")
+    return ms
+
+
+def to_count(name: str, value: int, *, minimum: int = 1, maximum: int = _U32_MAX) -> int:
+    """A whole number in ``[minimum, maximum]``."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    if value < minimum or value > maximum:
+        raise InvalidArgument(f"{name} must be in {minimum}..{maximum}, got {value}")
+    return value
+
+
+def to_id(name: str, value: int) -> int:
+    """A job id or token (an unsigned 64-bit int)."""
+    return to_count(name, value, minimum=0, maximum=2**64 - 1)
+
+
+def queue_name(name: str) -> str:
+    """A checked queue name: 1..128 bytes of [A-Za-z0-9_.-]."""
+    if not isinstance(name, str):
+        raise TypeError(f"queue name must be a str, not {type(name).__name__}")
+    if not name.isascii() or _echomq.check_queue_name(name) != 0:
+        raise InvalidArgument(
+            f"invalid queue name {name!r}: 1..{_echomq.QUEUE_NAME_MAX} bytes of [A-Za-z0-9_.-]"
+        )
+    return name
+
+
+def group_name(name: str) -> bytes:
+    """A checked group (lane) name, as UTF-8 bytes for the C API."""
+    if not isinstance(name, str):
+        raise TypeError(f"group name must be a str, not {type(name).__name__}")
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"invalid group name {name!r}: not encodable as UTF-8") from None
+    if _echomq.check_group_name(raw) != 0:
+        raise InvalidArgument(
+            f"invalid group name {name!r}: 1..{_echomq.GROUP_NAME_MAX} bytes of printable UTF-8"
+        )
+    return raw
+
+
+def payload_bytes(payload: Payload) -> bytes:
+    """A payload as bytes (str is encoded as UTF-8)."""
+    if isinstance(payload, bytes):
+        return payload
+    if isinstance(payload, str):
+        return payload.encode("utf-8")
+    if isinstance(payload, (bytearray, memoryview)):
+        return bytes(payload)
+    raise TypeError(f"payload must be bytes or str, not {type(payload).__name__}")
+
+
+def reason_bytes(reason: object) -> bytes:
+    """A failure reason as UTF-8 without NUL (the C API takes a C string)."""
+    text = reason if isinstance(reason, str) else str(reason)
+    return text.replace("\0", "\\0").encode("utf-8", "backslashreplace")

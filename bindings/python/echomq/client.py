@@ -1,0 +1,147 @@
+"""The client: one connection to one Valkey server."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Optional, Type
+
+from . import _convert, _echomq
+from .queue import Queue
+
+
+class Client:
+    """One connection to one Valkey server, used by one thread at a time.
+
+    Calls from several threads on one client are safe but serialised (one
+    connection); for parallel work give each thread its own client.  Every
+    call that waits on the network releases the GIL.
+
+    Use it as a context manager to close it::
+
+        with echomq.connect("valkey://127.0.0.1:6379") as client:
+            q = client.queue("emails")
+            q.enqueue("tenant-42", b"hello")
+
+    Args:
+        url: ``valkey://[user[:password]@]host[:port][/db]`` (also
+            ``redis://``) or ``unix://[user[:password]@]/path?db=N``.  If
+            given, the client connects at once; otherwise call
+            :meth:`connect`.
+        timeout: seconds to wait for a reply to a non-blocking call
+            (default 5).
+        connect_timeout: seconds to wait for a connection (default 2).
+        max_payload: largest payload this client sends, in bytes (default
+            1 MiB, at most 64 MiB).
+        lease: default lease, in seconds, of the queues made by
+            :meth:`queue`.
+
+    Raises:
+        InvalidArgument: bad URL or options.
+        ConnectionError, TimeoutError, PermissionError: cannot connect.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        *,
+        timeout: _convert.Seconds = 5.0,
+        connect_timeout: _convert.Seconds = 2.0,
+        max_payload: Optional[int] = None,
+        lease: _convert.Seconds = 30.0,
+    ) -> None:
+        command_ms = _convert.to_ms("timeout", timeout, minimum=1)
+        connect_ms = _convert.to_ms("connect_timeout", connect_timeout, minimum=1)
+        if command_ms > 2**31 - 1 or connect_ms > 2**31 - 1:
+            raise _convert.InvalidArgument("timeouts must be below 24 days")
+        payload_max = 0 if max_payload is None else _convert.to_count(
+            "max_payload", max_payload, maximum=_echomq.HARD_MAX_PAYLOAD
+        )
+        self._lease = _convert.to_ms("lease", lease) / 1000.0
+        self._options = dict(timeout=timeout, connect_timeout=connect_timeout, max_payload=max_payload, lease=lease)
+        self._url: Optional[str] = None
+        self._raw = _echomq.Client(connect_ms, command_ms, payload_max)
+        if url is not None:
+            self.connect(url)
+
+    def connect(self, url: str) -> "Client":
+        """Connect (or reconnect) to ``url``; returns the client itself."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, not {type(url).__name__}")
+        self._raw.connect(url)
+        self._url = url
+        return self
+
+    @property
+    def url(self) -> Optional[str]:
+        """The URL of the last successful :meth:`connect`."""
+        return self._url
+
+    @property
+    def connected(self) -> bool:
+        """True if the client holds a live connection (no I/O)."""
+        return bool(self._raw.connected)
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` has run."""
+        return bool(self._raw.closed)
+
+    def ping(self) -> None:
+        """Round trip to the server (PING)."""
+        self._raw.ping()
+
+    def queue(self, name: str, *, lease: Optional[_convert.Seconds] = None) -> Queue:
+        """A :class:`Queue` named ``name`` on this client (no I/O).
+
+        ``lease`` is the queue's default lease in seconds (default: the
+        client's).  Raises InvalidArgument for a bad name.
+        """
+        return Queue(self, name, lease=self._lease if lease is None else lease)
+
+    def clone(self) -> "Client":
+        """A new client with the same options, connected to the same URL
+        (for another thread)."""
+        if self._url is None:
+            raise _convert.InvalidArgument("clone() needs a client that has connected")
+        return Client(self._url, **self._options)
+
+    def cancel(self) -> None:
+        """Interrupt the call in progress on this client, from another thread.
+
+        The interrupted call (typically a blocking ``claim(wait=...)``)
+        raises :class:`~echomq.CanceledError`; the connection is re-established
+        by the next call.  Does nothing if no call is in progress.
+        """
+        self._raw.cancel()
+
+    def close(self) -> None:
+        """Interrupt any call in progress and close the connection.
+        Idempotent; later calls raise ConnectionError."""
+        self._raw.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("connected" if self.connected else "disconnected")
+        return f"Client({self._url!r}, {state})"
+
+
+def connect(
+    url: str,
+    *,
+    timeout: _convert.Seconds = 5.0,
+    connect_timeout: _convert.Seconds = 2.0,
+    max_payload: Optional[int] = None,
+    lease: _convert.Seconds = 30.0,
+) -> Client:
+    """Open a :class:`Client` connected to ``url`` (see :class:`Client`)."""
+    return Client(url, timeout=timeout, connect_timeout=connect_timeout, max_payload=max_payload, lease=lease)

@@ -1,0 +1,157 @@
+"""The exception hierarchy of echomq, one class per status code of libechomq.
+
+Every error raised by a call into the library is an :class:`EchoMQError`
+whose ``code`` is the C status (``echomq_status``).  Where a built-in
+exception means the same thing, the class derives from it too, so
+``except ValueError`` or ``except TimeoutError`` work as a Python developer
+expects (as in redis-py, ``echomq.ConnectionError`` and ``echomq.TimeoutError``
+shadow the built-in names inside this package and also subclass them).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Dict, Optional, Type
+
+__all__ = [
+    "EchoMQError",
+    "InvalidArgument",
+    "TooLargeError",
+    "NotFoundError",
+    "StaleLeaseError",
+    "ConnectionError",
+    "TimeoutError",
+    "CanceledError",
+    "ServerError",
+    "PermissionError",
+    "ProtocolError",
+    "OutOfMemoryError",
+    "InternalError",
+]
+
+
+class EchoMQError(Exception):
+    """Base class of every echomq error.
+
+    Attributes:
+        code: the libechomq status code (a negative ``int``).
+        message: the library's message for the failed call.
+    """
+
+    code: int = 0
+
+    def __init__(self, message: str = "", code: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+
+class InvalidArgument(EchoMQError, ValueError):
+    """A name, number, option or URL was refused before any network I/O
+    (ECHOMQ_EINVAL): nothing was sent and nothing changed."""
+
+    code = -1
+
+
+class TooLargeError(EchoMQError, ValueError):
+    """A payload or a batch is over its limit (ECHOMQ_ETOOLARGE); nothing was
+    sent."""
+
+    code = -2
+
+
+class NotFoundError(EchoMQError, LookupError):
+    """No such job: already acknowledged, or never existed (ECHOMQ_ENOTFOUND)."""
+
+    code = -3
+
+
+class StaleLeaseError(EchoMQError):
+    """The fencing token is not the job's current attempt, or the job is no
+    longer leased: this holder lost the lease and must not settle the job
+    (ECHOMQ_ESTALE).  Nothing changed."""
+
+    code = -4
+
+
+class ConnectionError(EchoMQError, builtins.ConnectionError):
+    """Cannot connect, or the connection was lost before the command was sent
+    (ECHOMQ_ECONN); also raised for a call on a closed client."""
+
+    code = -10
+
+
+class TimeoutError(EchoMQError, builtins.TimeoutError):
+    """No reply in time, or the connection dropped after the command was sent
+    (ECHOMQ_ETIMEOUT).  The outcome is UNKNOWN: an enqueue may have happened,
+    a claimed job may be leased (it comes back when its lease expires)."""
+
+    code = -11
+
+
+class CanceledError(EchoMQError):
+    """The call was interrupted by :meth:`echomq.Client.cancel` from another
+    thread (ECHOMQ_ECANCELED); its outcome is unknown."""
+
+    code = -12
+
+
+class ServerError(EchoMQError):
+    """The server answered with an error: OOM, BUSY, READONLY, a redirect loop,
+    ... (ECHOMQ_ESERVER)."""
+
+    code = -20
+
+
+class PermissionError(EchoMQError, builtins.PermissionError):
+    """Authentication failed or an ACL denied a command (ECHOMQ_ENOPERM)."""
+
+    code = -21
+
+
+class ProtocolError(EchoMQError):
+    """Unexpected reply shape, usually a version mismatch (ECHOMQ_EPROTO)."""
+
+    code = -22
+
+
+class OutOfMemoryError(EchoMQError, MemoryError):
+    """The library could not allocate memory (ECHOMQ_ENOMEM)."""
+
+    code = -30
+
+
+class InternalError(EchoMQError):
+    """A bug in libechomq (ECHOMQ_EINTERNAL): please report it with the message."""
+
+    code = -31
+
+
+_BY_CODE: Dict[int, Type[EchoMQError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidArgument,
+        TooLargeError,
+        NotFoundError,
+        StaleLeaseError,
+        ConnectionError,
+        TimeoutError,
+        CanceledError,
+        ServerError,
+        PermissionError,
+        ProtocolError,
+        OutOfMemoryError,
+        InternalError,
+    )
+}
+
+
+def error_class(code: int) -> Type[EchoMQError]:
+    """The exception class for a libechomq status code (EchoMQError if unknown)."""
+    return _BY_CODE.get(code, EchoMQError)
+
+
+def _from_status(code: int, message: str) -> EchoMQError:
+    """Builds the exception for a failed C call (used by the compiled module)."""
+    return error_class(code)(message, code)

@@ -1,0 +1,73 @@
+"""Read-only figures of a queue and its lanes (``Queue.stats()``, ``Queue.lane()``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    """A snapshot of one queue's figures.
+
+    Counts are of now (``pending``, ``leased``, ...) or totals since the
+    queue was created (``*_total``).  ``default_limit`` is ``None`` when lanes
+    are unlimited by default.  ``server_time`` is the server's clock, in
+    seconds since the Unix epoch.
+    """
+
+    lanes: int
+    ring: int
+    pending: int
+    leased: int
+    delayed: int
+    dead: int
+    paused: int
+    enqueued_total: int
+    claimed_total: int
+    acked_total: int
+    failed_total: int
+    dead_total: int
+    default_weight: int
+    default_limit: Optional[int]
+    default_max_attempts: int
+    server_time: float
+
+    @classmethod
+    def _from_raw(cls, d: Dict[str, Any]) -> "QueueStats":
+        d = dict(d)
+        d["default_limit"] = d["default_limit"] or None
+        d["server_time"] = d.pop("server_time_ms") / 1000.0
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class LaneInfo:
+    """One lane's figures.
+
+    ``limit`` is ``None`` when the lane is unlimited; ``*_is_default`` tell
+    whether the limit and weight come from the queue defaults.
+    ``serviceable`` is true when the lane is in the ring now.
+    ``oldest_enqueued_at`` is the head job's enqueue time (server clock,
+    seconds since the epoch), or ``None`` when the lane has no pending job.
+    """
+
+    group: str
+    depth: int
+    active: int
+    limit: Optional[int]
+    weight: int
+    limit_is_default: bool
+    weight_is_default: bool
+    paused: bool
+    serviceable: bool
+    served: int
+    oldest_enqueued_at: Optional[float]
+
+    @classmethod
+    def _from_raw(cls, d: Dict[str, Any]) -> "LaneInfo":
+        d = dict(d)
+        d["limit"] = d["limit"] or None
+        oldest = d.pop("oldest_enqueued_at_ms")
+        d["oldest_enqueued_at"] = oldest / 1000.0 if oldest else None
+        return cls(**d)

@@ -1,0 +1,182 @@
+"""A claimed job: its data and the calls that settle it."""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Optional, Tuple
+
+from . import _convert, _echomq
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .queue import Queue
+
+RawJob = Tuple[int, str, bytes, int, int, int, int, int, str]
+
+
+class FailOutcome(enum.IntEnum):
+    """What :meth:`Job.fail` did with the job."""
+
+    RETRY = 1
+    """Back in its lane, at its original mint position."""
+    DELAYED = 2
+    """Waiting in the delayed set for its retry time."""
+    DEAD = 3
+    """Out of attempts: dead-lettered."""
+
+
+class Job:
+    """One delivery of a job, as returned by ``Queue.claim`` and friends.
+
+    A job is settled through the queue (and so the client) that claimed it:
+    :meth:`ack`, :meth:`fail` or :meth:`extend`.  ``token`` is the fencing
+    token of this delivery (its attempt number); a holder whose lease ran
+    out gets :class:`~echomq.StaleLeaseError` and changes nothing.
+
+    Attributes:
+        id: the job id (ids grow in mint order).
+        group: the lane the job belongs to.
+        payload: the payload bytes (``text`` decodes them as UTF-8).
+        token: the fencing token (attempt number) of this delivery; for a
+            dead job, the attempts it used.
+        max_attempts: deliveries allowed before dead-lettering.
+        lease_until: lease deadline, server clock, seconds since the epoch
+            (``None`` if not leased).
+        enqueued_at: enqueue time, server clock, seconds since the epoch.
+        dead_at: time of death for a dead-lettered job, else ``None``.
+        last_error: the last failure reason ("" if none).
+    """
+
+    __slots__ = (
+        "_queue",
+        "id",
+        "group",
+        "payload",
+        "token",
+        "max_attempts",
+        "lease_until",
+        "enqueued_at",
+        "dead_at",
+        "last_error",
+    )
+
+    def __init__(
+        self,
+        queue: "Queue",
+        id: int,
+        group: str,
+        payload: bytes,
+        token: int,
+        max_attempts: int,
+        lease_until: Optional[float],
+        enqueued_at: float,
+        dead_at: Optional[float] = None,
+        last_error: str = "",
+    ) -> None:
+        self._queue = queue
+        self.id = id
+        self.group = group
+        self.payload = payload
+        self.token = token
+        self.max_attempts = max_attempts
+        self.lease_until = lease_until
+        self.enqueued_at = enqueued_at
+        self.dead_at = dead_at
+        self.last_error = last_error
+
+    @classmethod
+    def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
+        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err = raw
+        return cls(
+            queue,
+            jid,
+            group,
+            payload,
+            token,
+            max_att,
+            lease_ms / 1000.0 if lease_ms else None,
+            enq_ms / 1000.0,
+            dead_ms / 1000.0 if dead_ms else None,
+            err,
+        )
+
+    @property
+    def queue(self) -> "Queue":
+        """The queue this job was claimed from."""
+        return self._queue
+
+    @property
+    def text(self) -> str:
+        """The payload decoded as UTF-8."""
+        return self.payload.decode("utf-8")
+
+    @property
+    def attempt(self) -> int:
+        """The attempt number of this delivery (the same as ``token``)."""
+        return self.token
+
+    def ack(self) -> None:
+        """Acknowledge the job: it is done and deleted.
+
+        Raises:
+            StaleLeaseError: the lease was lost (another delivery may own it).
+            NotFoundError: the job no longer exists.
+        """
+        q = self._queue
+        q._client._raw.ack(q.name, self.id, self.token)
+
+    def ack_and_claim(self, lease: Optional[_convert.Seconds] = None) -> Optional["Job"]:
+        """Acknowledge this job and claim the next one in one round trip.
+
+        Returns the next job (claimed exactly as ``Queue.claim`` would), or
+        ``None`` when the queue has nothing ready; the ack happened either way.
+        ``lease`` defaults to the queue's lease.
+
+        Raises:
+            StaleLeaseError, NotFoundError: the ack was refused and nothing
+                was claimed.
+        """
+        q = self._queue
+        ms = q._lease_ms(lease)
+        raw = q._client._raw.ack_claim(q.name, self.id, self.token, ms)
+        return None if raw is None else Job._from_raw(q, raw)
+
+    def fail(self, reason: object = "", retry_in: Optional[_convert.Seconds] = None) -> FailOutcome:
+        """Fail this attempt with a reason (text, or an exception).
+
+        The job is retried until it has used ``max_attempts``, then
+        dead-lettered.  ``retry_in``: ``None`` = exponential backoff
+        (1 s, 2 s, 4 s, ... at most 1 h), ``0`` = straight back to its lane,
+        or a delay in seconds.
+
+        Returns:
+            the :class:`FailOutcome`.
+
+        Raises:
+            StaleLeaseError: the lease was lost; nothing changed.
+            NotFoundError: the job no longer exists.
+        """
+        q = self._queue
+        delay = _echomq.RETRY_BACKOFF if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0)
+        outcome = q._client._raw.fail(q.name, self.id, self.token, _convert.reason_bytes(reason), delay)
+        return FailOutcome(outcome)
+
+    def extend(self, seconds: _convert.Seconds) -> float:
+        """Extend the lease to server now + ``seconds``.
+
+        Returns the new deadline (server clock, seconds since the epoch) and
+        stores it in ``lease_until``.
+
+        Raises:
+            StaleLeaseError: the lease was already lost.
+        """
+        q = self._queue
+        until_ms = q._client._raw.extend(q.name, self.id, self.token, _convert.to_ms("seconds", seconds))
+        self.lease_until = until_ms / 1000.0
+        return self.lease_until
+
+    def __repr__(self) -> str:
+        return (
+            f"Job(id={self.id}, group={self.group!r}, token={self.token}, "
+            f"payload={self.payload[:32]!r}{'...' if len(self.payload) > 32 else ''})"
+        )
+

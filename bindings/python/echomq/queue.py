@@ -1,0 +1,288 @@
+"""A queue of fair lanes, bound to one client."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Union
+
+from . import _convert, _echomq
+from .info import LaneInfo, QueueStats
+from .job import Job
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .client import Client
+
+
+class _Unset:
+    """Marker for "leave this setting as it is"."""
+
+    _instance: Optional["_Unset"] = None
+
+    def __new__(cls) -> "_Unset":
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = _Unset()
+"""Default of :meth:`Queue.defaults` parameters: leave the setting unchanged."""
+
+
+class Queue:
+    """One queue on one client: enqueue, claim, lane control and inspection.
+
+    Get one from :meth:`echomq.Client.queue`.  Every job of the queue lives in
+    a lane named by its group (a tenant, user, player, ...); claims rotate
+    over the lanes so that a deep lane cannot delay a shallow one.
+
+    A ``Queue`` uses its client's single connection; for parallel work give
+    each thread its own :class:`~echomq.Client` (as :class:`~echomq.Worker`
+    does).
+    """
+
+    __slots__ = ("_client", "_name", "_lease_default_ms")
+
+    def __init__(self, client: "Client", name: str, *, lease: _convert.Seconds = 30.0) -> None:
+        self._client = client
+        self._name = _convert.queue_name(name)
+        self._lease_default_ms = _convert.to_ms("lease", lease)
+
+    @property
+    def name(self) -> str:
+        """The queue name."""
+        return self._name
+
+    @property
+    def client(self) -> "Client":
+        """The client this queue talks through."""
+        return self._client
+
+    @property
+    def lease(self) -> float:
+        """Default lease of claims, in seconds."""
+        return self._lease_default_ms / 1000.0
+
+    def _lease_ms(self, lease: Optional[_convert.Seconds]) -> int:
+        return self._lease_default_ms if lease is None else _convert.to_ms("lease", lease)
+
+    # -- enqueue -----------------------------------------------------------
+
+    def enqueue(
+        self,
+        group: str,
+        payload: _convert.Payload,
+        *,
+        delay: Optional[_convert.Seconds] = None,
+        max_attempts: Optional[int] = None,
+    ) -> int:
+        """Enqueue one job on lane ``group`` and return its id.
+
+        Args:
+            group: the lane (1..256 bytes of printable UTF-8).
+            payload: bytes, or str sent as UTF-8.
+            delay: seconds before the job becomes claimable (``None`` = now).
+            max_attempts: deliveries before dead-lettering (``None`` = the
+                queue default).
+
+        Raises:
+            InvalidArgument: bad group or option (nothing was sent).
+            TooLargeError: payload over the client's limit.
+            TimeoutError: outcome unknown; the job may exist.
+        """
+        g = _convert.group_name(group)
+        p = _convert.payload_bytes(payload)
+        delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        return int(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts))
+
+    def enqueue_many(
+        self,
+        jobs: Iterable[Tuple[str, _convert.Payload]],
+        *,
+        delay: Optional[_convert.Seconds] = None,
+        max_attempts: Optional[int] = None,
+    ) -> List[int]:
+        """Enqueue many ``(group, payload)`` jobs in one round trip.
+
+        All or nothing: every job is checked before anything is sent, and a
+        refused batch writes nothing.  Jobs are minted in the order given.
+        Returns their ids in that order (an empty input sends nothing).
+
+        Raises:
+            InvalidArgument: a bad group or option (nothing was sent).
+            TooLargeError: a payload over the limit, or more than
+                ``echomq.BATCH_MAX`` jobs.
+        """
+        groups: List[bytes] = []
+        payloads: List[bytes] = []
+        for item in jobs:
+            group, payload = item
+            groups.append(_convert.group_name(group))
+            payloads.append(_convert.payload_bytes(payload))
+        if not groups:
+            return []
+        delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        return list(self._client._raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts))
+
+    @staticmethod
+    def _enqueue_options(
+        delay: Optional[_convert.Seconds], max_attempts: Optional[int]
+    ) -> Tuple[int, int]:
+        delay_ms = 0 if delay is None else _convert.to_ms("delay", delay, minimum=0)
+        attempts = 0 if max_attempts is None else _convert.to_count("max_attempts", max_attempts)
+        return delay_ms, attempts
+
+    # -- claim -------------------------------------------------------------
+
+    def claim(
+        self, lease: Optional[_convert.Seconds] = None, *, wait: Optional[_convert.Seconds] = None
+    ) -> Optional[Job]:
+        """Claim the next job of the ring, or ``None`` if nothing is ready.
+
+        Args:
+            lease: seconds the job is ours before it comes back to its lane
+                (``None`` = the queue's default lease).
+            wait: if given, block up to this many seconds on the server for
+                work to arrive (no polling; the GIL is released meanwhile).
+                ``client.cancel()`` from another thread interrupts the wait
+                with :class:`~echomq.CanceledError`.
+
+        Raises:
+            TimeoutError: outcome unknown (a job may have been leased; it
+                comes back when its lease expires).
+        """
+        ms = self._lease_ms(lease)
+        raw_client = self._client._raw
+        if wait is None:
+            raw = raw_client.claim(self._name, ms)
+        else:
+            wait_ms = _convert.to_ms("wait", wait, minimum=0)
+            raw = raw_client.claim(self._name, ms) if wait_ms == 0 else raw_client.bclaim(self._name, ms, wait_ms)
+        return None if raw is None else Job._from_raw(self, raw)
+
+    def wclaim(self, lease: Optional[_convert.Seconds] = None, max: Optional[int] = None) -> List[Job]:
+        """Weighted claim: up to ``max`` jobs from ONE lane, in mint order.
+
+        The ring rotates one step as for :meth:`claim`, then the lane gives
+        min(weight, depth, limit - active, max) jobs.  Returns an empty list
+        when nothing is ready.  ``max`` defaults to ``echomq.WCLAIM_MAX``.
+        """
+        ms = self._lease_ms(lease)
+        k = _echomq.WCLAIM_MAX if max is None else _convert.to_count("max", max, maximum=_echomq.WCLAIM_MAX)
+        return [Job._from_raw(self, raw) for raw in self._client._raw.wclaim(self._name, ms, k)]
+
+    # -- lane control ------------------------------------------------------
+
+    def weight(self, group: str, w: Optional[int]) -> None:
+        """Set lane ``group``'s weight (its share per ring turn under
+        :meth:`wclaim`), or clear it back to the queue default with ``None``."""
+        g = _convert.group_name(group)
+        if w is None:
+            self._client._raw.clear_weight(self._name, g)
+        else:
+            self._client._raw.set_weight(self._name, g, _convert.to_count("weight", w, maximum=_echomq.WEIGHT_MAX))
+
+    def limit(self, group: str, n: Optional[int]) -> None:
+        """Set lane ``group``'s concurrency ceiling (at most ``n`` jobs leased
+        at once), or clear it back to the queue default with ``None``."""
+        g = _convert.group_name(group)
+        if n is None:
+            self._client._raw.clear_limit(self._name, g)
+        else:
+            self._client._raw.set_limit(self._name, g, _convert.to_count("limit", n, maximum=_echomq.LIMIT_MAX))
+
+    def pause(self, group: str) -> None:
+        """Pause lane ``group``: it keeps its jobs and is never served until
+        :meth:`resume`.  Idempotent."""
+        self._client._raw.pause(self._name, _convert.group_name(group))
+
+    def resume(self, group: str) -> None:
+        """Resume a paused lane.  Idempotent."""
+        self._client._raw.resume(self._name, _convert.group_name(group))
+
+    def defaults(
+        self,
+        *,
+        weight: Union[int, _Unset] = UNSET,
+        limit: Union[int, None, _Unset] = UNSET,
+        max_attempts: Union[int, _Unset] = UNSET,
+    ) -> None:
+        """Set queue-wide defaults for lanes without their own setting.
+
+        Only the settings given change.  ``limit=None`` clears the default
+        limit (lanes unlimited).  ``max_attempts`` applies to jobs enqueued
+        without their own.  All values are checked before anything is sent.
+        """
+        w = None if isinstance(weight, _Unset) else _convert.to_count("weight", weight, maximum=_echomq.WEIGHT_MAX)
+        lim: Optional[int] = None
+        if not isinstance(limit, _Unset):
+            lim = 0 if limit is None else _convert.to_count("limit", limit, maximum=_echomq.LIMIT_MAX)
+        att = (
+            None
+            if isinstance(max_attempts, _Unset)
+            else _convert.to_count("max_attempts", max_attempts, maximum=_echomq.ATTEMPTS_MAX)
+        )
+        raw = self._client._raw
+        if w is not None:
+            raw.set_default_weight(self._name, w)
+        if lim is not None:
+            raw.set_default_limit(self._name, lim)
+        if att is not None:
+            raw.set_default_max_attempts(self._name, att)
+
+    # -- inspection --------------------------------------------------------
+
+    def stats(self) -> QueueStats:
+        """The queue's figures now."""
+        return QueueStats._from_raw(self._client._raw.stats(self._name))
+
+    def lane(self, group: str) -> LaneInfo:
+        """One lane's figures (an unknown lane reports zeros and defaults)."""
+        return LaneInfo._from_raw(self._client._raw.lane(self._name, _convert.group_name(group)))
+
+    def lanes(self, *, after: Optional[str] = None, page_size: int = 1000) -> Iterator[LaneInfo]:
+        """Iterate over the lanes in byte order of their names, fetching
+        ``page_size`` lanes per round trip (bounded work on the server)."""
+        count = _convert.to_count("page_size", page_size, maximum=10000)
+        cursor = "" if after is None else after
+        while True:
+            page, nxt = self._client._raw.lanes(self._name, cursor, count)
+            for d in page:
+                yield LaneInfo._from_raw(d)
+            if nxt is None or not page:
+                return
+            cursor = nxt
+
+    def dead(self, offset: int = 0, count: int = 100) -> List[Job]:
+        """Dead-lettered jobs, oldest death first: ``count`` (1..10000) from
+        ``offset``.  Their ``token`` is the attempts used, ``last_error`` the
+        final failure reason and ``dead_at`` the time of death."""
+        off = _convert.to_count("offset", offset, minimum=0, maximum=2**64 - 1)
+        n = _convert.to_count("count", count, maximum=10000)
+        return [Job._from_raw(self, raw) for raw in self._client._raw.dead(self._name, off, n)]
+
+    def redrive(self, jobs: Optional[Iterable[Union[int, Job]]] = None) -> int:
+        """Move dead jobs back to their lanes with a fresh attempt budget.
+
+        ``jobs``: job ids or :class:`Job` objects; ids that are not dead are
+        skipped.  ``None`` redrives every dead job.  Returns how many moved.
+        """
+        raw = self._client._raw
+        if jobs is None:
+            return int(raw.redrive_all(self._name))
+        ids = [_convert.to_id("job id", j.id if isinstance(j, Job) else j) for j in jobs]
+        moved = 0
+        for i in range(0, len(ids), 10000):  # the C API takes at most 10000 ids per call
+            moved += int(raw.redrive(self._name, ids[i : i + 10000]))
+        return moved
+
+    def verify(self) -> List[str]:
+        """Check the queue's invariants (ring = serviceable lanes, active
+        counts = leases, every job in exactly one place, counters).  Returns
+        one line per violation; an empty list means healthy.  O(jobs + lanes):
+        an operator's call."""
+        return list(self._client._raw.verify(self._name))
+
+    def __repr__(self) -> str:
+        return f"Queue({self._name!r})"

@@ -1,0 +1,91 @@
+// handle.hpp: a thread-safe owner of one echomq_client handle.
+//
+// The C API lets one thread at a time use a handle. Python code may share a
+// Client between threads, so every call is serialised here by a mutex that is
+// taken only after the GIL has been released (taking it with the GIL held
+// could deadlock against a thread that waits for the GIL while holding it).
+// Nothing in this file touches a Python object: these methods run without
+// the GIL.
+#pragma once
+
+#include <echomq/echomq.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace emqpy {
+
+// A failed C call: its status code and the handle's message. Translated into
+// the Python exception hierarchy (echomq.errors) by the module.
+struct Error {
+  int code;
+  std::string message;
+};
+
+struct JobFree {
+  void operator()(echomq_job *j) const noexcept { echomq_job_free(j); }
+};
+struct JobListFree {
+  void operator()(echomq_job_list *l) const noexcept { echomq_job_list_free(l); }
+};
+struct LaneListFree {
+  void operator()(echomq_lane_list *l) const noexcept { echomq_lane_list_free(l); }
+};
+struct ReportFree {
+  void operator()(echomq_report *r) const noexcept { echomq_report_free(r); }
+};
+struct BatchFree {
+  void operator()(echomq_batch *b) const noexcept { echomq_batch_free(b); }
+};
+using JobPtr = std::unique_ptr<echomq_job, JobFree>;
+using JobListPtr = std::unique_ptr<echomq_job_list, JobListFree>;
+using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListFree>;
+using ReportPtr = std::unique_ptr<echomq_report, ReportFree>;
+using BatchPtr = std::unique_ptr<echomq_batch, BatchFree>;
+
+// Refuses a string with an embedded NUL: the C API takes NUL-terminated
+// names, so such a name would silently be cut. Throws Error{ECHOMQ_EINVAL}.
+const char *cstr(const std::string &s, const char *what);
+
+// Throws Error for a status below zero; returns the status otherwise.
+[[noreturn]] void throw_status(int status, const char *message);
+
+class Client {
+ public:
+  // Creates the handle (no I/O). Throws Error on bad options.
+  Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes);
+  ~Client();
+  Client(const Client &) = delete;
+  Client &operator=(const Client &) = delete;
+
+  // Runs f(handle) under the call lock and turns a negative status into an
+  // Error carrying the handle's message. Returns the (non-negative) status.
+  template <class F>
+  int call(F &&f) {
+    std::lock_guard<std::mutex> lock(call_mu_);
+    if (c_ == nullptr) throw Error{ECHOMQ_ECONN, "client is closed"};
+    int rc = f(c_);
+    if (rc < 0) fail(rc);
+    return rc;
+  }
+
+  // Interrupts a call in progress from another thread (echomq_client_cancel).
+  void cancel() noexcept;
+  // Interrupts any call in progress, then closes and frees the handle.
+  void close() noexcept;
+  bool closed() const noexcept;
+  // True if connected (no I/O); true while another thread's call is in progress.
+  bool connected();
+
+ private:
+  [[noreturn]] void fail(int rc);
+
+  echomq_client *c_ = nullptr;
+  std::mutex call_mu_;    // serialises calls on c_
+  mutable std::mutex handle_mu_;  // guards c_'s lifetime for cancel()
+};
+
+}  // namespace emqpy

@@ -1,0 +1,511 @@
+// module.cpp: the private compiled module echomq._echomq.
+//
+// A thin layer over the C API of libechomq. Names, numbers and payloads are
+// checked and converted by the pure-Python package (echomq/); this module
+// copies its arguments out of Python objects, releases the GIL around every
+// call that may touch the network, and hands results back as plain tuples
+// and dicts. Failed calls raise the classes of echomq.errors.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "handle.hpp"
+
+namespace py = pybind11;
+using emqpy::Client;
+using emqpy::cstr;
+using emqpy::Error;
+
+namespace {
+
+// Text from the library is UTF-8; a fail reason may have been cut inside a
+// character, so decode leniently rather than fail on the way out.
+py::str text(const char *s) {
+  if (s == nullptr) return py::str("");
+  PyObject *o = PyUnicode_DecodeUTF8(s, static_cast<Py_ssize_t>(std::strlen(s)), "replace");
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+// A job as a tuple, in the order echomq.job.Job._from_raw reads it.
+py::tuple job_tuple(const echomq_job *j) {
+  size_t len = 0;
+  const char *payload = echomq_job_payload(j, &len);
+  return py::make_tuple(echomq_job_id(j), text(echomq_job_group(j)),
+                        py::bytes(payload != nullptr ? payload : "", len), echomq_job_token(j),
+                        echomq_job_max_attempts(j), echomq_job_lease_until_ms(j),
+                        echomq_job_enqueued_at_ms(j), echomq_job_dead_at_ms(j),
+                        text(echomq_job_last_error(j)));
+}
+
+py::object job_or_none(const emqpy::JobPtr &j) {
+  if (!j) return py::none();
+  return job_tuple(j.get());
+}
+
+py::list job_list(const echomq_job_list *l) {
+  py::list out;
+  if (l == nullptr) return out;
+  size_t n = echomq_job_list_count(l);
+  for (size_t i = 0; i < n; ++i) out.append(job_tuple(echomq_job_list_at(l, i)));
+  return out;
+}
+
+py::dict lane_dict(const echomq_lane_info &li) {
+  py::dict d;
+  d["group"] = text(li.group);
+  d["depth"] = li.depth;
+  d["active"] = li.active;
+  d["limit"] = li.limit;
+  d["weight"] = li.weight;
+  d["limit_is_default"] = li.limit_is_default != 0;
+  d["weight_is_default"] = li.weight_is_default != 0;
+  d["paused"] = li.paused != 0;
+  d["serviceable"] = li.serviceable != 0;
+  d["served"] = li.served;
+  d["oldest_enqueued_at_ms"] = li.oldest_enqueued_at_ms;
+  return d;
+}
+
+py::dict stats_dict(const echomq_queue_stats &s) {
+  py::dict d;
+  d["lanes"] = s.lanes;
+  d["ring"] = s.ring;
+  d["pending"] = s.pending;
+  d["leased"] = s.leased;
+  d["delayed"] = s.delayed;
+  d["dead"] = s.dead;
+  d["paused"] = s.paused;
+  d["enqueued_total"] = s.enqueued_total;
+  d["claimed_total"] = s.claimed_total;
+  d["acked_total"] = s.acked_total;
+  d["failed_total"] = s.failed_total;
+  d["dead_total"] = s.dead_total;
+  d["default_weight"] = s.default_weight;
+  d["default_limit"] = s.default_limit;
+  d["default_max_attempts"] = s.default_max_attempts;
+  d["server_time_ms"] = s.server_time_ms;
+  return d;
+}
+
+// A view of a bytes object's buffer. The caller keeps the object alive, and
+// bytes are immutable, so the view stays valid while the GIL is released.
+struct Bytes {
+  const char *data;
+  size_t size;
+};
+Bytes bytes_view(const py::handle &b, const char *what) {
+  char *data = nullptr;
+  Py_ssize_t size = 0;
+  if (!PyBytes_Check(b.ptr())) throw py::type_error(std::string(what) + " must be bytes");
+  if (PyBytes_AsStringAndSize(b.ptr(), &data, &size) != 0) throw py::error_already_set();
+  return Bytes{data, static_cast<size_t>(size)};
+}
+
+echomq_enqueue_options enqueue_opts(int64_t delay_ms, uint32_t max_attempts) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  return o;
+}
+
+// Raises the echomq.errors class for a status, with the handle's message.
+void raise_error(const Error &e) {
+  py::object errors = py::module_::import("echomq.errors");
+  py::object exc = errors.attr("_from_status")(e.code, text(e.message.c_str()));
+  PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(exc.ptr())), exc.ptr());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_echomq, m) {
+  m.doc() = "Private compiled core of the echomq package; use the echomq package instead.";
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error &e) {
+      raise_error(e);
+    }
+  });
+
+  m.def("version", &echomq_version, "Run-time libechomq version number (major*10000+minor*100+patch).");
+  m.def("version_string", []() { return std::string(echomq_version_string()); },
+        "Run-time libechomq version as 'major.minor.patch'.");
+  m.def("strerror", [](int code) { return std::string(echomq_strerror(code)); },
+        "Static English text for a status code.");
+  m.def("check_queue_name", [](const std::string &q) {
+          return q.find('\0') != std::string::npos ? int(ECHOMQ_EINVAL) : echomq_check_queue_name(q.c_str());
+        }, "Status of a queue-name check (0 = valid, no I/O).");
+  m.def("check_group_name", [](const std::string &g) {
+          return g.find('\0') != std::string::npos ? int(ECHOMQ_EINVAL) : echomq_check_group_name(g.c_str());
+        }, "Status of a group-name check (0 = valid, no I/O).");
+
+  m.attr("HEADER_VERSION") = ECHOMQ_VERSION_NUMBER;
+  m.attr("QUEUE_NAME_MAX") = ECHOMQ_QUEUE_NAME_MAX;
+  m.attr("GROUP_NAME_MAX") = ECHOMQ_GROUP_NAME_MAX;
+  m.attr("DEFAULT_MAX_PAYLOAD") = ECHOMQ_DEFAULT_MAX_PAYLOAD;
+  m.attr("HARD_MAX_PAYLOAD") = ECHOMQ_HARD_MAX_PAYLOAD;
+  m.attr("BATCH_MAX") = ECHOMQ_BATCH_MAX;
+  m.attr("LEASE_MAX_MS") = ECHOMQ_LEASE_MAX_MS;
+  m.attr("DELAY_MAX_MS") = ECHOMQ_DELAY_MAX_MS;
+  m.attr("ATTEMPTS_MAX") = ECHOMQ_ATTEMPTS_MAX;
+  m.attr("WEIGHT_MAX") = ECHOMQ_WEIGHT_MAX;
+  m.attr("LIMIT_MAX") = ECHOMQ_LIMIT_MAX;
+  m.attr("WCLAIM_MAX") = ECHOMQ_WCLAIM_MAX;
+  m.attr("REASON_MAX") = ECHOMQ_REASON_MAX;
+  m.attr("RETRY_BACKOFF") = ECHOMQ_RETRY_BACKOFF;
+  m.attr("FAIL_RETRY") = int(ECHOMQ_FAIL_RETRY);
+  m.attr("FAIL_DELAYED") = int(ECHOMQ_FAIL_DELAYED);
+  m.attr("FAIL_DEAD") = int(ECHOMQ_FAIL_DEAD);
+
+  py::class_<Client>(m, "Client", "One connection to one Valkey server (an echomq_client handle).")
+      // Creating the handle does no I/O, so the factory keeps the GIL.
+      .def(py::init<int, int, size_t>(), py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"),
+           py::arg("max_payload_bytes"))
+      .def("connect",
+           [](Client &self, const std::string &url) {
+             const char *u = cstr(url, "url");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_client_connect(c, u); });
+           },
+           py::arg("url"), "Connect (or reconnect) to a server URL.")
+      .def("ping",
+           [](Client &self) {
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_client_ping(c); });
+           },
+           "Send PING.")
+      .def("cancel", &Client::cancel, "Interrupt a call in progress on this client from another thread.")
+      .def("close",
+           [](Client &self) {
+             py::gil_scoped_release nogil;
+             self.close();
+           },
+           "Close the connection and free the handle.")
+      .def_property_readonly("closed", &Client::closed, "True once close() has run.")
+      .def_property_readonly(
+          "connected",
+          [](Client &self) {
+            py::gil_scoped_release nogil;
+            return self.connected();
+          },
+          "True if the handle holds a live connection (no I/O).")
+
+      // Enqueue
+      .def("enqueue",
+           [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
+              int64_t delay_ms, uint32_t max_attempts) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             Bytes p = bytes_view(payload, "payload");
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             uint64_t id = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_enqueue(c, q, g, p.data, p.size, &o, &id); });
+             }
+             return id;
+           },
+           py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
+           py::arg("max_attempts"), "Enqueue one job; returns its id.")
+      .def("enqueue_batch",
+           [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
+              int64_t delay_ms, uint32_t max_attempts) {
+             const char *q = cstr(queue, "queue name");
+             if (groups.size() != payloads.size()) throw py::value_error("groups and payloads differ in length");
+             emqpy::BatchPtr batch(echomq_batch_create());
+             if (!batch) throw Error{ECHOMQ_ENOMEM, "cannot allocate a batch"};
+             // Adding copies and validates each job; no I/O, so the GIL stays.
+             for (size_t i = 0; i < groups.size(); ++i) {
+               std::string g = py::cast<std::string>(groups[i]);
+               Bytes p = bytes_view(payloads[i], "payload");
+               int rc = echomq_batch_add(batch.get(), cstr(g, "group name"), p.data, p.size);
+               if (rc != ECHOMQ_OK) {
+                 emqpy::throw_status(rc, (std::string("batch entry ") + std::to_string(i) + ": " +
+                                          echomq_strerror(rc) + " (group " + g + ")").c_str());
+               }
+             }
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });
+             }
+             size_t n = echomq_batch_count(batch.get());
+             py::list ids(n);
+             for (size_t i = 0; i < n; ++i) ids[i] = py::int_(echomq_batch_id(batch.get(), i));
+             return ids;
+           },
+           py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("delay_ms"),
+           py::arg("max_attempts"), "Enqueue many jobs in one round trip; returns their ids.")
+
+      // Claim
+      .def("claim",
+           [](Client &self, const std::string &queue, int64_t lease_ms) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobPtr job;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job *j = nullptr;
+               self.call([&](echomq_client *c) { return echomq_claim(c, q, lease_ms, &j); });
+               job.reset(j);
+             }
+             return job_or_none(job);
+           },
+           py::arg("queue"), py::arg("lease_ms"), "Claim one job: a tuple, or None when empty.")
+      .def("bclaim",
+           [](Client &self, const std::string &queue, int64_t lease_ms, int64_t timeout_ms) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobPtr job;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job *j = nullptr;
+               self.call([&](echomq_client *c) { return echomq_bclaim(c, q, lease_ms, timeout_ms, &j); });
+               job.reset(j);
+             }
+             return job_or_none(job);
+           },
+           py::arg("queue"), py::arg("lease_ms"), py::arg("timeout_ms"),
+           "Blocking claim: waits up to timeout_ms on the server; None at the timeout.")
+      .def("wclaim",
+           [](Client &self, const std::string &queue, int64_t lease_ms, uint32_t max) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobListPtr list;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job_list *l = nullptr;
+               self.call([&](echomq_client *c) { return echomq_wclaim(c, q, lease_ms, max, &l); });
+               list.reset(l);
+             }
+             return job_list(list.get());
+           },
+           py::arg("queue"), py::arg("lease_ms"), py::arg("max"),
+           "Weighted claim: up to max jobs from one lane, as a list of tuples.")
+
+      // Settle
+      .def("ack",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_ack(c, q, id, token); });
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), "Acknowledge a leased job.")
+      .def("ack_claim",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobPtr job;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job *j = nullptr;
+               self.call([&](echomq_client *c) { return echomq_ack_claim(c, q, id, token, lease_ms, &j); });
+               job.reset(j);
+             }
+             return job_or_none(job);
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("lease_ms"),
+           "Acknowledge, then claim the next job in the same round trip.")
+      .def("fail",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token, const std::string &reason,
+              int64_t retry_delay_ms) {
+             const char *q = cstr(queue, "queue name");
+             const char *r = reason.c_str();  // an embedded NUL only shortens a reason
+             int outcome = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_fail(c, q, id, token, r, retry_delay_ms, &outcome); });
+             }
+             return outcome;
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("reason"), py::arg("retry_delay_ms"),
+           "Fail the current attempt; returns FAIL_RETRY, FAIL_DELAYED or FAIL_DEAD.")
+      .def("extend",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+             const char *q = cstr(queue, "queue name");
+             int64_t until = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_extend(c, q, id, token, lease_ms, &until); });
+             }
+             return until;
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("lease_ms"),
+           "Extend a lease; returns the new deadline (server ms).")
+
+      // Lane control
+      .def("set_weight",
+           [](Client &self, const std::string &queue, const std::string &group, uint32_t w) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_weight(c, q, g, w); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("weight"), "Set a lane's weight.")
+      .def("clear_weight",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_weight(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default weight.")
+      .def("set_limit",
+           [](Client &self, const std::string &queue, const std::string &group, uint32_t n) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_limit(c, q, g, n); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("limit"), "Set a lane's concurrency ceiling.")
+      .def("clear_limit",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_limit(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default limit.")
+      .def("pause",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_pause(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Pause a lane.")
+      .def("resume",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_resume(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Resume a paused lane.")
+      .def("set_default_weight",
+           [](Client &self, const std::string &queue, uint32_t w) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_weight(c, q, w); });
+           },
+           py::arg("queue"), py::arg("weight"), "Set the queue's default lane weight.")
+      .def("set_default_limit",
+           [](Client &self, const std::string &queue, uint32_t n) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_limit(c, q, n); });
+           },
+           py::arg("queue"), py::arg("limit"), "Set the queue's default lane limit (0 clears it).")
+      .def("set_default_max_attempts",
+           [](Client &self, const std::string &queue, uint32_t n) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_max_attempts(c, q, n); });
+           },
+           py::arg("queue"), py::arg("max_attempts"), "Set the queue's default max attempts.")
+
+      // Inspection
+      .def("stats",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             echomq_queue_stats s{};
+             s.version = ECHOMQ_QUEUE_STATS_VERSION;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_stats(c, q, &s); });
+             }
+             return stats_dict(s);
+           },
+           py::arg("queue"), "Queue figures as a dict.")
+      .def("lane",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             echomq_lane_info li{};
+             li.version = ECHOMQ_LANE_INFO_VERSION;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_lane(c, q, g, &li); });
+             }
+             return lane_dict(li);
+           },
+           py::arg("queue"), py::arg("group"), "One lane's figures as a dict.")
+      .def("lanes",
+           [](Client &self, const std::string &queue, const std::string &after, size_t count) {
+             const char *q = cstr(queue, "queue name");
+             const char *a = cstr(after, "cursor");
+             emqpy::LaneListPtr list;
+             {
+               py::gil_scoped_release nogil;
+               echomq_lane_list *l = nullptr;
+               self.call([&](echomq_client *c) { return echomq_lanes(c, q, a, count, &l); });
+               list.reset(l);
+             }
+             py::list page;
+             py::object next = py::none();
+             if (list) {
+               size_t n = echomq_lane_list_count(list.get());
+               for (size_t i = 0; i < n; ++i) page.append(lane_dict(*echomq_lane_list_at(list.get(), i)));
+               const char *nx = echomq_lane_list_next(list.get());
+               if (nx != nullptr) next = text(nx);
+             }
+             return py::make_tuple(page, next);
+           },
+           py::arg("queue"), py::arg("after"), py::arg("count"),
+           "One page of lanes after a cursor: (list of dicts, next cursor or None).")
+      .def("dead",
+           [](Client &self, const std::string &queue, uint64_t offset, size_t count) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobListPtr list;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job_list *l = nullptr;
+               self.call([&](echomq_client *c) { return echomq_dead(c, q, offset, count, &l); });
+               list.reset(l);
+             }
+             return job_list(list.get());
+           },
+           py::arg("queue"), py::arg("offset"), py::arg("count"), "Dead-lettered jobs as tuples.")
+      .def("redrive",
+           [](Client &self, const std::string &queue, const std::vector<uint64_t> &ids) {
+             const char *q = cstr(queue, "queue name");
+             uint64_t moved = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_redrive(c, q, ids.data(), ids.size(), &moved); });
+             }
+             return moved;
+           },
+           py::arg("queue"), py::arg("ids"), "Move dead jobs back to their lanes; returns how many moved.")
+      .def("redrive_all",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             uint64_t moved = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_redrive_all(c, q, &moved); });
+             }
+             return moved;
+           },
+           py::arg("queue"), "Redrive every dead job; returns how many moved.")
+      .def("verify",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::ReportPtr report;
+             {
+               py::gil_scoped_release nogil;
+               echomq_report *r = nullptr;
+               self.call([&](echomq_client *c) { return echomq_verify(c, q, &r); });
+               report.reset(r);
+             }
+             py::list lines;
+             if (report) {
+               size_t n = echomq_report_count(report.get());
+               for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
+             }
+             return lines;
+           },
+           py::arg("queue"), "Invariant violations, one line each (empty = healthy).");
+}
