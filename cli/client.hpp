@@ -1,0 +1,56 @@
+// RAII ownership of libechomq handles and the connection a command uses.
+// The tool talks to the library through the public C API only.
+#pragma once
+
+#include <echomq/echomq.h>
+
+#include <memory>
+#include <string>
+
+namespace emqcli {
+
+/// Deleters so every handle the C API gives out has exactly one owner.
+struct HandleFree {
+  void operator()(echomq_client *p) const { echomq_client_free(p); }
+  void operator()(echomq_job *p) const { echomq_job_free(p); }
+  void operator()(echomq_job_list *p) const { echomq_job_list_free(p); }
+  void operator()(echomq_lane_list *p) const { echomq_lane_list_free(p); }
+  void operator()(echomq_batch *p) const { echomq_batch_free(p); }
+  void operator()(echomq_report *p) const { echomq_report_free(p); }
+};
+
+using ClientPtr = std::unique_ptr<echomq_client, HandleFree>;
+using JobPtr = std::unique_ptr<echomq_job, HandleFree>;
+using JobListPtr = std::unique_ptr<echomq_job_list, HandleFree>;
+using LaneListPtr = std::unique_ptr<echomq_lane_list, HandleFree>;
+using BatchPtr = std::unique_ptr<echomq_batch, HandleFree>;
+using ReportPtr = std::unique_ptr<echomq_report, HandleFree>;
+
+/// The server URL and queue of one invocation, and a connection opened on
+/// first use, so a command validates all its input before any I/O.
+class Session {
+ public:
+  Session(std::string url, std::string queue) : url_(std::move(url)), queue_(std::move(queue)) {}
+
+  /// The connected client; connects on the first call. Throws CliError.
+  echomq_client *client();
+  const std::string &queue() const { return queue_; }
+  const char *q() const { return queue_.c_str(); }
+  const std::string &url() const { return url_; }
+
+  /// Throw a CliError for a failed status, naming `what` and the library's message.
+  void check(int status, const std::string &what);
+
+ private:
+  std::string url_;
+  std::string queue_;
+  ClientPtr client_;
+};
+
+/// The URL with any password replaced by "***", for messages.
+std::string redact_url(const std::string &url);
+
+/// Queue figures (version set, call checked).
+echomq_queue_stats fetch_stats(Session &s);
+
+}  // namespace emqcli

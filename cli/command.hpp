@@ -1,0 +1,43 @@
+// The command table: each subcommand's name, help, options and handler.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "client.hpp"
+
+namespace emqcli {
+
+/// What a handler gets: the parsed command line and the (lazy) connection.
+struct Context {
+  Session session;
+  Args args;
+  bool json = false;
+};
+
+/// One subcommand.
+struct Command {
+  const char *name;
+  const char *synopsis;  ///< arguments after the name, e.g. "GROUP N"
+  const char *summary;   ///< one line for the command list
+  const char *details;   ///< extra help text (may be "")
+  std::vector<OptSpec> options;
+  size_t min_args;       ///< positional arguments
+  size_t max_args;       ///< SIZE_MAX for "any number"
+  bool json;             ///< accepts --json
+  int (*run)(Context &);
+};
+
+void add_inspect_commands(std::vector<Command> &out);
+void add_control_commands(std::vector<Command> &out);
+void add_job_commands(std::vector<Command> &out);
+void add_top_command(std::vector<Command> &out);
+
+/// Check a group name with the library's own rule (no I/O); usage error if bad.
+void require_group_name(const std::string &group);
+
+/// Write text to stdout in full (handles short writes); throws on EPIPE-like errors.
+void print(const std::string &text);
+
+}  // namespace emqcli

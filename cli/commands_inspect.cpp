@@ -1,0 +1,208 @@
+// Read-only commands: stats, lanes, lane, dead, verify.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "command.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "lanes_walk.hpp"
+#include "views.hpp"
+
+namespace emqcli {
+namespace {
+
+// "key   value" lines with the values aligned.
+std::string key_values(const std::vector<std::pair<std::string, std::string>> &kv) {
+  size_t w = 0;
+  for (const auto &p : kv) w = std::max(w, p.first.size());
+  std::string out;
+  for (const auto &p : kv) out += p.first + std::string(w - p.first.size() + 2, ' ') + p.second + "\n";
+  return out;
+}
+
+std::string lines_text(const std::vector<std::string> &lines) {
+  std::string out;
+  for (const auto &l : lines) out += l + "\n";
+  return out;
+}
+
+int cmd_stats(Context &ctx) {
+  echomq_queue_stats st = fetch_stats(ctx.session);
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    stats_json_members(j, st);
+    j.end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  std::string limit = st.default_limit == 0 ? "none" : std::to_string(st.default_limit);
+  print(key_values({
+      {"queue", ctx.session.queue()},
+      {"lanes", grouped(st.lanes)},
+      {"in ring", grouped(st.ring)},
+      {"paused", grouped(st.paused)},
+      {"pending", grouped(st.pending)},
+      {"leased", grouped(st.leased)},
+      {"delayed", grouped(st.delayed)},
+      {"dead", grouped(st.dead)},
+      {"served", grouped(st.claimed_total) + " total"},
+      {"enqueued", grouped(st.enqueued_total) + " total"},
+      {"acked", grouped(st.acked_total) + " total"},
+      {"failed", grouped(st.failed_total) + " total"},
+      {"dead-lettered", grouped(st.dead_total) + " total"},
+      {"defaults", "weight " + std::to_string(st.default_weight) + ", limit " + limit +
+                       ", max attempts " + std::to_string(st.default_max_attempts)},
+  }));
+  return kExitOk;
+}
+
+int cmd_lanes(Context &ctx) {
+  LaneSort sort = parse_lane_sort(ctx.args.get("sort", "depth"));
+  size_t limit = parse_uint(ctx.args.get("limit", "20"), 0, UINT32_MAX, "--limit");
+  size_t page = parse_uint(ctx.args.get("page", "1000"), 1, 10000, "--page");
+  LaneTop top = top_lanes(ctx.session, sort, limit, page);
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    j.key("sort").str(lane_sort_name(sort));
+    j.key("lanes").begin_array();
+    for (const auto &r : top.rows) lane_json(j, r, 0);
+    j.end_array().end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "PAUSED", "SERVED"},
+          {false, true, true, true, false, true});
+  for (const auto &r : top.rows)
+    t.add({fit_width(r.group, 48), grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
+           r.paused ? "yes" : "no", grouped(r.served)});
+  print(lines_text(t.lines()));
+  return kExitOk;
+}
+
+int cmd_lane(Context &ctx) {
+  const std::string &group = ctx.args.positionals()[0];
+  require_group_name(group);
+  LaneRow r = fetch_lane(ctx.session, group);
+  if (!lane_known(r))
+    throw CliError(kExitNotFound, "no such lane '" + group + "' in queue '" +
+                                      ctx.session.queue() + "'");
+  // The oldest job's age is measured on the server's clock, never ours.
+  int64_t now = fetch_stats(ctx.session).server_time_ms;
+  if (ctx.json) {
+    Json j;
+    lane_json(j, r, now);
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  std::string oldest = r.oldest_enqueued_at_ms == 0
+                           ? "-"
+                           : human_duration(now - r.oldest_enqueued_at_ms) + " ago";
+  print(key_values({
+      {"lane", r.group},
+      {"depth", grouped(r.depth)},
+      {"active", active_limit_text(r)},
+      {"limit", limit_text(r)},
+      {"weight", weight_text(r)},
+      {"paused", r.paused ? "yes" : "no"},
+      {"in ring", r.serviceable ? "yes" : "no"},
+      {"served", grouped(r.served)},
+      {"oldest", oldest},
+  }));
+  return kExitOk;
+}
+
+int cmd_dead(Context &ctx) {
+  size_t limit = parse_uint(ctx.args.get("limit", "20"), 1, 10000, "--limit");
+  uint64_t offset = parse_uint(ctx.args.get("offset", "0"), 0, UINT64_MAX / 2, "--offset");
+  echomq_job_list *raw = nullptr;
+  ctx.session.check(echomq_dead(ctx.session.client(), ctx.session.q(), offset, limit, &raw), "dead");
+  JobListPtr list(raw);
+  size_t n = echomq_job_list_count(list.get());
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    j.key("jobs").begin_array();
+    for (size_t i = 0; i < n; ++i) job_json(j, echomq_job_list_at(list.get(), i));
+    j.end_array().end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  int64_t now = n > 0 ? fetch_stats(ctx.session).server_time_ms : 0;
+  Table t({"ID", "LANE", "ATTEMPTS", "DIED", "ERROR", "PAYLOAD"},
+          {true, false, true, true, false, false});
+  for (size_t i = 0; i < n; ++i) {
+    const echomq_job *job = echomq_job_list_at(list.get(), i);
+    int64_t died = echomq_job_dead_at_ms(job);
+    t.add({std::to_string(echomq_job_id(job)), fit_width(echomq_job_group(job), 32),
+           std::to_string(echomq_job_token(job)) + "/" +
+               std::to_string(echomq_job_max_attempts(job)),
+           died == 0 ? "-" : human_duration(now - died) + " ago",
+           display_bytes(echomq_job_last_error(job), 40), display_bytes(job_payload(job), 40)});
+  }
+  print(lines_text(t.lines()));
+  return kExitOk;
+}
+
+int cmd_verify(Context &ctx) {
+  echomq_report *raw = nullptr;
+  ctx.session.check(echomq_verify(ctx.session.client(), ctx.session.q(), &raw), "verify");
+  ReportPtr report(raw);
+  size_t n = echomq_report_count(report.get());
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    j.key("ok").boolean(n == 0);
+    j.key("violations").begin_array();
+    for (size_t i = 0; i < n; ++i) {
+      std::string line = echomq_report_at(report.get(), i);
+      j.str(utf8_valid(line) ? line : display_bytes(line, line.size()));
+    }
+    j.end_array().end_object();
+    print(j.text() + "\n");
+  } else if (n == 0) {
+    print("ok: queue '" + ctx.session.queue() + "' keeps its invariants\n");
+  } else {
+    std::string out;
+    for (size_t i = 0; i < n; ++i) out += display_bytes(echomq_report_at(report.get(), i), 400) + "\n";
+    print(out);
+  }
+  if (n == 0) return kExitOk;
+  if (!ctx.json)
+    std::fprintf(stderr, "echomq: verify: %zu violation%s in queue '%s'\n", n, n == 1 ? "" : "s",
+                 ctx.session.q());
+  return kExitViolations;
+}
+
+}  // namespace
+
+void add_inspect_commands(std::vector<Command> &out) {
+  out.push_back({"stats", "", "queue figures: lanes, ring, pending, leased, delayed, dead, totals",
+                 "", {}, 0, 0, true, cmd_stats});
+  out.push_back(
+      {"lanes", "[--sort KEY] [--limit N]", "one row per lane: depth, active/limit, weight, paused, served",
+       "Walks the lanes page by page and keeps only the top N rows, so it works on\n"
+       "queues with millions of lanes. Numeric sorts are descending; ties by name.",
+       {{"sort", 0, "KEY", "depth (default), active, served or name"},
+        {"limit", 0, "N", "rows to show (default 20; 0 = all, held in memory)"},
+        {"page", 0, "N", "lanes fetched per round trip, 1..10000 (default 1000)"}},
+       0, 0, true, cmd_lanes});
+  out.push_back({"lane", "GROUP", "one lane in detail, with its oldest pending job's age",
+                 "Exits 4 when the lane is unknown: no jobs pending or leased, never served,\n"
+                 "and no settings of its own.",
+                 {}, 1, 1, true, cmd_lane});
+  out.push_back({"dead", "[--limit N] [--offset N]", "list dead-lettered jobs, oldest death first", "",
+                 {{"limit", 0, "N", "jobs to show, 1..10000 (default 20)"},
+                  {"offset", 0, "N", "skip the first N dead jobs (default 0)"}},
+                 0, 0, true, cmd_dead});
+  out.push_back({"verify", "", "check the queue invariants; exit 6 and list violations if any",
+                 "Runs one server-side check over the whole queue (O(jobs + lanes)).", {}, 0, 0,
+                 true, cmd_verify});
+}
+
+}  // namespace emqcli

@@ -1,0 +1,274 @@
+// Job commands: enqueue (one, or many with --lines), claim, ack, fail, redrive.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "views.hpp"
+
+namespace emqcli {
+namespace {
+
+std::string read_stdin() {
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw CliError(kExitFailure, "cannot read standard input");
+    }
+    data.append(buf, static_cast<size_t>(n));
+  }
+  return data;
+}
+
+void check_payload_size(size_t len, const std::string &where) {
+  if (len > ECHOMQ_DEFAULT_MAX_PAYLOAD)
+    throw usage_error(where + "payload is " + grouped(len) + " bytes, over the limit of " +
+                      grouped(ECHOMQ_DEFAULT_MAX_PAYLOAD));
+}
+
+echomq_enqueue_options enqueue_options(const Args &a) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  if (a.has("delay")) o.delay_ms = parse_seconds_ms(a.get("delay"), 0, ECHOMQ_DELAY_MAX_MS, "--delay");
+  if (a.has("max-attempts"))
+    o.max_attempts = static_cast<uint32_t>(
+        parse_uint(a.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
+  return o;
+}
+
+// --lines: every line of stdin is one job. With GROUP "-" a line is
+// "GROUP<TAB>PAYLOAD", so one load can fill many lanes. Everything is parsed
+// and validated into batches before the first byte goes to the server.
+int enqueue_lines(Context &ctx, const std::string &group, const echomq_enqueue_options &opts) {
+  size_t chunk = parse_uint(ctx.args.get("chunk", "1000"), 1, ECHOMQ_BATCH_MAX, "--chunk");
+  std::string input = read_stdin();
+  std::vector<BatchPtr> batches;
+  size_t total = 0, line_no = 0;
+  for (size_t pos = 0; pos < input.size();) {
+    size_t end = input.find('\n', pos);
+    if (end == std::string::npos) end = input.size();
+    std::string line = input.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::string where = "enqueue: line " + std::to_string(line_no) + ": ";
+    std::string g = group, payload = line;
+    if (group == "-") {
+      size_t tab = line.find('\t');
+      if (tab == std::string::npos) throw usage_error(where + "expected GROUP<TAB>PAYLOAD");
+      g = line.substr(0, tab);
+      payload = line.substr(tab + 1);
+    }
+    if (echomq_check_group_name(g.c_str()) != ECHOMQ_OK || g.find('\0') != std::string::npos)
+      throw usage_error(where + "bad group name '" + display_bytes(g, 80) + "'");
+    check_payload_size(payload.size(), where);
+    if (batches.empty() || echomq_batch_count(batches.back().get()) >= chunk) {
+      batches.emplace_back(echomq_batch_create());
+      if (!batches.back()) throw CliError(kExitFailure, "out of memory");
+    }
+    int rc = echomq_batch_add(batches.back().get(), g.c_str(), payload.data(), payload.size());
+    if (rc != ECHOMQ_OK) throw usage_error(where + echomq_strerror(rc));
+    ++total;
+  }
+  uint64_t first = 0, last = 0;
+  size_t done = 0;
+  for (auto &b : batches) {
+    int rc = echomq_enqueue_batch(ctx.session.client(), ctx.session.q(), b.get(), &opts);
+    if (rc != ECHOMQ_OK)
+      ctx.session.check(rc, "enqueue: " + std::to_string(done) + " of " + std::to_string(total) +
+                                " jobs enqueued before this error");
+    size_t n = echomq_batch_count(b.get());
+    if (first == 0) first = echomq_batch_id(b.get(), 0);
+    last = echomq_batch_id(b.get(), n - 1);
+    done += n;
+  }
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("enqueued").num(static_cast<uint64_t>(done));
+    j.key("first_id");
+    if (done == 0) j.null();
+    else j.num(first);
+    j.key("last_id");
+    if (done == 0) j.null();
+    else j.num(last);
+    j.end_object();
+    print(j.text() + "\n");
+  } else if (done == 0) {
+    print("enqueued 0 jobs\n");
+  } else {
+    print("enqueued " + grouped(done) + " jobs (ids " + std::to_string(first) + ".." +
+          std::to_string(last) + ")\n");
+  }
+  return kExitOk;
+}
+
+int cmd_enqueue(Context &ctx) {
+  const auto &pos = ctx.args.positionals();
+  const std::string group = pos[0];
+  echomq_enqueue_options opts = enqueue_options(ctx.args);
+  if (ctx.args.has("lines")) {
+    if (pos.size() > 1 && pos[1] != "-")
+      throw usage_error("enqueue: --lines reads payloads from standard input; drop '" + pos[1] + "'");
+    if (group != "-") require_group_name(group);
+    return enqueue_lines(ctx, group, opts);
+  }
+  if (ctx.args.has("chunk")) throw usage_error("enqueue: --chunk needs --lines");
+  require_group_name(group);
+  std::string payload = pos.size() > 1 ? (pos[1] == "-" ? read_stdin() : pos[1]) : std::string();
+  check_payload_size(payload.size(), "enqueue: ");
+  uint64_t id = 0;
+  ctx.session.check(echomq_enqueue(ctx.session.client(), ctx.session.q(), group.c_str(),
+                                   payload.data(), payload.size(), &opts, &id),
+                    "enqueue");
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("id").num(id).key("group").str(group).end_object();
+    print(j.text() + "\n");
+  } else {
+    print(std::to_string(id) + "\n");
+  }
+  return kExitOk;
+}
+
+int cmd_claim(Context &ctx) {
+  int64_t lease = parse_seconds_ms(ctx.args.get("lease", "30"), 1, ECHOMQ_LEASE_MAX_MS, "--lease");
+  bool wait = ctx.args.has("wait");
+  int64_t wait_ms = wait ? parse_seconds_ms(ctx.args.get("wait"), 1, 24LL * 3600 * 1000, "--wait") : 0;
+  echomq_job *raw = nullptr;
+  int rc = wait ? echomq_bclaim(ctx.session.client(), ctx.session.q(), lease, wait_ms, &raw)
+                : echomq_claim(ctx.session.client(), ctx.session.q(), lease, &raw);
+  JobPtr job(raw);
+  if (rc == ECHOMQ_EMPTY)
+    throw CliError(kExitEmpty, "claim: no job ready in queue '" + ctx.session.queue() + "'");
+  ctx.session.check(rc, "claim");
+  if (ctx.json) {
+    Json j;
+    job_json(j, job.get());
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  print("id        " + std::to_string(echomq_job_id(job.get())) + "\n" +
+        "token     " + std::to_string(echomq_job_token(job.get())) + "\n" +
+        "lane      " + echomq_job_group(job.get()) + "\n" +
+        "attempt   " + std::to_string(echomq_job_token(job.get())) + "/" +
+        std::to_string(echomq_job_max_attempts(job.get())) + "\n" +
+        "lease     " + human_duration(lease) + "\n" +
+        "payload   " + display_bytes(job_payload(job.get()), 2000) + "\n");
+  return kExitOk;
+}
+
+void parse_id_token(const Args &a, uint64_t &id, uint64_t &token) {
+  id = parse_uint(a.positionals()[0], 1, UINT64_MAX, "ID");
+  token = parse_uint(a.positionals()[1], 1, UINT64_MAX, "TOKEN");
+}
+
+int cmd_ack(Context &ctx) {
+  uint64_t id, token;
+  parse_id_token(ctx.args, id, token);
+  ctx.session.check(echomq_ack(ctx.session.client(), ctx.session.q(), id, token),
+                    "ack job " + std::to_string(id));
+  if (ctx.json) print("{\"id\":" + std::to_string(id) + ",\"acked\":true}\n");
+  else print("acked job " + std::to_string(id) + "\n");
+  return kExitOk;
+}
+
+int cmd_fail(Context &ctx) {
+  uint64_t id, token;
+  parse_id_token(ctx.args, id, token);
+  std::string reason = ctx.args.get("reason");
+  std::string retry = ctx.args.get("retry-in", "0");
+  int64_t delay = retry == "backoff" ? ECHOMQ_RETRY_BACKOFF
+                                     : parse_seconds_ms(retry, 0, ECHOMQ_DELAY_MAX_MS, "--retry-in");
+  int outcome = 0;
+  ctx.session.check(echomq_fail(ctx.session.client(), ctx.session.q(), id, token,
+                                reason.empty() ? nullptr : reason.c_str(), delay, &outcome),
+                    "fail job " + std::to_string(id));
+  const char *word = outcome == ECHOMQ_FAIL_RETRY     ? "retry"
+                     : outcome == ECHOMQ_FAIL_DELAYED ? "delayed"
+                     : outcome == ECHOMQ_FAIL_DEAD    ? "dead"
+                                                      : "unknown";
+  if (ctx.json) {
+    print("{\"id\":" + std::to_string(id) + ",\"outcome\":\"" + word + "\"}\n");
+    return kExitOk;
+  }
+  const char *text = outcome == ECHOMQ_FAIL_RETRY     ? "back in its lane"
+                     : outcome == ECHOMQ_FAIL_DELAYED ? "waiting for its retry"
+                     : outcome == ECHOMQ_FAIL_DEAD    ? "out of attempts, dead-lettered"
+                                                      : "failed";
+  print("job " + std::to_string(id) + ": " + text + "\n");
+  return kExitOk;
+}
+
+int cmd_redrive(Context &ctx) {
+  const auto &pos = ctx.args.positionals();
+  bool all = ctx.args.has("all");
+  if (all && !pos.empty()) throw usage_error("redrive: give job ids or --all, not both");
+  if (!all && pos.empty()) throw usage_error("redrive: give job ids or --all");
+  if (pos.size() > 10000) throw usage_error("redrive: at most 10000 ids at once (or --all)");
+  std::vector<uint64_t> ids;
+  for (const auto &p : pos) ids.push_back(parse_uint(p, 1, UINT64_MAX, "job id"));
+  uint64_t moved = 0;
+  if (all) {
+    ctx.session.check(echomq_redrive_all(ctx.session.client(), ctx.session.q(), &moved), "redrive");
+  } else {
+    ctx.session.check(echomq_redrive(ctx.session.client(), ctx.session.q(), ids.data(), ids.size(),
+                                     &moved),
+                      "redrive");
+  }
+  if (ctx.json) {
+    print("{\"redriven\":" + std::to_string(moved) + "}\n");
+  } else if (all) {
+    print("redriven " + grouped(moved) + " jobs\n");
+  } else {
+    print("redriven " + grouped(moved) + " of " + grouped(ids.size()) + " jobs" +
+          (moved < ids.size() ? " (the others are not dead)" : "") + "\n");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_job_commands(std::vector<Command> &out) {
+  out.push_back(
+      {"enqueue", "GROUP [PAYLOAD|-]", "add a job to a lane (payload from the argument or stdin)",
+       "With '-' the payload is all of standard input. With --lines every non-empty\n"
+       "line of standard input is one job, sent with the batch API in chunks; with\n"
+       "GROUP '-' each line is GROUP<TAB>PAYLOAD. All lines are checked before any\n"
+       "is sent. Prints the job id (or the count and id range).",
+       {{"delay", 0, "S", "seconds before the job becomes ready (decimals allowed)"},
+        {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
+        {"lines", 0, nullptr, "one job per line of standard input"},
+        {"chunk", 0, "N", "jobs per batch with --lines, 1..100000 (default 1000)"}},
+       1, 2, true, cmd_enqueue});
+  out.push_back({"claim", "[--lease S] [--wait S]", "lease the next job in ring order",
+                 "Prints the job id, token (pass both to ack or fail), lane and payload.\n"
+                 "Exits 7 when no job is ready (after --wait seconds, if given).",
+                 {{"lease", 0, "S", "lease length in seconds (default 30)"},
+                  {"wait", 0, "S", "wait up to S seconds on the server for a job"}},
+                 0, 0, true, cmd_claim});
+  out.push_back({"ack", "ID TOKEN", "acknowledge a leased job: it is done and deleted",
+                 "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.",
+                 {}, 2, 2, true, cmd_ack});
+  out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S]",
+                 "fail a leased job's attempt: retry, delay, or dead-letter when out of attempts",
+                 "Exits 5 when the token is stale, 4 when the job is gone.",
+                 {{"reason", 0, "R", "why it failed (kept as the job's last error)"},
+                  {"retry-in", 0, "S|backoff",
+                   "seconds before the retry (default 0: straight back), or 'backoff'"}},
+                 2, 2, true, cmd_fail});
+  out.push_back({"redrive", "[ID...|--all]", "move dead jobs back to their lanes with fresh attempts",
+                 "Ids that are not dead are skipped.", {{"all", 0, nullptr, "every dead job"}}, 0,
+                 SIZE_MAX, true, cmd_redrive});
+}
+
+}  // namespace emqcli

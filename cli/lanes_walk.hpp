@@ -1,0 +1,64 @@
+// Walking every lane of a queue page by page, keeping only the top N rows
+// in a bounded heap, so a million lanes never sit in memory at once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "client.hpp"
+
+namespace emqcli {
+
+/// Orders for lane listings. Numeric sorts are descending, ties by name.
+enum class LaneSort { kDepth, kActive, kServed, kName };
+
+/// Parse "depth", "active", "served" or "name"; usage error otherwise.
+LaneSort parse_lane_sort(const std::string &text);
+const char *lane_sort_name(LaneSort s);
+
+/// One lane's figures, owned (the C API's rows belong to their page).
+struct LaneRow {
+  std::string group;
+  uint64_t depth = 0;
+  uint64_t active = 0;
+  uint32_t limit = 0;  // 0 = unlimited
+  uint32_t weight = 1;
+  bool limit_is_default = true;
+  bool weight_is_default = true;
+  bool paused = false;
+  bool serviceable = false;
+  uint64_t served = 0;
+  int64_t oldest_enqueued_at_ms = 0;
+};
+
+LaneRow lane_row(const echomq_lane_info &info);
+
+/// True if `a` is listed before `b` under sort `s`.
+bool ranks_before(const LaneRow &a, const LaneRow &b, LaneSort s);
+
+/// Result of a walk: the best `limit` rows in order, and how many lanes were seen.
+struct LaneTop {
+  std::vector<LaneRow> rows;
+  uint64_t scanned = 0;
+};
+
+/// Walk the lanes with echomq_lanes in pages of `page` and keep the top
+/// `limit` rows (0 = all, which holds every lane in memory). A name sort
+/// stops as soon as it has `limit` rows, since pages come in name order.
+LaneTop top_lanes(Session &s, LaneSort sort, size_t limit, size_t page = 1000);
+
+/// Every lane in name order, one callback per row, one page in memory at a
+/// time; the walk stops early when the callback returns false.
+void each_lane(Session &s, size_t page, const std::function<bool(const LaneRow &)> &fn);
+
+/// True if a lane has anything to show: jobs, leases, service or its own
+/// settings. echomq_lane reports zeros for unknown lanes, so this tells a
+/// typo from a tenant.
+bool lane_known(const LaneRow &r);
+
+/// One lane's figures via echomq_lane.
+LaneRow fetch_lane(Session &s, const std::string &group);
+
+}  // namespace emqcli

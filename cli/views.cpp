@@ -1,0 +1,94 @@
+#include "views.hpp"
+
+namespace emqcli {
+
+std::string active_limit_text(const LaneRow &r) {
+  return std::to_string(r.active) + "/" + (r.limit == 0 ? "-" : std::to_string(r.limit));
+}
+
+std::string limit_text(const LaneRow &r) {
+  std::string t = r.limit == 0 ? "none" : std::to_string(r.limit);
+  return r.limit_is_default ? t + " (queue default)" : t;
+}
+
+std::string weight_text(const LaneRow &r) {
+  std::string t = std::to_string(r.weight);
+  return r.weight_is_default ? t + " (queue default)" : t;
+}
+
+void lane_json(Json &j, const LaneRow &r, int64_t now_ms) {
+  j.begin_object();
+  j.key("group").str(r.group);
+  j.key("depth").num(r.depth);
+  j.key("active").num(r.active);
+  j.key("limit");
+  if (r.limit == 0) j.null();
+  else j.num(static_cast<uint64_t>(r.limit));
+  j.key("limit_is_default").boolean(r.limit_is_default);
+  j.key("weight").num(static_cast<uint64_t>(r.weight));
+  j.key("weight_is_default").boolean(r.weight_is_default);
+  j.key("paused").boolean(r.paused);
+  j.key("serviceable").boolean(r.serviceable);
+  j.key("served").num(r.served);
+  j.key("oldest_enqueued_at_ms");
+  if (r.oldest_enqueued_at_ms == 0) j.null();
+  else j.num(r.oldest_enqueued_at_ms);
+  if (now_ms > 0) {
+    j.key("oldest_age_ms");
+    if (r.oldest_enqueued_at_ms == 0) j.null();
+    else j.num(now_ms - r.oldest_enqueued_at_ms);
+  }
+  j.end_object();
+}
+
+std::string job_payload(const echomq_job *job) {
+  size_t len = 0;
+  const char *p = echomq_job_payload(job, &len);
+  return p == nullptr ? std::string() : std::string(p, len);
+}
+
+void job_json(Json &j, const echomq_job *job) {
+  std::string payload = job_payload(job);
+  j.begin_object();
+  j.key("id").num(static_cast<uint64_t>(echomq_job_id(job)));
+  j.key("group").str(echomq_job_group(job));
+  j.key("token").num(static_cast<uint64_t>(echomq_job_token(job)));
+  j.key("max_attempts").num(static_cast<uint64_t>(echomq_job_max_attempts(job)));
+  if (utf8_valid(payload)) j.key("payload").str(payload);
+  else j.key("payload_base64").str(base64(payload));
+  j.key("enqueued_at_ms").num(static_cast<int64_t>(echomq_job_enqueued_at_ms(job)));
+  int64_t lease = echomq_job_lease_until_ms(job);
+  j.key("lease_until_ms");
+  if (lease == 0) j.null();
+  else j.num(lease);
+  int64_t dead = echomq_job_dead_at_ms(job);
+  j.key("dead_at_ms");
+  if (dead == 0) j.null();
+  else j.num(dead);
+  std::string err = echomq_job_last_error(job);
+  j.key("last_error").str(utf8_valid(err) ? err : display_bytes(err, err.size()));
+  j.end_object();
+}
+
+void stats_json_members(Json &j, const echomq_queue_stats &st) {
+  j.key("lanes").num(st.lanes);
+  j.key("ring").num(st.ring);
+  j.key("pending").num(st.pending);
+  j.key("leased").num(st.leased);
+  j.key("delayed").num(st.delayed);
+  j.key("dead").num(st.dead);
+  j.key("paused").num(st.paused);
+  j.key("served_total").num(st.claimed_total);
+  j.key("enqueued_total").num(st.enqueued_total);
+  j.key("acked_total").num(st.acked_total);
+  j.key("failed_total").num(st.failed_total);
+  j.key("dead_total").num(st.dead_total);
+  j.key("default_weight").num(static_cast<uint64_t>(st.default_weight));
+  j.key("default_limit");
+  if (st.default_limit == 0) j.null();
+  else j.num(static_cast<uint64_t>(st.default_limit));
+  j.key("default_max_attempts").num(static_cast<uint64_t>(st.default_max_attempts));
+  j.key("server_time_ms").num(st.server_time_ms);
+}
+
+}  // namespace emqcli

@@ -1,0 +1,33 @@
+// How lanes, jobs and queue figures look in text and JSON; shared by the
+// listing commands and top.
+#pragma once
+
+#include <string>
+
+#include "client.hpp"
+#include "format.hpp"
+#include "lanes_walk.hpp"
+
+namespace emqcli {
+
+/// "3/5", or "3/-" for an unlimited lane.
+std::string active_limit_text(const LaneRow &r);
+/// "5" or "none", with " (queue default)" when the lane has no own setting.
+std::string limit_text(const LaneRow &r);
+std::string weight_text(const LaneRow &r);
+
+/// A lane as a JSON object. `now_ms` (server time, 0 if unknown) adds the
+/// oldest pending job's age.
+void lane_json(Json &j, const LaneRow &r, int64_t now_ms);
+
+/// A job as a JSON object; the payload as "payload" when it is UTF-8 text,
+/// else as "payload_base64".
+void job_json(Json &j, const echomq_job *job);
+
+/// The job's payload bytes.
+std::string job_payload(const echomq_job *job);
+
+/// Queue figures as JSON members of an open object.
+void stats_json_members(Json &j, const echomq_queue_stats &st);
+
+}  // namespace emqcli
