@@ -1,0 +1,502 @@
+// The extern "C" boundary: every body catches everything and turns it into
+// a status plus the handle's message. No exception crosses it.
+#include "echomq/echomq.h"
+
+#include <cstring>
+#include <new>
+
+#include "error.hpp"
+#include "handles.hpp"
+#include "validate.hpp"
+
+namespace {
+
+#define STR2(x) #x
+#define STR(x) STR2(x)
+
+int ok(echomq_client* c) {
+  c->errcode = ECHOMQ_OK;
+  c->errmsg.clear();
+  return ECHOMQ_OK;
+}
+
+int record(echomq_client* c, int code, const char* msg) {
+  c->errcode = code;
+  try {
+    c->errmsg = msg;
+  } catch (...) {
+    c->errmsg.clear();  // out of memory for the message itself
+  }
+  return code;
+}
+
+// Runs fn on a live handle; maps every exception to a status on c.
+template <class F>
+int guarded(echomq_client* c, F&& fn) {
+  if (!c) return ECHOMQ_EINVAL;
+  try {
+    fn();
+    return ok(c);
+  } catch (const echomq::Error& e) {
+    return record(c, e.code(), e.what());
+  } catch (const std::bad_alloc&) {
+    return record(c, ECHOMQ_ENOMEM, "out of memory");
+  } catch (const std::exception& e) {
+    return record(c, ECHOMQ_EINTERNAL, e.what());
+  } catch (...) {
+    return record(c, ECHOMQ_EINTERNAL, "unknown internal error");
+  }
+}
+
+template <class F>
+int guardedNoClient(F&& fn) {
+  try {
+    fn();
+    return ECHOMQ_OK;
+  } catch (const echomq::Error& e) {
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return ECHOMQ_ENOMEM;
+  } catch (...) {
+    return ECHOMQ_EINTERNAL;
+  }
+}
+
+void requireOut(const void* p, const char* name) {
+  if (!p) echomq::invalid(std::string(name) + " is NULL");
+}
+
+// Copies a core claim result into a new job handle (or NULL when empty).
+int takeOne(echomq::ClaimResult& r, echomq_job** out) {
+  if (r.empty || r.jobs.empty()) return ECHOMQ_EMPTY;
+  *out = new echomq_job{std::move(r.jobs.front())};
+  return ECHOMQ_OK;
+}
+
+// A claim-like call: OK with a job, or EMPTY, recorded on c.
+template <class F>
+int claimLike(echomq_client* c, echomq_job** out, F&& fn) {
+  if (out) *out = nullptr;
+  int st = ECHOMQ_OK;
+  int rc = guarded(c, [&] {
+    requireOut(out, "out");
+    echomq::ClaimResult r = fn();
+    st = takeOne(r, out);
+  });
+  return rc == ECHOMQ_OK ? st : rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* echomq_strerror(int status) {
+  switch (status) {
+    case ECHOMQ_OK: return "ok";
+    case ECHOMQ_EMPTY: return "nothing to claim";
+    case ECHOMQ_EINVAL: return "invalid argument";
+    case ECHOMQ_ETOOLARGE: return "too large";
+    case ECHOMQ_ENOTFOUND: return "not found";
+    case ECHOMQ_ESTALE: return "stale lease";
+    case ECHOMQ_ECONN: return "connection error";
+    case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
+    case ECHOMQ_ECANCELED: return "canceled";
+    case ECHOMQ_ESERVER: return "server error";
+    case ECHOMQ_ENOPERM: return "no permission";
+    case ECHOMQ_EPROTO: return "protocol error";
+    case ECHOMQ_ENOMEM: return "out of memory";
+    case ECHOMQ_EINTERNAL: return "internal error";
+    default: return "unknown status";
+  }
+}
+
+unsigned int echomq_version(void) { return ECHOMQ_VERSION_NUMBER; }
+
+const char* echomq_version_string(void) {
+  return STR(ECHOMQ_VERSION_MAJOR) "." STR(ECHOMQ_VERSION_MINOR) "." STR(ECHOMQ_VERSION_PATCH);
+}
+
+int echomq_check_queue_name(const char* queue) {
+  return guardedNoClient([&] { echomq::checkQueueName(queue); });
+}
+
+int echomq_check_group_name(const char* group) {
+  return guardedNoClient([&] { echomq::checkGroupName(group); });
+}
+
+/* ---- client ---- */
+
+int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
+  if (!opts || version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+  echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  *opts = d;
+  return ECHOMQ_OK;
+}
+
+int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
+  if (!out) return ECHOMQ_EINVAL;
+  *out = nullptr;
+  echomq::ClientOptions o;
+  if (opts) {
+    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+    if (opts->connect_timeout_ms < 1 || opts->command_timeout_ms < 1) return ECHOMQ_EINVAL;
+    if (opts->max_payload_bytes < 1 || opts->max_payload_bytes > ECHOMQ_HARD_MAX_PAYLOAD)
+      return ECHOMQ_EINVAL;
+    o.timeouts.connect_ms = opts->connect_timeout_ms;
+    o.timeouts.command_ms = opts->command_timeout_ms;
+    o.max_payload = opts->max_payload_bytes;
+  }
+  try {
+    *out = new echomq_client(o);
+    return ECHOMQ_OK;
+  } catch (const echomq::Error& e) {
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return ECHOMQ_ENOMEM;
+  } catch (...) {
+    return ECHOMQ_EINTERNAL;
+  }
+}
+
+echomq_client* echomq_client_create(const echomq_client_options* opts) {
+  echomq_client* c = nullptr;
+  return echomq_client_new(&c, opts) == ECHOMQ_OK ? c : nullptr;
+}
+
+int echomq_client_connect(echomq_client* c, const char* url) {
+  return guarded(c, [&] {
+    if (!url) echomq::invalid("URL is NULL");
+    c->core.connect(url);
+  });
+}
+
+void echomq_client_free(echomq_client* c) { delete c; }
+
+const char* echomq_client_errmsg(const echomq_client* c) {
+  return c ? c->errmsg.c_str() : "no client handle";
+}
+
+int echomq_client_errcode(const echomq_client* c) { return c ? c->errcode : ECHOMQ_EINVAL; }
+
+int echomq_client_connected(const echomq_client* c) { return c && c->core.connected() ? 1 : 0; }
+
+void echomq_client_cancel(echomq_client* c) {
+  if (!c) return;
+  try {
+    c->core.cancel();
+  } catch (...) {
+  }
+}
+
+int echomq_client_ping(echomq_client* c) {
+  return guarded(c, [&] { c->core.ping(); });
+}
+
+/* ---- jobs ---- */
+
+uint64_t echomq_job_id(const echomq_job* j) { return j ? j->j.id : 0; }
+const char* echomq_job_group(const echomq_job* j) { return j ? j->j.group.c_str() : ""; }
+const char* echomq_job_payload(const echomq_job* j, size_t* len) {
+  if (len) *len = j ? j->j.payload.size() : 0;
+  return j ? j->j.payload.c_str() : "";
+}
+size_t echomq_job_payload_len(const echomq_job* j) { return j ? j->j.payload.size() : 0; }
+uint64_t echomq_job_token(const echomq_job* j) { return j ? j->j.token : 0; }
+uint32_t echomq_job_max_attempts(const echomq_job* j) { return j ? j->j.max_attempts : 0; }
+int64_t echomq_job_lease_until_ms(const echomq_job* j) { return j ? j->j.lease_until_ms : 0; }
+int64_t echomq_job_enqueued_at_ms(const echomq_job* j) { return j ? j->j.enqueued_at_ms : 0; }
+int64_t echomq_job_dead_at_ms(const echomq_job* j) { return j ? j->j.dead_at_ms : 0; }
+const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_error.c_str() : ""; }
+void echomq_job_free(echomq_job* j) { delete j; }
+
+size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
+const echomq_job* echomq_job_list_at(const echomq_job_list* l, size_t i) {
+  return l && i < l->jobs.size() ? &l->jobs[i] : nullptr;
+}
+void echomq_job_list_free(echomq_job_list* l) { delete l; }
+
+/* ---- enqueue ---- */
+
+int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int version) {
+  if (!opts || version != ECHOMQ_ENQUEUE_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+  echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  *opts = d;
+  return ECHOMQ_OK;
+}
+
+namespace {
+void readEnqueueOptions(const echomq_enqueue_options* opts, int64_t& delay, uint32_t& maxatt) {
+  delay = 0;
+  maxatt = 0;
+  if (!opts) return;
+  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION)
+    echomq::invalid("enqueue options: unknown version " + std::to_string(opts->version));
+  delay = opts->delay_ms;
+  maxatt = opts->max_attempts;
+}
+}  // namespace
+
+int echomq_enqueue(echomq_client* c, const char* queue, const char* group, const char* payload,
+                   size_t payload_len, const echomq_enqueue_options* opts, uint64_t* id_out) {
+  return guarded(c, [&] {
+    int64_t delay;
+    uint32_t maxatt;
+    readEnqueueOptions(opts, delay, maxatt);
+    if (!group) echomq::invalid("group name is NULL");
+    std::vector<echomq::NewJob> one{{group, std::strlen(group), payload, payload_len}};
+    auto ids = c->core.enqueue(queue, one, delay, maxatt);
+    if (id_out) *id_out = ids.front();
+  });
+}
+
+int echomq_batch_new(echomq_batch** out) {
+  if (!out) return ECHOMQ_EINVAL;
+  *out = new (std::nothrow) echomq_batch();
+  return *out ? ECHOMQ_OK : ECHOMQ_ENOMEM;
+}
+
+echomq_batch* echomq_batch_create(void) { return new (std::nothrow) echomq_batch(); }
+
+int echomq_batch_add(echomq_batch* b, const char* group, const char* payload, size_t payload_len) {
+  if (!b) return ECHOMQ_EINVAL;
+  return guardedNoClient([&] {
+    echomq::checkGroupName(group);
+    if (payload_len > 0 && !payload) echomq::invalid("payload is NULL with a non-zero length");
+    if (payload_len > ECHOMQ_HARD_MAX_PAYLOAD) echomq::fail(ECHOMQ_ETOOLARGE, "payload too large");
+    if (b->groups.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "batch is full");
+    b->groups.emplace_back(group);
+    try {
+      b->payloads.emplace_back(payload ? payload : "", payload_len);
+    } catch (...) {
+      b->groups.pop_back();
+      throw;
+    }
+    b->ids.clear();
+  });
+}
+
+size_t echomq_batch_count(const echomq_batch* b) { return b ? b->groups.size() : 0; }
+uint64_t echomq_batch_id(const echomq_batch* b, size_t i) {
+  return b && i < b->ids.size() ? b->ids[i] : 0;
+}
+void echomq_batch_clear(echomq_batch* b) {
+  if (!b) return;
+  b->groups.clear();
+  b->payloads.clear();
+  b->ids.clear();
+}
+void echomq_batch_free(echomq_batch* b) { delete b; }
+
+int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
+                         const echomq_enqueue_options* opts) {
+  return guarded(c, [&] {
+    if (!b) echomq::invalid("batch is NULL");
+    int64_t delay;
+    uint32_t maxatt;
+    readEnqueueOptions(opts, delay, maxatt);
+    std::vector<echomq::NewJob> jobs;
+    jobs.reserve(b->groups.size());
+    for (size_t i = 0; i < b->groups.size(); ++i)
+      jobs.push_back({b->groups[i].data(), b->groups[i].size(), b->payloads[i].data(),
+                      b->payloads[i].size()});
+    b->ids = c->core.enqueue(queue, jobs, delay, maxatt);
+  });
+}
+
+/* ---- claim ---- */
+
+int echomq_claim(echomq_client* c, const char* queue, int64_t lease_ms, echomq_job** out) {
+  return claimLike(c, out, [&] { return c->core.claim(queue, lease_ms, 1, false); });
+}
+
+int echomq_wclaim(echomq_client* c, const char* queue, int64_t lease_ms, uint32_t max,
+                  echomq_job_list** out) {
+  if (out) *out = nullptr;
+  int st = ECHOMQ_OK;
+  int rc = guarded(c, [&] {
+    requireOut(out, "out");
+    echomq::ClaimResult r = c->core.claim(queue, lease_ms, max, true);
+    if (r.empty) {
+      st = ECHOMQ_EMPTY;
+      return;
+    }
+    auto* l = new echomq_job_list();
+    l->jobs.reserve(r.jobs.size());
+    for (auto& j : r.jobs) l->jobs.push_back(echomq_job{std::move(j)});
+    *out = l;
+  });
+  return rc == ECHOMQ_OK ? st : rc;
+}
+
+int echomq_bclaim(echomq_client* c, const char* queue, int64_t lease_ms, int64_t timeout_ms,
+                  echomq_job** out) {
+  return claimLike(c, out, [&] { return c->core.bclaim(queue, lease_ms, timeout_ms); });
+}
+
+/* ---- settle ---- */
+
+int echomq_ack(echomq_client* c, const char* queue, uint64_t id, uint64_t token) {
+  return guarded(c, [&] { c->core.ack(queue, id, token); });
+}
+
+int echomq_ack_claim(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
+                     int64_t lease_ms, echomq_job** next) {
+  return claimLike(c, next, [&] { return c->core.ackClaim(queue, id, token, lease_ms); });
+}
+
+int echomq_fail(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
+                const char* reason, int64_t retry_delay_ms, int* outcome) {
+  return guarded(c, [&] {
+    int o = c->core.fail(queue, id, token, reason, retry_delay_ms);
+    if (outcome) *outcome = o;
+  });
+}
+
+int echomq_extend(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
+                  int64_t lease_ms, int64_t* lease_until_ms) {
+  return guarded(c, [&] {
+    int64_t d = c->core.extend(queue, id, token, lease_ms);
+    if (lease_until_ms) *lease_until_ms = d;
+  });
+}
+
+/* ---- lane control ---- */
+
+int echomq_set_weight(echomq_client* c, const char* queue, const char* group, uint32_t weight) {
+  return guarded(c, [&] {
+    if (weight < 1) echomq::invalid("weight must be >= 1 (use echomq_clear_weight to reset)");
+    c->core.setWeight(queue, group, weight);
+  });
+}
+int echomq_clear_weight(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] { c->core.setWeight(queue, group, 0); });
+}
+int echomq_set_limit(echomq_client* c, const char* queue, const char* group, uint32_t limit) {
+  return guarded(c, [&] {
+    if (limit < 1) echomq::invalid("limit must be >= 1 (use echomq_clear_limit to remove it)");
+    c->core.setLimit(queue, group, limit);
+  });
+}
+int echomq_clear_limit(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] { c->core.setLimit(queue, group, 0); });
+}
+int echomq_pause(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] { c->core.setPaused(queue, group, true); });
+}
+int echomq_resume(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] { c->core.setPaused(queue, group, false); });
+}
+int echomq_set_default_weight(echomq_client* c, const char* queue, uint32_t weight) {
+  return guarded(c, [&] {
+    echomq::checkQueueName(queue);
+    echomq::checkRange("default weight", weight, 1, ECHOMQ_WEIGHT_MAX);
+    c->core.setDefault(queue, "weight", weight);
+  });
+}
+int echomq_set_default_limit(echomq_client* c, const char* queue, uint32_t limit) {
+  return guarded(c, [&] {
+    echomq::checkQueueName(queue);
+    echomq::checkRange("default limit", limit, 0, ECHOMQ_LIMIT_MAX);
+    c->core.setDefault(queue, "limit", limit);
+  });
+}
+int echomq_set_default_max_attempts(echomq_client* c, const char* queue, uint32_t max_attempts) {
+  return guarded(c, [&] {
+    echomq::checkQueueName(queue);
+    echomq::checkRange("default max attempts", max_attempts, 1, ECHOMQ_ATTEMPTS_MAX);
+    c->core.setDefault(queue, "maxatt", max_attempts);
+  });
+}
+
+/* ---- inspection ---- */
+
+int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    if (out->version != ECHOMQ_QUEUE_STATS_VERSION)
+      echomq::invalid("stats: set out->version to ECHOMQ_QUEUE_STATS_VERSION");
+    *out = c->core.stats(queue);
+  });
+}
+
+int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_lane_info* out) {
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    if (out->version != ECHOMQ_LANE_INFO_VERSION)
+      echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
+    *out = c->core.lane(queue, group);
+  });
+}
+
+size_t echomq_lane_list_count(const echomq_lane_list* l) { return l ? l->lanes.size() : 0; }
+const echomq_lane_info* echomq_lane_list_at(const echomq_lane_list* l, size_t i) {
+  return l && i < l->lanes.size() ? &l->lanes[i] : nullptr;
+}
+const char* echomq_lane_list_next(const echomq_lane_list* l) {
+  return l && l->has_next ? l->next.c_str() : nullptr;
+}
+void echomq_lane_list_free(echomq_lane_list* l) { delete l; }
+
+int echomq_lanes(echomq_client* c, const char* queue, const char* after, size_t count,
+                 echomq_lane_list** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    auto* l = new echomq_lane_list();
+    try {
+      bool more = false;
+      l->lanes = c->core.lanes(queue, after, count, more);
+      l->has_next = more && !l->lanes.empty();
+      if (l->has_next) l->next = l->lanes.back().group;
+    } catch (...) {
+      delete l;
+      throw;
+    }
+    *out = l;
+  });
+}
+
+int echomq_dead(echomq_client* c, const char* queue, uint64_t offset, size_t count,
+                echomq_job_list** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    auto jobs = c->core.dead(queue, offset, count);
+    auto* l = new echomq_job_list();
+    l->jobs.reserve(jobs.size());
+    for (auto& j : jobs) l->jobs.push_back(echomq_job{std::move(j)});
+    *out = l;
+  });
+}
+
+int echomq_redrive(echomq_client* c, const char* queue, const uint64_t* ids, size_t n,
+                   uint64_t* redriven) {
+  return guarded(c, [&] {
+    uint64_t m = c->core.redrive(queue, ids, n);
+    if (redriven) *redriven = m;
+  });
+}
+
+int echomq_redrive_all(echomq_client* c, const char* queue, uint64_t* redriven) {
+  return guarded(c, [&] {
+    uint64_t m = c->core.redriveAll(queue);
+    if (redriven) *redriven = m;
+  });
+}
+
+size_t echomq_report_count(const echomq_report* r) { return r ? r->lines.size() : 0; }
+const char* echomq_report_at(const echomq_report* r, size_t i) {
+  return r && i < r->lines.size() ? r->lines[i].c_str() : nullptr;
+}
+void echomq_report_free(echomq_report* r) { delete r; }
+
+int echomq_verify(echomq_client* c, const char* queue, echomq_report** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    auto lines = c->core.verify(queue);
+    *out = new echomq_report{std::move(lines)};
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,39 @@
+// Definitions of the opaque handles of echomq.h (C++ inside, C outside).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "client.hpp"
+#include "echomq/echomq.h"
+
+struct echomq_client {
+  explicit echomq_client(const echomq::ClientOptions& o) : core(o) {}
+  echomq::Client core;
+  std::string errmsg;
+  int errcode = ECHOMQ_OK;
+};
+
+struct echomq_job {
+  echomq::Job j;
+};
+
+struct echomq_job_list {
+  std::vector<echomq_job> jobs;
+};
+
+struct echomq_batch {
+  std::vector<std::string> groups;
+  std::vector<std::string> payloads;
+  std::vector<uint64_t> ids;
+};
+
+struct echomq_lane_list {
+  std::vector<echomq_lane_info> lanes;
+  std::string next;
+  bool has_next = false;
+};
+
+struct echomq_report {
+  std::vector<std::string> lines;
+};

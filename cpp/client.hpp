@@ -1,0 +1,99 @@
+// The core client: every operation of DESIGN.md as one script call over one
+// connection. Validates all input before any I/O; throws echomq::Error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "connection.hpp"
+#include "echomq/echomq.h"
+#include "keys.hpp"
+#include "script_runner.hpp"
+
+namespace echomq {
+
+struct ClientOptions {
+  Timeouts timeouts;
+  size_t max_payload = ECHOMQ_DEFAULT_MAX_PAYLOAD;
+};
+
+struct Job {
+  uint64_t id = 0;
+  std::string group;
+  std::string payload;
+  uint64_t token = 0;
+  uint32_t max_attempts = 0;
+  int64_t lease_until_ms = 0;
+  int64_t enqueued_at_ms = 0;
+  int64_t dead_at_ms = 0;
+  std::string last_error;
+};
+
+struct ClaimResult {
+  bool empty = true;
+  int64_t next_due_ms = -1;  // when empty: ms to the next due time, -1 none
+  std::vector<Job> jobs;
+};
+
+// One job to enqueue: borrowed bytes.
+struct NewJob {
+  const char* group;
+  size_t group_len;
+  const char* payload;
+  size_t payload_len;
+};
+
+class Client {
+ public:
+  explicit Client(const ClientOptions& opts) : opts_(opts) {}
+
+  void connect(const std::string& url);
+  bool connected() const { return conn_.connected(); }
+  void cancel() { conn_.cancel(); }
+  void ping();
+
+  // Enqueues jobs in pipelined chunks of one script call each; returns the
+  // id of every job in order.
+  std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
+                                int64_t delay_ms, uint32_t max_attempts);
+
+  ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
+  ClaimResult bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms);
+  void ack(const char* queue, uint64_t id, uint64_t token);
+  ClaimResult ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
+  int fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
+           int64_t retry_delay_ms);
+  int64_t extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
+
+  void setWeight(const char* queue, const char* group, uint32_t weight);  // 0 clears
+  void setLimit(const char* queue, const char* group, uint32_t limit);    // 0 clears
+  void setPaused(const char* queue, const char* group, bool paused);
+  void setDefault(const char* queue, const char* what, uint32_t value);
+
+  echomq_queue_stats stats(const char* queue);
+  echomq_lane_info lane(const char* queue, const char* group);
+  // Returns the page; `more` tells whether a further page may exist.
+  std::vector<echomq_lane_info> lanes(const char* queue, const char* after, size_t count,
+                                      bool& more);
+  std::vector<Job> dead(const char* queue, uint64_t offset, size_t count);
+  uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
+  uint64_t redriveAll(const char* queue);
+  std::vector<std::string> verify(const char* queue);
+
+ private:
+  const QueueKeys& keysFor(const char* queue);
+  // Starts a script call: EVALSHA slots, the 15 keys, the prefix.
+  Argv& start(Script s, const QueueKeys& k);
+  ReplyPtr run(Script s, int read_timeout_ms = 0);
+  ClaimResult decodeClaim(const redisReply* r);
+
+  ClientOptions opts_;
+  Connection conn_;
+  ScriptRunner scripts_;
+  Argv argv_;
+  std::unordered_map<std::string, QueueKeys> keys_;
+};
+
+}  // namespace echomq

@@ -1,0 +1,256 @@
+#include "connection.hpp"
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace echomq {
+namespace {
+
+timeval toTimeval(int ms) {
+  timeval tv;
+  tv.tv_sec = ms / 1000;
+  tv.tv_usec = (ms % 1000) * 1000;
+  return tv;
+}
+
+std::string endpointName(const Endpoint& ep) {
+  if (ep.unix_socket) return "unix:" + ep.path;
+  return ep.host + ":" + std::to_string(ep.port);
+}
+
+bool startsWith(const redisReply* r, const char* word) {
+  size_t n = std::strlen(word);
+  return r->type == REDIS_REPLY_ERROR && r->len >= n && std::memcmp(r->str, word, n) == 0 &&
+         (r->len == n || r->str[n] == ' ');
+}
+
+// "MOVED 3999 127.0.0.1:6381" -> host, port.
+bool parseRedirect(const redisReply* r, std::string& host, int& port) {
+  std::string s(r->str, r->len);
+  auto sp = s.rfind(' ');
+  auto colon = s.rfind(':');
+  if (sp == std::string::npos || colon == std::string::npos || colon < sp) return false;
+  host = s.substr(sp + 1, colon - sp - 1);
+  try {
+    port = std::stoi(s.substr(colon + 1));
+  } catch (...) {
+    return false;
+  }
+  return !host.empty() && port > 0 && port < 65536;
+}
+
+}  // namespace
+
+void Argv::own(std::string s) {
+  store_.emplace_back(ptrs_.size(), std::move(s));
+  ptrs_.push_back(nullptr);
+  lens_.push_back(store_.back().second.size());
+}
+
+void Argv::fix() {
+  // Owned strings may have moved while store_ grew; point at them last.
+  for (auto& [i, s] : store_) ptrs_[i] = s.data();
+}
+
+[[noreturn]] void throwReplyError(const redisReply* r, const char* what) {
+  std::string msg(r->str, r->len);
+  int code = ECHOMQ_ESERVER;
+  if (startsWith(r, "NOPERM") || startsWith(r, "WRONGPASS") || startsWith(r, "NOAUTH"))
+    code = ECHOMQ_ENOPERM;
+  fail(code, std::string(what) + ": " + msg);
+}
+
+Connection::~Connection() { close(); }
+
+void Connection::close() {
+  std::lock_guard<std::mutex> lk(mu_);
+  ctx_.reset();
+}
+
+void Connection::dropAndThrow(int code, const std::string& what) {
+  close();
+  fail(code, what);
+}
+
+void Connection::open(const Endpoint& ep, const Timeouts& t) {
+  close();
+  ep_ = ep;
+  t_ = t;
+  configured_ = true;
+  timeval ctv = toTimeval(t.connect_ms);
+  ContextPtr ctx(ep.unix_socket ? redisConnectUnixWithTimeout(ep.path.c_str(), ctv)
+                                : redisConnectWithTimeout(ep.host.c_str(), ep.port, ctv));
+  if (!ctx) fail(ECHOMQ_ENOMEM, "cannot allocate a connection");
+  if (ctx->err) {
+    int code = (ctx->err == REDIS_ERR_IO && (errno == ETIMEDOUT || errno == EINPROGRESS ||
+                                             errno == EAGAIN))
+                   ? ECHOMQ_ETIMEOUT
+                   : ECHOMQ_ECONN;
+    fail(code, "cannot connect to " + endpointName(ep) + ": " + ctx->errstr);
+  }
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    ctx_ = std::move(ctx);
+  }
+  current_read_ms_ = 0;
+  setReadTimeout(t.command_ms);
+  handshake();
+}
+
+void Connection::ensure() {
+  if (ctx_) return;
+  if (!configured_) fail(ECHOMQ_ECONN, "not connected: call echomq_client_connect first");
+  open(ep_, t_);
+}
+
+void Connection::handshake() {
+  if (ep_.has_password) {
+    Argv a;
+    a.ref("AUTH", 4);
+    if (!ep_.user.empty()) a.ref(ep_.user);
+    a.ref(ep_.password);
+    ReplyPtr r = command(a);
+    if (r->type == REDIS_REPLY_ERROR) {
+      close();
+      std::string msg(r->str, r->len);
+      int code = startsWith(r.get(), "WRONGPASS") || startsWith(r.get(), "NOPERM") ||
+                         startsWith(r.get(), "ERR")
+                     ? ECHOMQ_ENOPERM
+                     : ECHOMQ_ESERVER;
+      fail(code, "AUTH refused by " + endpointName(ep_) + ": " + msg);
+    }
+  }
+  if (ep_.db != 0) {
+    Argv a;
+    a.ref("SELECT", 6);
+    a.own(ep_.db);
+    ReplyPtr r = command(a);
+    if (r->type == REDIS_REPLY_ERROR) {
+      close();
+      throwReplyError(r.get(), "SELECT");
+    }
+  }
+}
+
+void Connection::setReadTimeout(int ms) {
+  if (ms == current_read_ms_ || !ctx_) return;
+  if (redisSetTimeout(ctx_.get(), toTimeval(ms)) != REDIS_OK)
+    dropAndThrow(ECHOMQ_ECONN, "cannot set the socket timeout");
+  current_read_ms_ = ms;
+}
+
+ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms) {
+  if (redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.ptrs(), argv.lens()) !=
+      REDIS_OK)
+    fail(ECHOMQ_ENOMEM, "cannot format a command");
+  // Write everything first: a failure here means the server never got the
+  // whole command, so nothing ran (ECONN). A failure while reading leaves the
+  // outcome unknown (ETIMEOUT).
+  int done = 0;
+  while (!done) {
+    if (redisBufferWrite(ctx, &done) != REDIS_OK) {
+      std::string why = ctx->errstr;
+      dropAndThrow(canceled_ ? ECHOMQ_ECANCELED : ECHOMQ_ECONN,
+                   canceled_ ? "call canceled" : "connection lost while sending: " + why);
+    }
+  }
+  void* raw = nullptr;
+  if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
+    std::string why = ctx->errstr;
+    bool timedOut = ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
+    if (canceled_) dropAndThrow(ECHOMQ_ECANCELED, "call canceled; its outcome is unknown");
+    if (timedOut)
+      dropAndThrow(ECHOMQ_ETIMEOUT, "no reply within " + std::to_string(read_timeout_ms) +
+                                        " ms; the outcome is unknown");
+    dropAndThrow(ECHOMQ_ETIMEOUT,
+                 "connection lost before the reply (" + why + "); the outcome is unknown");
+  }
+  return ReplyPtr(static_cast<redisReply*>(raw));
+}
+
+namespace {
+struct BusyGuard {
+  std::atomic<bool>& busy;
+  explicit BusyGuard(std::atomic<bool>& b, std::atomic<bool>& canceled) : busy(b) {
+    canceled = false;
+    busy = true;
+  }
+  ~BusyGuard() { busy = false; }
+};
+}  // namespace
+
+ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
+  ensure();
+  BusyGuard guard(busy_, canceled_);
+  int ms = read_timeout_ms > 0 ? read_timeout_ms : t_.command_ms;
+  setReadTimeout(ms);
+  ReplyPtr r = roundTrip(ctx_.get(), argv, ms);
+  // Cluster redirects: MOVED re-homes this connection; ASK asks once.
+  for (int hops = 0; hops < 5 && r->type == REDIS_REPLY_ERROR; ++hops) {
+    std::string host;
+    int port = 0;
+    if (startsWith(r.get(), "MOVED") && parseRedirect(r.get(), host, port)) {
+      Endpoint to = ep_;
+      to.unix_socket = false;
+      to.host = host;
+      to.port = port;
+      to.db = 0;
+      open(to, t_);
+      setReadTimeout(ms);
+      r = roundTrip(ctx_.get(), argv, ms);
+    } else if (startsWith(r.get(), "ASK") && parseRedirect(r.get(), host, port)) {
+      Endpoint to = ep_;
+      to.unix_socket = false;
+      to.host = host;
+      to.port = port;
+      to.db = 0;
+      Connection side;
+      side.open(to, t_);
+      Argv asking;
+      asking.ref("ASKING", 6);
+      side.command(asking);
+      side.setReadTimeout(ms);
+      r = side.roundTrip(side.ctx_.get(), argv, ms);
+    } else {
+      break;
+    }
+  }
+  return r;
+}
+
+std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
+  ensure();
+  BusyGuard guard(busy_, canceled_);
+  setReadTimeout(t_.command_ms);
+  redisContext* ctx = ctx_.get();
+  for (auto& a : cmds)
+    if (redisAppendCommandArgv(ctx, static_cast<int>(a.size()), a.ptrs(), a.lens()) != REDIS_OK)
+      fail(ECHOMQ_ENOMEM, "cannot format a command");
+  std::vector<ReplyPtr> out;
+  out.reserve(cmds.size());
+  for (size_t i = 0; i < cmds.size(); ++i) {
+    void* raw = nullptr;
+    if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
+      std::string why = ctx->errstr;
+      dropAndThrow(canceled_ ? ECHOMQ_ECANCELED : ECHOMQ_ETIMEOUT,
+                   "connection lost in a pipeline (" + why + "); the outcome is unknown");
+    }
+    out.emplace_back(static_cast<redisReply*>(raw));
+  }
+  return out;
+}
+
+void Connection::cancel() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (busy_ && ctx_ && ctx_->fd >= 0) {
+    canceled_ = true;
+    ::shutdown(ctx_->fd, SHUT_RDWR);
+  }
+}
+
+}  // namespace echomq

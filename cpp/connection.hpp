@@ -1,0 +1,90 @@
+// One connection to one Valkey server: connect with timeouts, AUTH, SELECT,
+// argv-style commands with explicit lengths, MOVED/ASK redirects, and a
+// thread-safe cancel. A connection that fails is dropped; the next command
+// reconnects. Not shared between threads (cancel() excepted).
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "reply.hpp"
+#include "url.hpp"
+
+namespace echomq {
+
+struct Timeouts {
+  int connect_ms = 2000;
+  int command_ms = 5000;
+};
+
+// A command as argv with explicit lengths: names and payloads are binary.
+class Argv {
+ public:
+  void clear() { ptrs_.clear(); lens_.clear(); store_.clear(); }
+  // Borrowed: the bytes must outlive the command.
+  void ref(const char* p, size_t n) { ptrs_.push_back(p); lens_.push_back(n); }
+  void ref(const std::string& s) { ref(s.data(), s.size()); }
+  // Owned copy (numbers and other temporaries).
+  void own(std::string s);
+  void own(long long v) { own(std::to_string(v)); }
+  size_t size() const { return ptrs_.size(); }
+  const char** ptrs() { fix(); return ptrs_.data(); }
+  const size_t* lens() const { return lens_.data(); }
+
+ private:
+  void fix();
+  std::vector<const char*> ptrs_;
+  std::vector<size_t> lens_;
+  std::vector<std::pair<size_t, std::string>> store_;  // index -> owned text
+};
+
+class Connection {
+ public:
+  Connection() = default;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection();
+
+  // Connects (replacing any live connection). Throws ECONN, ETIMEOUT, ENOPERM, ESERVER.
+  void open(const Endpoint& ep, const Timeouts& t);
+  void close();
+  bool connected() const { return ctx_ != nullptr; }
+  bool configured() const { return configured_; }
+  // Reconnects with the last endpoint if the connection was dropped.
+  void ensure();
+
+  // Sends one command and returns its reply, which may be an error reply
+  // (REDIS_REPLY_ERROR) except redirects, which are followed. Throws ECONN
+  // (not sent), ETIMEOUT (sent, no reply: outcome unknown), ECANCELED.
+  // read_timeout_ms > 0 overrides the command timeout for this command.
+  ReplyPtr command(Argv& argv, int read_timeout_ms = 0);
+
+  // Pipelined: sends all, reads all. Same errors.
+  std::vector<ReplyPtr> pipeline(std::vector<Argv>& cmds);
+
+  // Thread-safe: interrupts a command in progress (see echomq_client_cancel).
+  void cancel();
+
+ private:
+  ReplyPtr roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms);
+  void handshake();
+  void setReadTimeout(int ms);
+  [[noreturn]] void dropAndThrow(int code, const std::string& what);
+
+  ContextPtr ctx_;
+  Endpoint ep_;
+  Timeouts t_;
+  bool configured_ = false;
+  int current_read_ms_ = 0;
+  std::mutex mu_;  // guards ctx_ against cancel() from another thread
+  std::atomic<bool> busy_{false};
+  std::atomic<bool> canceled_{false};
+};
+
+// Maps an error reply to a status by its first word (NOPERM, WRONGPASS,
+// NOAUTH -> ENOPERM; anything else -> ESERVER) and throws it.
+[[noreturn]] void throwReplyError(const redisReply* r, const char* what);
+
+}  // namespace echomq

@@ -1,0 +1,81 @@
+#include "script_runner.hpp"
+
+#include <cstring>
+
+#include "error.hpp"
+#include "scripts.hpp"
+
+namespace echomq {
+namespace {
+
+const char* const kNames[] = {"enqueue", "claim", "ack",   "fail",  "extend", "weight", "limit",
+                              "pause",   "defaults", "stats", "lanes", "dead",  "redrive", "verify"};
+constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
+
+// The SHA1 of a script is known only after SCRIPT LOAD; until then a
+// placeholder that can never match makes EVALSHA answer NOSCRIPT.
+const char kUnloaded[] = "0000000000000000000000000000000000000000";
+
+}  // namespace
+
+ScriptRunner::ScriptRunner() {
+  entries_.resize(kNumScripts);
+  for (size_t i = 0; i < kNumScripts; ++i) {
+    const scripts::Source* src = nullptr;
+    for (size_t j = 0; j < scripts::kCount; ++j)
+      if (std::strcmp(scripts::kAll[j].name, kNames[i]) == 0) src = &scripts::kAll[j];
+    if (!src) fail(ECHOMQ_EINTERNAL, std::string("script not embedded: ") + kNames[i]);
+    // Every script takes the queue's fixed keys (cpp/keys.hpp), in one order.
+    if (src->num_keys != 15) fail(ECHOMQ_EINTERNAL, std::string("script key count: ") + kNames[i]);
+    entries_[i] = Entry{src->name, src->num_keys, std::string(src->text, src->size), kUnloaded};
+  }
+}
+
+void ScriptRunner::begin(Argv& a, Script s) {
+  a.clear();
+  a.ref("EVALSHA", 7);
+  a.ref(kUnloaded, 40);  // replaced in run()
+  a.ref("15", 2);
+  (void)s;
+}
+
+void ScriptRunner::loadAll(Connection& conn) {
+  std::vector<Argv> cmds(entries_.size());
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    cmds[i].ref("SCRIPT", 6);
+    cmds[i].ref("LOAD", 4);
+    cmds[i].ref(entries_[i].text);
+  }
+  auto replies = conn.pipeline(cmds);
+  for (size_t i = 0; i < replies.size(); ++i) {
+    if (replies[i]->type == REDIS_REPLY_ERROR) throwReplyError(replies[i].get(), "SCRIPT LOAD");
+    entries_[i].sha = replyStr(replies[i].get(), "SCRIPT LOAD");
+  }
+}
+
+void ScriptRunner::load(Connection& conn, Entry& e) {
+  Argv a;
+  a.ref("SCRIPT", 6);
+  a.ref("LOAD", 4);
+  a.ref(e.text);
+  ReplyPtr r = conn.command(a);
+  if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), "SCRIPT LOAD");
+  e.sha = replyStr(r.get(), "SCRIPT LOAD");
+}
+
+ReplyPtr ScriptRunner::run(Connection& conn, Script s, Argv& args, int read_timeout_ms) {
+  Entry& e = entries_[static_cast<size_t>(s)];
+  conn.ensure();
+  if (e.sha == kUnloaded) loadAll(conn);
+  args.ptrs()[1] = e.sha.data();  // slot reserved by begin()
+  ReplyPtr r = conn.command(args, read_timeout_ms);
+  if (r->type == REDIS_REPLY_ERROR && r->len >= 8 && std::memcmp(r->str, "NOSCRIPT", 8) == 0) {
+    load(conn, e);
+    args.ptrs()[1] = e.sha.data();
+    r = conn.command(args, read_timeout_ms);
+  }
+  if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), e.name);
+  return r;
+}
+
+}  // namespace echomq

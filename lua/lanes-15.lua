@@ -1,0 +1,50 @@
+--[[ lanes: figures of one lane, or of a page of lanes in name order (read-only).
+--   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
+--     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
+--   ARGV[1] key prefix "emq:{q}:"
+--   ARGV[2] "one" | "page"
+--   one:  ARGV[3] group
+--   page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
+-- Returns {OK, n, n x (group, depth, active, limit (0 = none), weight,
+-- limit is default, weight is default, paused, serviceable, served,
+-- oldest enqueued at)}.
+]]
+--@include keys
+--@include status
+--@include argInt
+--@include serviceable
+
+local names
+if ARGV[2] == 'one' then
+  if not ARGV[3] or #ARGV[3] == 0 then return { EINVAL, 'lane: bad group' } end
+  names = { ARGV[3] }
+elseif ARGV[2] == 'page' then
+  local count = argInt(ARGV[4], 1, 10000)
+  if not ARGV[3] or not count then return { EINVAL, 'lanes: bad cursor or count' } end
+  local from = '-'
+  if #ARGV[3] > 0 then from = '(' .. ARGV[3] end
+  names = rcall('ZRANGEBYLEX', K.lanes, from, '+', 'LIMIT', 0, count)
+else
+  return { EINVAL, 'lanes: bad mode' }
+end
+local out = { OK, #names }
+for _, g in ipairs(names) do
+  local lw = rcall('HGET', K.gweight, g)
+  local ll = rcall('HGET', K.glimit, g)
+  local lim = laneLimit(g)
+  local head = rcall('ZRANGE', pendingKey(g), 0, 0)
+  local oldest = '0'
+  if head[1] then oldest = rcall('HGET', jobKey(head[1]), 'at') or '0' end
+  out[#out + 1] = g
+  out[#out + 1] = rcall('ZCARD', pendingKey(g))
+  out[#out + 1] = tonumber(rcall('HGET', K.gactive, g) or '0')
+  out[#out + 1] = lim or 0
+  out[#out + 1] = tonumber(lw or '') or config().weight
+  out[#out + 1] = ll and 0 or 1
+  out[#out + 1] = lw and 0 or 1
+  out[#out + 1] = rcall('SISMEMBER', K.paused, g)
+  out[#out + 1] = serviceable(g) and 1 or 0
+  out[#out + 1] = tonumber(rcall('HGET', K.gserved, g) or '0')
+  out[#out + 1] = oldest
+end
+return out

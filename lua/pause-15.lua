@@ -1,0 +1,28 @@
+--[[ pause / resume a lane. Idempotent; works for a lane with no jobs yet.
+--   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
+--     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
+--   ARGV[1] key prefix "emq:{q}:"
+--   ARGV[2] group   ARGV[3] "1" = pause, "0" = resume
+-- Returns {OK} or {EINVAL, msg}.
+-- Keeps: I1 (a paused lane leaves the ring at once and rejoins on resume if
+-- serviceable); its jobs stay where they are (I3).
+]]
+--@include keys
+--@include status
+--@include fixRing
+--@include forgetIdleLane
+
+local g = ARGV[2]
+if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
+  return { EINVAL, 'pause: bad group or mode' }
+end
+local before = serviceable(g)
+if ARGV[3] == '1' then
+  rcall('SADD', K.paused, g)
+  rcall('ZADD', K.lanes, 'NX', 0, g)
+else
+  rcall('SREM', K.paused, g)
+end
+fixRing(g, before)
+if ARGV[3] == '0' then forgetIdleLane(g) end
+return { OK }

@@ -1,0 +1,20 @@
+--[[ stats: queue figures (read-only).
+--   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
+--     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
+--   ARGV[1] key prefix "emq:{q}:"
+-- Returns {OK, lanes, ring, pending, leased, delayed, dead, paused, enqueued,
+-- claimed, acked, failed, dead total, default weight, default limit (0 =
+-- none), default max attempts, server ms}.
+]]
+--@include keys
+--@include status
+--@include now
+--@include config
+
+local c = rcall('HMGET', K.stats, 'pending', 'enqueued', 'claimed', 'acked', 'failed', 'dead')
+local function n(x) return tonumber(x or '0') end
+local cfg = config()
+return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), n(c[1]), rcall('ZCARD', K.leases),
+  rcall('ZCARD', K.delayed), rcall('ZCARD', K.dead), rcall('SCARD', K.paused),
+  n(c[2]), n(c[3]), n(c[4]), n(c[5]), n(c[6]), cfg.weight, cfg.limit or 0, cfg.maxatt,
+  S(serverNowMs()) }

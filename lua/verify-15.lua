@@ -1,0 +1,106 @@
+--[[ verify: check the invariants of DESIGN.md and the counters (read-only).
+--   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
+--     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
+--   ARGV[1] key prefix "emq:{q}:"
+-- Returns {OK, violation...}: one line per violation, none when healthy.
+--   I1 the ring holds every serviceable lane exactly once and nothing else;
+--   I2 gactive[g] = leased jobs of g;
+--   I3 every live job id is in exactly one place (a lane, leases, delayed,
+--      dead), each place holds only existing jobs, no job key is orphaned;
+--   and: the pending counter, glive per lane, lanes listed in the directory.
+-- O(jobs + lanes): an operator's and a test's call, not a hot path.
+]]
+--@include keys
+--@include status
+--@include serviceable
+
+local bad = { OK }
+local function report(msg) bad[#bad + 1] = msg end
+local function scan(pattern, fn)
+  local cursor = '0'
+  repeat
+    local r = rcall('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
+    cursor = r[1]
+    for _, k in ipairs(r[2]) do fn(k) end
+  until cursor == '0'
+end
+local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
+
+-- Where each job id lives, and the lanes that hold pending jobs.
+local place, lanesSeen, pendingTotal = {}, {}, 0
+local live = {}
+local function put(id, where, g)
+  if place[id] then
+    report('I3: job ' .. id .. ' is in ' .. place[id] .. ' and in ' .. where)
+  else
+    place[id] = where
+  end
+  local jg = rcall('HGET', jobKey(id), 'g')
+  if not jg then
+    report('I3: ' .. where .. ' holds job ' .. id .. ' whose hash is missing')
+  elseif g and jg ~= g then
+    report('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g)
+  end
+  if jg and where ~= 'dead' then live[jg] = (live[jg] or 0) + 1 end
+  return jg
+end
+
+local gp = globEscape(P) .. 'g:*:pending'
+scan(gp, function(k)
+  local g = string.sub(k, #P + 3, #k - 8)
+  lanesSeen[g] = true
+  for _, id in ipairs(rcall('ZRANGE', k, 0, -1)) do
+    put(id, 'lane ' .. g, g)
+    pendingTotal = pendingTotal + 1
+  end
+end)
+local leasedBy = {}
+for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
+  local g = put(id, 'leases', nil)
+  if g then leasedBy[g] = (leasedBy[g] or 0) + 1 end
+end
+for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do put(id, 'delayed', nil) end
+for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
+scan(globEscape(P) .. 'job:*', function(k)
+  local id = string.sub(k, #P + 5)
+  if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
+end)
+
+-- I2
+local act = rcall('HGETALL', K.gactive)
+local actOf = {}
+for i = 1, #act, 2 do actOf[act[i]] = tonumber(act[i + 1]) end
+for g, n in pairs(actOf) do
+  if n ~= (leasedBy[g] or 0) then
+    report('I2: gactive[' .. g .. '] = ' .. n .. ' but ' .. (leasedBy[g] or 0) .. ' jobs are leased')
+  end
+end
+for g, n in pairs(leasedBy) do
+  if not actOf[g] then report('I2: lane ' .. g .. ' has ' .. n .. ' leased jobs but no gactive entry') end
+end
+
+-- I1
+local inRing = {}
+for _, g in ipairs(rcall('LRANGE', K.ring, 0, -1)) do
+  if inRing[g] then report('I1: lane ' .. g .. ' is in the ring more than once') end
+  inRing[g] = true
+  if not serviceable(g) then report('I1: lane ' .. g .. ' is in the ring but not serviceable') end
+end
+for g in pairs(lanesSeen) do
+  if serviceable(g) and not inRing[g] then report('I1: lane ' .. g .. ' is serviceable but not in the ring') end
+end
+
+-- Counters and the lane directory.
+local pc = tonumber(rcall('HGET', K.stats, 'pending') or '0')
+if pc ~= pendingTotal then report('counter: stats.pending = ' .. pc .. ' but ' .. pendingTotal .. ' jobs are pending') end
+local gl = rcall('HGETALL', K.glive)
+local liveOf = {}
+for i = 1, #gl, 2 do liveOf[gl[i]] = tonumber(gl[i + 1]) end
+for g, n in pairs(live) do
+  if (liveOf[g] or 0) ~= n then report('counter: glive[' .. g .. '] = ' .. (liveOf[g] or 0) .. ' but lane has ' .. n .. ' live jobs') end
+  if not rcall('ZSCORE', K.lanes, g) then report('directory: lane ' .. g .. ' has live jobs but is not listed') end
+end
+for g, n in pairs(liveOf) do
+  if not live[g] and n ~= 0 then report('counter: glive[' .. g .. '] = ' .. n .. ' but lane has no live job') end
+end
+return bad
