@@ -1,0 +1,197 @@
+package echomq
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
+)
+
+// Client is one connection to one Valkey server.
+//
+// A Client is safe for use by many goroutines: calls are serialised by a
+// mutex, because the C handle is one connection that serves one call at a
+// time. Goroutines that want to work in parallel should each Dial their own
+// Client (the Worker does). Close may be called from any goroutine; it
+// interrupts a blocking claim in progress.
+type Client struct {
+	mu  sync.Mutex  // serialises calls on the connection
+	h   capi.Client // nil after Close; written under mu and cmu
+	seq uint64      // call counter, under mu
+
+	cmu  sync.Mutex // guards h and call for cancel, which runs outside mu
+	call uint64     // id of the cancellable call in progress, 0 if none
+}
+
+type dialConfig struct {
+	connectTimeout time.Duration
+	commandTimeout time.Duration
+	maxPayload     int
+}
+
+// DialOption configures Dial.
+type DialOption func(*dialConfig)
+
+// WithConnectTimeout bounds the TCP or unix-socket connect (default 2 s).
+func WithConnectTimeout(d time.Duration) DialOption {
+	return func(c *dialConfig) { c.connectTimeout = d }
+}
+
+// WithCommandTimeout bounds the wait for the reply of a non-blocking call
+// (default 5 s). A blocking claim waits longer, as its context allows.
+func WithCommandTimeout(d time.Duration) DialOption {
+	return func(c *dialConfig) { c.commandTimeout = d }
+}
+
+// WithMaxPayload sets the largest payload this client enqueues, in bytes
+// (default 1 MiB, at most 64 MiB).
+func WithMaxPayload(n int) DialOption {
+	return func(c *dialConfig) { c.maxPayload = n }
+}
+
+// Dial connects to the server at url:
+//
+//	valkey://[user[:password]@]host[:port][/db]   (also redis://)
+//	unix://[user[:password]@]/path/to/socket[?db=N]
+//
+// It authenticates, selects the database and loads the scripts. Cancelling
+// ctx interrupts the connect.
+func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) {
+	cfg := dialConfig{
+		connectTimeout: 2 * time.Second,
+		commandTimeout: 5 * time.Second,
+		maxPayload:     defaultMaxPayload,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if hasNUL(url) {
+		return nil, invalid("URL contains a NUL byte")
+	}
+	h := capi.Client_create(int(ceilMS(cfg.connectTimeout)), int(ceilMS(cfg.commandTimeout)),
+		int64(cfg.maxPayload))
+	if h == nil || h.Swigcptr() == 0 {
+		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB)")
+	}
+	c := &Client{h: h}
+	runtime.SetFinalizer(c, (*Client).Close)
+	live.add(&live.clients, 1)
+	if _, err := c.do(ctx, func(h capi.Client) int { return capi.Client_connect(h, url) }); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Close closes the connection and frees the handle. It interrupts a call in
+// progress on another goroutine (which then fails with ErrCanceled) and
+// waits for it to return. Calls after Close return ErrClosed. Close is
+// idempotent.
+func (c *Client) Close() error {
+	c.cmu.Lock()
+	if c.h != nil && c.call != 0 {
+		capi.Client_cancel(c.h)
+	}
+	c.cmu.Unlock()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.h == nil {
+		return nil
+	}
+	c.cmu.Lock()
+	h := c.h
+	c.h = nil
+	c.cmu.Unlock()
+	capi.Client_free(h)
+	live.add(&live.clients, -1)
+	runtime.SetFinalizer(c, nil)
+	return nil
+}
+
+// Ping sends PING and waits for the answer.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := c.do(ctx, func(h capi.Client) int { return capi.Client_ping(h) })
+	return err
+}
+
+// Queue returns a handle on the named queue. It does no I/O; a bad name is
+// reported (ErrInvalid) by the first call that uses it.
+func (c *Client) Queue(name string) *Queue {
+	return &Queue{c: c, name: name}
+}
+
+// do runs one C call on the connection, holding the client mutex. While it
+// runs, the end of ctx interrupts it through echomq_client_cancel. fn
+// returns a status; a negative status becomes an *Error carrying the
+// client's message (or a ctxError when the context caused it). Positive
+// statuses (ECHOMQ_EMPTY) are returned to the caller as they are.
+func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.h
+	if h == nil {
+		return 0, ErrClosed
+	}
+	c.seq++
+	id := c.seq
+	c.cmu.Lock()
+	c.call = id
+	c.cmu.Unlock()
+	var stop func() bool
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { c.cancelCall(id) })
+	}
+
+	rc := fn(h)
+
+	if stop != nil {
+		stop()
+	}
+	// A cancel still running holds cmu: waiting for it here guarantees it
+	// cannot land on the next call.
+	c.cmu.Lock()
+	c.call = 0
+	c.cmu.Unlock()
+	if rc >= 0 {
+		return rc, nil
+	}
+	e := &Error{Code: Code(rc), Msg: capi.Client_errmsg(h)}
+	if e.Code == CodeCanceled && ctx.Err() != nil {
+		return rc, &ctxError{ctx: ctx.Err(), c: e}
+	}
+	return rc, e
+}
+
+// cancelCall interrupts call id if it is still the one in progress.
+func (c *Client) cancelCall(id uint64) {
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.h != nil && c.call == id {
+		capi.Client_cancel(c.h)
+	}
+}
+
+// ceilMS converts d to whole milliseconds, rounding a positive remainder
+// up so that a sub-millisecond duration does not become 0 ("none").
+func ceilMS(d time.Duration) int64 {
+	ms := d.Milliseconds()
+	if d > 0 && time.Duration(ms)*time.Millisecond < d {
+		ms++
+	}
+	return ms
+}
+
+// hasNUL reports whether s holds a NUL byte, which a C string cannot carry:
+// such names are refused here rather than silently cut short in C.
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
+
+func invalid(msg string) error { return &Error{Code: CodeInvalid, Msg: msg} }
+
+const defaultMaxPayload = 1024 * 1024

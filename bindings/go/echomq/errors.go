@@ -1,0 +1,111 @@
+package echomq
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a status code of the C API (echomq_status). The numbers are the
+// C ones and are never renumbered.
+type Code int
+
+// Status codes, as in echomq.h.
+const (
+	CodeOK       Code = 0
+	CodeEmpty    Code = 1   // nothing to claim right now
+	CodeInvalid  Code = -1  // invalid argument: name, number, option, URL
+	CodeTooLarge Code = -2  // payload or batch over the limit
+	CodeNotFound Code = -3  // no such job
+	CodeStale    Code = -4  // the token is not the current attempt: lease lost
+	CodeConn     Code = -10 // cannot connect, or connection lost before sending
+	CodeTimeout  Code = -11 // no reply in time: outcome unknown
+	CodeCanceled Code = -12 // interrupted by cancellation: outcome unknown
+	CodeServer   Code = -20 // the server answered with an error
+	CodeNoPerm   Code = -21 // authentication failed or ACL denied
+	CodeProto    Code = -22 // unexpected reply shape
+	CodeNoMem    Code = -30 // allocation failed
+	CodeInternal Code = -31 // a bug in libechomq
+)
+
+var codeNames = map[Code]string{
+	CodeOK:       "ok",
+	CodeEmpty:    "empty",
+	CodeInvalid:  "invalid argument",
+	CodeTooLarge: "too large",
+	CodeNotFound: "not found",
+	CodeStale:    "stale lease",
+	CodeConn:     "connection error",
+	CodeTimeout:  "timeout",
+	CodeCanceled: "canceled",
+	CodeServer:   "server error",
+	CodeNoPerm:   "permission denied",
+	CodeProto:    "protocol error",
+	CodeNoMem:    "out of memory",
+	CodeInternal: "internal error",
+}
+
+// String names the code.
+func (c Code) String() string {
+	if s, ok := codeNames[c]; ok {
+		return s
+	}
+	return fmt.Sprintf("status %d", int(c))
+}
+
+// Error is a failure reported by libechomq: the status code and the
+// message the C client kept for the call. Match it with errors.Is against
+// the sentinels below (ErrStaleLease, ErrInvalid, ...), or with errors.As
+// to read the code and message.
+type Error struct {
+	Code Code
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return "echomq: " + e.Code.String()
+	}
+	return "echomq: " + e.Code.String() + ": " + e.Msg
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, ErrStaleLease) holds for every stale-lease failure
+// whatever its message.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// Sentinel errors, one per status code, for errors.Is.
+var (
+	// ErrEmpty: nothing to claim right now. Claim, WClaim and AckClaim
+	// return it instead of a nil job, so a forgotten check fails loudly
+	// rather than dereferencing nil (as database/sql does with ErrNoRows).
+	ErrEmpty      = &Error{Code: CodeEmpty}
+	ErrInvalid    = &Error{Code: CodeInvalid}
+	ErrTooLarge   = &Error{Code: CodeTooLarge}
+	ErrNotFound   = &Error{Code: CodeNotFound}
+	ErrStaleLease = &Error{Code: CodeStale}
+	ErrConnection = &Error{Code: CodeConn}
+	ErrTimeout    = &Error{Code: CodeTimeout}
+	ErrCanceled   = &Error{Code: CodeCanceled}
+	ErrServer     = &Error{Code: CodeServer}
+	ErrNoPerm     = &Error{Code: CodeNoPerm}
+	ErrProtocol   = &Error{Code: CodeProto}
+	ErrNoMem      = &Error{Code: CodeNoMem}
+	ErrInternal   = &Error{Code: CodeInternal}
+)
+
+// ErrClosed is returned by every call on a Client after Close.
+var ErrClosed = errors.New("echomq: client is closed")
+
+// ctxError is a call interrupted because its context ended: it matches
+// both the context's error (context.Canceled, context.DeadlineExceeded)
+// and ErrCanceled, and keeps the C message.
+type ctxError struct {
+	ctx error
+	c   *Error
+}
+
+func (e *ctxError) Error() string   { return e.c.Error() + " (" + e.ctx.Error() + ")" }
+func (e *ctxError) Unwrap() []error { return []error{e.ctx, e.c} }

@@ -1,0 +1,166 @@
+package echomq
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
+)
+
+// Stats are queue-wide figures.
+type Stats struct {
+	Lanes   uint64 // lanes known: with live jobs or with settings
+	Ring    uint64 // lanes serviceable now
+	Pending uint64 // jobs waiting in lanes
+	Leased  uint64 // jobs under lease
+	Delayed uint64 // jobs waiting for a due time
+	Dead    uint64 // dead-lettered jobs
+	Paused  uint64 // paused lanes
+
+	EnqueuedTotal uint64 // counters since the queue was created
+	ClaimedTotal  uint64 // deliveries
+	AckedTotal    uint64
+	FailedTotal   uint64 // fail calls and expired leases
+	DeadTotal     uint64
+
+	DefaultWeight      uint32
+	DefaultLimit       uint32 // 0 = unlimited
+	DefaultMaxAttempts uint32
+	ServerTime         time.Time
+}
+
+// Indexes of the numbers the capi shims copy out (see echomq.i).
+const (
+	jobNums   = 7
+	statsNums = 16
+	laneNums  = 10
+)
+
+// Stats reads the queue's figures.
+func (q *Queue) Stats(ctx context.Context) (Stats, error) {
+	if err := q.checkNames(); err != nil {
+		return Stats{}, err
+	}
+	var n [statsNums]int64
+	if _, err := q.c.do(ctx, func(h capi.Client) int { return capi.Stats(h, q.name, n[:]) }); err != nil {
+		return Stats{}, err
+	}
+	u := func(i int) uint64 { return uint64(n[i]) }
+	return Stats{
+		Lanes: u(0), Ring: u(1), Pending: u(2), Leased: u(3), Delayed: u(4), Dead: u(5), Paused: u(6),
+		EnqueuedTotal: u(7), ClaimedTotal: u(8), AckedTotal: u(9), FailedTotal: u(10), DeadTotal: u(11),
+		DefaultWeight: uint32(n[12]), DefaultLimit: uint32(n[13]), DefaultMaxAttempts: uint32(n[14]),
+		ServerTime: msTime(n[15]),
+	}, nil
+}
+
+// LaneInfo describes one lane.
+type LaneInfo struct {
+	Group           string
+	Depth           uint64 // pending jobs
+	Active          uint64 // leased jobs
+	Limit           uint32 // effective ceiling, 0 = unlimited
+	Weight          uint32 // effective weight
+	LimitIsDefault  bool   // the limit comes from the queue default
+	WeightIsDefault bool
+	Paused          bool
+	Serviceable     bool   // in the ring now
+	Served          uint64 // deliveries from this lane
+	OldestEnqueued  time.Time
+}
+
+func laneFromNumbers(group string, n []int64) LaneInfo {
+	return LaneInfo{
+		Group: group, Depth: uint64(n[0]), Active: uint64(n[1]),
+		Limit: uint32(n[2]), Weight: uint32(n[3]),
+		LimitIsDefault: n[4] != 0, WeightIsDefault: n[5] != 0,
+		Paused: n[6] != 0, Serviceable: n[7] != 0,
+		Served: uint64(n[8]), OldestEnqueued: msTime(n[9]),
+	}
+}
+
+// Lane reads one lane. An unknown lane reports zeros and the defaults:
+// lanes exist implicitly.
+func (q *Queue) Lane(ctx context.Context, group string) (LaneInfo, error) {
+	if err := q.checkNames(group); err != nil {
+		return LaneInfo{}, err
+	}
+	var n [laneNums]int64
+	if _, err := q.c.do(ctx, func(h capi.Client) int { return capi.Lane(h, q.name, group, n[:]) }); err != nil {
+		return LaneInfo{}, err
+	}
+	return laneFromNumbers(group, n[:]), nil
+}
+
+// Lanes lists up to count (1..10,000) lanes whose names sort after `after`
+// ("" = from the start), in byte order. next is the cursor for the following
+// page, "" when this page is the last.
+func (q *Queue) Lanes(ctx context.Context, after string, count int) (lanes []LaneInfo, next string, err error) {
+	if err := q.checkNames(after); err != nil {
+		return nil, "", err
+	}
+	if count < 1 || count > pageMax {
+		return nil, "", invalid("lane page count must be 1.." + strconv.Itoa(pageMax))
+	}
+	var out [1]uint64
+	if _, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Lanes(h, q.name, after, int64(count), out[:])
+	}); err != nil {
+		return nil, "", err
+	}
+	lanes, next = takeLaneList(out[0])
+	return lanes, next, nil
+}
+
+// Dead lists dead-lettered jobs, oldest death first: count (1..10,000)
+// from offset.
+func (q *Queue) Dead(ctx context.Context, offset uint64, count int) ([]*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	if count < 1 || count > pageMax {
+		return nil, invalid("dead page count must be 1.." + strconv.Itoa(pageMax))
+	}
+	var out [1]uint64
+	if _, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Dead(h, q.name, offset, int64(count), out[:])
+	}); err != nil {
+		return nil, err
+	}
+	return takeJobList(q, out[0]), nil
+}
+
+// Redrive moves the given dead jobs back to their lanes with a fresh
+// attempt budget and returns how many moved; ids that are not dead are
+// skipped. With no ids it redrives every dead job.
+func (q *Queue) Redrive(ctx context.Context, ids ...uint64) (uint64, error) {
+	if err := q.checkNames(); err != nil {
+		return 0, err
+	}
+	var out [1]uint64
+	_, err := q.c.do(ctx, func(h capi.Client) int {
+		if len(ids) == 0 {
+			return capi.Redrive_all(h, q.name, out[:])
+		}
+		return capi.Redrive(h, q.name, ids, out[:])
+	})
+	return out[0], err
+}
+
+// Verify checks the queue's invariants (ring = serviceable lanes, each
+// once; active counts = leased jobs, within limits; every job in exactly
+// one place) and returns one line per violation: none means healthy. It is
+// an operator's call, O(jobs + lanes) on the server.
+func (q *Queue) Verify(ctx context.Context) ([]string, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	var out [1]uint64
+	if _, err := q.c.do(ctx, func(h capi.Client) int { return capi.Verify(h, q.name, out[:]) }); err != nil {
+		return nil, err
+	}
+	return takeReport(out[0]), nil
+}
+
+const pageMax = 10000

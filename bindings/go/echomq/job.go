@@ -1,0 +1,131 @@
+package echomq
+
+import (
+	"context"
+	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
+)
+
+// Job is one delivery of a job: a snapshot copied out of the C library, so
+// it holds no C memory and needs no freeing.
+type Job struct {
+	ID          uint64
+	Group       string // the lane
+	Payload     []byte
+	Token       uint64 // fencing token: the attempt number of this delivery
+	MaxAttempts uint32
+	LeaseUntil  time.Time // server clock; zero if not leased
+	EnqueuedAt  time.Time // server clock
+	DeadAt      time.Time // server clock; zero unless dead-lettered
+	LastError   string    // reason of the last failure, "" if none
+
+	q *Queue
+}
+
+// Queue is the queue the job came from.
+func (j *Job) Queue() *Queue { return j.q }
+
+// Ack acknowledges the job: it is done and deleted. It fails with
+// ErrStaleLease when this delivery no longer holds the lease (it expired
+// and the job was delivered again, or it was already settled).
+func (j *Job) Ack(ctx context.Context) error {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return err
+	}
+	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Ack(h, q.name, j.ID, j.Token) })
+	return err
+}
+
+// AckClaim acknowledges the job and claims the next one in the same round
+// trip, as Claim would. On ErrEmpty the ack happened and there was nothing
+// to claim. If the ack is refused (ErrStaleLease, ErrNotFound), nothing is
+// claimed.
+func (j *Job) AckClaim(ctx context.Context, lease time.Duration) (*Job, error) {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	var out [1]uint64
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Ack_claim(h, q.name, j.ID, j.Token, ceilMS(lease), out[:])
+	})
+	return q.claimed(rc, err, out[0])
+}
+
+// FailOutcome says what Fail did with the job.
+type FailOutcome int
+
+// Outcomes of Fail, as in echomq.h.
+const (
+	Retried FailOutcome = 1 // back at its lane's mint position
+	Delayed FailOutcome = 2 // waiting in the delayed set for its retry
+	Dead    FailOutcome = 3 // out of attempts: dead-lettered
+)
+
+func (o FailOutcome) String() string {
+	switch o {
+	case Retried:
+		return "retried"
+	case Delayed:
+		return "delayed"
+	case Dead:
+		return "dead"
+	}
+	return "unknown"
+}
+
+// Backoff as the retryIn of Fail asks for exponential backoff:
+// 1 s * 2^(attempt-1), at most 1 h.
+const Backoff time.Duration = -1
+
+// Fail fails this attempt with a reason (cut at its first NUL byte and at
+// 4096 bytes). retryIn 0 puts the job straight back in its lane, > 0 after
+// that delay, Backoff after an exponential delay. A job that has used its
+// max attempts is dead-lettered instead.
+func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (FailOutcome, error) {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return 0, err
+	}
+	delay := ceilMS(retryIn)
+	if retryIn == Backoff {
+		delay = -1
+	}
+	var out [1]int64
+	_, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Fail(h, q.name, j.ID, j.Token, cutAtNUL(reason), delay, out[:])
+	})
+	if err != nil {
+		return 0, err
+	}
+	return FailOutcome(out[0]), nil
+}
+
+// Extend sets the lease to server now + d and returns the new deadline.
+// It fails with ErrStaleLease when the lease was already lost. The Job
+// itself is not changed (it may be read by other goroutines meanwhile).
+func (j *Job) Extend(ctx context.Context, d time.Duration) (time.Time, error) {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return time.Time{}, err
+	}
+	var out [1]int64
+	_, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Extend(h, q.name, j.ID, j.Token, ceilMS(d), out[:])
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	return msTime(out[0]), nil
+}
+
+func cutAtNUL(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return s[:i]
+		}
+	}
+	return s
+}

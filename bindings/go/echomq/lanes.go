@@ -1,0 +1,69 @@
+package echomq
+
+import (
+	"context"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
+)
+
+// Lane control. Each call fixes ring membership at once and applies to the
+// lane's existing backlog; a lane with no jobs yet can be configured.
+
+// Weight sets the lane's throughput share per ring turn under WClaim
+// (1..1,000,000).
+func (q *Queue) Weight(ctx context.Context, group string, w uint32) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Set_weight(h, q.name, group, uint(w)) })
+}
+
+// ClearWeight puts the lane back on the queue's default weight.
+func (q *Queue) ClearWeight(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Clear_weight(h, q.name, group) })
+}
+
+// Limit sets the lane's concurrency ceiling: at most n leased jobs
+// (1..1,000,000,000).
+func (q *Queue) Limit(ctx context.Context, group string, n uint32) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Set_limit(h, q.name, group, uint(n)) })
+}
+
+// ClearLimit puts the lane back on the queue's default limit (unlimited
+// unless a default is set).
+func (q *Queue) ClearLimit(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Clear_limit(h, q.name, group) })
+}
+
+// Pause stops serving the lane; it keeps its jobs. Idempotent.
+func (q *Queue) Pause(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Pause(h, q.name, group) })
+}
+
+// Resume serves a paused lane again. Idempotent.
+func (q *Queue) Resume(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Resume(h, q.name, group) })
+}
+
+// DefaultWeight sets the weight of lanes without their own (1 = plain
+// rotation).
+func (q *Queue) DefaultWeight(ctx context.Context, w uint32) error {
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_default_weight(h, q.name, uint(w)) })
+}
+
+// DefaultLimit sets the limit of lanes without their own; 0 clears it
+// (unlimited).
+func (q *Queue) DefaultLimit(ctx context.Context, n uint32) error {
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_default_limit(h, q.name, uint(n)) })
+}
+
+// DefaultMaxAttempts sets the attempt budget of jobs enqueued without
+// WithMaxAttempts.
+func (q *Queue) DefaultMaxAttempts(ctx context.Context, n uint32) error {
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_default_max_attempts(h, q.name, uint(n)) })
+}
+
+func (q *Queue) laneCall(ctx context.Context, group string, fn func(h capi.Client) int) error {
+	if err := q.checkNames(group); err != nil {
+		return err
+	}
+	_, err := q.c.do(ctx, fn)
+	return err
+}

@@ -1,0 +1,220 @@
+package echomq
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
+)
+
+// Queue is a named queue on a Client. It is a light value: make as many as
+// you like. Its methods are safe for concurrent use (they share the
+// Client's connection).
+type Queue struct {
+	c    *Client
+	name string
+}
+
+// Name is the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// Client is the client the queue was made from.
+func (q *Queue) Client() *Client { return q.c }
+
+type enqueueConfig struct {
+	delay       time.Duration
+	maxAttempts uint32
+}
+
+// EnqueueOption configures Enqueue and EnqueueBatch.
+type EnqueueOption func(*enqueueConfig)
+
+// WithDelay makes the job ready only after d (server time).
+func WithDelay(d time.Duration) EnqueueOption {
+	return func(c *enqueueConfig) { c.delay = d }
+}
+
+// WithMaxAttempts sets how many deliveries the job gets before it is
+// dead-lettered (default: the queue's default, 3 unless set).
+func WithMaxAttempts(n uint32) EnqueueOption {
+	return func(c *enqueueConfig) { c.maxAttempts = n }
+}
+
+func enqueueOptions(opts []EnqueueOption) enqueueConfig {
+	var cfg enqueueConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// checkNames refuses names a C string cannot carry (an embedded NUL);
+// everything else is checked by the C library before any I/O.
+func (q *Queue) checkNames(groups ...string) error {
+	if hasNUL(q.name) {
+		return invalid("queue name contains a NUL byte")
+	}
+	for _, g := range groups {
+		if hasNUL(g) {
+			return invalid("group name contains a NUL byte")
+		}
+	}
+	return nil
+}
+
+// Enqueue adds one job to lane group and returns its id. Ids grow in mint
+// order. The payload is binary and may hold NUL bytes.
+func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts ...EnqueueOption) (uint64, error) {
+	if err := q.checkNames(group); err != nil {
+		return 0, err
+	}
+	cfg := enqueueOptions(opts)
+	var id [1]uint64
+	_, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
+	})
+	return id[0], err
+}
+
+// BatchJob is one job of EnqueueBatch.
+type BatchJob struct {
+	Group   string
+	Payload []byte
+}
+
+// EnqueueBatch adds all jobs in one round trip (one script call), in order,
+// with the same options, and returns their ids. All or nothing: a refused
+// batch writes nothing.
+func (q *Queue) EnqueueBatch(ctx context.Context, jobs []BatchJob, opts ...EnqueueOption) ([]uint64, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	cfg := enqueueOptions(opts)
+	b := capi.Batch_create()
+	if b == nil || b.Swigcptr() == 0 {
+		return nil, &Error{Code: CodeNoMem, Msg: "cannot allocate a batch"}
+	}
+	live.add(&live.batches, 1)
+	defer func() {
+		capi.Batch_free(b)
+		live.add(&live.batches, -1)
+	}()
+	for i, j := range jobs {
+		if hasNUL(j.Group) {
+			return nil, invalid("group name of batch entry contains a NUL byte")
+		}
+		if rc := capi.Batch_add(b, j.Group, j.Payload); rc != 0 {
+			return nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
+		}
+	}
+	if _, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Enqueue_batch(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts))
+	}); err != nil {
+		return nil, err
+	}
+	ids := make([]uint64, len(jobs))
+	for i := range ids {
+		ids[i] = capi.Batch_id(b, int64(i))
+	}
+	return ids, nil
+}
+
+func batchEntryMsg(i, rc int) string {
+	return "batch entry " + strconv.Itoa(i) + ": " + capi.Strerror(rc)
+}
+
+// Claim leases one job for lease: every claim rotates the ring one step and
+// serves the lane it rotated to. It returns ErrEmpty when no lane is
+// serviceable.
+func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	var out [1]uint64
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Claim(h, q.name, ceilMS(lease), out[:])
+	})
+	return q.claimed(rc, err, out[0])
+}
+
+// WClaim leases up to max jobs from one lane in one turn of the ring:
+// K = min(weight, pending depth, limit - active, max), in mint order. It
+// returns ErrEmpty when no lane is serviceable.
+func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	if max < 1 || max > wclaimMax {
+		return nil, invalid("wclaim max must be 1.." + strconv.Itoa(wclaimMax))
+	}
+	var out [1]uint64
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
+	})
+	if err != nil {
+		return nil, err
+	}
+	jobs := takeJobList(q, out[0])
+	if Code(rc) == CodeEmpty || len(jobs) == 0 {
+		return nil, ErrEmpty
+	}
+	return jobs, nil
+}
+
+// BClaimSlice bounds one blocking wait on the server, so that a
+// cancellation that misses the call in progress costs at most this long.
+const BClaimSlice = time.Second
+
+// BClaim leases one job, waiting on the server (no polling) until one is
+// ready or ctx is done; it then returns ctx.Err(). A wait interrupted by
+// the end of ctx has an unknown outcome: a job it may have leased comes
+// back when its lease expires.
+func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		wait := BClaimSlice
+		if dl, ok := ctx.Deadline(); ok {
+			if rem := time.Until(dl); rem < wait {
+				wait = rem
+			}
+		}
+		if wait < time.Millisecond {
+			wait = time.Millisecond
+		}
+		var out [1]uint64
+		rc, err := q.c.do(ctx, func(h capi.Client) int {
+			return capi.Bclaim(h, q.name, ceilMS(lease), ceilMS(wait), out[:])
+		})
+		job, err := q.claimed(rc, err, out[0])
+		if errors.Is(err, ErrEmpty) {
+			continue
+		}
+		var ce *ctxError
+		if errors.As(err, &ce) {
+			return nil, ce.ctx
+		}
+		return job, err
+	}
+}
+
+// claimed turns the result of a single-job claim into (*Job, error).
+func (q *Queue) claimed(rc int, err error, addr uint64) (*Job, error) {
+	if err != nil {
+		takeJob(q, addr) // a failed call hands out nothing, but free it if it did
+		return nil, err
+	}
+	job := takeJob(q, addr)
+	if Code(rc) == CodeEmpty || job == nil {
+		return nil, ErrEmpty
+	}
+	return job, nil
+}
+
+const wclaimMax = 10000

@@ -1,0 +1,3 @@
+module github.com/echomq/echomq/bindings/go
+
+go 1.22

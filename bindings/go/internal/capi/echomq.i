@@ -1,0 +1,381 @@
+/*
+ * echomq.i — SWIG interface that generates package capi, the low-level Go
+ * layer over the C API (capi/include/echomq/echomq.h).
+ *
+ * The generated files (capi.go, capi_wrap.c) are checked in; regenerate them
+ * with `go generate ./internal/capi` from bindings/go (see generate.go). The
+ * file is named .i, not .swig, so that the go tool does not run SWIG a second
+ * time on top of the checked-in wrapper (that would define every symbol twice).
+ *
+ * What this file adds to the plain header:
+ * - names without the echomq_ prefix (echomq_job_id -> Job_id in Go);
+ * - binary-safe typemaps: a Go []byte is passed as (pointer, length), never as
+ *   a NUL-terminated char * (which would cut a payload at its first NUL);
+ * - shims for every `T **out` constructor: they return the status and write
+ *   the new handle's address to a []uint64 slot, which the Go side turns into
+ *   a SWIG pointer type (SwigcptrJob(...)) without unsafe code;
+ * - shims that copy the numeric fields of a job, the stats and a lane into a
+ *   Go []int64 in one call, so no C struct is allocated for them.
+ */
+%module capi
+
+%{
+#include <malloc.h>
+#include <string.h>
+#include <echomq/echomq.h>
+%}
+
+%include <stdint.i>
+%include <typemaps.i>
+
+/* echomq_job_id -> job_id, emqgo_claim -> claim; Go then capitalises. */
+%rename("%(regex:/^(echomq|emqgo)_(.*)$/\\2/)s", regextarget=1, fullname=1) "^(echomq|emqgo)_";
+%rename(Client) echomq_client;
+%rename(Job) echomq_job;
+%rename(JobList) echomq_job_list;
+%rename(Batch) echomq_batch;
+%rename(LaneList) echomq_lane_list;
+%rename(LaneInfo) echomq_lane_info;
+%rename(Report) echomq_report;
+
+/* The handles are opaque in C; declaring them empty here (never emitted into
+ * C) gives them plain Go names instead of mangled ones. */
+%nodefaultctor;
+%nodefaultdtor;
+struct echomq_client {};
+struct echomq_job {};
+struct echomq_job_list {};
+struct echomq_batch {};
+struct echomq_lane_list {};
+struct echomq_report {};
+%clearnodefaultctor;
+%clearnodefaultdtor;
+
+/* Returned strings are owned by the C handle (or static): copy them into Go
+ * memory at once instead of SWIG's default malloc-copy-free round, which
+ * needs a uintptr-to-pointer conversion that go vet rightly flags. */
+%go_import("strings")
+%typemap(out) const char *
+%{
+  $result.p = (char *)$1;
+  $result.n = $1 ? (intgo)strlen($1) : 0;
+%}
+%typemap(goout) const char * %{ $result = strings.Clone($1) %}
+
+/* ---- binary-safe byte buffers: Go []byte <-> (pointer, length) ---------- */
+
+%typemap(gotype) (const char *BYTES, size_t LENGTH), (char *BUF, size_t CAP) "[]byte"
+%typemap(in) (const char *BYTES, size_t LENGTH), (char *BUF, size_t CAP)
+%{
+  $1 = ($1_ltype)$input.array;
+  $2 = ($2_ltype)$input.len;
+%}
+%apply (const char *BYTES, size_t LENGTH) { (const char *payload, size_t payload_len) };
+
+/* Go []uint64 -> (const uint64_t *, size_t), for redrive. */
+%typemap(gotype) (const uint64_t *IDS, size_t N) "[]uint64"
+%typemap(in) (const uint64_t *IDS, size_t N)
+%{
+  $1 = ($1_ltype)$input.array;
+  $2 = ($2_ltype)$input.len;
+%}
+%apply (const uint64_t *IDS, size_t N) { (const uint64_t *ids, size_t n) };
+
+/* Go []int64 the callee fills, with its length. */
+%typemap(gotype) (int64_t *NUMS, size_t N) "[]int64"
+%typemap(in) (int64_t *NUMS, size_t N)
+%{
+  $1 = ($1_ltype)$input.array;
+  $2 = ($2_ltype)$input.len;
+%}
+
+/* Scalar results through a one-element Go slice. */
+%apply long *OUTPUT { int64_t *lease_until_ms, int64_t *OUT_I64 };
+%apply unsigned long *OUTPUT { uint64_t *redriven, uint64_t *OUT_U64, uint64_t *OUT_HANDLE };
+
+/* ---- parts of the header replaced by the shims below ------------------- */
+
+%ignore echomq_client_options;
+%ignore echomq_client_options_init;
+%ignore echomq_client_new;
+%ignore echomq_client_create;
+%ignore echomq_job_payload;
+%ignore echomq_job_payload_len;
+%ignore echomq_job_id;
+%ignore echomq_job_token;
+%ignore echomq_job_max_attempts;
+%ignore echomq_job_lease_until_ms;
+%ignore echomq_job_enqueued_at_ms;
+%ignore echomq_job_dead_at_ms;
+%ignore echomq_enqueue_options;
+%ignore echomq_enqueue_options_init;
+%ignore echomq_enqueue;
+%ignore echomq_batch_new;
+%ignore echomq_enqueue_batch;
+%ignore echomq_claim;
+%ignore echomq_wclaim;
+%ignore echomq_bclaim;
+%ignore echomq_ack_claim;
+%ignore echomq_fail;
+%ignore echomq_queue_stats;
+%ignore echomq_stats;
+%ignore echomq_lane_info;
+%ignore echomq_lane;
+%ignore echomq_lane_list_at;
+%ignore echomq_lanes;
+%ignore echomq_dead;
+%ignore echomq_verify;
+
+%include "echomq/echomq.h"
+
+/* ---- shims -------------------------------------------------------------- */
+
+%apply (char *BUF, size_t CAP) { (char *buf, size_t cap) };
+%apply (int64_t *NUMS, size_t N) { (int64_t *nums, size_t n) };
+
+%ignore emqgo_lane_copy;
+%inline %{
+/* Numbers of a job, in this order (EMQGO_JOB_* indexes). */
+enum {
+  EMQGO_JOB_ID = 0,
+  EMQGO_JOB_TOKEN,
+  EMQGO_JOB_MAX_ATTEMPTS,
+  EMQGO_JOB_LEASE_UNTIL_MS,
+  EMQGO_JOB_ENQUEUED_AT_MS,
+  EMQGO_JOB_DEAD_AT_MS,
+  EMQGO_JOB_PAYLOAD_LEN,
+  EMQGO_JOB_NUMS
+};
+
+/* Numbers of the queue stats, in this order (EMQGO_STATS_* indexes). */
+enum {
+  EMQGO_STATS_LANES = 0,
+  EMQGO_STATS_RING,
+  EMQGO_STATS_PENDING,
+  EMQGO_STATS_LEASED,
+  EMQGO_STATS_DELAYED,
+  EMQGO_STATS_DEAD,
+  EMQGO_STATS_PAUSED,
+  EMQGO_STATS_ENQUEUED_TOTAL,
+  EMQGO_STATS_CLAIMED_TOTAL,
+  EMQGO_STATS_ACKED_TOTAL,
+  EMQGO_STATS_FAILED_TOTAL,
+  EMQGO_STATS_DEAD_TOTAL,
+  EMQGO_STATS_DEFAULT_WEIGHT,
+  EMQGO_STATS_DEFAULT_LIMIT,
+  EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
+  EMQGO_STATS_SERVER_TIME_MS,
+  EMQGO_STATS_NUMS
+};
+
+/* Numbers of a lane, in this order (EMQGO_LANE_* indexes). */
+enum {
+  EMQGO_LANE_DEPTH = 0,
+  EMQGO_LANE_ACTIVE,
+  EMQGO_LANE_LIMIT,
+  EMQGO_LANE_WEIGHT,
+  EMQGO_LANE_LIMIT_IS_DEFAULT,
+  EMQGO_LANE_WEIGHT_IS_DEFAULT,
+  EMQGO_LANE_PAUSED,
+  EMQGO_LANE_SERVICEABLE,
+  EMQGO_LANE_SERVED,
+  EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
+  EMQGO_LANE_NUMS
+};
+
+/* A client with the given options; NULL on bad options or ENOMEM. */
+echomq_client *emqgo_client_create(int connect_timeout_ms, int command_timeout_ms,
+                                   size_t max_payload_bytes) {
+  echomq_client_options o = ECHOMQ_CLIENT_OPTIONS_INIT;
+  echomq_client *c = NULL;
+  o.connect_timeout_ms = connect_timeout_ms;
+  o.command_timeout_ms = command_timeout_ms;
+  o.max_payload_bytes = max_payload_bytes;
+  if (echomq_client_new(&c, &o) != ECHOMQ_OK) return NULL;
+  return c;
+}
+
+/* Copy the numbers of a job into nums (EMQGO_JOB_NUMS entries). */
+void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
+  int64_t v[EMQGO_JOB_NUMS];
+  size_t i;
+  v[EMQGO_JOB_ID] = (int64_t)echomq_job_id(j);
+  v[EMQGO_JOB_TOKEN] = (int64_t)echomq_job_token(j);
+  v[EMQGO_JOB_MAX_ATTEMPTS] = (int64_t)echomq_job_max_attempts(j);
+  v[EMQGO_JOB_LEASE_UNTIL_MS] = echomq_job_lease_until_ms(j);
+  v[EMQGO_JOB_ENQUEUED_AT_MS] = echomq_job_enqueued_at_ms(j);
+  v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
+  v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
+  for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
+}
+
+/* Copy up to cap payload bytes of a job into buf (a Go []byte). */
+void emqgo_job_payload_copy(const echomq_job *j, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *p = echomq_job_payload(j, &len);
+  if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
+}
+
+int emqgo_enqueue(echomq_client *c, const char *queue, const char *group,
+                  const char *payload, size_t payload_len, int64_t delay_ms,
+                  uint32_t max_attempts, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
+                        int64_t delay_ms, uint32_t max_attempts) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,
+                uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_claim(c, queue, lease_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+int emqgo_wclaim(echomq_client *c, const char *queue, int64_t lease_ms, uint32_t max,
+                 uint64_t *OUT_HANDLE) {
+  echomq_job_list *l = NULL;
+  int rc = echomq_wclaim(c, queue, lease_ms, max, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+int emqgo_bclaim(echomq_client *c, const char *queue, int64_t lease_ms,
+                 int64_t timeout_ms, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_bclaim(c, queue, lease_ms, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+int emqgo_ack_claim(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                    int64_t lease_ms, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_ack_claim(c, queue, id, token, lease_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+int emqgo_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+               const char *reason, int64_t retry_delay_ms, int64_t *OUT_I64) {
+  int outcome = 0;
+  int rc = echomq_fail(c, queue, id, token, reason, retry_delay_ms, &outcome);
+  *OUT_I64 = outcome;
+  return rc;
+}
+
+/* Queue stats into nums (EMQGO_STATS_NUMS entries). */
+int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
+  echomq_queue_stats s;
+  int64_t v[EMQGO_STATS_NUMS];
+  size_t i;
+  int rc;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_QUEUE_STATS_VERSION;
+  rc = echomq_stats(c, queue, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_STATS_LANES] = (int64_t)s.lanes;
+  v[EMQGO_STATS_RING] = (int64_t)s.ring;
+  v[EMQGO_STATS_PENDING] = (int64_t)s.pending;
+  v[EMQGO_STATS_LEASED] = (int64_t)s.leased;
+  v[EMQGO_STATS_DELAYED] = (int64_t)s.delayed;
+  v[EMQGO_STATS_DEAD] = (int64_t)s.dead;
+  v[EMQGO_STATS_PAUSED] = (int64_t)s.paused;
+  v[EMQGO_STATS_ENQUEUED_TOTAL] = (int64_t)s.enqueued_total;
+  v[EMQGO_STATS_CLAIMED_TOTAL] = (int64_t)s.claimed_total;
+  v[EMQGO_STATS_ACKED_TOTAL] = (int64_t)s.acked_total;
+  v[EMQGO_STATS_FAILED_TOTAL] = (int64_t)s.failed_total;
+  v[EMQGO_STATS_DEAD_TOTAL] = (int64_t)s.dead_total;
+  v[EMQGO_STATS_DEFAULT_WEIGHT] = (int64_t)s.default_weight;
+  v[EMQGO_STATS_DEFAULT_LIMIT] = (int64_t)s.default_limit;
+  v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
+  v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
+  for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
+  return rc;
+}
+
+static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) {
+  int64_t v[EMQGO_LANE_NUMS];
+  size_t i;
+  v[EMQGO_LANE_DEPTH] = (int64_t)l->depth;
+  v[EMQGO_LANE_ACTIVE] = (int64_t)l->active;
+  v[EMQGO_LANE_LIMIT] = (int64_t)l->limit;
+  v[EMQGO_LANE_WEIGHT] = (int64_t)l->weight;
+  v[EMQGO_LANE_LIMIT_IS_DEFAULT] = l->limit_is_default;
+  v[EMQGO_LANE_WEIGHT_IS_DEFAULT] = l->weight_is_default;
+  v[EMQGO_LANE_PAUSED] = l->paused;
+  v[EMQGO_LANE_SERVICEABLE] = l->serviceable;
+  v[EMQGO_LANE_SERVED] = (int64_t)l->served;
+  v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
+  for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
+}
+
+/* One lane's numbers into nums (EMQGO_LANE_NUMS entries). */
+int emqgo_lane(echomq_client *c, const char *queue, const char *group, int64_t *nums,
+               size_t n) {
+  echomq_lane_info l;
+  int rc;
+  memset(&l, 0, sizeof l);
+  l.version = ECHOMQ_LANE_INFO_VERSION;
+  rc = echomq_lane(c, queue, group, &l);
+  if (rc == ECHOMQ_OK) emqgo_lane_copy(&l, nums, n);
+  return rc;
+}
+
+int emqgo_lanes(echomq_client *c, const char *queue, const char *after, size_t count,
+                uint64_t *OUT_HANDLE) {
+  echomq_lane_list *l = NULL;
+  int rc = echomq_lanes(c, queue, after[0] ? after : NULL, count, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* Group name of entry i of a lane list ("" if out of range). */
+const char *emqgo_lane_list_group(const echomq_lane_list *l, size_t i) {
+  const echomq_lane_info *info = echomq_lane_list_at(l, i);
+  return info ? info->group : "";
+}
+
+/* Numbers of entry i of a lane list into nums (EMQGO_LANE_NUMS entries). */
+void emqgo_lane_list_numbers(const echomq_lane_list *l, size_t i, int64_t *nums, size_t n) {
+  const echomq_lane_info *info = echomq_lane_list_at(l, i);
+  if (info) emqgo_lane_copy(info, nums, n);
+}
+
+/* Cursor after a lane list page ("" when it was the last page). */
+const char *emqgo_lane_list_cursor(const echomq_lane_list *l) {
+  const char *next = echomq_lane_list_next(l);
+  return next ? next : "";
+}
+
+int emqgo_dead(echomq_client *c, const char *queue, uint64_t offset, size_t count,
+               uint64_t *OUT_HANDLE) {
+  echomq_job_list *l = NULL;
+  int rc = echomq_dead(c, queue, offset, count, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_verify(c, queue, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
+/* Bytes of C heap in use (glibc mallinfo2), for the leak tests. */
+uint64_t emqgo_c_heap_in_use(void) {
+  struct mallinfo2 m = mallinfo2();
+  return (uint64_t)(m.uordblks + m.hblkhd);
+}
+%}

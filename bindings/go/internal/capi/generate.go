@@ -1,0 +1,11 @@
+// Package capi is the SWIG-generated low-level layer over the C API of
+// libechomq (echomq.h). It is internal: use package echomq instead.
+//
+// capi.go and capi_wrap.c are generated from echomq.i and checked in, so
+// building the Go package needs no SWIG. After changing echomq.i or the C
+// header, regenerate them from bindings/go with:
+//
+//	go generate ./internal/capi
+package capi
+
+//go:generate swig -go -cgo -intgosize 64 -DSWIGWORDSIZE64 -module capi -I../../../../capi/include -o capi_wrap.c -outdir . echomq.i
