@@ -27,7 +27,7 @@ func (l *liveHandles) total() int64 {
 
 // jobFromHandle copies a C job into a Go Job; it does not free the handle.
 func jobFromHandle(q *Queue, j capi.Job) *Job {
-	var n [7]int64
+	var n [jobNums]int64
 	capi.Job_numbers(j, n[:])
 	payload := make([]byte, n[6])
 	if len(payload) > 0 {
