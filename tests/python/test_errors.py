@@ -1,0 +1,144 @@
+"""Bad input is refused with the right exception before anything is written,
+and every status code maps to its own class."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+import echomq
+from echomq import _echomq
+
+
+def _key_pattern(q):
+    return f"emq:{{{q.name}}}:*"
+
+
+@pytest.fixture()
+def seeded(queue):
+    """A queue with some state to protect: two lanes, one leased job."""
+    queue.enqueue_many([("a", "1"), ("a", "2"), ("b", "3")])
+    queue.weight("a", 2)
+    held = queue.claim(lease=60)
+    return queue, held
+
+
+BAD_CALLS = [
+    ("empty group", lambda q, j: q.enqueue("", b"x"), echomq.InvalidArgument),
+    ("control char in group", lambda q, j: q.enqueue("a\nb", b"x"), echomq.InvalidArgument),
+    ("NUL in group", lambda q, j: q.enqueue("a\0b", b"x"), echomq.InvalidArgument),
+    ("group too long", lambda q, j: q.enqueue("g" * 257, b"x"), echomq.InvalidArgument),
+    ("lone surrogate group", lambda q, j: q.enqueue("a\udcff", b"x"), echomq.InvalidArgument),
+    ("negative delay", lambda q, j: q.enqueue("a", b"x", delay=-1), echomq.InvalidArgument),
+    ("delay too long", lambda q, j: q.enqueue("a", b"x", delay=400 * 86400), echomq.InvalidArgument),
+    ("zero max_attempts", lambda q, j: q.enqueue("a", b"x", max_attempts=0), echomq.InvalidArgument),
+    ("payload too large", lambda q, j: q.enqueue("a", b"x" * (2 * 1024 * 1024)), echomq.TooLargeError),
+    ("bad batch entry", lambda q, j: q.enqueue_many([("a", "ok"), ("", "bad"), ("b", "ok")]), echomq.InvalidArgument),
+    ("large batch entry", lambda q, j: q.enqueue_many([("a", "ok"), ("b", b"x" * (2 << 20))]), echomq.TooLargeError),
+    ("zero lease", lambda q, j: q.claim(lease=0), echomq.InvalidArgument),
+    ("lease too long", lambda q, j: q.claim(lease=8 * 86400), echomq.InvalidArgument),
+    ("NaN lease", lambda q, j: q.claim(lease=float("nan")), echomq.InvalidArgument),
+    ("negative wait", lambda q, j: q.claim(wait=-1), echomq.InvalidArgument),
+    ("zero wclaim max", lambda q, j: q.wclaim(max=0), echomq.InvalidArgument),
+    ("zero weight", lambda q, j: q.weight("a", 0), echomq.InvalidArgument),
+    ("huge weight", lambda q, j: q.weight("a", 10**7), echomq.InvalidArgument),
+    ("zero limit", lambda q, j: q.limit("a", 0), echomq.InvalidArgument),
+    ("bad group pause", lambda q, j: q.pause(""), echomq.InvalidArgument),
+    ("zero default weight", lambda q, j: q.defaults(weight=0), echomq.InvalidArgument),
+    ("bad defaults write nothing", lambda q, j: q.defaults(weight=3, max_attempts=0), echomq.InvalidArgument),
+    ("zero extend", lambda q, j: j.extend(0), echomq.InvalidArgument),
+    ("negative retry", lambda q, j: j.fail("x", retry_in=-5), echomq.InvalidArgument),
+    ("dead count zero", lambda q, j: q.dead(count=0), echomq.InvalidArgument),
+    ("lanes page zero", lambda q, j: list(q.lanes(page_size=0)), echomq.InvalidArgument),
+    ("payload int", lambda q, j: q.enqueue("a", 42), TypeError),
+    ("group bytes", lambda q, j: q.enqueue(b"a", b"x"), TypeError),
+    ("lease str", lambda q, j: q.claim(lease="10"), TypeError),
+    ("ack unknown job", lambda q, j: q.client._raw.ack(q.name, 10**9, 1), echomq.NotFoundError),
+]
+
+
+@pytest.mark.parametrize("what,call,exc", BAD_CALLS, ids=[b[0] for b in BAD_CALLS])
+def test_bad_input_raises_and_writes_nothing(seeded, resp, what, call, exc):
+    q, held = seeded
+    before = resp.snapshot(_key_pattern(q))
+    assert before, "the seeded queue has keys"
+    with pytest.raises(exc):
+        call(q, held)
+    assert resp.snapshot(_key_pattern(q)) == before, f"{what}: the keyspace changed"
+    held.ack()
+    assert q.verify() == []
+
+
+@pytest.mark.parametrize("name", ["", "a:b", "{q}", "q q", "é", "x" * 129, "a\0b"])
+def test_bad_queue_names_are_refused_without_io(client, resp, name):
+    before = resp.keys()
+    with pytest.raises(echomq.InvalidArgument):
+        client.queue(name)
+    assert resp.keys() == before
+
+
+def test_invalid_argument_is_a_value_error(queue):
+    with pytest.raises(ValueError):
+        queue.enqueue("", b"x")
+    with pytest.raises(echomq.EchoMQError) as err:
+        queue.limit("a", 0)
+    assert err.value.code == -1 and err.value.message
+
+
+def test_small_client_payload_limit(url, resp):
+    with echomq.connect(url, max_payload=1024) as c:
+        q = c.queue("tiny-payloads")
+        with pytest.raises(echomq.TooLargeError) as err:
+            q.enqueue("a", b"x" * 1025)
+        assert err.value.code == -2
+        assert resp.keys("emq:{tiny-payloads}:*") == []
+        q.enqueue("a", b"x" * 1024)
+        q.claim().ack()
+        assert q.verify() == []
+
+
+def test_connection_errors(url):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    with pytest.raises(echomq.ConnectionError) as err:
+        echomq.connect(f"valkey://127.0.0.1:{port}", connect_timeout=1)
+    assert isinstance(err.value, ConnectionError) and err.value.code == -10
+    for bad in ("http://localhost", "valkey://127.0.0.1:99999", "unix://"):
+        with pytest.raises(echomq.InvalidArgument):
+            echomq.connect(bad)
+
+
+def test_auth_failure_is_a_permission_error(url):
+    host_port = url.split("://", 1)[1]
+    with pytest.raises(echomq.PermissionError) as err:
+        echomq.connect(f"valkey://nobody:wrong@{host_port}")
+    assert isinstance(err.value, PermissionError) and err.value.code == -21
+
+
+def test_every_status_code_has_its_class():
+    expected = {
+        -1: echomq.InvalidArgument,
+        -2: echomq.TooLargeError,
+        -3: echomq.NotFoundError,
+        -4: echomq.StaleLeaseError,
+        -10: echomq.ConnectionError,
+        -11: echomq.TimeoutError,
+        -12: echomq.CanceledError,
+        -20: echomq.ServerError,
+        -21: echomq.PermissionError,
+        -22: echomq.ProtocolError,
+        -30: echomq.OutOfMemoryError,
+        -31: echomq.InternalError,
+    }
+    for code, cls in expected.items():
+        assert echomq.error_class(code) is cls and cls.code == code
+        assert issubclass(cls, echomq.EchoMQError)
+        assert echomq.strerror(code) and echomq.strerror(code) != echomq.strerror(0)
+    assert len(set(expected.values())) == len(expected)
+    assert issubclass(echomq.TimeoutError, TimeoutError)
+    assert issubclass(echomq.TooLargeError, ValueError)
+    assert echomq.error_class(-999) is echomq.EchoMQError
+    assert _echomq.FAIL_DEAD == echomq.FailOutcome.DEAD
