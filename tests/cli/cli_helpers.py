@@ -1,0 +1,126 @@
+"""Helpers shared by the echomq CLI tests: exit codes, a runner for the real
+binary, and a tiny RESP client to look at (and compare) the keyspace."""
+
+import json
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+# The documented exit codes (docs/cli.md).
+OK, FAILURE, USAGE, CONN, NOT_FOUND, STALE, VIOLATIONS, EMPTY = 0, 1, 2, 3, 4, 5, 6, 7
+
+
+def cli_path() -> Path:
+    return Path(os.environ.get("ECHOMQ_CLI", REPO / "build" / "cli" / "echomq"))
+
+
+class Resp:
+    """Minimal RESP2 client over the server's unix socket (binary-safe)."""
+
+    def __init__(self, path: str):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.buf = b""
+
+    def close(self):
+        self.sock.close()
+
+    def _line(self) -> bytes:
+        while b"\r\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _exact(self, n: int) -> bytes:
+        while len(self.buf) < n + 2:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("server closed the connection")
+            self.buf += chunk
+        data, self.buf = self.buf[:n], self.buf[n + 2:]
+        return data
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest
+        if kind == b"-":
+            raise RuntimeError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self._reply() for _ in range(n)]
+        raise RuntimeError(f"bad reply {line!r}")
+
+    def __call__(self, *args):
+        out = b"*%d\r\n" % len(args)
+        for a in args:
+            a = a if isinstance(a, bytes) else str(a).encode()
+            out += b"$%d\r\n%s\r\n" % (len(a), a)
+        self.sock.sendall(out)
+        return self._reply()
+
+    def snapshot(self) -> dict:
+        """Every key with its DUMP, to prove a refused command changed nothing."""
+        keys, cursor = set(), b"0"
+        while True:
+            cursor, batch = self("SCAN", cursor, "COUNT", 1000)
+            keys.update(batch)
+            if cursor == b"0":
+                break
+        return {k: self("DUMP", k) for k in sorted(keys)}
+
+
+class Cli:
+    """Runs the real binary against the test server."""
+
+    def __init__(self, url: str, queue: str):
+        self.url = url
+        self.queue = queue
+        self.path = cli_path()
+        if not self.path.is_file():
+            pytest.fail(f"echomq binary not found at {self.path} (build it, or set ECHOMQ_CLI)")
+
+    def run(self, *args, input=None, env=None, queue=True, url=True, timeout=30):
+        e = dict(os.environ)
+        e.pop("ECHOMQ_QUEUE", None)
+        e.pop("ECHOMQ_URL", None)
+        if url:
+            e["ECHOMQ_URL"] = self.url
+        if env:
+            e.update(env)
+        argv = [str(self.path)]
+        if queue:
+            argv += ["-q", self.queue]
+        argv += [str(a) for a in args]
+        data = input.encode() if isinstance(input, str) else input
+        return subprocess.run(argv, input=data, capture_output=True, env=e, timeout=timeout)
+
+    def ok(self, *args, **kw) -> str:
+        p = self.run(*args, **kw)
+        assert p.returncode == 0, (args, p.returncode, p.stderr.decode())
+        return p.stdout.decode()
+
+    def json(self, *args, **kw):
+        return json.loads(self.ok(*args, "--json", **kw))
+
+
+def one_line_error(p) -> str:
+    """The process's stderr, asserted to be exactly one line."""
+    err = p.stderr.decode()
+    assert err.endswith("\n") and err.count("\n") == 1, repr(err)
+    assert err.startswith("echomq: "), repr(err)
+    return err.strip()

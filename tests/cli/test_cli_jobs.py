@@ -1,0 +1,101 @@
+"""Job commands: enqueue (argument, stdin, --lines), claim, ack, fail, with
+stale and unknown jobs refused by their own exit codes."""
+
+import time
+
+from cli_helpers import EMPTY, NOT_FOUND, OK, STALE, USAGE, one_line_error
+
+
+def test_enqueue_forms(cli):
+    a = int(cli.ok("enqueue", "alice", "hello"))
+    b = int(cli.ok("enqueue", "alice", "-", input="from stdin\nline two"))
+    c = int(cli.ok("enqueue", "alice"))
+    assert a < b < c
+    assert cli.json("enqueue", "alice", "j")["group"] == "alice"
+    payloads = [cli.json("claim")["payload"] for _ in range(4)]
+    assert payloads == ["hello", "from stdin\nline two", "", "j"]
+
+
+def test_enqueue_lines_in_chunks(cli):
+    text = "".join(f"job {i}\n" for i in range(250)) + "\n\r\n"
+    out = cli.json("enqueue", "bulk", "--lines", "--chunk", "100", input=text)
+    assert out["enqueued"] == 250 and out["last_id"] - out["first_id"] == 249
+    assert cli.json("lane", "bulk")["depth"] == 250
+    assert cli.json("claim")["payload"] == "job 0"
+    out = cli.ok("enqueue", "-", "--lines", input="x\tone\ny\ttwo\nx\tthree\n")
+    assert out.startswith("enqueued 3 jobs (ids ")
+    assert cli.json("lane", "x")["depth"] == 2 and cli.json("lane", "y")["depth"] == 1
+
+
+def test_enqueue_lines_bad_line_sends_nothing(cli, db):
+    cli.ok("enqueue", "seed", "x")
+    before = db.snapshot()
+    p = cli.run("enqueue", "-", "--lines", input="x\tok\nno tab here\n")
+    assert p.returncode == USAGE
+    assert "line 2" in one_line_error(p)
+    p = cli.run("enqueue", "-", "--lines", input="x\tok\n\x01bad\tgroup\n")
+    assert p.returncode == USAGE and "bad group name" in one_line_error(p)
+    big = "a" * (1024 * 1024 + 1)
+    p = cli.run("enqueue", "alice", "-", input=big)
+    assert p.returncode == USAGE and "over the limit" in one_line_error(p)
+    assert db.snapshot() == before
+
+
+def test_enqueue_delay_and_max_attempts(cli):
+    cli.ok("enqueue", "alice", "later", "--delay", "60")
+    s = cli.json("stats")
+    assert s["delayed"] == 1 and s["pending"] == 0
+    assert cli.run("claim").returncode == EMPTY
+    cli.ok("enqueue", "alice", "now", "--max-attempts", "9")
+    assert cli.json("claim")["max_attempts"] == 9
+
+
+def test_claim_ack(cli):
+    jid = int(cli.ok("enqueue", "alice", "work"))
+    out = cli.ok("claim", "--lease", "10")
+    fields = dict(line.split(None, 1) for line in out.splitlines())
+    assert fields["id"] == str(jid) and fields["lane"] == "alice"
+    assert fields["token"] == "1" and fields["attempt"] == "1/3"
+    assert fields["payload"] == "work"
+    assert cli.json("stats")["leased"] == 1
+    assert cli.ok("ack", jid, 1) == f"acked job {jid}\n"
+    s = cli.json("stats")
+    assert s["leased"] == 0 and s["acked_total"] == 1
+    p = cli.run("ack", jid, 1)
+    assert p.returncode == NOT_FOUND
+    assert f"ack job {jid}" in one_line_error(p)
+
+
+def test_stale_token_refused(cli, db):
+    jid = int(cli.ok("enqueue", "alice", "work"))
+    cli.json("claim", "--lease", "0.2")
+    time.sleep(0.4)
+    job = cli.json("claim")  # the expired lease came back: attempt 2
+    assert job["id"] == jid and job["token"] == 2
+    before = db.snapshot()
+    for argv in (["ack", jid, 1], ["fail", jid, 1]):
+        p = cli.run(*argv)
+        assert p.returncode == STALE, (argv, p.stderr)
+        assert f"job {jid}" in one_line_error(p)
+    assert db.snapshot() == before
+    assert cli.run("ack", jid, 2).returncode == OK
+
+
+def test_fail_outcomes(cli):
+    jid = int(cli.ok("enqueue", "alice", "w", "--max-attempts", "3"))
+    job = cli.json("claim")
+    assert cli.ok("fail", jid, job["token"]) == f"job {jid}: back in its lane\n"
+    job = cli.json("claim")
+    assert job["token"] == 2
+    out = cli.json("fail", jid, 2, "--retry-in", "30", "--reason", "later")
+    assert out == {"id": jid, "outcome": "delayed"}
+    assert cli.json("stats")["delayed"] == 1
+
+
+def test_claim_wait_returns_empty_after_timeout(cli):
+    t0 = time.monotonic()
+    p = cli.run("claim", "--wait", "0.3")
+    assert p.returncode == EMPTY
+    assert time.monotonic() - t0 >= 0.25
+    cli.ok("enqueue", "alice", "x")
+    assert cli.json("claim", "--wait", "5")["payload"] == "x"
