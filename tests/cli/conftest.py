@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_helpers import REPO, Cli, Resp
+from .cli_helpers import REPO, Cli, Resp
 
 SERVER_SCRIPT = REPO / "tests" / "valkey-server.sh"
 

@@ -1,7 +1,7 @@
 """Lane control: pause, resume, weight, limit and the queue defaults change
 what the server does, and the output shows the new state."""
 
-from cli_helpers import EMPTY, OK, one_line_error
+from .cli_helpers import EMPTY, OK, one_line_error
 
 
 def test_pause_and_resume_change_service(cli):

@@ -3,7 +3,7 @@
 import json
 import random
 
-from cli_helpers import NOT_FOUND, OK, VIOLATIONS, one_line_error
+from .cli_helpers import NOT_FOUND, OK, VIOLATIONS, one_line_error
 
 
 def load(cli, lanes):

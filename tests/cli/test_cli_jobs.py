@@ -3,7 +3,7 @@ stale and unknown jobs refused by their own exit codes."""
 
 import time
 
-from cli_helpers import EMPTY, NOT_FOUND, OK, STALE, USAGE, one_line_error
+from .cli_helpers import EMPTY, NOT_FOUND, OK, STALE, USAGE, one_line_error
 
 
 def test_enqueue_forms(cli):

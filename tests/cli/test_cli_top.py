@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from cli_helpers import USAGE, one_line_error
+from .cli_helpers import USAGE, one_line_error
 
 TMUX = "/usr/bin/tmux"
 

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from cli_helpers import CONN, NOT_FOUND, OK, USAGE, one_line_error
+from .cli_helpers import CONN, NOT_FOUND, OK, USAGE, one_line_error
 
 COMMANDS = ["stats", "lanes", "lane", "pause", "resume", "weight", "limit", "defaults",
             "enqueue", "claim", "ack", "fail", "dead", "redrive", "verify", "top"]
