@@ -42,6 +42,10 @@ echomq_client *Session::client() {
     std::string msg = echomq_client_errmsg(c.get());
     if (msg.empty()) msg = echomq_strerror(rc);
     const std::string shown = redact_url(url_);
+    // The library's text may repeat "cannot connect to host:port: "; keep its reason only.
+    const std::string dup = "cannot connect to ";
+    size_t sep = msg.rfind(": ");
+    if (msg.compare(0, dup.size(), dup) == 0 && sep != std::string::npos) msg = msg.substr(sep + 2);
     if (rc == ECHOMQ_EINVAL) throw usage_error("bad server URL '" + shown + "': " + msg);
     throw CliError(exit_code_for_status(rc), "cannot connect to " + shown + ": " + msg);
   }

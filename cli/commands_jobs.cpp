@@ -140,10 +140,49 @@ int cmd_enqueue(Context &ctx) {
   return kExitOk;
 }
 
+std::string job_text(const echomq_job *job, int64_t lease) {
+  return "id        " + std::to_string(echomq_job_id(job)) + "\n" +
+         "token     " + std::to_string(echomq_job_token(job)) + "\n" +
+         "lane      " + echomq_job_group(job) + "\n" +
+         "attempt   " + std::to_string(echomq_job_token(job)) + "/" +
+         std::to_string(echomq_job_max_attempts(job)) + "\n" +
+         "lease     " + human_duration(lease) + "\n" +
+         "payload   " + display_bytes(job_payload(job), 2000) + "\n";
+}
+
+// --max N: a weighted claim, up to N jobs from the one lane the ring serves
+// next (as many as its weight, depth and ceiling allow).
+int claim_many(Context &ctx, int64_t lease, uint32_t max) {
+  echomq_job_list *raw = nullptr;
+  int rc = echomq_wclaim(ctx.session.client(), ctx.session.q(), lease, max, &raw);
+  JobListPtr list(raw);
+  if (rc == ECHOMQ_EMPTY)
+    throw CliError(kExitEmpty, "claim: no job ready in queue '" + ctx.session.queue() + "'");
+  ctx.session.check(rc, "claim");
+  size_t n = echomq_job_list_count(list.get());
+  if (ctx.json) {
+    Json j;
+    j.begin_array();
+    for (size_t i = 0; i < n; ++i) job_json(j, echomq_job_list_at(list.get(), i));
+    j.end_array();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += (i ? "\n" : "") + job_text(echomq_job_list_at(list.get(), i), lease);
+  print(out);
+  return kExitOk;
+}
+
 int cmd_claim(Context &ctx) {
   int64_t lease = parse_seconds_ms(ctx.args.get("lease", "30"), 1, ECHOMQ_LEASE_MAX_MS, "--lease");
   bool wait = ctx.args.has("wait");
   int64_t wait_ms = wait ? parse_seconds_ms(ctx.args.get("wait"), 1, 24LL * 3600 * 1000, "--wait") : 0;
+  if (ctx.args.has("max")) {
+    auto max = static_cast<uint32_t>(parse_uint(ctx.args.get("max"), 1, ECHOMQ_WCLAIM_MAX, "--max"));
+    if (wait) throw usage_error("claim: --wait and --max cannot be combined");
+    return claim_many(ctx, lease, max);
+  }
   echomq_job *raw = nullptr;
   int rc = wait ? echomq_bclaim(ctx.session.client(), ctx.session.q(), lease, wait_ms, &raw)
                 : echomq_claim(ctx.session.client(), ctx.session.q(), lease, &raw);
@@ -157,13 +196,7 @@ int cmd_claim(Context &ctx) {
     print(j.text() + "\n");
     return kExitOk;
   }
-  print("id        " + std::to_string(echomq_job_id(job.get())) + "\n" +
-        "token     " + std::to_string(echomq_job_token(job.get())) + "\n" +
-        "lane      " + echomq_job_group(job.get()) + "\n" +
-        "attempt   " + std::to_string(echomq_job_token(job.get())) + "/" +
-        std::to_string(echomq_job_max_attempts(job.get())) + "\n" +
-        "lease     " + human_duration(lease) + "\n" +
-        "payload   " + display_bytes(job_payload(job.get()), 2000) + "\n");
+  print(job_text(job.get(), lease));
   return kExitOk;
 }
 
@@ -250,11 +283,13 @@ void add_job_commands(std::vector<Command> &out) {
         {"lines", 0, nullptr, "one job per line of standard input"},
         {"chunk", 0, "N", "jobs per batch with --lines, 1..100000 (default 1000)"}},
        1, 2, true, cmd_enqueue});
-  out.push_back({"claim", "[--lease S] [--wait S]", "lease the next job in ring order",
+  out.push_back({"claim", "[--lease S] [--wait S | --max N]", "lease the next job in ring order",
                  "Prints the job id, token (pass both to ack or fail), lane and payload.\n"
-                 "Exits 7 when no job is ready (after --wait seconds, if given).",
+                 "Exits 7 when no job is ready (after --wait seconds, if given). With --max\n"
+                 "it is a weighted claim: up to N jobs from one lane (--json: an array).",
                  {{"lease", 0, "S", "lease length in seconds (default 30)"},
-                  {"wait", 0, "S", "wait up to S seconds on the server for a job"}},
+                  {"wait", 0, "S", "wait up to S seconds on the server for a job"},
+                  {"max", 0, "N", "weighted claim of up to N jobs from one lane, 1..10000"}},
                  0, 0, true, cmd_claim});
   out.push_back({"ack", "ID TOKEN", "acknowledge a leased job: it is done and deleted",
                  "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.",

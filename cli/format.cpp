@@ -278,6 +278,7 @@ std::vector<std::string> Table::lines() const {
       if (right_[c]) line += pad + row[c];
       else line += last ? row[c] : row[c] + pad;
     }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
     return line;
   };
   std::vector<std::string> out;

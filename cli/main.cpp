@@ -23,7 +23,7 @@ const std::vector<OptSpec> &global_options() {
   static const std::vector<OptSpec> opts = {
       {"url", 0, "URL", "server URL (env ECHOMQ_URL; default valkey://127.0.0.1:6379)"},
       {"queue", 'q', "NAME", "queue name (env ECHOMQ_QUEUE)"},
-      {"json", 0, nullptr, "machine-readable output (read-only commands)"},
+      {"json", 0, nullptr, "machine-readable output (JSON on one line)"},
       {"help", 'h', nullptr, "show help"},
   };
   return opts;

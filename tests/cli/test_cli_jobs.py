@@ -99,3 +99,18 @@ def test_claim_wait_returns_empty_after_timeout(cli):
     assert time.monotonic() - t0 >= 0.25
     cli.ok("enqueue", "alice", "x")
     assert cli.json("claim", "--wait", "5")["payload"] == "x"
+
+
+def test_weighted_claim_takes_weight_jobs_from_one_lane(cli):
+    cli.ok("enqueue", "-", "--lines", input="".join(f"a\ta{i}\n" for i in range(5)) + "b\tb0\nb\tb1\n")
+    cli.ok("weight", "a", "3")
+    jobs = cli.json("claim", "--max", "10")
+    assert [j["payload"] for j in jobs] == ["a0", "a1", "a2"]  # weight 3, one lane, mint order
+    jobs = cli.json("claim", "--max", "10")
+    assert [j["payload"] for j in jobs] == ["b0"]  # weight 1
+    out = cli.ok("claim", "--max", "2")
+    assert out.count("lane      a\n") == 2 and "\n\nid" in out
+    p = cli.run("claim", "--max", "0")
+    assert p.returncode == USAGE and "--max must be an integer 1..10000" in one_line_error(p)
+    p = cli.run("claim", "--max", "2", "--wait", "1")
+    assert p.returncode == USAGE
