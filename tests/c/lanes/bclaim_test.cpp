@@ -1,0 +1,129 @@
+// Blocking claim: waits on the server, wakes promptly, times out on time,
+// and can be cancelled from another thread.
+#include "test_env.hpp"
+
+#include <future>
+#include <thread>
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLongLease = 60000;
+
+struct Outcome {
+  int rc = 0;
+  JobPtr job;
+  int64_t returned_at = 0;  // mono_ms()
+  std::string errmsg;
+};
+
+/// Runs echomq_bclaim on `c` in a thread of its own.
+std::future<Outcome> bclaim_async(echomq_client *c, const std::string &q, int64_t timeout_ms) {
+  return std::async(std::launch::async, [c, q, timeout_ms] {
+    Outcome out;
+    echomq_job *raw = nullptr;
+    out.rc = echomq_bclaim(c, q.c_str(), kLongLease, timeout_ms, &raw);
+    out.returned_at = mono_ms();
+    out.job.reset(raw);
+    out.errmsg = echomq_client_errmsg(c);
+    return out;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("bclaim returns at once when work is ready", "[bclaim]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("bready");
+  enqueue(c.get(), q, "g", "ready");
+  const int64_t t0 = mono_ms();
+  echomq_job *raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_bclaim(c.get(), q.c_str(), kLongLease, 5000, &raw));
+  JobPtr job(raw);
+  REQUIRE(job);
+  CHECK(mono_ms() - t0 < 500);
+  CHECK(payload_of(job.get()) == "ready");
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a waiting bclaim wakes promptly on an enqueue from another connection", "[bclaim]") {
+  auto waiter = connect_client();
+  auto producer = connect_client();
+  const std::string q = fresh_queue("bwake");
+  auto pending = bclaim_async(waiter.get(), q, 10000);
+  sleep_ms(300);  // let it block on the server
+  REQUIRE(pending.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+
+  const uint64_t id = enqueue(producer.get(), q, "g", "wake up");
+  const int64_t enqueued_at = mono_ms();
+  REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  Outcome out = pending.get();
+  INFO("bclaim -> " << out.rc << ": " << out.errmsg);
+  REQUIRE(out.rc == ECHOMQ_OK);
+  REQUIRE(out.job);
+  CHECK(echomq_job_id(out.job.get()) == id);
+  CHECK(out.returned_at - enqueued_at < 500);
+  ack(waiter.get(), q, out.job.get());
+  require_verified(producer.get(), q);
+}
+
+TEST_CASE("bclaim returns EMPTY at its timeout, not much earlier", "[bclaim]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("btimeout");
+  const int64_t t0 = mono_ms();
+  echomq_job *raw = reinterpret_cast<echomq_job *>(&c);  // must become NULL
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY, echomq_bclaim(c.get(), q.c_str(), kLongLease, 400, &raw));
+  const int64_t waited = mono_ms() - t0;
+  CHECK(raw == nullptr);
+  CHECK(waited >= 350);
+  CHECK(waited < 2000);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("bclaim wakes when a delayed job falls due", "[bclaim]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("bdelayed");
+  echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  later.delay_ms = 300;
+  const int64_t t0 = mono_ms();
+  const uint64_t id = enqueue(c.get(), q, "g", "due", &later);
+  echomq_job *raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_bclaim(c.get(), q.c_str(), kLongLease, 5000, &raw));
+  JobPtr job(raw);
+  const int64_t waited = mono_ms() - t0;
+  REQUIRE(job);
+  CHECK(echomq_job_id(job.get()) == id);
+  CHECK(waited >= 250);
+  CHECK(waited < 300 + 600);
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("echomq_client_cancel interrupts a waiting bclaim promptly", "[bclaim]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("bcancel");
+  echomq_client_cancel(c.get());  // no call in progress: does nothing
+  EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+
+  auto pending = bclaim_async(c.get(), q, 20000);
+  sleep_ms(300);
+  REQUIRE(pending.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+  const int64_t cancelled_at = mono_ms();
+  echomq_client_cancel(c.get());
+  REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  Outcome out = pending.get();
+  INFO("bclaim -> " << out.rc << ": " << out.errmsg);
+  CHECK(out.rc == ECHOMQ_ECANCELED);
+  CHECK_FALSE(out.job);
+  CHECK(out.returned_at - cancelled_at < 500);
+  CHECK(out.errmsg != "");
+
+  // The next call reconnects and works.
+  enqueue(c.get(), q, "g", "after cancel");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}

@@ -1,0 +1,344 @@
+// Leases and settling: expiry, stale holders, extend, fail with delay,
+// dead-lettering and redrive, and recovery by a plain claim/ack loop.
+#include "test_env.hpp"
+
+#include "raw_valkey.hpp"
+
+#include <set>
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLongLease = 60000;
+constexpr int64_t kShortLease = 100;
+
+echomq_enqueue_options attempts(uint32_t n) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.max_attempts = n;
+  return o;
+}
+
+JobListPtr dead_jobs(echomq_client *c, const std::string &q) {
+  echomq_job_list *raw = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_dead(c, q.c_str(), 0, 100, &raw));
+  REQUIRE(raw != nullptr);
+  return JobListPtr(raw);
+}
+
+/// Asserts `rc` is ECHOMQ_ESTALE with a message.
+void require_stale(echomq_client *c, int rc, const char *what) {
+  INFO(what << " -> " << describe(c, rc));
+  REQUIRE(rc == ECHOMQ_ESTALE);
+  REQUIRE(std::string(echomq_client_errmsg(c)) != "");
+}
+
+}  // namespace
+
+TEST_CASE("an expired lease comes back at its mint position with a higher token", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("expire");
+  const uint64_t first = enqueue(c.get(), q, "g", "first");
+  const uint64_t second = enqueue(c.get(), q, "g", "second");
+
+  JobPtr old_holder = claim(c.get(), q, kShortLease);
+  REQUIRE(old_holder);
+  REQUIRE(echomq_job_id(old_holder.get()) == first);
+  REQUIRE(echomq_job_token(old_holder.get()) == 1);
+  sleep_ms(3 * kShortLease);
+
+  JobPtr new_holder = claim(c.get(), q, kLongLease);
+  REQUIRE(new_holder);
+  CHECK(echomq_job_id(new_holder.get()) == first);  // ahead of "second"
+  CHECK(payload_of(new_holder.get()) == "first");
+  CHECK(echomq_job_token(new_holder.get()) == 2);
+  CHECK(stats(c.get(), q).failed_total == 1);  // an expired lease counts as a failure
+  require_verified(c.get(), q);
+
+  // The old holder is refused everything, and nothing changes.
+  RawValkey raw;
+  const Keyspace before = raw.queue_snapshot(q);
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, 1), "stale ack");
+  int64_t until = -1;
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), first, 1, kLongLease, &until),
+                "stale extend");
+  int outcome = 0;
+  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), first, 1, "late", 0, &outcome),
+                "stale fail");
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, 3), "future token");
+  const Keyspace after = raw.queue_snapshot(q);
+  INFO("keys changed by refused calls:\n" << keyspace_diff(before, after));
+  CHECK(before == after);
+  echomq_lane_info info = lane(c.get(), q, "g");
+  CHECK(info.active == 1);
+  CHECK(info.depth == 1);
+
+  ack(c.get(), q, new_holder.get());
+  JobPtr next = claim(c.get(), q, kLongLease);
+  REQUIRE(next);
+  CHECK(echomq_job_id(next.get()) == second);
+  CHECK(echomq_job_token(next.get()) == 1);
+  ack(c.get(), q, next.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("extend keeps a job past its old deadline", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("extend");
+  enqueue(c.get(), q, "g", "kept");
+  const int64_t t0 = mono_ms();
+  JobPtr job = claim(c.get(), q, 150);
+  REQUIRE(job);
+  const int64_t old_deadline = echomq_job_lease_until_ms(job.get());
+  CHECK(old_deadline > 0);
+  sleep_ms(50);
+  int64_t until = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), echomq_job_id(job.get()),
+                                        echomq_job_token(job.get()), 2000, &until));
+  CHECK(until >= old_deadline + 1000);
+  sleep_ms(t0 + 450 - mono_ms());  // well past the old deadline
+  CHECK_FALSE(claim(c.get(), q, kLongLease));
+  CHECK(lane(c.get(), q, "g").active == 1);
+  CHECK(stats(c.get(), q).failed_total == 0);
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("fail with a delay brings the job back after the delay, not before", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("faildelay");
+  const uint64_t id = enqueue(c.get(), q, "g", "retry me");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  int outcome = 0;
+  const int64_t delay = 500;
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "boom", delay, &outcome));
+  const int64_t failed_at = mono_ms();
+  CHECK(outcome == ECHOMQ_FAIL_DELAYED);
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.delayed == 1);
+  CHECK(s.leased == 0);
+  CHECK(s.pending == 0);
+  CHECK(s.failed_total == 1);
+  require_verified(c.get(), q);
+
+  CHECK_FALSE(claim(c.get(), q, kLongLease));
+  sleep_ms(200);
+  {
+    JobPtr early = claim(c.get(), q, kLongLease);
+    if (mono_ms() - failed_at < delay - 50) CHECK_FALSE(early);
+  }
+  sleep_ms(failed_at + delay + 200 - mono_ms());
+  JobPtr again = claim(c.get(), q, kLongLease);
+  REQUIRE(again);
+  CHECK(echomq_job_id(again.get()) == id);
+  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(std::string(echomq_job_last_error(again.get())) == "boom");
+  ack(c.get(), q, again.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("fail without a delay puts the job back at its mint position", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("failnow");
+  const uint64_t first = enqueue(c.get(), q, "g", "first");
+  enqueue(c.get(), q, "g", "second");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  int outcome = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), first, 1, nullptr, 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_RETRY);
+  JobPtr again = claim(c.get(), q, kLongLease);
+  REQUIRE(again);
+  CHECK(echomq_job_id(again.get()) == first);
+  CHECK(echomq_job_token(again.get()) == 2);
+  ack(c.get(), q, again.get());
+  JobPtr next = claim(c.get(), q, kLongLease);
+  REQUIRE(next);
+  CHECK(payload_of(next.get()) == "second");
+  ack(c.get(), q, next.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("exponential backoff delays the retry", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("backoff");
+  const uint64_t id = enqueue(c.get(), q, "g", "x");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  int outcome = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", ECHOMQ_RETRY_BACKOFF,
+                                      &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_DELAYED);
+  CHECK(stats(c.get(), q).delayed == 1);
+  CHECK_FALSE(claim(c.get(), q, kLongLease));  // the first backoff step is 1 s
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a job out of attempts is dead-lettered and can be redriven", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("dead");
+  const echomq_enqueue_options two = attempts(2);
+  const uint64_t doomed = enqueue(c.get(), q, "g", "doomed", &two);
+  enqueue(c.get(), q, "g", "bystander");
+
+  int outcome = 0;
+  JobPtr a = claim(c.get(), q, kLongLease);
+  REQUIRE(a);
+  REQUIRE(echomq_job_id(a.get()) == doomed);
+  CHECK(echomq_job_max_attempts(a.get()) == 2);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 1, "first error", 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_RETRY);
+  JobPtr b = claim(c.get(), q, kLongLease);
+  REQUIRE(b);
+  REQUIRE(echomq_job_id(b.get()) == doomed);
+  REQUIRE(echomq_job_token(b.get()) == 2);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 2, "second error", 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_DEAD);
+
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.dead == 1);
+  CHECK(s.dead_total == 1);
+  CHECK(s.pending == 1);
+  CHECK(lane(c.get(), q, "g").depth == 1);
+  require_verified(c.get(), q);
+
+  {
+    JobListPtr dead = dead_jobs(c.get(), q);
+    REQUIRE(echomq_job_list_count(dead.get()) == 1);
+    const echomq_job *d = echomq_job_list_at(dead.get(), 0);
+    CHECK(echomq_job_id(d) == doomed);
+    CHECK(std::string(echomq_job_group(d)) == "g");
+    CHECK(payload_of(d) == "doomed");
+    CHECK(std::string(echomq_job_last_error(d)) == "second error");
+    CHECK(echomq_job_token(d) == 2);
+    CHECK(echomq_job_max_attempts(d) == 2);
+    CHECK(echomq_job_dead_at_ms(d) >= echomq_job_enqueued_at_ms(d));
+    CHECK(echomq_job_dead_at_ms(d) > 0);
+    CHECK(echomq_job_lease_until_ms(d) == 0);
+  }
+  // A dead job is not leased: its last holder is stale.
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), doomed, 2));
+
+  uint64_t redriven = 0;
+  const uint64_t ids[] = {doomed, doomed + 1000};  // the second is not dead: skipped
+  EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), ids, 2, &redriven));
+  CHECK(redriven == 1);
+  CHECK(stats(c.get(), q).dead == 0);
+  CHECK(echomq_job_list_count(dead_jobs(c.get(), q).get()) == 0);
+  require_verified(c.get(), q);
+
+  JobPtr revived = claim(c.get(), q, kLongLease);
+  REQUIRE(revived);
+  CHECK(echomq_job_id(revived.get()) == doomed);  // its mint position is ahead of the bystander
+  CHECK(echomq_job_token(revived.get()) == 3);    // the fencing token keeps rising
+  // A fresh budget: it can fail once more without dying.
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 3, "third", 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_RETRY);
+  JobPtr last = claim(c.get(), q, kLongLease);
+  REQUIRE(last);
+  CHECK(echomq_job_token(last.get()) == 4);
+  ack(c.get(), q, last.get());
+  JobPtr bystander = claim(c.get(), q, kLongLease);
+  REQUIRE(bystander);
+  ack(c.get(), q, bystander.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("an expired lease on the last attempt dead-letters the job", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("expdead");
+  const echomq_enqueue_options one = attempts(1);
+  const uint64_t id = enqueue(c.get(), q, "g", "once", &one);
+  JobPtr job = claim(c.get(), q, 50);
+  REQUIRE(job);
+  sleep_ms(250);
+  CHECK_FALSE(claim(c.get(), q, kLongLease));  // recovery runs inside claim
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.dead == 1);
+  CHECK(s.leased == 0);
+  JobListPtr dead = dead_jobs(c.get(), q);
+  REQUIRE(echomq_job_list_count(dead.get()) == 1);
+  CHECK(echomq_job_id(echomq_job_list_at(dead.get(), 0)) == id);
+  CHECK(echomq_job_token(echomq_job_list_at(dead.get(), 0)) == 1);
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, 1));
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a fail reason is cut at ECHOMQ_REASON_MAX bytes; NULL means none", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("reason");
+  const echomq_enqueue_options one = attempts(1);
+  const uint64_t long_id = enqueue(c.get(), q, "g", "long", &one);
+  const uint64_t null_id = enqueue(c.get(), q, "g", "null", &one);
+  const std::string reason(ECHOMQ_REASON_MAX + 1000, 'r');
+  int outcome = 0;
+  JobPtr a = claim(c.get(), q, kLongLease);
+  REQUIRE(a);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), long_id, 1, reason.c_str(), 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_DEAD);
+  JobPtr b = claim(c.get(), q, kLongLease);
+  REQUIRE(b);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), null_id, 1, nullptr, 0, nullptr));
+  JobListPtr dead = dead_jobs(c.get(), q);
+  REQUIRE(echomq_job_list_count(dead.get()) == 2);
+  CHECK(std::string(echomq_job_last_error(echomq_job_list_at(dead.get(), 0))) ==
+        reason.substr(0, ECHOMQ_REASON_MAX));
+  CHECK(std::string(echomq_job_last_error(echomq_job_list_at(dead.get(), 1))) == "");
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("acking twice or acking an unknown job is ENOTFOUND", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("notfound");
+  const uint64_t id = enqueue(c.get(), q, "g", "x");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  ack(c.get(), q, job.get());
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id, 1));
+  CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id + 77, 1));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND,
+                     echomq_extend(c.get(), q.c_str(), id + 77, 1, 1000, nullptr));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND,
+                     echomq_fail(c.get(), q.c_str(), id + 77, 1, "x", 0, nullptr));
+  CHECK(stats(c.get(), q).acked_total == 1);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a process that only claims and acks recovers expired and delayed jobs", "[leases]") {
+  auto crashed = connect_client();
+  auto worker = connect_client();
+  const std::string q = fresh_queue("selfheal");
+  std::set<uint64_t> expected;
+
+  // A worker leases five jobs and disappears without settling them.
+  for (int i = 0; i < 5; ++i) expected.insert(enqueue(crashed.get(), q, "e" + std::to_string(i % 2), "lost"));
+  for (int i = 0; i < 5; ++i) REQUIRE(claim(crashed.get(), q, kShortLease));
+  crashed.reset();
+  // Five more jobs are delayed.
+  echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  later.delay_ms = 200;
+  for (int i = 0; i < 5; ++i) expected.insert(enqueue(worker.get(), q, "d", "later", &later));
+
+  std::set<uint64_t> done;
+  const int64_t deadline = mono_ms() + 5000;
+  while (done.size() < expected.size() && mono_ms() < deadline) {
+    JobPtr job = claim(worker.get(), q, kLongLease);
+    if (!job) {
+      sleep_ms(20);
+      continue;
+    }
+    if (payload_of(job.get()) == "lost") CHECK(echomq_job_token(job.get()) == 2);
+    if (payload_of(job.get()) == "later") CHECK(echomq_job_token(job.get()) == 1);
+    CHECK(done.insert(echomq_job_id(job.get())).second);
+    ack(worker.get(), q, job.get());
+  }
+  CHECK(done == expected);
+  echomq_queue_stats s = stats(worker.get(), q);
+  CHECK(s.pending == 0);
+  CHECK(s.leased == 0);
+  CHECK(s.delayed == 0);
+  CHECK(s.acked_total == 10);
+  require_verified(worker.get(), q);
+}

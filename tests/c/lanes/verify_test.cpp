@@ -1,0 +1,120 @@
+// echomq_verify must be able to fail: corrupt a healthy queue through a raw
+// connection and check that each corruption is reported, then repair it.
+// Key names: DESIGN.md's table (emq:{q}:ring, gactive, delayed, g:<g>:pending).
+#include "test_env.hpp"
+
+#include "raw_valkey.hpp"
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLongLease = 60000;
+
+/// A queue with work in every state: pending in two lanes, leased, delayed, dead.
+struct HealthyQueue {
+  ClientPtr c = connect_client();
+  std::string q = fresh_queue("verify");
+  JobPtr leased;
+  uint64_t pending_id = 0;
+
+  HealthyQueue() {
+    echomq_enqueue_options once = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+    once.max_attempts = 1;
+    const uint64_t dies = enqueue(c.get(), q, "dying", "d", &once);
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    REQUIRE(echomq_job_id(job.get()) == dies);
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, 1, "x", 0, nullptr));
+    enqueue(c.get(), q, "a", "a1");
+    pending_id = enqueue(c.get(), q, "a", "a2");
+    enqueue(c.get(), q, "b", "b1");
+    echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+    later.delay_ms = 60000;
+    enqueue(c.get(), q, "b", "later", &later);
+    leased = claim(c.get(), q, kLongLease);  // a1
+    REQUIRE(leased);
+    REQUIRE(payload_of(leased.get()) == "a1");
+  }
+  std::string key(const std::string &suffix) const { return "emq:{" + q + "}:" + suffix; }
+};
+
+void require_reported(const std::vector<std::string> &lines, const char *what) {
+  INFO("verify after " << what << " reported nothing");
+  REQUIRE_FALSE(lines.empty());
+  for (const auto &line : lines) CHECK_FALSE(line.empty());
+}
+
+}  // namespace
+
+TEST_CASE("verify reports a bogus lane in the ring", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  require_verified(h.c.get(), h.q);
+  raw.must({"LPUSH", h.key("ring"), "no-such-lane"});
+  require_reported(violations(h.c.get(), h.q), "LPUSH of a bogus lane");
+  raw.must({"LREM", h.key("ring"), "0", "no-such-lane"});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify reports a lane twice in the ring and a serviceable lane missing", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  raw.must({"RPUSH", h.key("ring"), "b"});
+  require_reported(violations(h.c.get(), h.q), "a duplicate ring entry");
+  raw.must({"LREM", h.key("ring"), "0", "b"});  // now b is missing altogether
+  require_reported(violations(h.c.get(), h.q), "removing a serviceable lane");
+  raw.must({"RPUSH", h.key("ring"), "b"});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify reports a wrong gactive count", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  ReplyPtr old = raw.must({"HGET", h.key("gactive"), "a"});
+  REQUIRE(old->type == REDIS_REPLY_STRING);
+  const std::string saved(old->str, old->len);
+  REQUIRE(saved == "1");
+  raw.must({"HSET", h.key("gactive"), "a", "5"});
+  require_reported(violations(h.c.get(), h.q), "HSET gactive a 5");
+  raw.must({"HSET", h.key("gactive"), "a", saved});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify reports a job in two places", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  const std::string id = std::to_string(h.pending_id);
+  raw.must({"ZADD", h.key("delayed"), "99999999999999", id});
+  require_reported(violations(h.c.get(), h.q), "a pending job also in the delayed set");
+  raw.must({"ZREM", h.key("delayed"), id});
+  require_verified(h.c.get(), h.q);
+
+  raw.must({"ZADD", h.key("leases"), "99999999999999", id});
+  require_reported(violations(h.c.get(), h.q), "a pending job also in the leases");
+  raw.must({"ZREM", h.key("leases"), id});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify reports a job that vanished from its lane", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  const std::string id = std::to_string(h.pending_id);
+  const std::string pending = h.key("g:a:pending");
+  REQUIRE(raw.integer({"ZREM", pending, id}) == 1);
+  require_reported(violations(h.c.get(), h.q), "ZREM of a pending job");
+  raw.must({"ZADD", pending, id, id});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify of a healthy queue in every state is clean", "[verify]") {
+  HealthyQueue h;
+  echomq_queue_stats s = stats(h.c.get(), h.q);
+  CHECK(s.pending == 2);
+  CHECK(s.leased == 1);
+  CHECK(s.delayed == 1);
+  CHECK(s.dead == 1);
+  require_verified(h.c.get(), h.q);
+  ack(h.c.get(), h.q, h.leased.get());
+  require_verified(h.c.get(), h.q);
+}

@@ -1,0 +1,48 @@
+// Version and static text: the run-time library matches the header it was
+// built from, and every status has a text.
+#include "test_env.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+TEST_CASE("the run-time version matches the header", "[version]") {
+  CHECK(echomq_version() == ECHOMQ_VERSION_NUMBER);
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "%d.%d.%d", ECHOMQ_VERSION_MAJOR,
+                ECHOMQ_VERSION_MINOR, ECHOMQ_VERSION_PATCH);
+  REQUIRE(echomq_version_string() != nullptr);
+  CHECK(std::string(echomq_version_string()) == expected);
+}
+
+TEST_CASE("every status code has its own text, unknown codes too", "[version]") {
+  const int codes[] = {ECHOMQ_OK,       ECHOMQ_EMPTY,   ECHOMQ_EINVAL,   ECHOMQ_ETOOLARGE,
+                       ECHOMQ_ENOTFOUND, ECHOMQ_ESTALE, ECHOMQ_ECONN,    ECHOMQ_ETIMEOUT,
+                       ECHOMQ_ECANCELED, ECHOMQ_ESERVER, ECHOMQ_ENOPERM, ECHOMQ_EPROTO,
+                       ECHOMQ_ENOMEM,   ECHOMQ_EINTERNAL};
+  std::vector<std::string> texts;
+  for (int code : codes) {
+    const char *text = echomq_strerror(code);
+    REQUIRE(text != nullptr);
+    CHECK(std::strlen(text) > 0);
+    for (const auto &seen : texts) CHECK(seen != text);
+    texts.emplace_back(text);
+  }
+  REQUIRE(echomq_strerror(12345) != nullptr);
+  REQUIRE(echomq_strerror(-12345) != nullptr);
+}
+
+TEST_CASE("option structs initialise to the documented defaults", "[version]") {
+  echomq_client_options c{};
+  REQUIRE(echomq_client_options_init(&c, ECHOMQ_CLIENT_OPTIONS_VERSION) == ECHOMQ_OK);
+  const echomq_client_options macro = ECHOMQ_CLIENT_OPTIONS_INIT;
+  CHECK(c.version == macro.version);
+  CHECK(c.connect_timeout_ms == macro.connect_timeout_ms);
+  CHECK(c.command_timeout_ms == macro.command_timeout_ms);
+  CHECK(c.max_payload_bytes == static_cast<size_t>(ECHOMQ_DEFAULT_MAX_PAYLOAD));
+
+  echomq_enqueue_options e{};
+  REQUIRE(echomq_enqueue_options_init(&e, ECHOMQ_ENQUEUE_OPTIONS_VERSION) == ECHOMQ_OK);
+  CHECK(e.version == ECHOMQ_ENQUEUE_OPTIONS_VERSION);
+  CHECK(e.delay_ms == 0);
+  CHECK(e.max_attempts == 0);
+}

@@ -1,0 +1,234 @@
+// The connection under stress: scripts flushed from the server, the
+// connection killed, the server paused, authentication and ACLs. A lost
+// connection is reported (or the call succeeds after a reconnect), never
+// hidden, and the next call works. These tests disturb the whole server, so
+// CTest runs them alone (RUN_SERIAL).
+#include "test_env.hpp"
+
+#include "raw_valkey.hpp"
+
+#include <functional>
+#include <future>
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLongLease = 60000;
+
+/// Kills every normal client except the raw connection itself.
+void kill_library_connections(RawValkey &raw) {
+  const auto others = raw.other_clients();
+  REQUIRE_FALSE(others.empty());
+  for (long long id : others) raw.command({"CLIENT", "KILL", "ID", std::to_string(id)});
+}
+
+/// Removes an ACL user when the test ends, whatever happens.
+struct AclUser {
+  RawValkey &raw;
+  std::string name;
+  ~AclUser() { raw.command({"ACL", "DELUSER", name}); }
+};
+
+std::string with_user(const std::string &user, const std::string &password) {
+  const Endpoint ep = server_endpoint();
+  return "valkey://" + user + ":" + password + "@" + ep.host + ":" + std::to_string(ep.port);
+}
+
+}  // namespace
+
+TEST_CASE("after SCRIPT FLUSH every operation reloads its script and succeeds", "[noscript]") {
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("noscript");
+  const auto flush = [&] { raw.must({"SCRIPT", "FLUSH"}); };
+
+  flush();
+  const uint64_t id = enqueue(c.get(), q, "g", "one");
+  enqueue(c.get(), q, "g", "two");
+  enqueue(c.get(), q, "h", "three");
+  flush();
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  REQUIRE(echomq_job_id(job.get()) == id);
+  flush();
+  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, kLongLease, nullptr));
+  flush();
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", 0, nullptr));
+  flush();
+  JobListPtr list = wclaim(c.get(), q, kLongLease, 10);
+  REQUIRE(list);
+  flush();
+  ack(c.get(), q, echomq_job_list_at(list.get(), 0));
+  flush();
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), "g", 2));
+  flush();
+  EMQ_REQUIRE_OK(c.get(), echomq_pause(c.get(), q.c_str(), "h"));
+  flush();
+  EMQ_REQUIRE_OK(c.get(), echomq_resume(c.get(), q.c_str(), "h"));
+  flush();
+  CHECK(stats(c.get(), q).pending == 2);
+  flush();
+  CHECK(lane(c.get(), q, "g").weight == 2);
+  flush();
+  {
+    echomq_lane_list *l = nullptr;
+    EMQ_REQUIRE_OK(c.get(), echomq_lanes(c.get(), q.c_str(), nullptr, 10, &l));
+    LaneListPtr lanes(l);
+    CHECK(echomq_lane_list_count(lanes.get()) == 2);
+  }
+  flush();
+  {
+    echomq_job *n = nullptr;
+    JobPtr next = claim(c.get(), q, kLongLease);
+    REQUIRE(next);
+    flush();
+    EMQ_REQUIRE_OK(c.get(), echomq_ack_claim(c.get(), q.c_str(), echomq_job_id(next.get()),
+                                             echomq_job_token(next.get()), kLongLease, &n));
+    JobPtr last(n);
+    REQUIRE(last);
+    flush();
+    ack(c.get(), q, last.get());
+  }
+  flush();
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a killed connection is reported or reconnected, and the next call works", "[connection]") {
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("killed");
+  enqueue(c.get(), q, "g", "before");
+
+  // Each kind of call, right after its connection was killed.
+  const std::vector<std::pair<std::string, std::function<int()>>> calls = {
+      {"ping", [&] { return echomq_client_ping(c.get()); }},
+      {"stats",
+       [&] {
+         echomq_queue_stats s{};
+         s.version = ECHOMQ_QUEUE_STATS_VERSION;
+         return echomq_stats(c.get(), q.c_str(), &s);
+       }},
+      {"enqueue", [&] { return echomq_enqueue(c.get(), q.c_str(), "g", "x", 1, nullptr, nullptr); }},
+      {"claim",
+       [&] {
+         echomq_job *j = nullptr;
+         const int rc = echomq_claim(c.get(), q.c_str(), kLongLease, &j);
+         if (j != nullptr) {  // settle it so the queue stays tidy
+           echomq_ack(c.get(), q.c_str(), echomq_job_id(j), echomq_job_token(j));
+           echomq_job_free(j);
+         }
+         return rc == ECHOMQ_EMPTY ? ECHOMQ_OK : rc;
+       }},
+  };
+  for (const auto &call : calls) {
+    kill_library_connections(raw);
+    const int rc = call.second();
+    INFO(call.first << " after CLIENT KILL -> " << describe(c.get(), rc));
+    CHECK((rc == ECHOMQ_OK || rc == ECHOMQ_ECONN || rc == ECHOMQ_ETIMEOUT));
+    if (rc != ECHOMQ_OK) CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+    // The call after that reconnects and succeeds.
+    EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+    CHECK(echomq_client_connected(c.get()) == 1);
+  }
+  // The queue is intact and usable.
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  ack(c.get(), q, job.get());
+  while (JobPtr more = claim(c.get(), q, kLongLease)) ack(c.get(), q, more.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a connection killed under a waiting bclaim is reported promptly", "[connection]") {
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("killwait");
+  auto pending = std::async(std::launch::async, [&] {
+    echomq_job *j = nullptr;
+    const int rc = echomq_bclaim(c.get(), q.c_str(), kLongLease, 15000, &j);
+    echomq_job_free(j);
+    return std::make_pair(rc, mono_ms());
+  });
+  sleep_ms(300);
+  REQUIRE(pending.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+  const int64_t killed_at = mono_ms();
+  kill_library_connections(raw);
+  REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  const auto result = pending.get();
+  INFO("bclaim after CLIENT KILL -> " << describe(c.get(), result.first));
+  CHECK((result.first == ECHOMQ_ECONN || result.first == ECHOMQ_ETIMEOUT));
+  CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+  CHECK(result.second - killed_at < 1000);
+
+  enqueue(c.get(), q, "g", "after");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a server that stops answering is ETIMEOUT after command_timeout_ms", "[connection]") {
+  RawValkey raw;
+  echomq_client_options opts = ECHOMQ_CLIENT_OPTIONS_INIT;
+  opts.command_timeout_ms = 200;
+  auto c = connect_client(&opts);
+  const std::string q = fresh_queue("paused");
+  enqueue(c.get(), q, "g", "x");
+
+  const int64_t paused_at = mono_ms();
+  raw.must({"CLIENT", "PAUSE", "900", "ALL"});
+  echomq_queue_stats s{};
+  s.version = ECHOMQ_QUEUE_STATS_VERSION;
+  const int rc = echomq_stats(c.get(), q.c_str(), &s);
+  const int64_t waited = mono_ms() - paused_at;
+  INFO("stats while the server is paused -> " << describe(c.get(), rc) << " after " << waited << " ms");
+  CHECK(rc == ECHOMQ_ETIMEOUT);
+  CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+  CHECK(waited >= 150);
+  CHECK(waited < 800);
+
+  sleep_ms(paused_at + 1000 - mono_ms());  // the pause is over
+  EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("AUTH and ACL refusals are ENOPERM; a good user connects", "[connection]") {
+  RawValkey raw;
+  const std::string user = "emqtest-worker";
+  AclUser cleanup{raw, user};
+  raw.must({"ACL", "SETUSER", user, "reset", "on", ">right-password", "~*", "&*", "+@all"});
+
+  {
+    ClientPtr c = connect_client(nullptr, with_user(user, "right-password"));
+    const std::string q = fresh_queue("acl");
+    enqueue(c.get(), q, "g", "x");
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    ack(c.get(), q, job.get());
+    require_verified(c.get(), q);
+  }
+  {
+    ClientPtr c(echomq_client_create(nullptr));
+    const int rc = echomq_client_connect(c.get(), with_user(user, "wrong-password").c_str());
+    INFO("wrong password -> " << describe(c.get(), rc));
+    CHECK(rc == ECHOMQ_ENOPERM);
+    CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+    CHECK(echomq_client_connected(c.get()) == 0);
+  }
+  // A user that may not run scripts is refused as ENOPERM, either at connect
+  // (the scripts are loaded there) or at the first operation.
+  raw.must({"ACL", "SETUSER", user, "-@scripting"});
+  {
+    ClientPtr c(echomq_client_create(nullptr));
+    int rc = echomq_client_connect(c.get(), with_user(user, "right-password").c_str());
+    if (rc == ECHOMQ_OK) {
+      rc = echomq_enqueue(c.get(), fresh_queue("acl").c_str(), "g", "x", 1, nullptr, nullptr);
+    }
+    INFO("scripting denied -> " << describe(c.get(), rc));
+    CHECK(rc == ECHOMQ_ENOPERM);
+    CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+  }
+}

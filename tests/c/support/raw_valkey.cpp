@@ -1,0 +1,140 @@
+#include "raw_valkey.hpp"
+
+#include "test_env.hpp"
+
+#include <sstream>
+
+namespace emqtest {
+
+RawValkey::RawValkey() {
+  const Endpoint ep = server_endpoint();
+  ctx_ = redisConnect(ep.host.c_str(), ep.port);
+  INFO("raw connection to " << ep.host << ":" << ep.port);
+  REQUIRE(ctx_ != nullptr);
+  INFO("hiredis: " << ctx_->errstr);
+  REQUIRE(ctx_->err == 0);
+  if (!ep.password.empty()) {
+    if (ep.user.empty()) {
+      must({"AUTH", ep.password});
+    } else {
+      must({"AUTH", ep.user, ep.password});
+    }
+  }
+  id_ = integer({"CLIENT", "ID"});
+}
+
+RawValkey::~RawValkey() { redisFree(ctx_); }
+
+ReplyPtr RawValkey::command(const std::vector<std::string> &argv) {
+  std::vector<const char *> args;
+  std::vector<size_t> lens;
+  for (const auto &a : argv) {
+    args.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto *reply = static_cast<redisReply *>(
+      redisCommandArgv(ctx_, static_cast<int>(args.size()), args.data(), lens.data()));
+  INFO("raw command " << argv.at(0) << ": " << ctx_->errstr);
+  REQUIRE(reply != nullptr);
+  return ReplyPtr(reply);
+}
+
+ReplyPtr RawValkey::must(const std::vector<std::string> &argv) {
+  ReplyPtr r = command(argv);
+  INFO("raw command " << argv.at(0) << " answered "
+                      << (r->type == REDIS_REPLY_ERROR ? std::string(r->str, r->len) : ""));
+  REQUIRE(r->type != REDIS_REPLY_ERROR);
+  return r;
+}
+
+long long RawValkey::integer(const std::vector<std::string> &argv) {
+  ReplyPtr r = must(argv);
+  REQUIRE(r->type == REDIS_REPLY_INTEGER);
+  return r->integer;
+}
+
+Keyspace RawValkey::snapshot(const std::string &prefix) {
+  Keyspace keys;
+  std::string cursor = "0";
+  do {
+    // Queue names hold no glob characters, so the prefix is a literal pattern.
+    ReplyPtr page = must({"SCAN", cursor, "MATCH", prefix + "*", "COUNT", "1000"});
+    REQUIRE(page->type == REDIS_REPLY_ARRAY);
+    REQUIRE(page->elements == 2);
+    cursor.assign(page->element[0]->str, page->element[0]->len);
+    const redisReply *names = page->element[1];
+    for (size_t i = 0; i < names->elements; ++i) keys[std::string(names->element[i]->str, names->element[i]->len)];
+  } while (cursor != "0");
+  for (auto &entry : keys) {
+    ReplyPtr type = must({"TYPE", entry.first});
+    ReplyPtr ttl = must({"PTTL", entry.first});
+    ReplyPtr dump = must({"DUMP", entry.first});
+    std::string value(type->str, type->len);
+    value += ttl->integer >= 0 ? "|ttl|" : "|no-ttl|";
+    if (dump->type == REDIS_REPLY_STRING) value.append(dump->str, dump->len);
+    entry.second = value;
+  }
+  return keys;
+}
+
+Traffic RawValkey::traffic() {
+  ReplyPtr list = must({"CLIENT", "LIST", "TYPE", "normal"});
+  REQUIRE(list->type == REDIS_REPLY_STRING);
+  Traffic out;
+  std::istringstream lines(std::string(list->str, list->len));
+  std::string line;
+  while (std::getline(lines, line)) {
+    long long id = -1;
+    long long net_in = -1;
+    std::istringstream fields(line);
+    std::string field;
+    while (fields >> field) {
+      if (field.rfind("id=", 0) == 0) id = std::stoll(field.substr(3));
+      if (field.rfind("tot-net-in=", 0) == 0) net_in = std::stoll(field.substr(11));
+    }
+    if (id >= 0 && id != id_) {
+      INFO("CLIENT LIST without tot-net-in (valkey >= 8 needed): " << line);
+      REQUIRE(net_in >= 0);
+      out[id] = net_in;
+    }
+  }
+  return out;
+}
+
+std::vector<long long> RawValkey::other_clients() {
+  std::vector<long long> ids;
+  for (const auto &entry : traffic()) ids.push_back(entry.first);
+  return ids;
+}
+
+std::string keyspace_diff(const Keyspace &before, const Keyspace &after) {
+  std::ostringstream out;
+  for (const auto &entry : before) {
+    auto it = after.find(entry.first);
+    if (it == after.end()) {
+      out << "  removed: " << entry.first << "\n";
+    } else if (it->second != entry.second) {
+      out << "  changed: " << entry.first << "\n";
+    }
+  }
+  for (const auto &entry : after) {
+    if (before.find(entry.first) == before.end()) out << "  added: " << entry.first << "\n";
+  }
+  return out.str();
+}
+
+std::string traffic_diff(const Traffic &before, const Traffic &after) {
+  std::ostringstream out;
+  for (const auto &entry : after) {
+    auto it = before.find(entry.first);
+    if (it == before.end()) {
+      out << "  new client id=" << entry.first << " sent " << entry.second << " bytes\n";
+    } else if (entry.second > it->second) {
+      out << "  client id=" << entry.first << " sent " << entry.second - it->second
+          << " more bytes\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace emqtest

@@ -1,0 +1,193 @@
+#include "test_env.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace emqtest {
+
+std::string server_url() {
+  if (const char *url = std::getenv("ECHOMQ_TEST_URL")) {
+    if (*url) return url;
+  }
+  const char *file = std::getenv("ECHOMQ_TEST_URL_FILE");
+  INFO("set ECHOMQ_TEST_URL or ECHOMQ_TEST_URL_FILE (ctest sets the file)");
+  REQUIRE(file != nullptr);
+  std::ifstream in(file);
+  INFO("cannot read the URL file " << file << " (is the valkey fixture running?)");
+  REQUIRE(in.good());
+  std::string url;
+  std::getline(in, url);
+  REQUIRE(!url.empty());
+  return url;
+}
+
+Endpoint server_endpoint() {
+  // valkey://[user[:password]@]host[:port][/db]: enough to reach the same server.
+  const std::string url = server_url();
+  const auto scheme = url.find("://");
+  INFO("test URL " << url);
+  REQUIRE(scheme != std::string::npos);
+  std::string rest = url.substr(scheme + 3);
+  Endpoint ep;
+  const auto at = rest.rfind('@');
+  if (at != std::string::npos) {
+    const std::string cred = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    const auto colon = cred.find(':');
+    if (colon == std::string::npos) {
+      ep.password = cred;
+    } else {
+      ep.user = cred.substr(0, colon);
+      ep.password = cred.substr(colon + 1);
+    }
+  }
+  const auto slash = rest.find('/');
+  if (slash != std::string::npos) rest = rest.substr(0, slash);
+  const auto colon = rest.rfind(':');
+  if (colon != std::string::npos) {
+    ep.port = std::atoi(rest.substr(colon + 1).c_str());
+    rest = rest.substr(0, colon);
+  }
+  ep.host = rest;
+  return ep;
+}
+
+std::string server_socket_path() {
+  if (const char *url = std::getenv("ECHOMQ_TEST_URL")) {
+    if (*url) return std::string();
+  }
+  const char *file = std::getenv("ECHOMQ_TEST_URL_FILE");
+  if (file == nullptr) return std::string();
+  std::string path(file);
+  const auto slash = path.rfind('/');
+  return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/valkey.sock";
+}
+
+ClientPtr connect_client(const echomq_client_options *opts, const std::string &url) {
+  echomq_client *raw = nullptr;
+  const int rc = echomq_client_new(&raw, opts);
+  INFO("echomq_client_new -> " << rc << " (" << echomq_strerror(rc) << ")");
+  REQUIRE(rc == ECHOMQ_OK);
+  REQUIRE(raw != nullptr);
+  ClientPtr c(raw);
+  const std::string target = url.empty() ? server_url() : url;
+  INFO("connecting to " << target);
+  EMQ_REQUIRE_OK(c.get(), echomq_client_connect(c.get(), target.c_str()));
+  return c;
+}
+
+std::string fresh_queue(const std::string &tag) {
+  static std::atomic<unsigned> counter{0};
+  const auto now = std::chrono::system_clock::now().time_since_epoch();
+  std::ostringstream name;
+  name << "t." << tag << "." << getpid() << "."
+       << std::chrono::duration_cast<std::chrono::milliseconds>(now).count() % 100000000 << "."
+       << counter++;
+  return name.str();
+}
+
+std::string describe(echomq_client *c, int rc) {
+  std::ostringstream out;
+  out << rc << " (" << echomq_strerror(rc) << ")";
+  if (c != nullptr) out << ": \"" << echomq_client_errmsg(c) << "\"";
+  return out.str();
+}
+
+std::vector<std::string> violations(echomq_client *c, const std::string &queue) {
+  echomq_report *raw = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_verify(c, queue.c_str(), &raw));
+  REQUIRE(raw != nullptr);
+  ReportPtr report(raw);
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < echomq_report_count(report.get()); ++i) {
+    const char *line = echomq_report_at(report.get(), i);
+    lines.push_back(line ? line : "<NULL line>");
+  }
+  return lines;
+}
+
+void require_verified(echomq_client *c, const std::string &queue) {
+  const auto lines = violations(c, queue);
+  std::ostringstream all;
+  for (const auto &line : lines) all << "\n  " << line;
+  INFO("echomq_verify(" << queue << ") reported " << lines.size() << " violation(s):" << all.str());
+  REQUIRE(lines.empty());
+}
+
+uint64_t enqueue(echomq_client *c, const std::string &queue, const std::string &group,
+                 const std::string &payload, const echomq_enqueue_options *opts) {
+  uint64_t id = 0;
+  EMQ_REQUIRE_OK(c, echomq_enqueue(c, queue.c_str(), group.c_str(), payload.data(),
+                                   payload.size(), opts, &id));
+  REQUIRE(id > 0);
+  return id;
+}
+
+JobPtr claim(echomq_client *c, const std::string &queue, int64_t lease_ms) {
+  echomq_job *raw = nullptr;
+  const int rc = echomq_claim(c, queue.c_str(), lease_ms, &raw);
+  INFO("echomq_claim(" << queue << ") -> " << describe(c, rc));
+  REQUIRE((rc == ECHOMQ_OK || rc == ECHOMQ_EMPTY));
+  if (rc == ECHOMQ_EMPTY) {
+    REQUIRE(raw == nullptr);
+    return JobPtr();
+  }
+  REQUIRE(raw != nullptr);
+  return JobPtr(raw);
+}
+
+JobListPtr wclaim(echomq_client *c, const std::string &queue, int64_t lease_ms, uint32_t max) {
+  echomq_job_list *raw = nullptr;
+  const int rc = echomq_wclaim(c, queue.c_str(), lease_ms, max, &raw);
+  INFO("echomq_wclaim(" << queue << ", max " << max << ") -> " << describe(c, rc));
+  REQUIRE((rc == ECHOMQ_OK || rc == ECHOMQ_EMPTY));
+  if (rc == ECHOMQ_EMPTY) {
+    REQUIRE(raw == nullptr);
+    return JobListPtr();
+  }
+  REQUIRE(raw != nullptr);
+  REQUIRE(echomq_job_list_count(raw) >= 1);
+  return JobListPtr(raw);
+}
+
+void ack(echomq_client *c, const std::string &queue, const echomq_job *job) {
+  REQUIRE(job != nullptr);
+  EMQ_REQUIRE_OK(c, echomq_ack(c, queue.c_str(), echomq_job_id(job), echomq_job_token(job)));
+}
+
+echomq_queue_stats stats(echomq_client *c, const std::string &queue) {
+  echomq_queue_stats s{};
+  s.version = ECHOMQ_QUEUE_STATS_VERSION;
+  EMQ_REQUIRE_OK(c, echomq_stats(c, queue.c_str(), &s));
+  return s;
+}
+
+echomq_lane_info lane(echomq_client *c, const std::string &queue, const std::string &group) {
+  echomq_lane_info info{};
+  info.version = ECHOMQ_LANE_INFO_VERSION;
+  EMQ_REQUIRE_OK(c, echomq_lane(c, queue.c_str(), group.c_str(), &info));
+  return info;
+}
+
+std::string payload_of(const echomq_job *job) {
+  size_t len = 0;
+  const char *data = echomq_job_payload(job, &len);
+  REQUIRE(len == echomq_job_payload_len(job));
+  return std::string(data ? data : "", len);
+}
+
+int64_t mono_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void sleep_ms(int64_t ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+}  // namespace emqtest

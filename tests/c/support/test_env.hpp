@@ -1,0 +1,120 @@
+// Shared helpers for the Catch2 tests: where the test server is, RAII owners
+// for the C API's handles, fresh queue names, and thin wrappers that turn a
+// failed call into a test failure that shows the status and the message.
+#pragma once
+
+#include <echomq/echomq.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace emqtest {
+
+struct ClientDeleter {
+  void operator()(echomq_client *c) const { echomq_client_free(c); }
+};
+struct JobDeleter {
+  void operator()(echomq_job *j) const { echomq_job_free(j); }
+};
+struct JobListDeleter {
+  void operator()(echomq_job_list *l) const { echomq_job_list_free(l); }
+};
+struct LaneListDeleter {
+  void operator()(echomq_lane_list *l) const { echomq_lane_list_free(l); }
+};
+struct ReportDeleter {
+  void operator()(echomq_report *r) const { echomq_report_free(r); }
+};
+struct BatchDeleter {
+  void operator()(echomq_batch *b) const { echomq_batch_free(b); }
+};
+using ClientPtr = std::unique_ptr<echomq_client, ClientDeleter>;
+using JobPtr = std::unique_ptr<echomq_job, JobDeleter>;
+using JobListPtr = std::unique_ptr<echomq_job_list, JobListDeleter>;
+using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListDeleter>;
+using ReportPtr = std::unique_ptr<echomq_report, ReportDeleter>;
+using BatchPtr = std::unique_ptr<echomq_batch, BatchDeleter>;
+
+/// URL of the test server: $ECHOMQ_TEST_URL if set, else the first line of the
+/// file named by $ECHOMQ_TEST_URL_FILE (written by the CTest fixture).
+std::string server_url();
+
+/// Host and port of server_url(), for the raw hiredis connection.
+struct Endpoint {
+  std::string host;
+  int port = 6379;
+  std::string password;  // empty = no AUTH
+  std::string user;      // empty = default user
+};
+Endpoint server_endpoint();
+
+/// The unix socket next to the URL file (the fixture's server listens on
+/// one too), or "" when the URL comes from $ECHOMQ_TEST_URL.
+std::string server_socket_path();
+
+/// A new client handle connected to `url` (default: server_url()).
+ClientPtr connect_client(const echomq_client_options *opts = nullptr,
+                         const std::string &url = std::string());
+
+/// A queue name that no other test (nor an earlier run) uses.
+std::string fresh_queue(const std::string &tag);
+
+/// Human-readable "<rc> (<strerror>): <errmsg>" for a failed call.
+std::string describe(echomq_client *c, int rc);
+
+/// Asserts that echomq_verify finds no violation on `queue`; prints them if it does.
+void require_verified(echomq_client *c, const std::string &queue);
+
+/// The violation lines echomq_verify reports for `queue` (asserts the call worked).
+std::vector<std::string> violations(echomq_client *c, const std::string &queue);
+
+/// Enqueues one job (asserts success) and returns its id.
+uint64_t enqueue(echomq_client *c, const std::string &queue, const std::string &group,
+                 const std::string &payload, const echomq_enqueue_options *opts = nullptr);
+
+/// Claims one job; nullptr when the queue reports ECHOMQ_EMPTY. Any other
+/// status fails the test.
+JobPtr claim(echomq_client *c, const std::string &queue, int64_t lease_ms);
+
+/// Weighted claim; nullptr when the queue reports ECHOMQ_EMPTY.
+JobListPtr wclaim(echomq_client *c, const std::string &queue, int64_t lease_ms, uint32_t max);
+
+/// Acknowledges a claimed job (asserts success).
+void ack(echomq_client *c, const std::string &queue, const echomq_job *job);
+
+echomq_queue_stats stats(echomq_client *c, const std::string &queue);
+echomq_lane_info lane(echomq_client *c, const std::string &queue, const std::string &group);
+
+/// The payload of a job as a string.
+std::string payload_of(const echomq_job *job);
+
+/// Milliseconds on the local monotonic clock (for measuring waits only;
+/// the queue's own times are the server's).
+int64_t mono_ms();
+
+/// Sleeps the calling thread.
+void sleep_ms(int64_t ms);
+
+}  // namespace emqtest
+
+/// REQUIREs that `expr` (an echomq call on client `c`) returns ECHOMQ_OK,
+/// showing the status and the client's message otherwise.
+#define EMQ_REQUIRE_OK(c, expr)                                              \
+  do {                                                                       \
+    const int emq_rc_ = (expr);                                              \
+    INFO(#expr << " -> " << ::emqtest::describe((c), emq_rc_));              \
+    REQUIRE(emq_rc_ == ECHOMQ_OK);                                           \
+  } while (0)
+
+/// REQUIREs that `expr` returns exactly `status`.
+#define EMQ_REQUIRE_STATUS(c, status, expr)                                  \
+  do {                                                                       \
+    const int emq_rc_ = (expr);                                              \
+    INFO(#expr << " -> " << ::emqtest::describe((c), emq_rc_)                \
+               << ", expected " << #status);                                 \
+    REQUIRE(emq_rc_ == (status));                                            \
+  } while (0)
