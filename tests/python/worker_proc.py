@@ -28,7 +28,7 @@ def main() -> int:
     with echomq.connect(url) as client:
         q = client.queue(name, lease=30)
         print("ready", flush=True)
-        stats = echomq.Worker(q, handler, concurrency=4, wait=5).run()
+        stats = echomq.Worker(q, handler, concurrency=4, wait=1).run()
     os.close(fd)
     print(f"stopped acked={stats.acked} lost={stats.lost} errors={stats.errors}", flush=True)
     return 0

@@ -7,10 +7,15 @@ with the exception text on raise.  A keeper thread with its own connection
 extends the leases of jobs that run long, so a slow handler keeps its job.
 
 Stopping (``stop()``, SIGINT or SIGTERM under :meth:`Worker.run`) claims
-nothing new, interrupts the slots blocked in a claim, and lets every
-running handler finish and settle its job: nothing is left half-done.  A
-second signal stops waiting for the handlers; their jobs come back to their
-lanes when the leases expire (delivery is at-least-once, so nothing is lost).
+nothing new and lets every running handler finish and settle its job:
+nothing is left half-done or under lease.  Slots waiting for work notice the
+stop when their blocking claim returns, within ``wait`` seconds (default 1).
+They are not interrupted with ``Client.cancel()``: a claim cancelled while
+its script runs has an unknown outcome and may leave a job leased to nobody
+until its lease expires.  A second signal stops waiting: the clients are
+closed (interrupting their calls) and the jobs still running come back to
+their lanes when their leases expire (delivery is at-least-once, so nothing
+is lost).
 """
 
 from __future__ import annotations
@@ -71,14 +76,13 @@ class _Held:
 
 
 class _Slot:
-    __slots__ = ("index", "client", "queue", "thread", "waiting")
+    __slots__ = ("index", "client", "queue", "thread")
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.client: Optional[Client] = None
         self.queue: Optional[Queue] = None
         self.thread: Optional[threading.Thread] = None
-        self.waiting = False  # inside a blocking claim: safe to cancel
 
 
 class Worker:
@@ -94,7 +98,8 @@ class Worker:
         lease: lease per job in seconds (default: the queue's); long-running
             jobs are extended automatically before half of it has passed.
         wait: seconds a slot with nothing to do waits on the server per
-            blocking claim (it wakes at once when work arrives).
+            blocking claim (it wakes at once when work arrives); also the
+            longest a graceful stop waits for an idle slot.
         retry_in: retry delay after a failure: ``None`` = exponential backoff,
             ``0`` = straight back to the lane, or seconds.
         fused: ack and claim the next job in one round trip.
@@ -117,7 +122,7 @@ class Worker:
         *,
         concurrency: int = 4,
         lease: Optional[_convert.Seconds] = None,
-        wait: _convert.Seconds = 5.0,
+        wait: _convert.Seconds = 1.0,
         retry_in: Optional[_convert.Seconds] = None,
         fused: bool = True,
         idle_timeout: Optional[_convert.Seconds] = None,
@@ -187,11 +192,10 @@ class Worker:
         self._keeper.start()
 
     def stop(self) -> None:
-        """Ask the worker to stop: claim nothing new, wake the slots that wait
-        for work, let running handlers finish.  Returns at once; see
-        :meth:`join`.  Safe to call from any thread or a signal handler."""
+        """Ask the worker to stop: claim nothing new, let running handlers
+        finish and settle their jobs.  Returns at once; see :meth:`join`.
+        Safe to call from any thread or a signal handler."""
         self._stop.set()
-        self._wake_waiting()
 
     def join(self, timeout: Optional[float] = None) -> bool:
         """Wait for the slots to finish; True when they all have."""
@@ -200,9 +204,6 @@ class Worker:
             while slot.thread is not None and slot.thread.is_alive():
                 if self._abandon.is_set():
                     return False
-                if self._stop.is_set():
-                    # A slot may enter its claim just after a cancel: repeat it.
-                    self._wake_waiting()
                 step = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
                 if step <= 0:
                     return False
@@ -253,11 +254,6 @@ class Worker:
             log.info("signal %d: stopping after the running jobs", signum)
         self.stop()
 
-    def _wake_waiting(self) -> None:
-        for slot in self._slots:
-            if slot.waiting and slot.client is not None:
-                slot.client.cancel()
-
     def _close_all(self) -> None:
         for slot in self._slots:
             if slot.client is not None:
@@ -279,15 +275,10 @@ class Worker:
         """One blocking claim; None on timeout, cancel or a transient error."""
         assert slot.queue is not None
         wait = self._wait if self._idle is None else min(self._wait, self._idle)
-        slot.waiting = True
         try:
-            if self._stop.is_set():
-                return None
             return slot.queue.claim(wait=wait)
-        except CanceledError:
+        except CanceledError:  # the client was closed by an abandoning stop
             return None
-        finally:
-            slot.waiting = False
 
     def _slot_main(self, slot: _Slot) -> None:
         backoff = 0.05
