@@ -1,0 +1,298 @@
+// run.cpp — producers and workers of one demo mode, over the C API only.
+#include "demo.hpp"
+
+#include <echomq/echomq.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+namespace demo {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int64_t kLeaseMs = 30000;
+constexpr int64_t kWaitMs = 20;       // blocking claim timeout while idle
+constexpr int64_t kGiveUpUs = 60000000;  // a mode that has not drained by then failed
+constexpr uint32_t kWclaimMax = 16;
+constexpr int kHeavyBatch = 500;
+
+/// Payload: the producer index and the submit time, so a worker knows both.
+struct Tag {
+  int32_t producer;
+  int64_t submit_us;
+};
+
+/// State shared by the threads of one mode.
+struct Shared {
+  const Config *cfg = nullptr;
+  const std::vector<Producer> *producers = nullptr;
+  Mode mode = Mode::fifo;
+  std::string queue;
+  Clock::time_point t0;
+  int total = 0;
+  std::atomic<int> acked{0};
+  std::atomic<bool> abort{false};
+  std::atomic<int64_t> flood_done_us{-1};  // when the heavy producer finished
+  std::mutex mu;
+  std::vector<Served> served;
+  std::vector<std::string> errors;
+
+  int64_t now_us() const {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - t0).count();
+  }
+  void fail(const std::string &what, echomq_client *c, int st) {
+    std::lock_guard<std::mutex> g(mu);
+    errors.push_back(what + ": " + echomq_strerror(st) + (c ? std::string(" (") +
+                     echomq_client_errmsg(c) + ")" : std::string()));
+    abort = true;
+  }
+  /// The lane a producer's jobs go to: one shared lane for the FIFO baseline.
+  std::string group_of(int producer) const {
+    return mode == Mode::fifo ? std::string("all") : (*producers)[producer].name;
+  }
+};
+
+echomq_client *connect(Shared &s) {
+  echomq_client *c = nullptr;
+  int st = echomq_client_new(&c, nullptr);
+  if (st != ECHOMQ_OK) {
+    s.fail("client_new", nullptr, st);
+    return nullptr;
+  }
+  st = echomq_client_connect(c, s.cfg->url.c_str());
+  if (st != ECHOMQ_OK) {
+    s.fail("connect " + s.cfg->url, c, st);
+    echomq_client_free(c);
+    return nullptr;
+  }
+  return c;
+}
+
+Tag encode_now(const Shared &s, int producer) { return Tag{producer, s.now_us()}; }
+
+void sleep_until_us(const Shared &s, int64_t at_us) {
+  std::this_thread::sleep_until(s.t0 + std::chrono::microseconds(at_us));
+}
+
+/// The heavy producer floods its lane in a few large batches at once.
+void heavy_producer(Shared &s, echomq_client *c, int idx) {
+  echomq_batch *b = echomq_batch_create();
+  if (!b) {
+    s.fail("batch_create", nullptr, ECHOMQ_ENOMEM);
+    return;
+  }
+  const std::string group = s.group_of(idx);
+  int left = (*s.producers)[idx].jobs;
+  while (left > 0 && !s.abort) {
+    echomq_batch_clear(b);
+    int n = std::min(left, kHeavyBatch);
+    for (int i = 0; i < n; ++i) {
+      Tag t = encode_now(s, idx);
+      int st = echomq_batch_add(b, group.c_str(), reinterpret_cast<const char *>(&t), sizeof t);
+      if (st != ECHOMQ_OK) {
+        s.fail("batch_add", nullptr, st);
+        echomq_batch_free(b);
+        return;
+      }
+    }
+    int st = echomq_enqueue_batch(c, s.queue.c_str(), b, nullptr);
+    if (st != ECHOMQ_OK) {
+      s.fail("enqueue_batch", c, st);
+      break;
+    }
+    left -= n;
+  }
+  echomq_batch_free(b);
+  s.flood_done_us = s.now_us();
+}
+
+/// A quiet producer submits its few jobs in one burst, once the flood is in
+/// (so every run sees the same backlog ahead of the quiet jobs).
+void quiet_producer(Shared &s, echomq_client *c, int idx) {
+  while (s.flood_done_us < 0 && !s.abort) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  sleep_until_us(s, s.flood_done_us +
+                        1000LL * (s.cfg->quiet_start_ms + (idx - 1) * s.cfg->quiet_stagger_ms));
+  echomq_batch *b = echomq_batch_create();
+  if (!b) return s.fail("batch_create", nullptr, ECHOMQ_ENOMEM);
+  const std::string group = s.group_of(idx);
+  for (int i = 0; i < (*s.producers)[idx].jobs; ++i) {
+    Tag t = encode_now(s, idx);
+    int st = echomq_batch_add(b, group.c_str(), reinterpret_cast<const char *>(&t), sizeof t);
+    if (st != ECHOMQ_OK) {
+      s.fail("batch_add", nullptr, st);
+      break;
+    }
+  }
+  if (!s.abort) {
+    int st = echomq_enqueue_batch(c, s.queue.c_str(), b, nullptr);
+    if (st != ECHOMQ_OK) s.fail("enqueue_batch", c, st);
+  }
+  echomq_batch_free(b);
+}
+
+/// Records the job as served now, then simulates the handler's work.
+bool handle(Shared &s, const echomq_job *j) {
+  size_t len = 0;
+  const char *p = echomq_job_payload(j, &len);
+  if (len != sizeof(Tag)) {
+    s.fail("payload of job " + std::to_string(echomq_job_id(j)), nullptr, ECHOMQ_EPROTO);
+    return false;
+  }
+  Tag t;
+  std::memcpy(&t, p, sizeof t);
+  Served rec{t.producer, t.submit_us, s.now_us()};
+  {
+    std::lock_guard<std::mutex> g(s.mu);
+    s.served.push_back(rec);
+  }
+  std::this_thread::sleep_for(std::chrono::microseconds(s.cfg->handler_us));
+  return true;
+}
+
+bool drained(Shared &s) { return s.acked.load() >= s.total || s.abort; }
+
+bool timed_out(Shared &s) {
+  if (s.now_us() < kGiveUpUs) return false;
+  s.fail("the queue did not drain within 60 s", nullptr, ECHOMQ_ETIMEOUT);
+  return true;
+}
+
+/// claim modes: one job at a time; the ack of one job claims the next in the
+/// same round trip (echomq_ack_claim); an idle worker blocks on the server.
+void claim_worker(Shared &s, echomq_client *c) {
+  echomq_job *cur = nullptr;
+  while (!s.abort) {
+    echomq_job *next = nullptr;
+    int st;
+    if (cur) {
+      st = echomq_ack_claim(c, s.queue.c_str(), echomq_job_id(cur), echomq_job_token(cur),
+                            kLeaseMs, &next);
+      echomq_job_free(cur);
+      cur = nullptr;
+      if (st < 0) return s.fail("ack_claim", c, st);
+      ++s.acked;
+    } else {
+      if (drained(s) || timed_out(s)) break;
+      st = echomq_bclaim(c, s.queue.c_str(), kLeaseMs, kWaitMs, &next);
+      if (st < 0) return s.fail("bclaim", c, st);
+    }
+    if (st == ECHOMQ_OK) {
+      if (!handle(s, next)) return echomq_job_free(next);
+      cur = next;
+    }
+  }
+  echomq_job_free(cur);
+}
+
+bool ack(Shared &s, echomq_client *c, const echomq_job *j) {
+  int st = echomq_ack(c, s.queue.c_str(), echomq_job_id(j), echomq_job_token(j));
+  if (st != ECHOMQ_OK) {
+    s.fail("ack", c, st);
+    return false;
+  }
+  ++s.acked;
+  return true;
+}
+
+/// weighted mode: wclaim takes up to weight jobs of one lane per turn.
+void wclaim_worker(Shared &s, echomq_client *c) {
+  while (!drained(s) && !timed_out(s)) {
+    echomq_job_list *l = nullptr;
+    int st = echomq_wclaim(c, s.queue.c_str(), kLeaseMs, kWclaimMax, &l);
+    if (st < 0) return s.fail("wclaim", c, st);
+    if (st == ECHOMQ_EMPTY) {
+      // Nothing ready: wait on the server rather than poll.
+      echomq_job *j = nullptr;
+      st = echomq_bclaim(c, s.queue.c_str(), kLeaseMs, kWaitMs, &j);
+      if (st < 0) return s.fail("bclaim", c, st);
+      if (st == ECHOMQ_OK) {
+        bool ok = handle(s, j) && ack(s, c, j);
+        echomq_job_free(j);
+        if (!ok) return;
+      }
+      continue;
+    }
+    for (size_t i = 0; i < echomq_job_list_count(l); ++i) {
+      const echomq_job *j = echomq_job_list_at(l, i);
+      if (!handle(s, j) || !ack(s, c, j)) break;
+    }
+    echomq_job_list_free(l);
+  }
+}
+
+/// Leaves the queue as it found it and checks the invariants.
+void check_queue(Shared &s, echomq_client *c) {
+  echomq_report *rep = nullptr;
+  int st = echomq_verify(c, s.queue.c_str(), &rep);
+  if (st != ECHOMQ_OK) return s.fail("verify", c, st);
+  for (size_t i = 0; i < echomq_report_count(rep); ++i)
+    s.fail(std::string("invariant: ") + echomq_report_at(rep, i), nullptr, ECHOMQ_EINTERNAL);
+  echomq_report_free(rep);
+}
+
+}  // namespace
+
+ModeResult run_mode(const Config &cfg, const std::vector<Producer> &producers, Mode mode) {
+  Shared s;
+  s.cfg = &cfg;
+  s.producers = &producers;
+  s.mode = mode;
+  s.queue = std::string("emq-demo.") + mode_title(mode) + "." +
+            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count());
+  for (const auto &p : producers) s.total += p.jobs;
+
+  ModeResult r;
+  r.mode = mode;
+  echomq_client *admin = connect(s);
+  if (admin && mode == Mode::weighted) {
+    for (size_t i = 0; i < producers.size(); ++i) {
+      if (producers[i].weight == 1) continue;
+      int st = echomq_set_weight(admin, s.queue.c_str(), producers[i].name.c_str(),
+                                 producers[i].weight);
+      if (st != ECHOMQ_OK) s.fail("set_weight", admin, st);
+    }
+  }
+
+  // Connect everyone first so connection set-up is not part of any wait.
+  std::vector<echomq_client *> pc(producers.size()), wc(cfg.workers);
+  for (auto &c : pc) c = s.abort ? nullptr : connect(s);
+  for (auto &c : wc) c = s.abort ? nullptr : connect(s);
+
+  if (!s.abort) {
+    s.t0 = Clock::now();
+    std::vector<std::thread> threads;
+    for (auto *c : wc)
+      threads.emplace_back([&s, c, mode] {
+        mode == Mode::weighted ? wclaim_worker(s, c) : claim_worker(s, c);
+      });
+    for (size_t i = 0; i < producers.size(); ++i)
+      threads.emplace_back([&s, &pc, &producers, i] {
+        producers[i].heavy ? heavy_producer(s, pc[i], int(i)) : quiet_producer(s, pc[i], int(i));
+      });
+    for (auto &t : threads) t.join();
+    if (!s.abort && int(s.served.size()) != s.total)
+      s.fail("served " + std::to_string(s.served.size()) + " of " + std::to_string(s.total) +
+                 " jobs",
+             nullptr, ECHOMQ_EINTERNAL);
+    if (admin && !s.abort) check_queue(s, admin);
+  }
+  for (auto *c : pc) echomq_client_free(c);
+  for (auto *c : wc) echomq_client_free(c);
+  echomq_client_free(admin);
+
+  std::sort(s.served.begin(), s.served.end(),
+            [](const Served &a, const Served &b) { return a.claim_us < b.claim_us; });
+  r.served = std::move(s.served);
+  r.duration_us = r.served.empty() ? 0 : r.served.back().claim_us;
+  r.errors = int(s.errors.size());
+  r.messages = std::move(s.errors);
+  return r;
+}
+
+}  // namespace demo
