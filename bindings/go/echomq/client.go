@@ -21,9 +21,16 @@ type Client struct {
 	mu  sync.Mutex  // serialises calls on the connection
 	h   capi.Client // nil after Close; written under mu and cmu
 	seq uint64      // call counter, under mu
+	url string      // for reconnecting, see do
 
-	cmu  sync.Mutex // guards h and call for cancel, which runs outside mu
-	call uint64     // id of the cancellable call in progress, 0 if none
+	// redial is set (under mu) when a cancel was issued during a call that
+	// still completed: the C library may have shut the socket down after
+	// the reply arrived, so the next call reconnects first.
+	redial bool
+
+	cmu      sync.Mutex // guards h, call and canceled for cancel, which runs outside mu
+	call     uint64     // id of the cancellable call in progress, 0 if none
+	canceled bool       // a cancel was issued for the call in progress
 }
 
 type dialConfig struct {
@@ -76,7 +83,7 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	if h == nil || h.Swigcptr() == 0 {
 		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB)")
 	}
-	c := &Client{h: h}
+	c := &Client{h: h, url: url}
 	runtime.SetFinalizer(c, (*Client).Close)
 	live.add(&live.clients, 1)
 	if _, err := c.do(ctx, func(h capi.Client) int { return capi.Client_connect(h, url) }); err != nil {
@@ -139,10 +146,17 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 	if h == nil {
 		return 0, ErrClosed
 	}
+	if c.redial {
+		if rc := capi.Client_connect(h, c.url); rc != 0 {
+			return rc, &Error{Code: Code(rc), Msg: capi.Client_errmsg(h)}
+		}
+		c.redial = false
+	}
 	c.seq++
 	id := c.seq
 	c.cmu.Lock()
 	c.call = id
+	c.canceled = false
 	c.cmu.Unlock()
 	var stop func() bool
 	if ctx.Done() != nil {
@@ -158,6 +172,9 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 	// cannot land on the next call.
 	c.cmu.Lock()
 	c.call = 0
+	if c.canceled && rc != int(CodeCanceled) {
+		c.redial = true
+	}
 	c.cmu.Unlock()
 	if rc >= 0 {
 		return rc, nil
@@ -174,6 +191,7 @@ func (c *Client) cancelCall(id uint64) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if c.h != nil && c.call == id {
+		c.canceled = true
 		capi.Client_cancel(c.h)
 	}
 }
