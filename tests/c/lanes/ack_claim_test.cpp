@@ -47,7 +47,7 @@ TEST_CASE("ack_claim with a stale token acks nothing and claims nothing", "[ack_
   const std::string q = fresh_queue("ackstale");
   const uint64_t first = enqueue(c.get(), q, "g", "1");
   enqueue(c.get(), q, "g", "2");
-  enqueue(c.get(), q, "h", "3");
+  enqueue(c.get(), q, "g", "3");
   JobPtr old_holder = claim(c.get(), q, 80);
   REQUIRE(old_holder);
   sleep_ms(250);

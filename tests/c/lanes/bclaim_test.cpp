@@ -127,3 +127,24 @@ TEST_CASE("echomq_client_cancel interrupts a waiting bclaim promptly", "[bclaim]
   ack(c.get(), q, job.get());
   require_verified(c.get(), q);
 }
+
+TEST_CASE("bclaim wakes when a lease expires", "[bclaim]") {
+  auto holder = connect_client();
+  auto waiter = connect_client();
+  const std::string q = fresh_queue("bexpiry");
+  const uint64_t id = enqueue(holder.get(), q, "g", "abandoned");
+  JobPtr lost = claim(holder.get(), q, 300);
+  REQUIRE(lost);
+  const int64_t t0 = mono_ms();
+  echomq_job *raw = nullptr;
+  EMQ_REQUIRE_OK(waiter.get(), echomq_bclaim(waiter.get(), q.c_str(), kLongLease, 5000, &raw));
+  JobPtr job(raw);
+  const int64_t waited = mono_ms() - t0;
+  REQUIRE(job);
+  CHECK(echomq_job_id(job.get()) == id);
+  CHECK(echomq_job_token(job.get()) == 2);
+  CHECK(waited >= 250);
+  CHECK(waited < 300 + 600);
+  ack(waiter.get(), q, job.get());
+  require_verified(waiter.get(), q);
+}

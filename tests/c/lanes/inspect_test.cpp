@@ -201,7 +201,7 @@ TEST_CASE("echomq_lanes walks 2,500 lanes in sorted pages, each exactly once", "
   require_verified(c.get(), q);
 }
 
-TEST_CASE("dead listing pages oldest death first; redrive_all revives every dead job", "[inspect]") {
+TEST_CASE("dead listing pages oldest death first, redrive_all revives every dead job", "[inspect]") {
   auto c = connect_client();
   const std::string q = fresh_queue("deadlist");
   const echomq_enqueue_options once = attempts(1);

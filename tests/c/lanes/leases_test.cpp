@@ -265,7 +265,7 @@ TEST_CASE("an expired lease on the last attempt dead-letters the job", "[leases]
   require_verified(c.get(), q);
 }
 
-TEST_CASE("a fail reason is cut at ECHOMQ_REASON_MAX bytes; NULL means none", "[leases]") {
+TEST_CASE("a fail reason is cut at ECHOMQ_REASON_MAX bytes, NULL means none", "[leases]") {
   auto c = connect_client();
   const std::string q = fresh_queue("reason");
   const echomq_enqueue_options one = attempts(1);

@@ -528,6 +528,7 @@ TEST_CASE("bad URLs are refused with EINVAL and open no connection", "[bad_input
   ClientPtr c(echomq_client_create(nullptr));
   s.refused("connect NULL", ECHOMQ_EINVAL, c.get(),
             [&](echomq_client *h) { return echomq_client_connect(h, nullptr); });
+  require_verified(s.c.get(), s.q);
 }
 
 TEST_CASE("good URL forms connect: valkey, redis, /db, unix socket, ?db=", "[bad_input]") {
@@ -591,4 +592,20 @@ TEST_CASE("a server that is not there is ECONN with a message", "[bad_input]") {
   INFO("ping on a never-connected handle -> " << describe(fresh.get(), rc));
   CHECK(rc == ECHOMQ_ECONN);
   CHECK(std::string(echomq_client_errmsg(fresh.get())) != "");
+}
+
+TEST_CASE("the keyspace and traffic checks do see a write and a command", "[bad_input]") {
+  // Guards the checks above: were the snapshots blind, every refusal would pass.
+  Seeded s;
+  const Traffic traffic_before = s.raw.traffic();
+  EMQ_REQUIRE_OK(s.c.get(), echomq_client_ping(s.c.get()));
+  CHECK_FALSE(traffic_diff(traffic_before, s.raw.traffic()).empty());
+
+  const Traffic before_write = s.raw.traffic();
+  EMQ_REQUIRE_OK(s.c.get(), echomq_set_weight(s.c.get(), s.q.c_str(), "g", 7));
+  CHECK_FALSE(traffic_diff(before_write, s.raw.traffic()).empty());
+  const Keyspace after = s.raw.snapshot();
+  CHECK(after != s.keys);
+  CHECK(keyspace_diff(s.keys, after).find("changed: emq:{seeded}:gweight") != std::string::npos);
+  require_verified(s.c.get(), s.q);
 }
