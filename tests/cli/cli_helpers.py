@@ -3,13 +3,18 @@ binary, and a tiny RESP client to look at (and compare) the keyspace."""
 
 import json
 import os
+import shlex
 import socket
 import subprocess
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+SERVER_SCRIPT = REPO / "tests" / "valkey-server.sh"
+TMUX = "/usr/bin/tmux"
 
 # The documented exit codes (docs/cli.md).
 OK, FAILURE, USAGE, CONN, NOT_FOUND, STALE, VIOLATIONS, EMPTY = 0, 1, 2, 3, 4, 5, 6, 7
@@ -124,3 +129,44 @@ def one_line_error(p) -> str:
     assert err.endswith("\n") and err.count("\n") == 1, repr(err)
     assert err.startswith("echomq: "), repr(err)
     return err.strip()
+
+
+class Tmux:
+    """A private tmux server (own socket) holding one detached session."""
+
+    def __init__(self, command, env):
+        self.sock = f"emq-cli-{uuid.uuid4().hex[:8]}"
+        self.session = "top"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        # After the program exits, print its status and the alternate-screen
+        # state, then keep the pane alive so it can be read.
+        # The trap keeps the shell alive through a Ctrl-C aimed at the program.
+        script = f"trap : INT TERM; env {exports} {command}; echo EXIT=$?; sleep 60"
+        self.tmux("new-session", "-d", "-s", self.session, "-x", "110", "-y", "30",
+                  "sh", "-c", script)
+
+    def tmux(self, *args):
+        return subprocess.run([TMUX, "-L", self.sock, *args], capture_output=True, text=True,
+                              timeout=10)
+
+    def screen(self):
+        return self.tmux("capture-pane", "-p", "-t", self.session).stdout
+
+    def alternate_on(self):
+        return self.tmux("display-message", "-p", "-t", self.session,
+                         "#{alternate_on}").stdout.strip()
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    def wait_for(self, predicate, timeout=10.0):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            text = self.screen()
+            if predicate(text):
+                return text
+            time.sleep(0.1)
+        raise AssertionError("screen never matched:\n" + self.screen())
+
+    def kill(self):
+        self.tmux("kill-server")

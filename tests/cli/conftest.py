@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli_helpers import REPO, Cli, Resp
-
-SERVER_SCRIPT = REPO / "tests" / "valkey-server.sh"
+from .cli_helpers import SERVER_SCRIPT, Cli, Resp
 
 
 @pytest.fixture(scope="session")

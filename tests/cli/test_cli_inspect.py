@@ -1,5 +1,6 @@
 """Read-only commands: stats, lanes, lane, dead, verify, text and --json."""
 
+import base64
 import json
 import random
 
@@ -142,6 +143,5 @@ def test_binary_payload_in_json(cli):
     cli.ok("enqueue", "alice", "-", input=b"\xff\x00bin")
     job = cli.json("claim")
     assert "payload" not in job
-    import base64
     assert base64.b64decode(job["payload_base64"]) == b"\xff\x00bin"
     assert cli.run("lanes").returncode == OK

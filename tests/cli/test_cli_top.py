@@ -6,13 +6,10 @@ import shlex
 import subprocess
 import threading
 import time
-import uuid
 
 import pytest
 
-from .cli_helpers import USAGE, one_line_error
-
-TMUX = "/usr/bin/tmux"
+from .cli_helpers import TMUX, USAGE, Tmux, one_line_error
 
 
 def test_top_once_frame(cli):
@@ -39,47 +36,6 @@ def test_top_without_terminal_needs_once(cli):
     p = cli.run("top")
     assert p.returncode == USAGE
     assert "needs a terminal" in one_line_error(p)
-
-
-class Tmux:
-    """A private tmux server (own socket) holding one detached session."""
-
-    def __init__(self, command, env):
-        self.sock = f"emq-cli-{uuid.uuid4().hex[:8]}"
-        self.session = "top"
-        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-        # After the program exits, print its status and the alternate-screen
-        # state, then keep the pane alive so it can be read.
-        # The trap keeps the shell alive through a Ctrl-C aimed at the program.
-        script = f"trap : INT TERM; env {exports} {command}; echo EXIT=$?; sleep 60"
-        self.tmux("new-session", "-d", "-s", self.session, "-x", "110", "-y", "30",
-                  "sh", "-c", script)
-
-    def tmux(self, *args):
-        return subprocess.run([TMUX, "-L", self.sock, *args], capture_output=True, text=True,
-                              timeout=10)
-
-    def screen(self):
-        return self.tmux("capture-pane", "-p", "-t", self.session).stdout
-
-    def alternate_on(self):
-        return self.tmux("display-message", "-p", "-t", self.session,
-                         "#{alternate_on}").stdout.strip()
-
-    def keys(self, *keys):
-        self.tmux("send-keys", "-t", self.session, *keys)
-
-    def wait_for(self, predicate, timeout=10.0):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            text = self.screen()
-            if predicate(text):
-                return text
-            time.sleep(0.1)
-        raise AssertionError("screen never matched:\n" + self.screen())
-
-    def kill(self):
-        self.tmux("kill-server")
 
 
 @pytest.fixture
