@@ -194,7 +194,7 @@ int cmd_top(Context &ctx) {
       int key = term.read_key(static_cast<int>(interval - spent));
       if (key == -1) continue;
       if (key == -2) break;
-      if (key == 'q' || key == 'Q' || key == 3 || key == 27) return kExitOk;
+      if (key == 'q' || key == 'Q' || key == 3) return kExitOk;  // not Esc: arrow keys start with it
       if (key == 's') {
         size_t i = 0;
         while (kSorts[i] != view.sort()) ++i;
