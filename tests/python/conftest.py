@@ -5,7 +5,6 @@ healthy at its end (Queue.verify() reports no violation)."""
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import subprocess
 import tempfile
@@ -15,7 +14,7 @@ from typing import Iterator, List
 import pytest
 
 import echomq
-from resp import Resp
+from emq_helpers import Resp
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = ROOT / "tests" / "valkey-server.sh"
@@ -97,12 +96,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # type
     rep = outcome.get_result()
     if rep.when == "call" and rep.failed:
         item.stash[_failed_key] = True
-
-
-def python_env() -> dict:
-    """Environment for a child Python that imports the installed echomq and
-    this folder's helpers."""
-    env = dict(os.environ)
-    here = str(Path(__file__).resolve().parent)
-    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env

@@ -12,8 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import echomq
-from conftest import python_env
-from resp import wait_for
+from emq_helpers import python_env, wait_for
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,16 +1,22 @@
-"""A minimal RESP2 client for the tests: it reads the keyspace directly, so
-the tests can check what the library wrote without trusting the library."""
+"""Test helpers: a minimal RESP2 client that reads the keyspace directly (so
+the tests check what the library wrote without trusting the library), a
+polling wait, and the environment for child Python processes."""
 
 from __future__ import annotations
 
+import os
 import socket
+import time
+from pathlib import Path
 from typing import List, Union
 from urllib.parse import urlparse
 
 Reply = Union[None, int, bytes, str, List["Reply"]]
 
+
 class RespError(Exception):
     """An error reply from the server."""
+
 
 class Resp:
     """One blocking connection; commands are sent as binary-safe arrays."""
@@ -88,10 +94,9 @@ class Resp:
         assert isinstance(got, list)
         return sorted(k for k in got if isinstance(k, bytes))
 
+
 def wait_for(predicate, timeout: float = 10.0, interval: float = 0.02) -> bool:
     """Polls predicate until it is true or timeout passes; returns its last value."""
-    import time
-
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -99,3 +104,11 @@ def wait_for(predicate, timeout: float = 10.0, interval: float = 0.02) -> bool:
             return bool(value)
         time.sleep(interval)
 
+
+def python_env() -> dict:
+    """Environment for a child Python that imports the installed echomq and
+    this folder's helpers."""
+    env = dict(os.environ)
+    here = str(Path(__file__).resolve().parent)
+    env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
