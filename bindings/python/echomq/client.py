@@ -6,6 +6,7 @@ from types import TracebackType
 from typing import Optional, Type
 
 from . import _convert, _echomq
+from .errors import InvalidArgument
 from .queue import Queue
 
 
@@ -52,12 +53,14 @@ class Client:
         command_ms = _convert.to_ms("timeout", timeout, minimum=1)
         connect_ms = _convert.to_ms("connect_timeout", connect_timeout, minimum=1)
         if command_ms > 2**31 - 1 or connect_ms > 2**31 - 1:
-            raise _convert.InvalidArgument("timeouts must be below 24 days")
+            raise InvalidArgument("timeouts must be below 24 days")
         payload_max = 0 if max_payload is None else _convert.to_count(
             "max_payload", max_payload, maximum=_echomq.HARD_MAX_PAYLOAD
         )
         self._lease = _convert.to_ms("lease", lease) / 1000.0
-        self._options = dict(timeout=timeout, connect_timeout=connect_timeout, max_payload=max_payload, lease=lease)
+        self._timeout = timeout
+        self._connect_timeout = connect_timeout
+        self._max_payload = max_payload
         self._url: Optional[str] = None
         self._raw = _echomq.Client(connect_ms, command_ms, payload_max)
         if url is not None:
@@ -102,8 +105,14 @@ class Client:
         """A new client with the same options, connected to the same URL
         (for another thread)."""
         if self._url is None:
-            raise _convert.InvalidArgument("clone() needs a client that has connected")
-        return Client(self._url, **self._options)
+            raise InvalidArgument("clone() needs a client that has connected")
+        return Client(
+            self._url,
+            timeout=self._timeout,
+            connect_timeout=self._connect_timeout,
+            max_payload=self._max_payload,
+            lease=self._lease,
+        )
 
     def cancel(self) -> None:
         """Interrupt the call in progress on this client, from another thread.

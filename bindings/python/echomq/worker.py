@@ -222,9 +222,9 @@ class Worker:
         for running handlers (their jobs come back when the leases expire).
         The previous signal handlers are restored on return.
         """
-        previous: Dict[int, Any] = {}
+        previous: Dict[signal.Signals, Any] = {}
         if handle_signals and threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
+            for sig in (signal.Signals.SIGINT, signal.Signals.SIGTERM):
                 previous[sig] = signal.signal(sig, self._on_signal)
         try:
             self.start()
