@@ -139,11 +139,11 @@ ClaimResult Client::decodeClaim(const redisReply* r) {
     return out;
   }
   uint64_t n = u64(r, 1, "claim");
-  if (r->elements != 2 + 7 * n) echomq::fail(ECHOMQ_EPROTO, "claim: unexpected reply length");
+  if (r->elements != 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "claim: unexpected reply length");
   out.empty = n == 0;
   out.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 7 * i;
+    size_t b = 2 + 8 * i;
     Job& j = out.jobs[i];
     j.id = u64(r, b, "claim id");
     j.group = str(r, b + 1, "claim group");
@@ -152,6 +152,7 @@ ClaimResult Client::decodeClaim(const redisReply* r) {
     j.lease_until_ms = i64(r, b + 4, "claim lease");
     j.enqueued_at_ms = i64(r, b + 5, "claim enqueued");
     j.max_attempts = static_cast<uint32_t>(u64(r, b + 6, "claim max attempts"));
+    j.last_error = str(r, b + 7, "claim last error");
   }
   return out;
 }
@@ -175,6 +176,11 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
   checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
   const std::string& wake = k.keys[14];
   int64_t deadline = steadyMs() + timeout_ms;
+  struct Cancellable {
+    Connection& c;
+    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
+    ~Cancellable() { c.endCancellable(); }
+  } guard(conn_);
   for (;;) {
     start(Script::Claim, k);
     argv_.own(lease_ms);
@@ -197,7 +203,7 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
     b.ref("BLPOP", 5);
     b.ref(wake);
     b.ref(secs, std::strlen(secs));
-    ReplyPtr w = conn_.command(b, static_cast<int>(wait) + opts_.timeouts.command_ms);
+    ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(wait) + opts_.timeouts.command_ms);
     if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
   }
 }
@@ -328,10 +334,10 @@ namespace {
 std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
   scriptStatus(r, "lanes");
   uint64_t n = u64(r, 1, "lanes");
-  if (r->elements != 2 + 11 * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
+  if (r->elements != 2 + 13 * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
   std::vector<echomq_lane_info> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 11 * i;
+    size_t b = 2 + 13 * i;
     echomq_lane_info& l = out[i];
     std::memset(&l, 0, sizeof l);
     l.version = ECHOMQ_LANE_INFO_VERSION;
@@ -347,6 +353,8 @@ std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
     l.serviceable = static_cast<int>(i64(r, b + 8, "lanes"));
     l.served = u64(r, b + 9, "lanes");
     l.oldest_enqueued_at_ms = i64(r, b + 10, "lanes");
+    l.known = static_cast<int>(i64(r, b + 11, "lanes"));
+    l.delayed = u64(r, b + 12, "lanes");
   }
   return out;
 }

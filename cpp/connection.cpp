@@ -155,15 +155,13 @@ ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_m
   while (!done) {
     if (redisBufferWrite(ctx, &done) != REDIS_OK) {
       std::string why = ctx->errstr;
-      dropAndThrow(canceled_ ? ECHOMQ_ECANCELED : ECHOMQ_ECONN,
-                   canceled_ ? "call canceled" : "connection lost while sending: " + why);
+      dropAndThrow(ECHOMQ_ECONN, "connection lost while sending: " + why);
     }
   }
   void* raw = nullptr;
   if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
     std::string why = ctx->errstr;
     bool timedOut = ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
-    if (canceled_) dropAndThrow(ECHOMQ_ECANCELED, "call canceled; its outcome is unknown");
     if (timedOut)
       dropAndThrow(ECHOMQ_ETIMEOUT, "no reply within " + std::to_string(read_timeout_ms) +
                                         " ms; the outcome is unknown");
@@ -173,20 +171,8 @@ ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_m
   return ReplyPtr(static_cast<redisReply*>(raw));
 }
 
-namespace {
-struct BusyGuard {
-  std::atomic<bool>& busy;
-  explicit BusyGuard(std::atomic<bool>& b, std::atomic<bool>& canceled) : busy(b) {
-    canceled = false;
-    busy = true;
-  }
-  ~BusyGuard() { busy = false; }
-};
-}  // namespace
-
 ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
   ensure();
-  BusyGuard guard(busy_, canceled_);
   int ms = read_timeout_ms > 0 ? read_timeout_ms : t_.command_ms;
   setReadTimeout(ms);
   ReplyPtr r = roundTrip(ctx_.get(), argv, ms);
@@ -225,7 +211,6 @@ ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
 
 std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
   ensure();
-  BusyGuard guard(busy_, canceled_);
   setReadTimeout(t_.command_ms);
   redisContext* ctx = ctx_.get();
   for (auto& a : cmds)
@@ -237,7 +222,7 @@ std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
     void* raw = nullptr;
     if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
       std::string why = ctx->errstr;
-      dropAndThrow(canceled_ ? ECHOMQ_ECANCELED : ECHOMQ_ETIMEOUT,
+      dropAndThrow(ECHOMQ_ETIMEOUT,
                    "connection lost in a pipeline (" + why + "); the outcome is unknown");
     }
     out.emplace_back(static_cast<redisReply*>(raw));
@@ -245,10 +230,55 @@ std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
   return out;
 }
 
+void Connection::beginCancellable() {
+  std::lock_guard<std::mutex> lk(mu_);
+  in_call_ = true;
+  cancel_requested_ = false;
+}
+
+void Connection::endCancellable() {
+  std::lock_guard<std::mutex> lk(mu_);
+  in_call_ = false;
+  waiting_ = false;
+}
+
+ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
+  ensure();
+  setReadTimeout(read_timeout_ms);
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (cancel_requested_) fail(ECHOMQ_ECANCELED, "canceled before the wait; nothing was claimed");
+    waiting_ = true;
+  }
+  ReplyPtr r;
+  int err = ECHOMQ_OK;
+  std::string msg;
+  try {
+    r = roundTrip(ctx_.get(), argv, read_timeout_ms);
+  } catch (const Error& e) {
+    err = e.code();
+    msg = e.what();
+  }
+  bool shut;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    waiting_ = false;
+    shut = shut_;
+    shut_ = false;
+  }
+  // A socket that cancel() shut down is useless even if the reply made it.
+  if (shut) close();
+  if (cancel_requested_) fail(ECHOMQ_ECANCELED, "canceled while waiting; nothing was claimed");
+  if (err != ECHOMQ_OK) fail(err, msg);
+  return r;
+}
+
 void Connection::cancel() {
   std::lock_guard<std::mutex> lk(mu_);
-  if (busy_ && ctx_ && ctx_->fd >= 0) {
-    canceled_ = true;
+  if (!in_call_) return;
+  cancel_requested_ = true;
+  if (waiting_ && ctx_ && ctx_->fd >= 0) {
+    shut_ = true;
     ::shutdown(ctx_->fd, SHUT_RDWR);
   }
 }

@@ -57,14 +57,25 @@ class Connection {
 
   // Sends one command and returns its reply, which may be an error reply
   // (REDIS_REPLY_ERROR) except redirects, which are followed. Throws ECONN
-  // (not sent), ETIMEOUT (sent, no reply: outcome unknown), ECANCELED.
+  // (not sent), ETIMEOUT (sent, no reply: outcome unknown).
   // read_timeout_ms > 0 overrides the command timeout for this command.
   ReplyPtr command(Argv& argv, int read_timeout_ms = 0);
+
+  // A wait that cancel() may interrupt (BLPOP): ECANCELED if a cancel came
+  // before it was sent or while it blocked. Only commands whose interruption
+  // loses nothing may go through here.
+  ReplyPtr interruptibleWait(Argv& argv, int read_timeout_ms);
+
+  // Brackets a cancellable call (bclaim); cancel() is a no-op outside one.
+  void beginCancellable();
+  void endCancellable();
+  bool cancelRequested() const { return cancel_requested_; }
 
   // Pipelined: sends all, reads all. Same errors.
   std::vector<ReplyPtr> pipeline(std::vector<Argv>& cmds);
 
-  // Thread-safe: interrupts a command in progress (see echomq_client_cancel).
+  // Thread-safe: marks the cancellable call in progress as canceled and
+  // interrupts its wait if it is blocked in one (see echomq_client_cancel).
   void cancel();
 
  private:
@@ -78,9 +89,11 @@ class Connection {
   Timeouts t_;
   bool configured_ = false;
   int current_read_ms_ = 0;
-  std::mutex mu_;  // guards ctx_ against cancel() from another thread
-  std::atomic<bool> busy_{false};
-  std::atomic<bool> canceled_{false};
+  std::mutex mu_;  // guards ctx_ and the flags below against cancel()
+  bool in_call_ = false;   // inside beginCancellable/endCancellable
+  bool waiting_ = false;   // blocked in interruptibleWait
+  bool shut_ = false;      // cancel() shut the socket down: drop it
+  std::atomic<bool> cancel_requested_{false};
 };
 
 // Maps an error reply to a status by its first word (NOPERM, WRONGPASS,

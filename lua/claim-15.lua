@@ -5,7 +5,7 @@
 --   ARGV[2] lease ms   ARGV[3] max jobs (1 for claim)   ARGV[4] "1" = weighted
 --   (wclaim)   ARGV[5] "1" = pass a wake-up on (blocking claimers)
 -- Returns {OK, n, n x (id, group, payload, token, lease deadline, enqueued
--- at, max attempts)}, {EMPTY, ms to the next due time or -1}, or {EINVAL, msg}.
+-- at, max attempts, last error)}, {EMPTY, ms to the next due time or -1}, or {EINVAL, msg}.
 -- Keeps: I1 (rotation moves, never adds or drops a serviceable lane; a lane
 -- that stops being serviceable leaves), I2 (gactive += jobs leased, never past
 -- the limit), I3 (pending -> leases).

@@ -7,7 +7,7 @@
 --   page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
 -- Returns {OK, n, n x (group, depth, active, limit (0 = none), weight,
 -- limit is default, weight is default, paused, serviceable, served,
--- oldest enqueued at)}.
+-- oldest enqueued at, known (listed in the directory), delayed jobs)}.
 ]]
 --@include keys
 --@include status
@@ -29,22 +29,20 @@ else
 end
 local out = { OK, #names }
 for _, g in ipairs(names) do
+  local pk = pendingKey(g)
   local lw = rcall('HGET', K.gweight, g)
   local ll = rcall('HGET', K.glimit, g)
-  local lim = laneLimit(g)
-  local head = rcall('ZRANGE', pendingKey(g), 0, 0)
+  local head = rcall('ZRANGE', pk, 0, 0)
   local oldest = '0'
   if head[1] then oldest = rcall('HGET', jobKey(head[1]), 'at') or '0' end
-  out[#out + 1] = g
-  out[#out + 1] = rcall('ZCARD', pendingKey(g))
-  out[#out + 1] = tonumber(rcall('HGET', K.gactive, g) or '0')
-  out[#out + 1] = lim or 0
-  out[#out + 1] = tonumber(lw or '') or config().weight
-  out[#out + 1] = ll and 0 or 1
-  out[#out + 1] = lw and 0 or 1
-  out[#out + 1] = rcall('SISMEMBER', K.paused, g)
-  out[#out + 1] = serviceable(g) and 1 or 0
-  out[#out + 1] = tonumber(rcall('HGET', K.gserved, g) or '0')
-  out[#out + 1] = oldest
+  local depth = rcall('ZCARD', pk)
+  local active = tonumber(rcall('HGET', K.gactive, g) or '0')
+  -- glive counts pending + leased + delayed jobs: the rest are delayed.
+  local delayed = math.max(0, tonumber(rcall('HGET', K.glive, g) or '0') - depth - active)
+  local row = { g, depth, active, laneLimit(g) or 0, tonumber(lw or '') or config().weight,
+    ll and 0 or 1, lw and 0 or 1, rcall('SISMEMBER', K.paused, g), serviceable(g) and 1 or 0,
+    tonumber(rcall('HGET', K.gserved, g) or '0'), oldest,
+    rcall('ZSCORE', K.lanes, g) and 1 or 0, delayed }
+  for _, v in ipairs(row) do out[#out + 1] = v end
 end
 return out

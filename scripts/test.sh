@@ -35,7 +35,7 @@ step "Go tests (go vet, go test -race)"
   cd bindings/go
   export CGO_ENABLED=1
   export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  export ECHOMQ_PREFIX="$build/prefix"
+  export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   go vet ./...
   go test -race -count=1 ./...
 )

@@ -82,8 +82,8 @@ typedef enum echomq_status {
   ECHOMQ_ETIMEOUT = -11,  /* no reply in time, or the connection dropped
                              after the command was sent: the outcome is
                              UNKNOWN and the call is not retried */
-  ECHOMQ_ECANCELED = -12, /* interrupted by echomq_client_cancel(); the
-                             outcome of the interrupted call is unknown */
+  ECHOMQ_ECANCELED = -12, /* echomq_bclaim interrupted by echomq_client_cancel();
+                             nothing was claimed */
 
   ECHOMQ_ESERVER = -20,   /* the server answered with an error (OOM, BUSY,
                              READONLY, redirect loop, ...) */
@@ -171,10 +171,14 @@ ECHOMQ_API int echomq_client_errcode(const echomq_client *c);
 /* 1 if the handle holds a live connection, else 0. No I/O. */
 ECHOMQ_API int echomq_client_connected(const echomq_client *c);
 
-/* Interrupt a call in progress on c from another thread (for example a
- * blocking claim when a context is cancelled). The interrupted call returns
- * ECHOMQ_ECANCELED; the connection is dropped and re-established by the next
- * call. If no call is in progress this does nothing. Thread-safe. */
+/* Cancel an echomq_bclaim in progress on c from another thread (for example
+ * when a context is cancelled). If the bclaim is waiting on the server, the
+ * wait is interrupted at once; if it is running its claim script, it finishes
+ * that and returns the job it got, or ECHOMQ_ECANCELED instead of waiting.
+ * ECHOMQ_ECANCELED from echomq_bclaim always means nothing was claimed. An
+ * interrupted connection is dropped and re-established by the next call.
+ * Outside an echomq_bclaim (including just before one starts) this does
+ * nothing; other calls are bounded by the command timeout. Thread-safe. */
 ECHOMQ_API void echomq_client_cancel(echomq_client *c);
 
 /* Send PING. Errors: ECONN, ETIMEOUT, ESERVER. */
@@ -202,7 +206,8 @@ ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
 ECHOMQ_API int64_t echomq_job_lease_until_ms(const echomq_job *j);
 ECHOMQ_API int64_t echomq_job_enqueued_at_ms(const echomq_job *j);
 ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
-/* Last failure reason ("" if none). */
+/* Reason given by the last fail of this job ("" if none): on a claimed
+ * job, why the previous attempt failed; on a dead job, why it died. */
 ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
 
@@ -396,6 +401,8 @@ typedef struct echomq_lane_info {
   int serviceable;              /* in the ring now */
   uint64_t served;              /* deliveries from this lane */
   int64_t oldest_enqueued_at_ms;/* enqueue time of the head job, 0 if empty */
+  int known;                    /* 1 if the lane has live jobs or settings of its own */
+  uint64_t delayed;             /* jobs of the lane waiting for a due time */
 } echomq_lane_info;
 
 #define ECHOMQ_LANE_INFO_VERSION 1
