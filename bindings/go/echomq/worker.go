@@ -15,29 +15,40 @@ type Handler func(ctx context.Context, job *Job) error
 // Worker runs a Handler over a queue with Concurrency goroutines, each with
 // its own Client (one connection each).
 //
-// Each goroutine claims with a blocking claim (no polling), runs the
-// handler, then acks and claims the next job in one round trip (AckClaim).
-// While a handler runs longer than half the lease, the lease is extended
-// every Lease/2; if the lease is lost anyway, the handler's context is
-// cancelled with cause ErrStaleLease.
+// Each goroutine waits for work with a blocking claim (no polling), runs the
+// handler, then acks the job and claims the next one in one round trip
+// (AckClaim). With Batch > 1 it claims up to Batch jobs of one lane per turn
+// of the ring with WClaim instead, so that lane weights apply; the jobs of a
+// turn are handled one after the other and acked one by one.
+//
+// Leases: while a goroutine holds jobs (claimed, not yet settled), their
+// leases are extended every Lease/2, so a handler may run longer than the
+// lease. If a lease is lost anyway, the handler's context is cancelled with
+// a cause wrapping ErrStaleLease, and a held job whose lease is lost before
+// its turn is skipped (it has been delivered again elsewhere).
 //
 // Stopping: when the context given to Run is cancelled, the goroutines stop
-// claiming, let the handlers in progress finish (their context is not the
-// Run context, so they are not cut short) and settle those jobs; then Run
-// returns. No job is lost: a job is either settled or still leased, and a
-// blocking claim interrupted by the stop leaves at most a lease to expire.
+// claiming, let the handlers in progress finish and settle the jobs they
+// hold (the handlers' context is not the Run context, so they are not cut
+// short), then Run returns. No job is lost: a job is either settled or
+// still leased, and a blocking claim interrupted by the stop leaves at most
+// a lease to expire.
 type Worker struct {
 	URL         string        // server URL, as for Dial
 	Queue       string        // queue name
 	Handler     Handler       // required
 	Concurrency int           // goroutines (and connections); default 1
 	Lease       time.Duration // lease per delivery; default 30 s
+	// Batch > 1 claims up to Batch jobs of one lane per turn (WClaim), so
+	// that lane weights take effect. Default 1: one job per lane per turn.
+	Batch int
 	// RetryIn is the retry delay of a failed job: 0 = straight back to its
 	// lane, > 0 = after that delay, Backoff = exponential.
 	RetryIn     time.Duration
 	DialOptions []DialOption
 	// OnError, if set, receives errors that do not stop the worker: a lost
-	// lease, a refused ack, transient connection errors (retried).
+	// lease, a refused ack, transient connection errors (retried). It is
+	// called from the worker's goroutines.
 	OnError func(error)
 }
 
@@ -101,15 +112,28 @@ func (w *Worker) lease() time.Duration {
 	return w.Lease
 }
 
+func (w *Worker) batch() int {
+	if w.Batch < 1 {
+		return 1
+	}
+	return min(w.Batch, wclaimMax)
+}
+
 // loop is one goroutine: claim, handle, settle, until ctx is done.
 func (w *Worker) loop(ctx context.Context, q *Queue) error {
 	settle := context.WithoutCancel(ctx) // settling a job must not be cut short
 	lease := w.lease()
 	pause := newRetryPause()
-	var job *Job
+	var next *Job // claimed by the last AckClaim
 	for {
-		if job == nil {
-			j, err := q.BClaim(ctx, lease)
+		var jobs []*Job
+		if next != nil {
+			jobs, next = []*Job{next}, nil
+		} else {
+			if ctx.Err() != nil {
+				return nil
+			}
+			js, err := w.claim(ctx, q, lease)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -122,60 +146,97 @@ func (w *Worker) loop(ctx context.Context, q *Queue) error {
 				continue
 			}
 			pause.reset()
-			job = j
+			jobs = js
 		}
 
-		herr := w.handle(settle, job)
-		if herr != nil {
-			if _, err := job.Fail(settle, herr.Error(), w.RetryIn); err != nil {
-				w.report(fmt.Errorf("echomq: fail job %d: %w", job.ID, err))
+		ext := w.startExtender(settle, jobs)
+		for i, job := range jobs {
+			ran, herr := w.handle(settle, ext, i)
+			if !ran {
+				continue // lease lost before its turn
 			}
-			job = nil
-			continue
-		}
-		if ctx.Err() != nil {
-			if err := job.Ack(settle); err != nil {
-				w.report(fmt.Errorf("echomq: ack job %d: %w", job.ID, err))
+			last := i == len(jobs)-1
+			switch {
+			case herr != nil:
+				if _, err := job.Fail(settle, herr.Error(), w.RetryIn); err != nil {
+					w.report(fmt.Errorf("echomq: fail job %d: %w", job.ID, err))
+				}
+			case last && w.batch() == 1 && ctx.Err() == nil:
+				n, err := job.AckClaim(settle, lease)
+				if err != nil && !errors.Is(err, ErrEmpty) {
+					w.report(fmt.Errorf("echomq: ack job %d: %w", job.ID, err))
+				}
+				next = n
+			default:
+				if err := job.Ack(settle); err != nil {
+					w.report(fmt.Errorf("echomq: ack job %d: %w", job.ID, err))
+				}
 			}
-			return nil
+			ext.settled(i)
 		}
-		next, err := job.AckClaim(settle, lease)
-		if err != nil && !errors.Is(err, ErrEmpty) {
-			w.report(fmt.Errorf("echomq: ack job %d: %w", job.ID, err))
-		}
-		job = next
+		ext.stop()
 	}
 }
 
-// handle runs the handler on job, extending the lease while it runs.
-func (w *Worker) handle(settle context.Context, job *Job) (err error) {
+// claim takes the next jobs: a weighted turn with Batch > 1, falling back to
+// a blocking claim of one job when nothing is ready.
+func (w *Worker) claim(ctx context.Context, q *Queue, lease time.Duration) ([]*Job, error) {
+	if b := w.batch(); b > 1 {
+		jobs, err := q.WClaim(ctx, lease, b)
+		if err == nil {
+			return jobs, nil
+		}
+		if !errors.Is(err, ErrEmpty) {
+			return nil, err
+		}
+	}
+	j, err := q.BClaim(ctx, lease)
+	if err != nil {
+		return nil, err
+	}
+	return []*Job{j}, nil
+}
+
+// handle runs the handler on held job i; ran is false when the job's lease
+// was lost before its turn, so it was not handed to the handler.
+func (w *Worker) handle(settle context.Context, ext *extender, i int) (ran bool, err error) {
 	hctx, cancel := context.WithCancelCause(settle)
 	defer cancel(nil)
-	ext := w.startExtender(settle, job, cancel)
-	defer ext.stop()
+	if !ext.begin(i, cancel) {
+		return false, nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("echomq: handler panic: %v", r)
 		}
 	}()
-	return w.Handler(hctx, job)
+	ran = true // before the call: a panic must still count as having run
+	return ran, w.Handler(hctx, ext.held[i].job)
 }
 
-// extender renews a lease every Lease/2 from a timer, so a short handler
-// costs no goroutine and no round trip.
+// extender renews the leases of the jobs a goroutine holds every Lease/2,
+// from a timer, so a short handler costs no goroutine and no round trip.
 type extender struct {
 	mu      sync.Mutex
+	held    []heldJob
 	stopped bool
 	t       *time.Timer
 }
 
-func (w *Worker) startExtender(ctx context.Context, job *Job, lost context.CancelCauseFunc) *extender {
+type heldJob struct {
+	job     *Job
+	lost    context.CancelCauseFunc // set while its handler runs
+	gone    bool                    // the lease was lost
+	settled bool
+}
+
+func (w *Worker) startExtender(ctx context.Context, jobs []*Job) *extender {
 	lease := w.lease()
-	every := lease / 2
-	if every < time.Millisecond {
-		every = time.Millisecond
+	every := max(lease/2, time.Millisecond)
+	e := &extender{held: make([]heldJob, len(jobs))}
+	for i, j := range jobs {
+		e.held[i].job = j
 	}
-	e := &extender{}
 	var tick func()
 	tick = func() {
 		e.mu.Lock()
@@ -183,14 +244,23 @@ func (w *Worker) startExtender(ctx context.Context, job *Job, lost context.Cance
 		if e.stopped {
 			return
 		}
-		_, err := job.Extend(ctx, lease)
-		switch {
-		case errors.Is(err, ErrStaleLease) || errors.Is(err, ErrNotFound):
-			lost(fmt.Errorf("echomq: lease of job %d lost: %w", job.ID, err))
-			w.report(err)
-			return
-		case err != nil:
-			w.report(fmt.Errorf("echomq: extend job %d: %w", job.ID, err))
+		for i := range e.held {
+			h := &e.held[i]
+			if h.settled || h.gone {
+				continue
+			}
+			_, err := h.job.Extend(ctx, lease)
+			switch {
+			case errors.Is(err, ErrStaleLease) || errors.Is(err, ErrNotFound):
+				h.gone = true
+				lostErr := fmt.Errorf("echomq: lease of job %d lost: %w", h.job.ID, err)
+				if h.lost != nil {
+					h.lost(lostErr)
+				}
+				w.report(lostErr)
+			case err != nil:
+				w.report(fmt.Errorf("echomq: extend job %d: %w", h.job.ID, err))
+			}
 		}
 		e.t.Reset(every)
 	}
@@ -198,6 +268,26 @@ func (w *Worker) startExtender(ctx context.Context, job *Job, lost context.Cance
 	e.t = time.AfterFunc(every, tick)
 	e.mu.Unlock()
 	return e
+}
+
+// begin marks held job i as handled now, with cancel to call if its lease
+// is lost; false if it is already lost.
+func (e *extender) begin(i int, cancel context.CancelCauseFunc) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.held[i].gone {
+		return false
+	}
+	e.held[i].lost = cancel
+	return true
+}
+
+// settled stops renewing job i.
+func (e *extender) settled(i int) {
+	e.mu.Lock()
+	e.held[i].settled = true
+	e.held[i].lost = nil
+	e.mu.Unlock()
 }
 
 // stop ends the renewals; it waits for one in progress.

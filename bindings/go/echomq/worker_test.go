@@ -169,7 +169,12 @@ func TestWorkerRetriesFailures(t *testing.T) {
 			return nil
 		},
 	}
+	start := time.Now()
 	mustOK(t, w.Run(ctx))
+	// Failures are settled at once: nothing waits for its 10 s lease.
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("took %v: a failed job waited for its lease to expire", took)
+	}
 	for id := range want {
 		if got := attempts[id]; len(got) != 2 || got[0] != 1 || got[1] != 2 {
 			t.Fatalf("job %d attempts (tokens) %v, want [1 2]", id, got)
@@ -222,5 +227,52 @@ func TestWorkerFatalErrors(t *testing.T) {
 	}
 	if err := (&Worker{URL: serverURL, Queue: "q"}).Run(ctx); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("worker without handler: %v", err)
+	}
+}
+
+// With Batch > 1 the worker claims weighted turns: lanes of weight 1:2:3
+// get 1:2:3 of the service while all are backlogged.
+func TestWorkerBatchAppliesWeights(t *testing.T) {
+	c := dial(t)
+	q := newQueue(t, c)
+	bg := ctxT(t)
+	weights := map[string]uint32{"w1": 1, "w2": 2, "w3": 3}
+	for g, w := range weights {
+		mustOK(t, q.Weight(bg, g, w))
+	}
+	var batch []BatchJob
+	for i := 0; i < 60; i++ {
+		for _, g := range []string{"w1", "w2", "w3"} {
+			batch = append(batch, BatchJob{Group: g})
+		}
+	}
+	must(q.EnqueueBatch(bg, batch))(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var order []string
+	w := &Worker{
+		URL: serverURL, Queue: q.Name(), Concurrency: 1, Batch: 10, Lease: 10 * time.Second,
+		Handler: func(_ context.Context, j *Job) error {
+			mu.Lock()
+			defer mu.Unlock()
+			order = append(order, j.Group)
+			if len(order) == len(batch) {
+				cancel()
+			}
+			return nil
+		},
+		OnError: func(err error) { t.Errorf("worker: %v", err) },
+	}
+	mustOK(t, w.Run(ctx))
+	first := map[string]int{}
+	for _, g := range order[:60] { // ten full turns of 1+2+3
+		first[g]++
+	}
+	if first["w1"] != 10 || first["w2"] != 20 || first["w3"] != 30 {
+		t.Fatalf("first 60 jobs served %v, want w1:10 w2:20 w3:30", first)
+	}
+	if len(order) != len(batch) {
+		t.Fatalf("processed %d of %d", len(order), len(batch))
 	}
 }
