@@ -1,0 +1,136 @@
+// workloads.mjs — what the peer scripts share: options, the skewed arrival
+// order (the same as echomq_bench compare computes), and the two workloads
+// written against a small adapter so BullMQ and groupmq run identical steps.
+//
+// An adapter has:
+//   enqueue(queue, jobs)        jobs: [{group, data}], resolves when all are stored
+//   drain(queue, workers, n, onDone) starts `workers` workers, resolves when
+//                               n jobs completed; onDone(data) runs per completion
+//   close()
+
+/** Command-line options: --url, --jobs, --groups, --workers 1,8, --heavy, --small, --small-jobs, --prefix. */
+export function parseArgs(argv) {
+  const o = { url: '', jobs: 50000, groups: 100, workers: [1, 8], heavy: 10000, small: 99,
+              smallJobs: 10, prefix: 'cmp' };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [k, v] = [argv[i], argv[i + 1]];
+    if (v === undefined) throw new Error(`missing value for ${k}`);
+    if (k === '--url') o.url = v;
+    else if (k === '--jobs') o.jobs = Number(v);
+    else if (k === '--groups') o.groups = Number(v);
+    else if (k === '--workers') o.workers = v.split(',').map(Number);
+    else if (k === '--heavy') o.heavy = Number(v);
+    else if (k === '--small') o.small = Number(v);
+    else if (k === '--small-jobs') o.smallJobs = Number(v);
+    else if (k === '--prefix') o.prefix = v;
+    else throw new Error(`unknown option ${k}`);
+  }
+  if (!o.url) throw new Error('--url is required');
+  return o;
+}
+
+/**
+ * Arrival order of a skewed load: counts[p] jobs of producer p, each
+ * producer's jobs spread evenly (job j of p at (j + 0.5) / counts[p], ties by
+ * p). Identical to bench::interleave in the C++ program.
+ */
+export function interleave(counts) {
+  const slots = [];
+  counts.forEach((n, p) => {
+    for (let j = 0; j < n; j++) slots.push([(j + 0.5) / n, p]);
+  });
+  slots.sort((a, b) => (a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1]));
+  return slots.map((s) => s[1]);
+}
+
+function median(xs) {
+  const v = [...xs].sort((a, b) => a - b);
+  const n = v.length;
+  return n === 0 ? 0 : n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+const seconds = (t0) => Number(process.hrtime.bigint() - t0) / 1e9;
+
+/** (a) enqueue o.jobs jobs over o.groups groups, then drain with each worker count. */
+export async function workloadA(adapter, o) {
+  const runs = [];
+  for (const workers of o.workers) {
+    const queue = `${o.prefix}-a-${workers}`;
+    const jobs = Array.from({ length: o.jobs }, (_, k) => ({ group: `l${k % o.groups}`, data: {} }));
+    let t0 = process.hrtime.bigint();
+    await adapter.enqueue(queue, jobs);
+    const enq = o.jobs / seconds(t0);
+    t0 = process.hrtime.bigint();
+    await adapter.drain(queue, workers, o.jobs, () => {});
+    runs.push({ workers, enqueue_jobs_per_s: enq, drain_jobs_per_s: o.jobs / seconds(t0) });
+  }
+  return { jobs: o.jobs, groups: o.groups, runs };
+}
+
+/** (b) one heavy producer and many small ones; one worker; last positions. */
+export async function workloadB(adapter, o) {
+  const counts = [o.heavy, ...Array(o.small).fill(o.smallJobs)];
+  const order = interleave(counts);
+  const queue = `${o.prefix}-b`;
+  await adapter.enqueue(queue, order.map((p) => ({ group: `p${p}`, data: { p } })));
+  const left = [...counts];
+  const last = Array(counts.length).fill(0);
+  let pos = 0;
+  await adapter.drain(queue, 1, order.length, (data) => {
+    pos += 1;
+    if (--left[data.p] === 0) last[data.p] = pos;
+  });
+  const small = last.slice(1);
+  return { jobs: order.length, heavy: o.heavy, small: o.small, small_jobs: o.smallJobs, workers: 1,
+           small_last_positions: small, median: median(small),
+           max: Math.max(...small) };
+}
+
+/** Runs both workloads and prints the JSON line run.sh collects. */
+export async function main(library, version, makeAdapter) {
+  const o = parseArgs(process.argv.slice(2));
+  const adapter = await makeAdapter(o);
+  try {
+    const a = await workloadA(adapter, o);
+    const b = await workloadB(adapter, o);
+    process.stdout.write(JSON.stringify({ library, version, a, b }) + '\n');
+  } finally {
+    await adapter.close();
+  }
+}
+
+/**
+ * Counts completions: tick() per finished job; `promise` resolves at n and
+ * rejects if nothing finished for idleMs (a stuck drain fails, not hangs).
+ */
+export function completions(n, idleMs = 30000) {
+  let done = 0;
+  let last = Date.now();
+  let resolve;
+  let reject;
+  const promise = new Promise((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  const timer = setInterval(() => {
+    if (Date.now() - last > idleMs) {
+      clearInterval(timer);
+      reject(new Error(`no job finished for ${idleMs} ms (${done} of ${n} done)`));
+    }
+  }, 1000);
+  if (n === 0) {
+    clearInterval(timer);
+    resolve();
+  }
+  return {
+    promise,
+    tick() {
+      done += 1;
+      last = Date.now();
+      if (done === n) {
+        clearInterval(timer);
+        resolve();
+      }
+    },
+  };
+}

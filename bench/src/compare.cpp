@@ -1,0 +1,176 @@
+// compare.cpp — `echomq_bench compare`: EchoMQ's side of bench/compare,
+// the same two workloads the peer scripts run, printed as JSON on stdout:
+//  (a) enqueue N jobs (default 50,000, over 100 lanes) then drain them with
+//      1 and with 8 concurrent workers, no-op handler;
+//  (b) one producer with 10,000 jobs and 99 with 10 each, arriving
+//      interleaved, drained by one worker: the completion position of each
+//      small producer's last job.
+// It never flushes: run.sh gives every library fresh queue names on one server.
+#include "common.hpp"
+#include "results.hpp"
+#include "sections.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace bench {
+namespace {
+
+constexpr int64_t kLease = 60000;
+constexpr size_t kChunk = 1000;  // jobs per enqueue_batch, as the peers' bulk adds
+
+struct CompareOptions {
+  std::string url;
+  uint64_t jobs = 50000;
+  uint64_t lanes = 100;
+  std::vector<int> workers{1, 8};
+  uint64_t heavy = 10000, small = 99, small_jobs = 10;
+  std::string prefix = "cmp";
+};
+
+bool parse(int argc, char **argv, CompareOptions *o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (!v) return false;
+    ++i;
+    if (a == "--url") o->url = v;
+    else if (a == "--jobs") o->jobs = std::strtoull(v, nullptr, 10);
+    else if (a == "--lanes") o->lanes = std::strtoull(v, nullptr, 10);
+    else if (a == "--heavy") o->heavy = std::strtoull(v, nullptr, 10);
+    else if (a == "--small") o->small = std::strtoull(v, nullptr, 10);
+    else if (a == "--small-jobs") o->small_jobs = std::strtoull(v, nullptr, 10);
+    else if (a == "--prefix") o->prefix = v;
+    else if (a == "--workers") {
+      o->workers.clear();
+      for (const char *p = v; *p;) {
+        o->workers.push_back(std::atoi(p));
+        const char *comma = std::strchr(p, ',');
+        if (!comma) break;
+        p = comma + 1;
+      }
+    } else {
+      return false;
+    }
+  }
+  return !o->url.empty() && o->jobs > 0 && o->lanes > 0 && !o->workers.empty();
+}
+
+/// Enqueues jobs in batches; groups[k] names job k's lane. Returns jobs/s.
+double enqueue_all(echomq_client *c, const std::string &q, const std::vector<std::string> &groups,
+                   const std::vector<std::string> &payloads) {
+  Batch b(echomq_batch_create());
+  auto t0 = Clock::now();
+  for (size_t k = 0; k < groups.size() && b;) {
+    echomq_batch_clear(b.get());
+    for (size_t end = std::min(groups.size(), k + kChunk); k < end; ++k)
+      echomq_batch_add(b.get(), groups[k].c_str(), payloads[k].data(), payloads[k].size());
+    if (!ok(echomq_enqueue_batch(c, q.c_str(), b.get(), nullptr), c, "enqueue_batch")) return 0;
+  }
+  return double(groups.size()) / seconds_since(t0);
+}
+
+/// One worker: claim, then fused ack+claim until the queue is empty.
+/// on_done(job) runs after each ack. Returns jobs done.
+template <typename F>
+uint64_t drain(echomq_client *c, const std::string &q, F on_done) {
+  uint64_t done = 0;
+  echomq_job *raw = nullptr;
+  int st = echomq_claim(c, q.c_str(), kLease, &raw);
+  Job cur(raw);
+  while (ok(st, c, "claim", true) && st == ECHOMQ_OK) {
+    raw = nullptr;
+    st = echomq_ack_claim(c, q.c_str(), echomq_job_id(cur.get()), echomq_job_token(cur.get()),
+                          kLease, &raw);
+    if (st >= 0) {
+      ++done;
+      on_done(cur.get());
+    }
+    cur.reset(raw);
+  }
+  return done;
+}
+
+std::string workload_a(const CompareOptions &o) {
+  std::vector<std::string> groups, payloads(o.jobs, "{}");
+  for (uint64_t k = 0; k < o.jobs; ++k) groups.push_back(lane_name(k % o.lanes));
+  std::string out = "{\"jobs\": " + std::to_string(o.jobs) +
+                    ", \"groups\": " + std::to_string(o.lanes) + ", \"runs\": [";
+  for (size_t r = 0; r < o.workers.size(); ++r) {
+    const int n = o.workers[r];
+    const std::string q = o.prefix + ".a." + std::to_string(n);
+    auto cl = clients(o.url, n);
+    double enq = enqueue_all(cl[0]->get(), q, groups, payloads);
+    std::vector<uint64_t> done(n, 0);
+    double secs = parallel(n, [&](int i) {
+      done[i] = drain(cl[i]->get(), q, [](const echomq_job *) {});
+    });
+    uint64_t total = 0;
+    for (auto d : done) total += d;
+    if (total != o.jobs)
+      errors().add("compare a: drained " + std::to_string(total) + " of " +
+                   std::to_string(o.jobs));
+    out += std::string(r ? ", " : "") + "{\"workers\": " + std::to_string(n) +
+           ", \"enqueue_jobs_per_s\": " + json_num(enq) +
+           ", \"drain_jobs_per_s\": " + json_num(double(total) / secs) + "}";
+  }
+  return out + "]}";
+}
+
+std::string workload_b(const CompareOptions &o) {
+  std::vector<uint64_t> counts(o.small + 1, o.small_jobs);
+  counts[0] = o.heavy;
+  std::vector<int> order = interleave(counts);
+  std::vector<std::string> groups, payloads;
+  for (int p : order) {
+    groups.push_back("p" + std::to_string(p));
+    payloads.push_back(std::to_string(p));
+  }
+  const std::string q = o.prefix + ".b";
+  Client c(o.url);
+  if (!c.get()) return "null";
+  enqueue_all(c.get(), q, groups, payloads);
+  std::vector<uint64_t> left = counts, last(counts.size(), 0);
+  uint64_t pos = 0;
+  drain(c.get(), q, [&](const echomq_job *j) {
+    ++pos;
+    int p = std::atoi(echomq_job_payload(j, nullptr));
+    if (p >= 0 && size_t(p) < left.size() && left[p] > 0 && --left[p] == 0) last[p] = pos;
+  });
+  std::vector<double> small(last.begin() + 1, last.end());
+  std::string list;
+  for (size_t i = 0; i < small.size(); ++i)
+    list += (i ? ", " : "") + std::to_string(uint64_t(small[i]));
+  return "{\"jobs\": " + std::to_string(order.size()) + ", \"heavy\": " + std::to_string(o.heavy) +
+         ", \"small\": " + std::to_string(o.small) +
+         ", \"small_jobs\": " + std::to_string(o.small_jobs) + ", \"workers\": 1" +
+         ", \"small_last_positions\": [" + list + "], \"median\": " + json_num(median(small)) +
+         ", \"max\": " + json_num(small.empty() ? 0 : *std::max_element(small.begin(), small.end())) +
+         "}";
+}
+
+}  // namespace
+
+int run_compare(int argc, char **argv) {
+  CompareOptions o;
+  if (!parse(argc, argv, &o)) {
+    std::fprintf(stderr,
+                 "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
+                 "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
+                 "         [--prefix cmp]\n");
+    return 2;
+  }
+  std::string a = workload_a(o);
+  std::string b = workload_b(o);
+  std::printf("{\"library\": \"echomq\", \"version\": %s, \"a\": %s, \"b\": %s}\n",
+              json_str(echomq_version_string()).c_str(), a.c_str(), b.c_str());
+  if (errors().count()) {
+    for (const auto &m : errors().messages()) std::fprintf(stderr, "compare: %s\n", m.c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace bench
