@@ -261,26 +261,20 @@ import _ "runtime/cgo"
 import "sync"
 import "strings"
 
-
 type _ unsafe.Pointer
-
-
 
 var Swig_escape_always_false bool
 var Swig_escape_val interface{}
 
-
 type _swig_fnptr *byte
 type _swig_memberptr *byte
 
-
-func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
+func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 	if v == nil {
 		return 0
 	}
 	return v.Swigcptr()
 }
-
 
 type _ sync.Mutex
 
@@ -394,6 +388,7 @@ type Report interface {
 const ECHOMQ_VERSION_MAJOR int = 0
 const ECHOMQ_VERSION_MINOR int = 1
 const ECHOMQ_VERSION_PATCH int = 0
+
 func _swig_getECHOMQ_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_ECHOMQ_VERSION_NUMBER_capi_effa4a3a81968254())
@@ -401,7 +396,9 @@ func _swig_getECHOMQ_VERSION_NUMBER() (_swig_ret int) {
 }
 
 var ECHOMQ_VERSION_NUMBER int = _swig_getECHOMQ_VERSION_NUMBER()
+
 type Enum_SS_echomq_status int
+
 func _swig_getECHOMQ_OK() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_OK_capi_effa4a3a81968254())
@@ -409,6 +406,7 @@ func _swig_getECHOMQ_OK() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_OK Enum_SS_echomq_status = _swig_getECHOMQ_OK()
+
 func _swig_getECHOMQ_EMPTY() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EMPTY_capi_effa4a3a81968254())
@@ -416,6 +414,7 @@ func _swig_getECHOMQ_EMPTY() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_EMPTY Enum_SS_echomq_status = _swig_getECHOMQ_EMPTY()
+
 func _swig_getECHOMQ_EINVAL() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINVAL_capi_effa4a3a81968254())
@@ -423,6 +422,7 @@ func _swig_getECHOMQ_EINVAL() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_EINVAL Enum_SS_echomq_status = _swig_getECHOMQ_EINVAL()
+
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETOOLARGE_capi_effa4a3a81968254())
@@ -430,6 +430,7 @@ func _swig_getECHOMQ_ETOOLARGE() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ETOOLARGE Enum_SS_echomq_status = _swig_getECHOMQ_ETOOLARGE()
+
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOTFOUND_capi_effa4a3a81968254())
@@ -437,6 +438,7 @@ func _swig_getECHOMQ_ENOTFOUND() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ENOTFOUND Enum_SS_echomq_status = _swig_getECHOMQ_ENOTFOUND()
+
 func _swig_getECHOMQ_ESTALE() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESTALE_capi_effa4a3a81968254())
@@ -444,6 +446,7 @@ func _swig_getECHOMQ_ESTALE() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ESTALE Enum_SS_echomq_status = _swig_getECHOMQ_ESTALE()
+
 func _swig_getECHOMQ_ECONN() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECONN_capi_effa4a3a81968254())
@@ -451,6 +454,7 @@ func _swig_getECHOMQ_ECONN() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ECONN Enum_SS_echomq_status = _swig_getECHOMQ_ECONN()
+
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETIMEOUT_capi_effa4a3a81968254())
@@ -458,6 +462,7 @@ func _swig_getECHOMQ_ETIMEOUT() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ETIMEOUT Enum_SS_echomq_status = _swig_getECHOMQ_ETIMEOUT()
+
 func _swig_getECHOMQ_ECANCELED() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECANCELED_capi_effa4a3a81968254())
@@ -465,6 +470,7 @@ func _swig_getECHOMQ_ECANCELED() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ECANCELED Enum_SS_echomq_status = _swig_getECHOMQ_ECANCELED()
+
 func _swig_getECHOMQ_ESERVER() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESERVER_capi_effa4a3a81968254())
@@ -472,6 +478,7 @@ func _swig_getECHOMQ_ESERVER() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ESERVER Enum_SS_echomq_status = _swig_getECHOMQ_ESERVER()
+
 func _swig_getECHOMQ_ENOPERM() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOPERM_capi_effa4a3a81968254())
@@ -479,6 +486,7 @@ func _swig_getECHOMQ_ENOPERM() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ENOPERM Enum_SS_echomq_status = _swig_getECHOMQ_ENOPERM()
+
 func _swig_getECHOMQ_EPROTO() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EPROTO_capi_effa4a3a81968254())
@@ -486,6 +494,7 @@ func _swig_getECHOMQ_EPROTO() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_EPROTO Enum_SS_echomq_status = _swig_getECHOMQ_EPROTO()
+
 func _swig_getECHOMQ_ENOMEM() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOMEM_capi_effa4a3a81968254())
@@ -493,6 +502,7 @@ func _swig_getECHOMQ_ENOMEM() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_ENOMEM Enum_SS_echomq_status = _swig_getECHOMQ_ENOMEM()
+
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
 	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINTERNAL_capi_effa4a3a81968254())
@@ -500,13 +510,14 @@ func _swig_getECHOMQ_EINTERNAL() (_swig_ret Enum_SS_echomq_status) {
 }
 
 var ECHOMQ_EINTERNAL Enum_SS_echomq_status = _swig_getECHOMQ_EINTERNAL()
+
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	swig_r_p := C._wrap_strerror_capi_effa4a3a81968254(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -521,12 +532,13 @@ func Version_string() (_swig_ret string) {
 	swig_r_p := C._wrap_version_string_capi_effa4a3a81968254()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
 const ECHOMQ_QUEUE_NAME_MAX int = 128
 const ECHOMQ_GROUP_NAME_MAX int = 256
+
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_effa4a3a81968254())
@@ -534,6 +546,7 @@ func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 }
 
 var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
+
 func _swig_getECHOMQ_HARD_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_effa4a3a81968254())
@@ -541,7 +554,9 @@ func _swig_getECHOMQ_HARD_MAX_PAYLOAD() (_swig_ret int) {
 }
 
 var ECHOMQ_HARD_MAX_PAYLOAD int = _swig_getECHOMQ_HARD_MAX_PAYLOAD()
+
 const ECHOMQ_BATCH_MAX int = 100000
+
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
 	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_effa4a3a81968254())
@@ -549,6 +564,7 @@ func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 }
 
 var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
+
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
 	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_effa4a3a81968254())
@@ -556,11 +572,13 @@ func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 }
 
 var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
+
 const ECHOMQ_ATTEMPTS_MAX int = 1000000
 const ECHOMQ_WEIGHT_MAX int = 1000000
 const ECHOMQ_LIMIT_MAX int = 1000000000
 const ECHOMQ_WCLAIM_MAX int = 10000
 const ECHOMQ_REASON_MAX int = 4096
+
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
@@ -582,6 +600,7 @@ func Check_group_name(arg1 string) (_swig_ret int) {
 }
 
 const ECHOMQ_CLIENT_OPTIONS_VERSION int = 1
+
 func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
@@ -604,7 +623,7 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 	swig_r_p := C._wrap_client_errmsg_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -640,7 +659,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 	swig_r_p := C._wrap_job_group_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -650,7 +669,7 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 	swig_r_p := C._wrap_job_last_error_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -680,6 +699,7 @@ func Job_list_free(arg1 JobList) {
 }
 
 const ECHOMQ_ENQUEUE_OPTIONS_VERSION int = 1
+
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
 	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_effa4a3a81968254()))
@@ -740,6 +760,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 }
 
 type Enum_SS_echomq_fail_outcome int
+
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
 	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_RETRY_capi_effa4a3a81968254())
@@ -747,6 +768,7 @@ func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret Enum_SS_echomq_fail_outcome) {
 }
 
 var ECHOMQ_FAIL_RETRY Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_RETRY()
+
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
 	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_effa4a3a81968254())
@@ -754,6 +776,7 @@ func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret Enum_SS_echomq_fail_outcome) {
 }
 
 var ECHOMQ_FAIL_DELAYED Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DELAYED()
+
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
 	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DEAD_capi_effa4a3a81968254())
@@ -761,6 +784,7 @@ func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret Enum_SS_echomq_fail_outcome) {
 }
 
 var ECHOMQ_FAIL_DEAD Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DEAD()
+
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_effa4a3a81968254())
@@ -768,6 +792,7 @@ func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 }
 
 var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
+
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
@@ -916,6 +941,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 
 const ECHOMQ_QUEUE_STATS_VERSION int = 1
 const ECHOMQ_LANE_INFO_VERSION int = 1
+
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
@@ -929,7 +955,7 @@ func Lane_list_next(arg1 LaneList) (_swig_ret string) {
 	swig_r_p := C._wrap_lane_list_next_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -986,7 +1012,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	swig_r_p := C._wrap_report_at_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -1002,6 +1028,7 @@ func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 }
 
 var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
+
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_effa4a3a81968254())
@@ -1009,6 +1036,7 @@ func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 }
 
 var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
+
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_effa4a3a81968254())
@@ -1016,6 +1044,7 @@ func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 }
 
 var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
+
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_effa4a3a81968254())
@@ -1023,6 +1052,7 @@ func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 }
 
 var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
+
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_effa4a3a81968254())
@@ -1030,6 +1060,7 @@ func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 }
 
 var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
+
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_effa4a3a81968254())
@@ -1037,6 +1068,7 @@ func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 }
 
 var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
+
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_effa4a3a81968254())
@@ -1044,6 +1076,7 @@ func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 }
 
 var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
+
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_effa4a3a81968254())
@@ -1051,6 +1084,7 @@ func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 }
 
 var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
+
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_effa4a3a81968254())
@@ -1058,6 +1092,7 @@ func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 }
 
 var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
+
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_effa4a3a81968254())
@@ -1065,6 +1100,7 @@ func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 }
 
 var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
+
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_effa4a3a81968254())
@@ -1072,6 +1108,7 @@ func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 }
 
 var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
+
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_effa4a3a81968254())
@@ -1079,6 +1116,7 @@ func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 }
 
 var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
+
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_effa4a3a81968254())
@@ -1086,6 +1124,7 @@ func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
+
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_effa4a3a81968254())
@@ -1093,6 +1132,7 @@ func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
+
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_effa4a3a81968254())
@@ -1100,6 +1140,7 @@ func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 }
 
 var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
+
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_effa4a3a81968254())
@@ -1107,6 +1148,7 @@ func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 }
 
 var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
+
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_effa4a3a81968254())
@@ -1114,6 +1156,7 @@ func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 }
 
 var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
+
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_effa4a3a81968254())
@@ -1121,6 +1164,7 @@ func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 }
 
 var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
+
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_effa4a3a81968254())
@@ -1128,6 +1172,7 @@ func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 }
 
 var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
+
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_effa4a3a81968254())
@@ -1135,6 +1180,7 @@ func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
+
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_effa4a3a81968254())
@@ -1142,6 +1188,7 @@ func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
+
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_effa4a3a81968254())
@@ -1149,6 +1196,7 @@ func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
+
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_effa4a3a81968254())
@@ -1156,6 +1204,7 @@ func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 }
 
 var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS()
+
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_effa4a3a81968254())
@@ -1163,6 +1212,7 @@ func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 }
 
 var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
+
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_effa4a3a81968254())
@@ -1170,6 +1220,7 @@ func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 }
 
 var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
+
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_effa4a3a81968254())
@@ -1177,6 +1228,7 @@ func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 }
 
 var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
+
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_effa4a3a81968254())
@@ -1184,6 +1236,7 @@ func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 }
 
 var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
+
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_effa4a3a81968254())
@@ -1191,6 +1244,7 @@ func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 }
 
 var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
+
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_effa4a3a81968254())
@@ -1198,6 +1252,7 @@ func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 }
 
 var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
+
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_effa4a3a81968254())
@@ -1205,6 +1260,7 @@ func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 }
 
 var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
+
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_effa4a3a81968254())
@@ -1212,6 +1268,7 @@ func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 }
 
 var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
+
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_effa4a3a81968254())
@@ -1219,6 +1276,7 @@ func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 }
 
 var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
+
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_effa4a3a81968254())
@@ -1226,6 +1284,7 @@ func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 }
 
 var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
+
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_effa4a3a81968254())
@@ -1233,6 +1292,7 @@ func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 }
 
 var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
+
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_effa4a3a81968254())
@@ -1240,6 +1300,7 @@ func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 }
 
 var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS()
+
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
 	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_effa4a3a81968254())
@@ -1247,6 +1308,7 @@ func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 }
 
 var EMQGO_LANE_NUMS int = _swig_getEMQGO_LANE_NUMS()
+
 func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	var swig_r Client
 	_swig_i_0 := arg1
@@ -1464,7 +1526,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	swig_r_p := C._wrap_lane_list_group_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_92(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -1484,7 +1546,7 @@ func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	swig_r_p := C._wrap_lane_list_cursor_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
- swig_r_1 = strings.Clone(swig_r) 
+	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
@@ -1525,5 +1587,3 @@ func C_heap_in_use() (_swig_ret uint64) {
 	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_effa4a3a81968254())
 	return swig_r
 }
-
-

@@ -9,3 +9,4 @@
 package capi
 
 //go:generate swig -go -cgo -intgosize 64 -DSWIGWORDSIZE64 -module capi -I../../../../capi/include -o capi_wrap.c -outdir . echomq.i
+//go:generate gofmt -w capi.go
