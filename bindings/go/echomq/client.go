@@ -3,6 +3,7 @@ package echomq
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,9 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if err := libraryVersionOK(); err != nil {
+		return nil, err
 	}
 	if hasNUL(url) {
 		return nil, invalid("URL contains a NUL byte")
@@ -195,6 +199,20 @@ func (c *Client) cancelCall(id uint64) {
 		capi.Client_cancel(c.h)
 	}
 }
+
+// libraryVersionOK refuses a shared libechomq whose version cannot serve
+// the header this package was generated from: another major version, or
+// before 1.0 another minor one.
+var libraryVersionOK = sync.OnceValue(func() error {
+	lib := capi.Version()
+	major, minor := lib/10000, lib/100%100
+	if int(major) != capi.ECHOMQ_VERSION_MAJOR || (major == 0 && int(minor) != capi.ECHOMQ_VERSION_MINOR) {
+		return &Error{Code: CodeInvalid, Msg: "libechomq " + capi.Version_string() +
+			" does not match the header of this package (" + strconv.Itoa(capi.ECHOMQ_VERSION_MAJOR) +
+			"." + strconv.Itoa(capi.ECHOMQ_VERSION_MINOR) + ".x)"}
+	}
+	return nil
+})
 
 // ceilMS converts d to whole milliseconds, rounding a positive remainder
 // up so that a sub-millisecond duration does not become 0 ("none").

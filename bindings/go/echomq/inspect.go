@@ -104,12 +104,13 @@ func (q *Queue) Lanes(ctx context.Context, after string, count int) (lanes []Lan
 		return nil, "", invalid("lane page count must be 1.." + strconv.Itoa(pageMax))
 	}
 	var out [1]uint64
-	if _, err := q.c.do(ctx, func(h capi.Client) int {
+	_, err = q.c.do(ctx, func(h capi.Client) int {
 		return capi.Lanes(h, q.name, after, int64(count), out[:])
-	}); err != nil {
+	})
+	lanes, next = takeLaneList(out[0]) // freed on every path, error or not
+	if err != nil {
 		return nil, "", err
 	}
-	lanes, next = takeLaneList(out[0])
 	return lanes, next, nil
 }
 
@@ -123,12 +124,14 @@ func (q *Queue) Dead(ctx context.Context, offset uint64, count int) ([]*Job, err
 		return nil, invalid("dead page count must be 1.." + strconv.Itoa(pageMax))
 	}
 	var out [1]uint64
-	if _, err := q.c.do(ctx, func(h capi.Client) int {
+	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Dead(h, q.name, offset, int64(count), out[:])
-	}); err != nil {
+	})
+	jobs := takeJobList(q, out[0]) // freed on every path, error or not
+	if err != nil {
 		return nil, err
 	}
-	return takeJobList(q, out[0]), nil
+	return jobs, nil
 }
 
 // Redrive moves the given dead jobs back to their lanes with a fresh
@@ -157,10 +160,12 @@ func (q *Queue) Verify(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var out [1]uint64
-	if _, err := q.c.do(ctx, func(h capi.Client) int { return capi.Verify(h, q.name, out[:]) }); err != nil {
+	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Verify(h, q.name, out[:]) })
+	report := takeReport(out[0]) // freed on every path, error or not
+	if err != nil {
 		return nil, err
 	}
-	return takeReport(out[0]), nil
+	return report, nil
 }
 
 const pageMax = 10000

@@ -153,10 +153,10 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
 	})
+	jobs := takeJobList(q, out[0]) // freed on every path, error or not
 	if err != nil {
 		return nil, err
 	}
-	jobs := takeJobList(q, out[0])
 	if Code(rc) == CodeEmpty || len(jobs) == 0 {
 		return nil, ErrEmpty
 	}
