@@ -120,3 +120,24 @@ def test_defaults(queue):
     s = queue.stats()
     assert (s.default_weight, s.default_limit, s.default_max_attempts) == (2, None, 7)
     assert queue.verify() == []
+
+
+def test_one_client_shared_by_threads_is_serialised(queue):
+    import threading
+
+    ids = []
+    lock = threading.Lock()
+
+    def producer(t):
+        mine = [queue.enqueue(f"t{t}", f"{t}-{i}") for i in range(150)]
+        with lock:
+            ids.extend(mine)
+
+    threads = [threading.Thread(target=producer, args=(t,)) for t in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(ids) == len(set(ids)) == 600
+    assert queue.stats().pending == 600
+    assert queue.verify() == []

@@ -11,6 +11,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 import echomq
 from emq_helpers import python_env, wait_for
 
@@ -106,7 +108,8 @@ def test_stop_finishes_running_jobs(queue):
     assert queue.verify() == []
 
 
-def test_sigterm_mid_run_loses_nothing(url, queue, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_mid_run_loses_nothing(url, queue, tmp_path, sig):
     n = 1000
     ids = queue.enqueue_many([(f"PLR{i % 20:02d}", str(i)) for i in range(n)])
     out = tmp_path / "done.txt"
@@ -120,7 +123,7 @@ def test_sigterm_mid_run_loses_nothing(url, queue, tmp_path):
     )
     try:
         assert wait_for(lambda: len(out.read_text().split()) >= 150, timeout=30), "worker made no progress"
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
