@@ -148,3 +148,92 @@ TEST_CASE("bclaim wakes when a lease expires", "[bclaim]") {
   ack(waiter.get(), q, job.get());
   require_verified(waiter.get(), q);
 }
+
+TEST_CASE("two waiters and two jobs on one lane: both wake promptly", "[bclaim]") {
+  auto a = connect_client();
+  auto b = connect_client();
+  auto producer = connect_client();
+  const std::string q = fresh_queue("btwo");
+  auto first = bclaim_async(a.get(), q, 10000);
+  auto second = bclaim_async(b.get(), q, 10000);
+  sleep_ms(300);
+  enqueue(producer.get(), q, "g", "1");
+  enqueue(producer.get(), q, "g", "2");  // the lane is already in the ring: no new wake-up of its own
+  const int64_t enqueued_at = mono_ms();
+  REQUIRE(first.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  REQUIRE(second.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  Outcome x = first.get();
+  Outcome y = second.get();
+  INFO("waiter a -> " << x.rc << " " << x.errmsg << ", waiter b -> " << y.rc << " " << y.errmsg);
+  REQUIRE(x.rc == ECHOMQ_OK);
+  REQUIRE(y.rc == ECHOMQ_OK);
+  CHECK(x.returned_at - enqueued_at < 500);
+  CHECK(y.returned_at - enqueued_at < 500);
+  CHECK(echomq_job_id(x.job.get()) != echomq_job_id(y.job.get()));
+  ack(a.get(), q, x.job.get());
+  ack(b.get(), q, y.job.get());
+  require_verified(producer.get(), q);
+}
+
+TEST_CASE("one job for two waiters: the other keeps waiting until its timeout", "[bclaim]") {
+  auto a = connect_client();
+  auto b = connect_client();
+  auto producer = connect_client();
+  const std::string q = fresh_queue("bone");
+  const int64_t t0 = mono_ms();
+  auto first = bclaim_async(a.get(), q, 1500);
+  auto second = bclaim_async(b.get(), q, 1500);
+  sleep_ms(300);
+  enqueue(producer.get(), q, "g", "only");
+  REQUIRE(first.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  REQUIRE(second.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  Outcome x = first.get();
+  Outcome y = second.get();
+  INFO("waiter a -> " << x.rc << ", waiter b -> " << y.rc);
+  REQUIRE(((x.rc == ECHOMQ_OK) != (y.rc == ECHOMQ_OK)));
+  const Outcome &loser = x.rc == ECHOMQ_OK ? y : x;
+  const Outcome &winner = x.rc == ECHOMQ_OK ? x : y;
+  CHECK(loser.rc == ECHOMQ_EMPTY);
+  CHECK(loser.returned_at - t0 >= 1400);  // not woken into an early EMPTY
+  ack(x.rc == ECHOMQ_OK ? a.get() : b.get(), q, winner.job.get());
+  require_verified(producer.get(), q);
+}
+
+TEST_CASE("a waiter wakes when a paused lane resumes or a full lane frees a slot", "[bclaim]") {
+  auto waiter = connect_client();
+  auto admin = connect_client();
+  const std::string q = fresh_queue("bresume");
+  EMQ_REQUIRE_OK(admin.get(), echomq_pause(admin.get(), q.c_str(), "p"));
+  enqueue(admin.get(), q, "p", "paused job");
+  {
+    auto pending = bclaim_async(waiter.get(), q, 10000);
+    sleep_ms(300);
+    REQUIRE(pending.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+    EMQ_REQUIRE_OK(admin.get(), echomq_resume(admin.get(), q.c_str(), "p"));
+    const int64_t resumed_at = mono_ms();
+    REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    Outcome out = pending.get();
+    REQUIRE(out.rc == ECHOMQ_OK);
+    CHECK(out.returned_at - resumed_at < 500);
+    ack(waiter.get(), q, out.job.get());
+  }
+  EMQ_REQUIRE_OK(admin.get(), echomq_set_limit(admin.get(), q.c_str(), "l", 1));
+  enqueue(admin.get(), q, "l", "1");
+  enqueue(admin.get(), q, "l", "2");
+  JobPtr held = claim(admin.get(), q, kLongLease);
+  REQUIRE(held);
+  {
+    auto pending = bclaim_async(waiter.get(), q, 10000);
+    sleep_ms(300);
+    REQUIRE(pending.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout);
+    ack(admin.get(), q, held.get());
+    const int64_t acked_at = mono_ms();
+    REQUIRE(pending.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    Outcome out = pending.get();
+    REQUIRE(out.rc == ECHOMQ_OK);
+    CHECK(payload_of(out.job.get()) == "2");
+    CHECK(out.returned_at - acked_at < 500);
+    ack(waiter.get(), q, out.job.get());
+  }
+  require_verified(admin.get(), q);
+}

@@ -342,3 +342,67 @@ TEST_CASE("a process that only claims and acks recovers expired and delayed jobs
   CHECK(s.acked_total == 10);
   require_verified(worker.get(), q);
 }
+
+TEST_CASE("an old token is stale while the job waits in its lane or the delayed set", "[leases]") {
+  auto c = connect_client();
+  RawValkey raw;
+  const std::string q = fresh_queue("stalewait");
+  const uint64_t id = enqueue(c.get(), q, "g", "x");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "back to the lane", 0, nullptr));
+  Keyspace before = raw.queue_snapshot(q);
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, 1), "ack of a pending job");
+  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", 0, nullptr),
+                "fail of a pending job");
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, 1000, nullptr),
+                "extend of a pending job");
+  CHECK(raw.queue_snapshot(q) == before);
+
+  JobPtr again = claim(c.get(), q, kLongLease);
+  REQUIRE(again);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 2, "to the delayed set", 60000, nullptr));
+  before = raw.queue_snapshot(q);
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, 2), "ack of a delayed job");
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, 2, 1000, nullptr),
+                "extend of a delayed job");
+  CHECK(raw.queue_snapshot(q) == before);
+  CHECK(stats(c.get(), q).delayed == 1);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("hundreds of expired leases all come back through claims alone", "[leases]") {
+  auto crashed = connect_client();
+  auto worker = connect_client();
+  const std::string q = fresh_queue("massexpiry");
+  const int n = 300;
+  for (int i = 0; i < n; ++i) enqueue(crashed.get(), q, "lane" + std::to_string(i % 3), std::to_string(i));
+  for (int i = 0; i < n; ++i) REQUIRE(claim(crashed.get(), q, 50));
+  crashed.reset();
+  echomq_enqueue_options soon = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  soon.delay_ms = 50;
+  for (int i = 0; i < n; ++i) enqueue(worker.get(), q, "ready", "r");
+  for (int i = 0; i < n; ++i) enqueue(worker.get(), q, "due", "d", &soon);
+  sleep_ms(200);
+
+  std::set<uint64_t> done;
+  int empties = 0;
+  const int64_t deadline = mono_ms() + 10000;
+  while (done.size() < size_t(3 * n) && mono_ms() < deadline) {
+    JobPtr job = claim(worker.get(), q, kLongLease);
+    if (!job) {
+      ++empties;
+      sleep_ms(10);
+      continue;
+    }
+    CHECK(done.insert(echomq_job_id(job.get())).second);
+    ack(worker.get(), q, job.get());
+  }
+  CHECK(done.size() == size_t(3 * n));
+  CHECK(empties == 0);  // work was ready all along: recovery keeps pace with claims
+  const echomq_queue_stats s = stats(worker.get(), q);
+  CHECK(s.leased == 0);
+  CHECK(s.delayed == 0);
+  CHECK(s.pending == 0);
+  require_verified(worker.get(), q);
+}

@@ -178,3 +178,32 @@ TEST_CASE("lowering a limit under the lane's active count stops its service", "[
   ack(c.get(), q, next.get());
   require_verified(c.get(), q);
 }
+
+TEST_CASE("raising or clearing a limit brings the lane back at once", "[limits]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("limraise");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "g", 1));
+  for (int i = 0; i < 5; ++i) enqueue(c.get(), q, "g", std::to_string(i));
+  std::vector<JobPtr> held;
+  held.push_back(claim(c.get(), q, kLongLease));
+  REQUIRE(held.back());
+  CHECK(lane(c.get(), q, "g").serviceable == 0);
+  CHECK(stats(c.get(), q).ring == 0);
+
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "g", 2));
+  CHECK(lane(c.get(), q, "g").serviceable == 1);
+  CHECK(stats(c.get(), q).ring == 1);
+  held.push_back(claim(c.get(), q, kLongLease));
+  REQUIRE(held.back());
+  CHECK(lane(c.get(), q, "g").serviceable == 0);
+  require_verified(c.get(), q);
+
+  EMQ_REQUIRE_OK(c.get(), echomq_clear_limit(c.get(), q.c_str(), "g"));
+  echomq_lane_info info = lane(c.get(), q, "g");
+  CHECK(info.limit == 0);
+  CHECK(info.serviceable == 1);
+  while (JobPtr job = claim(c.get(), q, kLongLease)) held.push_back(std::move(job));
+  CHECK(held.size() == 5);
+  for (const auto &job : held) ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}

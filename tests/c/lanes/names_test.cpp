@@ -21,6 +21,9 @@ TEST_CASE("printable UTF-8 group names round-trip exactly", "[names]") {
       "\xf0\x9f\x98\x80",              // an emoji (4 bytes)
       std::string(ECHOMQ_GROUP_NAME_MAX, 'g'),
       "%s%n%x",                        // never formatted into a command string
+      "x:pending",                     // looks like the end of a lane key
+      "g:y",                           // looks like the start of one
+      "job:1",                         // looks like a job key
   };
   for (const auto &g : groups) {
     INFO("group " << g);
@@ -33,7 +36,9 @@ TEST_CASE("printable UTF-8 group names round-trip exactly", "[names]") {
     REQUIRE(job);
     CHECK(std::string(echomq_job_group(job.get())) == g);
     CHECK(payload_of(job.get()) == "payload of " + g);
-    CHECK(lane(c.get(), q, g).active == 1);
+    const echomq_lane_info info = lane(c.get(), q, g);
+    CHECK(info.active == 1);
+    CHECK(std::string(info.group) == g);
     ack(c.get(), q, job.get());
   }
   require_verified(c.get(), q);
@@ -60,6 +65,24 @@ TEST_CASE("payloads are binary: NUL bytes and the configured maximum", "[names]"
   CHECK(payload_of(b.get()) == at_max);
   CHECK(echomq_job_payload_len(e.get()) == 0);
   for (auto *j : {a.get(), b.get(), e.get()}) ack(c.get(), q, j);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a payload of the default maximum round-trips, one byte more is ETOOLARGE", "[names]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("bigpayload");
+  std::string big(ECHOMQ_DEFAULT_MAX_PAYLOAD, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 131 + 7) % 256);
+  enqueue(c.get(), q, "g", big);
+  const std::string over = big + "!";
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ETOOLARGE,
+                     echomq_enqueue(c.get(), q.c_str(), "g", over.data(), over.size(), nullptr, nullptr));
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  CHECK(echomq_job_payload_len(job.get()) == big.size());
+  CHECK(payload_of(job.get()) == big);
+  ack(c.get(), q, job.get());
+  CHECK_FALSE(claim(c.get(), q, kLongLease));
   require_verified(c.get(), q);
 }
 

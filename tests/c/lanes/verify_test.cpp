@@ -118,3 +118,25 @@ TEST_CASE("verify of a healthy queue in every state is clean", "[verify]") {
   ack(h.c.get(), h.q, h.leased.get());
   require_verified(h.c.get(), h.q);
 }
+
+TEST_CASE("verify reports a counter that drifted", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  raw.must({"HINCRBY", h.key("stats"), "pending", "3"});
+  require_reported(violations(h.c.get(), h.q), "HINCRBY stats pending 3");
+  raw.must({"HINCRBY", h.key("stats"), "pending", "-3"});
+  require_verified(h.c.get(), h.q);
+}
+
+TEST_CASE("verify reports a leased job whose hash is gone", "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  const std::string job = h.key("job:" + std::to_string(echomq_job_id(h.leased.get())));
+  ReplyPtr dump = raw.must({"DUMP", job});
+  REQUIRE(dump->type == REDIS_REPLY_STRING);
+  const std::string saved(dump->str, dump->len);
+  REQUIRE(raw.integer({"DEL", job}) == 1);
+  require_reported(violations(h.c.get(), h.q), "DEL of a leased job's hash");
+  raw.must({"RESTORE", job, "0", saved});
+  require_verified(h.c.get(), h.q);
+}

@@ -4,6 +4,7 @@
 
 #include "raw_valkey.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -79,6 +80,68 @@ TEST_CASE("weights 1, 2, 3 are served 1:2:3 in every ring turn", "[weights]") {
   CHECK(served["w2"] == 20);
   CHECK(served["w3"] == 30);
   CHECK(lane(c.get(), q, "w2").served == 20);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("the fairness bound holds over every window of wclaim calls", "[weights]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("wwindow");
+  const std::map<std::string, uint32_t> weights = {{"a", 1}, {"b", 3}, {"c", 4}, {"d", 7}};
+  for (const auto &w : weights) {
+    EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), w.first.c_str(), w.second));
+  }
+  for (int i = 0; i < 120; ++i) {
+    for (const auto &w : weights) enqueue(c.get(), q, w.first, w.first);
+  }
+  // 40 calls = 10 turns; every lane stays backlogged (d needs 70 of its 120).
+  std::vector<std::string> schedule;  // one entry per job served
+  for (int step = 0; step < 40; ++step) {
+    JobListPtr list = wclaim(c.get(), q, kLongLease, 1000);
+    REQUIRE(list);
+    require_one_lane_in_mint_order(list.get());
+    for (size_t i = 0; i < echomq_job_list_count(list.get()); ++i) {
+      schedule.emplace_back(echomq_job_group(echomq_job_list_at(list.get(), i)));
+    }
+    ack_all(c.get(), q, list.get());
+  }
+  REQUIRE(schedule.size() == 10u * (1 + 3 + 4 + 7));
+  double worst = 0;
+  for (size_t from = 0; from < schedule.size(); ++from) {
+    std::map<std::string, double> served;
+    for (size_t to = from; to < schedule.size(); ++to) {
+      served[schedule[to]] += 1;
+      for (const auto &x : weights) {
+        for (const auto &y : weights) {
+          worst = std::max(worst, std::fabs(served[x.first] / x.second - served[y.first] / y.second));
+        }
+      }
+    }
+  }
+  INFO("largest |served_i/w_i - served_j/w_j| over any window: " << worst);
+  CHECK(worst <= 2.0);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a weight change applies from the lane's next turn", "[weights]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("wchange");
+  for (int i = 0; i < 20; ++i) {
+    enqueue(c.get(), q, "x", "x");
+    enqueue(c.get(), q, "y", "y");
+  }
+  JobListPtr first = wclaim(c.get(), q, kLongLease, 100);  // x, weight 1
+  REQUIRE(first);
+  CHECK(echomq_job_list_count(first.get()) == 1);
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), "x", 5));
+  JobListPtr second = wclaim(c.get(), q, kLongLease, 100);  // y, weight 1
+  REQUIRE(second);
+  CHECK(std::string(echomq_job_group(echomq_job_list_at(second.get(), 0))) == "y");
+  CHECK(echomq_job_list_count(second.get()) == 1);
+  JobListPtr third = wclaim(c.get(), q, kLongLease, 100);  // x again, now weight 5
+  REQUIRE(third);
+  CHECK(std::string(echomq_job_group(echomq_job_list_at(third.get(), 0))) == "x");
+  CHECK(echomq_job_list_count(third.get()) == 5);
+  for (auto *l : {first.get(), second.get(), third.get()}) ack_all(c.get(), q, l);
   require_verified(c.get(), q);
 }
 
