@@ -1,10 +1,13 @@
 package echomq
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
 )
 
 // Claim+ack rate from Go with one client, and the fused AckClaim (one
@@ -30,10 +33,20 @@ func preload(b *testing.B, q *Queue, n int) {
 	}
 }
 
-func BenchmarkClaimAck(b *testing.B) {
+// BenchmarkClaimAck uses context.Background, like the C loop: no
+// cancellation to watch. BenchmarkClaimAckCancellable pays for a context
+// that can be cancelled (an AfterFunc registered around each call).
+func BenchmarkClaimAck(b *testing.B) { benchClaimAck(b, context.Background()) }
+
+func BenchmarkClaimAckCancellable(b *testing.B) { benchClaimAck(b, ctxT(b)) }
+
+func BenchmarkAckClaim(b *testing.B) { benchAckClaim(b, context.Background()) }
+
+func BenchmarkAckClaimCancellable(b *testing.B) { benchAckClaim(b, ctxT(b)) }
+
+func benchClaimAck(b *testing.B, ctx context.Context) {
 	q := newQueue(b, dial(b))
 	preload(b, q, b.N)
-	ctx := ctxT(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		j, err := q.Claim(ctx, time.Minute)
@@ -48,10 +61,9 @@ func BenchmarkClaimAck(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
 
-func BenchmarkAckClaim(b *testing.B) {
+func benchAckClaim(b *testing.B, ctx context.Context) {
 	q := newQueue(b, dial(b))
 	preload(b, q, b.N)
-	ctx := ctxT(b)
 	b.ResetTimer()
 	j, err := q.Claim(ctx, time.Minute)
 	if err != nil {
@@ -67,4 +79,16 @@ func BenchmarkAckClaim(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
+}
+
+// BenchmarkCgoCall is the cost of one SWIG call with a string argument and
+// no I/O (echomq_check_group_name): the cgo crossing plus SWIG's copy of the
+// string into C memory. Every call of the package pays about this once or
+// twice, next to a network round trip of tens of microseconds.
+func BenchmarkCgoCall(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if capi.Check_group_name("tenant-42") != 0 {
+			b.Fatal("valid name refused")
+		}
+	}
 }
