@@ -139,3 +139,52 @@ func TestSharedClient(t *testing.T) {
 		t.Fatalf("stats: %+v", st)
 	}
 }
+
+// missedCancel is a context whose end no watcher can see (Done is nil), so
+// the cancellation of a blocking claim in progress is missed: only the
+// bounded waits notice it, at most BClaimSlice later.
+type missedCancel struct {
+	context.Context
+	at time.Time
+}
+
+func (m missedCancel) Done() <-chan struct{} { return nil }
+
+func (m missedCancel) Err() error {
+	if time.Now().After(m.at) {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestBClaimBoundsAMissedCancel(t *testing.T) {
+	q := newQueue(t, dial(t))
+	ctx := missedCancel{Context: context.Background(), at: time.Now().Add(300 * time.Millisecond)}
+	start := time.Now()
+	_, err := q.BClaim(ctx, time.Minute)
+	took := time.Since(start)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("BClaim: %v, want context.Canceled", err)
+	}
+	if limit := 300*time.Millisecond + BClaimSlice + 500*time.Millisecond; took > limit {
+		t.Fatalf("a missed cancel cost %v, want at most about one slice (%v)", took, BClaimSlice)
+	}
+}
+
+// Deadlines that race with the server's own reply: whichever wins, the
+// next call on the client must work (the binding reconnects when a cancel
+// may have landed after the reply).
+func TestCancelRacingTheReplyLeavesClientUsable(t *testing.T) {
+	q := newQueue(t, dial(t))
+	bg := context.Background()
+	for i := 0; i < 300; i++ {
+		ctx, cancel := context.WithTimeout(bg, time.Duration(1+i%3)*time.Millisecond)
+		if _, err := q.BClaim(ctx, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("round %d: BClaim: %v", i, err)
+		}
+		cancel()
+		if _, err := q.Stats(bg); err != nil {
+			t.Fatalf("round %d: the call after a cancelled wait failed: %v", i, err)
+		}
+	}
+}

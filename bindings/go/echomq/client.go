@@ -150,12 +150,6 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 	if h == nil {
 		return 0, ErrClosed
 	}
-	if c.redial {
-		if rc := capi.Client_connect(h, c.url); rc != 0 {
-			return rc, &Error{Code: Code(rc), Msg: capi.Client_errmsg(h)}
-		}
-		c.redial = false
-	}
 	c.seq++
 	id := c.seq
 	c.cmu.Lock()
@@ -167,7 +161,15 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 		stop = context.AfterFunc(ctx, func() { c.cancelCall(id) })
 	}
 
-	rc := fn(h)
+	rc := 0
+	if c.redial {
+		if rc = capi.Client_connect(h, c.url); rc == 0 {
+			c.redial = false
+		}
+	}
+	if rc == 0 {
+		rc = fn(h)
+	}
 
 	if stop != nil {
 		stop()
