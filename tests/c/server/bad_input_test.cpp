@@ -7,10 +7,6 @@
 
 #include "raw_valkey.hpp"
 
-#include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
-#include <unistd.h>
 
 #include <functional>
 
@@ -99,21 +95,6 @@ const std::vector<std::string> &bad_group_names() {
       "g\xc2\x80", "g\xc2\x9f", "\xff", "g\xc3", "\xc0\xaf", "\xed\xa0\x80",
       "\xf4\x90\x80\x80", "\xe6\x97"};
   return names;
-}
-
-/// A loopback port that nothing listens on (bound, then closed).
-int closed_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  REQUIRE(fd >= 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  REQUIRE(bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
-  socklen_t len = sizeof addr;
-  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
-  close(fd);
-  return ntohs(addr.sin_port);
 }
 
 }  // namespace
@@ -566,7 +547,7 @@ TEST_CASE("a server that is not there is ECONN with a message", "[bad_input]") {
   echomq_client_options opts = ECHOMQ_CLIENT_OPTIONS_INIT;
   opts.connect_timeout_ms = 1000;
   const std::vector<std::string> nowhere = {
-      "valkey://127.0.0.1:" + std::to_string(closed_port()),
+      "valkey://127.0.0.1:" + std::to_string(free_port()),
       "unix:///nonexistent/dir/valkey.sock",
   };
   for (const auto &url : nowhere) {

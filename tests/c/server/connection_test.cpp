@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <future>
+#include <cstring>
 
 using namespace emqtest;
 
@@ -235,4 +236,66 @@ TEST_CASE("AUTH and ACL refusals are ENOPERM, a good user connects", "[connectio
   }
   ClientPtr admin = connect_client();
   require_verified(admin.get(), fresh_queue("acl"));
+}
+
+namespace {
+/// Total script calls the server has run (EVALSHA and EVAL), from INFO commandstats.
+long long script_calls(RawValkey &raw) {
+  ReplyPtr info = raw.must({"INFO", "commandstats"});
+  const std::string text(info->str, info->len);
+  long long total = 0;
+  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+    const auto at = text.find(cmd);
+    if (at != std::string::npos) total += std::stoll(text.substr(at + std::strlen(cmd)));
+  }
+  return total;
+}
+}  // namespace
+
+TEST_CASE("a batch of 2,500 jobs is enqueued by one script call", "[connection]") {
+  // The header promises one script call (one round trip), all or nothing.
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("bigbatch");
+  BatchPtr batch(echomq_batch_create());
+  for (int i = 0; i < 2500; ++i) {
+    REQUIRE(echomq_batch_add(batch.get(), ("g" + std::to_string(i % 7)).c_str(), "b", 1) == ECHOMQ_OK);
+  }
+  const long long before = script_calls(raw);
+  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), batch.get(), nullptr));
+  const long long calls = script_calls(raw) - before;
+  CHECK(calls == 1);
+  CHECK(stats(c.get(), q).pending == 2500);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a server restart is reported while it is down and healed when it is back", "[connection]") {
+  PrivateServer server(free_port());
+  server.start();
+  echomq_client_options opts = ECHOMQ_CLIENT_OPTIONS_INIT;
+  opts.connect_timeout_ms = 500;
+  auto c = connect_client(&opts, server.url());
+  const std::string q = fresh_queue("restart");
+  enqueue(c.get(), q, "g", "before");
+
+  server.stop();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const int64_t t0 = mono_ms();
+    const int rc = echomq_enqueue(c.get(), q.c_str(), "g", "x", 1, nullptr, nullptr);
+    INFO("enqueue #" << attempt << " with the server down -> " << describe(c.get(), rc));
+    CHECK((rc == ECHOMQ_ECONN || rc == ECHOMQ_ETIMEOUT));
+    CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+    CHECK(mono_ms() - t0 < 2000);
+  }
+  CHECK(echomq_client_connected(c.get()) == 0);
+
+  server.start();  // empty: no data, no scripts loaded
+  EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+  CHECK_FALSE(claim(c.get(), q, kLongLease));  // the old data died with the server
+  enqueue(c.get(), q, "g", "after");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  CHECK(payload_of(job.get()) == "after");
+  ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
 }

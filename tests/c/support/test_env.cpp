@@ -1,6 +1,12 @@
 #include "test_env.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <hiredis/hiredis.h>
 
 #include <atomic>
 #include <chrono>
@@ -68,6 +74,75 @@ std::string server_socket_path() {
   const auto slash = path.rfind('/');
   return (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/valkey.sock";
 }
+
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr *>(&addr), &len) == 0);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+PrivateServer::PrivateServer(int port) : port_(port) {
+  char tmpl[] = "/tmp/emq-private-valkey-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  dir_ = tmpl;
+}
+
+PrivateServer::~PrivateServer() {
+  if (running_) stop();
+  const std::string rm = "rm -rf '" + dir_ + "'";
+  if (std::system(rm.c_str()) != 0) {
+    // Nothing to do: a leftover temp dir is harmless.
+  }
+}
+
+void PrivateServer::start() {
+  const char *bin = std::getenv("VALKEY_SERVER");
+  const std::string cmd = std::string(bin ? bin : "valkey-server") + " --bind 127.0.0.1 --port " +
+                          std::to_string(port_) + " --dir '" + dir_ +
+                          "' --save '' --appendonly no --daemonize yes --pidfile '" + dir_ +
+                          "/valkey.pid' --logfile '" + dir_ + "/valkey.log'";
+  INFO("starting " << cmd);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  running_ = true;
+  for (int i = 0; i < 200; ++i) {  // up to 10 s
+    redisContext *ctx = redisConnect("127.0.0.1", port_);
+    const bool up = ctx != nullptr && ctx->err == 0;
+    redisFree(ctx);
+    if (up) return;
+    sleep_ms(50);
+  }
+  FAIL("private valkey-server did not come up on port " << port_);
+}
+
+void PrivateServer::stop() {
+  std::ifstream in(dir_ + "/valkey.pid");
+  long pid = 0;
+  in >> pid;
+  running_ = false;
+  if (pid <= 0) return;
+  // A crash, not a shutdown: the connections drop at once (and SIGTERM takes
+  // valkey about two seconds here).
+  kill(static_cast<pid_t>(pid), SIGKILL);
+  // Wait for the port, not the pid: a killed daemon may linger as a zombie
+  // until its adoptive parent reaps it.
+  for (int i = 0; i < 200; ++i) {
+    redisContext *ctx = redisConnect("127.0.0.1", port_);
+    const bool up = ctx != nullptr && ctx->err == 0;
+    redisFree(ctx);
+    if (!up) return;
+    sleep_ms(10);
+  }
+}
+
+std::string PrivateServer::url() const { return "valkey://127.0.0.1:" + std::to_string(port_); }
 
 ClientPtr connect_client(const echomq_client_options *opts, const std::string &url) {
   echomq_client *raw = nullptr;

@@ -56,6 +56,29 @@ Endpoint server_endpoint();
 /// one too), or "" when the URL comes from $ECHOMQ_TEST_URL.
 std::string server_socket_path();
 
+/// A loopback TCP port that nothing listens on now (bound, then released).
+int free_port();
+
+/// A valkey-server of a test's own on a fixed port, for tests that stop and
+/// restart a server. Stopped (and its directory removed) when destroyed.
+class PrivateServer {
+ public:
+  explicit PrivateServer(int port);
+  ~PrivateServer();
+  PrivateServer(const PrivateServer &) = delete;
+  PrivateServer &operator=(const PrivateServer &) = delete;
+  /// Starts it and waits until it accepts connections.
+  void start();
+  /// Kills it (SIGKILL, like a crash) and waits until the port is closed.
+  void stop();
+  std::string url() const;
+
+ private:
+  int port_;
+  std::string dir_;
+  bool running_ = false;
+};
+
 /// A new client handle connected to `url` (default: server_url()).
 ClientPtr connect_client(const echomq_client_options *opts = nullptr,
                          const std::string &url = std::string());
