@@ -21,17 +21,10 @@ import (
 type Client struct {
 	mu  sync.Mutex  // serialises calls on the connection
 	h   capi.Client // nil after Close; written under mu and cmu
-	seq uint64      // call counter, under mu
-	url string      // for reconnecting, see do
+	seq uint64      // blocking-claim counter, under mu
 
-	// redial is set (under mu) when a cancel was issued during a call that
-	// still completed: the C library may have shut the socket down after
-	// the reply arrived, so the next call reconnects first.
-	redial bool
-
-	cmu      sync.Mutex // guards h, call and canceled for cancel, which runs outside mu
-	call     uint64     // id of the cancellable call in progress, 0 if none
-	canceled bool       // a cancel was issued for the call in progress
+	cmu      sync.Mutex // guards h and blocking for cancel, which runs outside mu
+	blocking uint64     // id of the blocking claim in progress, 0 if none
 }
 
 type dialConfig struct {
@@ -65,8 +58,8 @@ func WithMaxPayload(n int) DialOption {
 //	valkey://[user[:password]@]host[:port][/db]   (also redis://)
 //	unix://[user[:password]@]/path/to/socket[?db=N]
 //
-// It authenticates, selects the database and loads the scripts. Cancelling
-// ctx interrupts the connect.
+// It authenticates, selects the database and loads the scripts. The connect
+// is bounded by WithConnectTimeout.
 func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) {
 	cfg := dialConfig{
 		connectTimeout: 2 * time.Second,
@@ -87,7 +80,7 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	if h == nil || h.Swigcptr() == 0 {
 		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB)")
 	}
-	c := &Client{h: h, url: url}
+	c := &Client{h: h}
 	runtime.SetFinalizer(c, (*Client).Close)
 	live.add(&live.clients, 1)
 	if _, err := c.do(ctx, func(h capi.Client) int { return capi.Client_connect(h, url) }); err != nil {
@@ -97,13 +90,14 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	return c, nil
 }
 
-// Close closes the connection and frees the handle. It interrupts a call in
-// progress on another goroutine (which then fails with ErrCanceled) and
-// waits for it to return. Calls after Close return ErrClosed. Close is
-// idempotent.
+// Close closes the connection and frees the handle. A blocking claim in
+// progress on another goroutine is interrupted (it fails with ErrCanceled,
+// having claimed nothing); any other call in progress finishes first (it is
+// bounded by the command timeout). Calls after Close return ErrClosed.
+// Close is idempotent.
 func (c *Client) Close() error {
 	c.cmu.Lock()
-	if c.h != nil && c.call != 0 {
+	if c.h != nil && c.blocking != 0 {
 		capi.Client_cancel(c.h)
 	}
 	c.cmu.Unlock()
@@ -135,12 +129,22 @@ func (c *Client) Queue(name string) *Queue {
 	return &Queue{c: c, name: name}
 }
 
-// do runs one C call on the connection, holding the client mutex. While it
-// runs, the end of ctx interrupts it through echomq_client_cancel. fn
+// do runs one C call on the connection, holding the client mutex. The
+// context is checked before the call; the call itself is short (the C
+// library bounds it by the command timeout) and runs to completion. fn
 // returns a status; a negative status becomes an *Error carrying the
-// client's message (or a ctxError when the context caused it). Positive
-// statuses (ECHOMQ_EMPTY) are returned to the caller as they are.
+// client's message. Positive statuses (ECHOMQ_EMPTY) are returned as they are.
 func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error) {
+	return c.run(ctx, false, fn)
+}
+
+// doBlocking runs a blocking claim: like do, but while it waits the end of
+// ctx interrupts it through echomq_client_cancel.
+func (c *Client) doBlocking(ctx context.Context, fn func(h capi.Client) int) (int, error) {
+	return c.run(ctx, true, fn)
+}
+
+func (c *Client) run(ctx context.Context, blocking bool, fn func(h capi.Client) int) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -150,38 +154,30 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 	if h == nil {
 		return 0, ErrClosed
 	}
-	c.seq++
-	id := c.seq
-	c.cmu.Lock()
-	c.call = id
-	c.canceled = false
-	c.cmu.Unlock()
 	var stop func() bool
-	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() { c.cancelCall(id) })
-	}
-
-	rc := 0
-	if c.redial {
-		if rc = capi.Client_connect(h, c.url); rc == 0 {
-			c.redial = false
+	if blocking {
+		c.seq++
+		id := c.seq
+		c.cmu.Lock()
+		c.blocking = id
+		c.cmu.Unlock()
+		if ctx.Done() != nil {
+			stop = context.AfterFunc(ctx, func() { c.cancelWait(id) })
 		}
 	}
-	if rc == 0 {
-		rc = fn(h)
-	}
 
-	if stop != nil {
-		stop()
+	rc := fn(h)
+
+	if blocking {
+		if stop != nil {
+			stop()
+		}
+		// A cancel still running holds cmu: waiting for it here guarantees
+		// it cannot land on a later call.
+		c.cmu.Lock()
+		c.blocking = 0
+		c.cmu.Unlock()
 	}
-	// A cancel still running holds cmu: waiting for it here guarantees it
-	// cannot land on the next call.
-	c.cmu.Lock()
-	c.call = 0
-	if c.canceled && rc != int(CodeCanceled) {
-		c.redial = true
-	}
-	c.cmu.Unlock()
 	if rc >= 0 {
 		return rc, nil
 	}
@@ -192,12 +188,11 @@ func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error
 	return rc, e
 }
 
-// cancelCall interrupts call id if it is still the one in progress.
-func (c *Client) cancelCall(id uint64) {
+// cancelWait interrupts blocking call id if it is still the one in progress.
+func (c *Client) cancelWait(id uint64) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	if c.h != nil && c.call == id {
-		c.canceled = true
+	if c.h != nil && c.blocking == id {
 		capi.Client_cancel(c.h)
 	}
 }

@@ -44,6 +44,7 @@ func TestCodesMatchC(t *testing.T) {
 			capi.EMQGO_JOB_NUMS, capi.EMQGO_STATS_NUMS, capi.EMQGO_LANE_NUMS)
 	}
 	if capi.EMQGO_STATS_SERVER_TIME_MS != 15 || capi.EMQGO_LANE_OLDEST_ENQUEUED_AT_MS != 9 ||
+		capi.EMQGO_LANE_DELAYED != 11 ||
 		capi.EMQGO_JOB_PAYLOAD_LEN != 6 {
 		t.Errorf("shim indexes moved: update inspect.go and handles.go")
 	}

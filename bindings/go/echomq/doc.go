@@ -34,23 +34,26 @@
 // a sentinel for errors.Is: ErrStaleLease (the lease was lost: a stale
 // holder can never ack), ErrInvalid (refused before any I/O: nothing was
 // written), ErrConnection, ErrTimeout (outcome unknown), and so on. A call
-// interrupted because its context ended matches both ctx.Err() and
-// ErrCanceled.
+// interrupted because its context ended returns ctx.Err().
 //
 // # Contexts
 //
-// Every call takes a context. When the context ends during a call, the call
-// is interrupted with echomq_client_cancel (the connection is dropped and
-// re-established by the next call) and its outcome is unknown, as for any
-// remote call. BClaim waits in slices of at most BClaimSlice (1 s), so even
-// a cancellation that races with the start of a wait costs at most that.
+// Every call takes a context and checks it before any I/O. BClaim, the one
+// call that waits, is interrupted at once when its context ends
+// (echomq_client_cancel); an interrupted wait has claimed nothing. It waits
+// in slices of at most BClaimSlice (1 s), so even a cancellation that races
+// with the start of a wait costs at most that. Every other call is one short
+// round trip bounded by the command timeout (WithCommandTimeout), and runs
+// to completion once started, so an ack is never left half-known because a
+// context ended.
 //
 // # Thread safety
 //
 // A *Client is one connection. It may be shared by goroutines: a mutex
 // serialises the calls, so they take turns on the connection. For parallel
 // work give each goroutine its own Client (the Worker does this). Close may
-// be called from any goroutine; it interrupts a call in progress. Queue
+// be called from any goroutine; it interrupts a blocking claim in progress.
+// Queue
 // values and Job values are plain data and may be shared freely.
 //
 // # Memory

@@ -34,7 +34,7 @@ type Stats struct {
 const (
 	jobNums   = 7
 	statsNums = 16
-	laneNums  = 10
+	laneNums  = 12
 )
 
 // Stats reads the queue's figures.
@@ -65,9 +65,11 @@ type LaneInfo struct {
 	LimitIsDefault  bool   // the limit comes from the queue default
 	WeightIsDefault bool
 	Paused          bool
-	Serviceable     bool   // in the ring now
-	Served          uint64 // deliveries from this lane
-	OldestEnqueued  time.Time
+	Serviceable     bool      // in the ring now
+	Served          uint64    // deliveries from this lane
+	OldestEnqueued  time.Time // enqueue time of the head job; zero if none
+	Known           bool      // the lane has live jobs or settings of its own
+	Delayed         uint64    // jobs of the lane waiting for a due time
 }
 
 func laneFromNumbers(group string, n []int64) LaneInfo {
@@ -77,6 +79,7 @@ func laneFromNumbers(group string, n []int64) LaneInfo {
 		LimitIsDefault: n[4] != 0, WeightIsDefault: n[5] != 0,
 		Paused: n[6] != 0, Serviceable: n[7] != 0,
 		Served: uint64(n[8]), OldestEnqueued: msTime(n[9]),
+		Known: n[10] != 0, Delayed: uint64(n[11]),
 	}
 }
 

@@ -106,7 +106,7 @@ func TestDefaultsAndLaneListing(t *testing.T) {
 		lanes, next := must2(q.Lanes(ctx, after, 2))(t)
 		for _, l := range lanes {
 			got = append(got, l.Group)
-			if l.Weight != 2 || !l.WeightIsDefault || l.Depth != 1 {
+			if l.Weight != 2 || !l.WeightIsDefault || l.Depth != 1 || !l.Known {
 				t.Fatalf("lane %+v", l)
 			}
 		}
@@ -123,6 +123,9 @@ func TestDefaultsAndLaneListing(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("lanes %v, want %v", got, want)
 		}
+	}
+	if l := must(q.Lane(ctx, "never-used"))(t); l.Known || l.Depth != 0 || l.Weight != 2 {
+		t.Fatalf("unknown lane: %+v", l)
 	}
 	job := must(q.Claim(ctx, time.Minute))(t)
 	if job.MaxAttempts != 7 {

@@ -168,9 +168,10 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 const BClaimSlice = time.Second
 
 // BClaim leases one job, waiting on the server (no polling) until one is
-// ready or ctx is done; it then returns ctx.Err(). A wait interrupted by
-// the end of ctx has an unknown outcome: a job it may have leased comes
-// back when its lease expires.
+// ready or ctx is done; it then returns ctx.Err(). The end of ctx interrupts
+// the wait at once (echomq_client_cancel), and an interrupted wait has
+// claimed nothing. Each server-side wait lasts at most BClaimSlice, so a
+// cancellation that misses the wait in progress costs at most that.
 func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
@@ -189,7 +190,7 @@ func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 			wait = time.Millisecond
 		}
 		var out [1]uint64
-		rc, err := q.c.do(ctx, func(h capi.Client) int {
+		rc, err := q.c.doBlocking(ctx, func(h capi.Client) int {
 			return capi.Bclaim(h, q.name, ceilMS(lease), ceilMS(wait), out[:])
 		})
 		job, err := q.claimed(rc, err, out[0])

@@ -16,7 +16,7 @@ func TestRetryAndDeadLetter(t *testing.T) {
 		t.Fatalf("first fail outcome %v, want retried", out)
 	}
 	j2 := must(q.Claim(ctx, time.Minute))(t)
-	if j2.ID != id || j2.Token != 2 {
+	if j2.ID != id || j2.Token != 2 || j2.LastError != "first failure" {
 		t.Fatalf("retry delivery: %+v", j2)
 	}
 	if out := must(j2.Fail(ctx, "second failure", 0))(t); out != Dead {
@@ -77,6 +77,9 @@ func TestDelayedRetryAndDelayedEnqueue(t *testing.T) {
 	}
 	if st := must(q.Stats(ctx))(t); st.Delayed != 1 {
 		t.Fatalf("stats: %+v", st)
+	}
+	if lane := must(q.Lane(ctx, "later"))(t); lane.Delayed != 1 || !lane.Known || lane.Depth != 0 {
+		t.Fatalf("lane with a delayed job: %+v", lane)
 	}
 	time.Sleep(450 * time.Millisecond)
 	j := must(q.Claim(ctx, time.Minute))(t)

@@ -30,9 +30,8 @@ type Handler func(ctx context.Context, job *Job) error
 // Stopping: when the context given to Run is cancelled, the goroutines stop
 // claiming, let the handlers in progress finish and settle the jobs they
 // hold (the handlers' context is not the Run context, so they are not cut
-// short), then Run returns. No job is lost: a job is either settled or
-// still leased, and a blocking claim interrupted by the stop leaves at most
-// a lease to expire.
+// short), then Run returns. No job is lost: every job a goroutine claimed
+// is settled, and a blocking claim interrupted by the stop claims nothing.
 type Worker struct {
 	URL         string        // server URL, as for Dial
 	Queue       string        // queue name

@@ -129,129 +129,131 @@ typedef _goslice_ swig_type_99;
 typedef _gostring_ swig_type_100;
 typedef _goslice_ swig_type_101;
 typedef long long swig_type_102;
-extern void _wrap_Swig_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_effa4a3a81968254(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_effa4a3a81968254(void);
-extern swig_type_1 _wrap_strerror_capi_effa4a3a81968254(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_effa4a3a81968254(void);
-extern swig_type_2 _wrap_version_string_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_effa4a3a81968254(void);
-extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_effa4a3a81968254(void);
-extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_check_queue_name_capi_effa4a3a81968254(swig_type_5 arg1);
-extern swig_intgo _wrap_check_group_name_capi_effa4a3a81968254(swig_type_6 arg1);
-extern swig_intgo _wrap_client_connect_capi_effa4a3a81968254(uintptr_t arg1, swig_type_7 arg2);
-extern void _wrap_client_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_8 _wrap_client_errmsg_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_effa4a3a81968254(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_9 _wrap_job_group_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_10 _wrap_job_last_error_capi_effa4a3a81968254(uintptr_t arg1);
-extern void _wrap_job_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_11 _wrap_job_list_count_capi_effa4a3a81968254(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_effa4a3a81968254(uintptr_t arg1, swig_type_12 arg2);
-extern void _wrap_job_list_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_batch_add_capi_effa4a3a81968254(uintptr_t arg1, swig_type_13 arg2, swig_type_14 arg3);
-extern swig_type_15 _wrap_batch_count_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_16 _wrap_batch_id_capi_effa4a3a81968254(uintptr_t arg1, swig_type_17 arg2);
-extern void _wrap_batch_clear_capi_effa4a3a81968254(uintptr_t arg1);
-extern void _wrap_batch_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_effa4a3a81968254(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_extend_capi_effa4a3a81968254(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_type_24 arg5, swig_type_25 arg6);
-extern swig_intgo _wrap_set_weight_capi_effa4a3a81968254(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_effa4a3a81968254(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_intgo _wrap_set_limit_capi_effa4a3a81968254(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_effa4a3a81968254(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_pause_capi_effa4a3a81968254(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_resume_capi_effa4a3a81968254(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_effa4a3a81968254(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_effa4a3a81968254(uintptr_t arg1, swig_type_39 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_effa4a3a81968254(uintptr_t arg1, swig_type_40 arg2, swig_intgo arg3);
-extern swig_type_41 _wrap_lane_list_count_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_42 _wrap_lane_list_next_capi_effa4a3a81968254(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_effa4a3a81968254(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4);
-extern swig_intgo _wrap_redrive_all_capi_effa4a3a81968254(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern swig_type_48 _wrap_report_count_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_type_49 _wrap_report_at_capi_effa4a3a81968254(uintptr_t arg1, swig_type_50 arg2);
-extern void _wrap_report_free_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_effa4a3a81968254(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_effa4a3a81968254(void);
-extern uintptr_t _wrap_client_create_capi_effa4a3a81968254(swig_intgo arg1, swig_intgo arg2, swig_type_51 arg3);
-extern void _wrap_job_numbers_capi_effa4a3a81968254(uintptr_t arg1, swig_type_52 arg2);
-extern void _wrap_job_payload_copy_capi_effa4a3a81968254(uintptr_t arg1, swig_type_53 arg2);
-extern swig_intgo _wrap_enqueue_capi_effa4a3a81968254(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_intgo arg6, swig_type_58 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_effa4a3a81968254(uintptr_t arg1, swig_type_59 arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_effa4a3a81968254(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_type_63 arg4);
-extern swig_intgo _wrap_wclaim_capi_effa4a3a81968254(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_intgo arg4, swig_type_66 arg5);
-extern swig_intgo _wrap_bclaim_capi_effa4a3a81968254(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_type_69 arg4, swig_type_70 arg5);
-extern swig_intgo _wrap_ack_claim_capi_effa4a3a81968254(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_type_73 arg4, swig_type_74 arg5, swig_type_75 arg6);
-extern swig_intgo _wrap_fail_capi_effa4a3a81968254(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_type_80 arg6, swig_type_81 arg7);
-extern swig_intgo _wrap_stats_capi_effa4a3a81968254(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_intgo _wrap_lane_capi_effa4a3a81968254(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_intgo _wrap_lanes_capi_effa4a3a81968254(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5);
-extern swig_type_91 _wrap_lane_list_group_capi_effa4a3a81968254(uintptr_t arg1, swig_type_92 arg2);
-extern void _wrap_lane_list_numbers_capi_effa4a3a81968254(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
-extern swig_type_95 _wrap_lane_list_cursor_capi_effa4a3a81968254(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_effa4a3a81968254(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4, swig_type_99 arg5);
-extern swig_intgo _wrap_verify_capi_effa4a3a81968254(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_type_102 _wrap_c_heap_in_use_capi_effa4a3a81968254(void);
+extern void _wrap_Swig_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_24a8813cfcaaa532(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532(void);
+extern swig_type_1 _wrap_strerror_capi_24a8813cfcaaa532(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_24a8813cfcaaa532(void);
+extern swig_type_2 _wrap_version_string_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532(void);
+extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532(void);
+extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_check_queue_name_capi_24a8813cfcaaa532(swig_type_5 arg1);
+extern swig_intgo _wrap_check_group_name_capi_24a8813cfcaaa532(swig_type_6 arg1);
+extern swig_intgo _wrap_client_connect_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_7 arg2);
+extern void _wrap_client_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_8 _wrap_client_errmsg_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_9 _wrap_job_group_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_10 _wrap_job_last_error_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern void _wrap_job_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_11 _wrap_job_list_count_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_12 arg2);
+extern void _wrap_job_list_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_batch_add_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_13 arg2, swig_type_14 arg3);
+extern swig_type_15 _wrap_batch_count_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_16 _wrap_batch_id_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_17 arg2);
+extern void _wrap_batch_clear_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern void _wrap_batch_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_extend_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_type_24 arg5, swig_type_25 arg6);
+extern swig_intgo _wrap_set_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3);
+extern swig_intgo _wrap_set_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_pause_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_intgo _wrap_resume_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_39 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_40 arg2, swig_intgo arg3);
+extern swig_type_41 _wrap_lane_list_count_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_42 _wrap_lane_list_next_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4);
+extern swig_intgo _wrap_redrive_all_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
+extern swig_type_48 _wrap_report_count_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_type_49 _wrap_report_at_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_50 arg2);
+extern void _wrap_report_free_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532(void);
+extern uintptr_t _wrap_client_create_capi_24a8813cfcaaa532(swig_intgo arg1, swig_intgo arg2, swig_type_51 arg3);
+extern void _wrap_job_numbers_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_52 arg2);
+extern void _wrap_job_payload_copy_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_53 arg2);
+extern swig_intgo _wrap_enqueue_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_intgo arg6, swig_type_58 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_59 arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_claim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_type_63 arg4);
+extern swig_intgo _wrap_wclaim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_intgo arg4, swig_type_66 arg5);
+extern swig_intgo _wrap_bclaim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_type_69 arg4, swig_type_70 arg5);
+extern swig_intgo _wrap_ack_claim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_type_73 arg4, swig_type_74 arg5, swig_type_75 arg6);
+extern swig_intgo _wrap_fail_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_type_80 arg6, swig_type_81 arg7);
+extern swig_intgo _wrap_stats_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
+extern swig_intgo _wrap_lane_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_intgo _wrap_lanes_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5);
+extern swig_type_91 _wrap_lane_list_group_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_92 arg2);
+extern void _wrap_lane_list_numbers_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
+extern swig_type_95 _wrap_lane_list_cursor_capi_24a8813cfcaaa532(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4, swig_type_99 arg5);
+extern swig_intgo _wrap_verify_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
+extern swig_type_102 _wrap_c_heap_in_use_capi_24a8813cfcaaa532(void);
 #undef intgo
 */
 import "C"
@@ -278,8 +280,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_effa4a3a81968254
-func cgo_panic__capi_effa4a3a81968254(p *byte) {
+//export cgo_panic__capi_24a8813cfcaaa532
+func cgo_panic__capi_24a8813cfcaaa532(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -291,13 +293,13 @@ func cgo_panic__capi_effa4a3a81968254(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_effa4a3a81968254(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -391,7 +393,7 @@ const ECHOMQ_VERSION_PATCH int = 0
 
 func _swig_getECHOMQ_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_NUMBER_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -401,7 +403,7 @@ type Enum_SS_echomq_status int
 
 func _swig_getECHOMQ_OK() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_OK_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_OK_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -409,7 +411,7 @@ var ECHOMQ_OK Enum_SS_echomq_status = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EMPTY_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -417,7 +419,7 @@ var ECHOMQ_EMPTY Enum_SS_echomq_status = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINVAL_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -425,7 +427,7 @@ var ECHOMQ_EINVAL Enum_SS_echomq_status = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETOOLARGE_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -433,7 +435,7 @@ var ECHOMQ_ETOOLARGE Enum_SS_echomq_status = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOTFOUND_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -441,7 +443,7 @@ var ECHOMQ_ENOTFOUND Enum_SS_echomq_status = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESTALE_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -449,7 +451,7 @@ var ECHOMQ_ESTALE Enum_SS_echomq_status = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECONN_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -457,7 +459,7 @@ var ECHOMQ_ECONN Enum_SS_echomq_status = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETIMEOUT_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -465,7 +467,7 @@ var ECHOMQ_ETIMEOUT Enum_SS_echomq_status = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECANCELED_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -473,7 +475,7 @@ var ECHOMQ_ECANCELED Enum_SS_echomq_status = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESERVER_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -481,7 +483,7 @@ var ECHOMQ_ESERVER Enum_SS_echomq_status = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOPERM_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -489,7 +491,7 @@ var ECHOMQ_ENOPERM Enum_SS_echomq_status = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EPROTO_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -497,7 +499,7 @@ var ECHOMQ_EPROTO Enum_SS_echomq_status = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOMEM_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -505,7 +507,7 @@ var ECHOMQ_ENOMEM Enum_SS_echomq_status = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret Enum_SS_echomq_status) {
 	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINTERNAL_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -514,7 +516,7 @@ var ECHOMQ_EINTERNAL Enum_SS_echomq_status = _swig_getECHOMQ_EINTERNAL()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_effa4a3a81968254(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -523,13 +525,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_effa4a3a81968254())
+	swig_r = (uint)(C._wrap_version_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_effa4a3a81968254()
+	swig_r_p := C._wrap_version_string_capi_24a8813cfcaaa532()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -541,7 +543,7 @@ const ECHOMQ_GROUP_NAME_MAX int = 256
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -549,7 +551,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_HARD_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -559,7 +561,7 @@ const ECHOMQ_BATCH_MAX int = 100000
 
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_effa4a3a81968254())
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -567,7 +569,7 @@ var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
 
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_effa4a3a81968254())
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -582,7 +584,7 @@ const ECHOMQ_REASON_MAX int = 4096
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_effa4a3a81968254(*(*C.swig_type_5)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_24a8813cfcaaa532(*(*C.swig_type_5)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -592,7 +594,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_effa4a3a81968254(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_24a8813cfcaaa532(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -605,7 +607,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -614,13 +616,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -630,33 +632,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -666,7 +668,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -675,13 +677,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -689,20 +691,20 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 const ECHOMQ_ENQUEUE_OPTIONS_VERSION int = 1
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_effa4a3a81968254()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_24a8813cfcaaa532()))
 	return swig_r
 }
 
@@ -711,7 +713,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -724,7 +726,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -732,18 +734,18 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1)))
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -752,7 +754,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), C.swig_type_20(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), C.swig_type_20(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -763,7 +765,7 @@ type Enum_SS_echomq_fail_outcome int
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_RETRY_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -771,7 +773,7 @@ var ECHOMQ_FAIL_RETRY Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -779,7 +781,7 @@ var ECHOMQ_FAIL_DELAYED Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DELAY
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret Enum_SS_echomq_fail_outcome) {
 	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DEAD_capi_effa4a3a81968254())
+	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -787,7 +789,7 @@ var ECHOMQ_FAIL_DEAD Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -801,7 +803,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), C.swig_type_23(_swig_i_3), C.swig_type_24(_swig_i_4), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), C.swig_type_23(_swig_i_3), C.swig_type_24(_swig_i_4), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -817,7 +819,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -832,7 +834,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -848,7 +850,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -863,7 +865,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -878,7 +880,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -893,7 +895,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -908,7 +910,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -920,7 +922,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -932,7 +934,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -945,14 +947,14 @@ const ECHOMQ_LANE_INFO_VERSION int = 1
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_next(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_next_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_next_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -961,7 +963,7 @@ func Lane_list_next(arg1 LaneList) (_swig_ret string) {
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -970,7 +972,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -988,7 +990,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1001,7 +1003,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1009,7 +1011,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1018,12 +1020,12 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1031,7 +1033,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1039,7 +1041,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1047,7 +1049,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1055,7 +1057,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1063,7 +1065,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1071,7 +1073,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1079,7 +1081,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1087,7 +1089,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1095,7 +1097,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1103,7 +1105,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1111,7 +1113,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1119,7 +1121,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1127,7 +1129,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1135,7 +1137,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1143,7 +1145,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1151,7 +1153,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1159,7 +1161,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1167,7 +1169,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1175,7 +1177,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1183,7 +1185,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1191,7 +1193,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1199,7 +1201,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1207,7 +1209,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1215,7 +1217,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1223,7 +1225,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1231,7 +1233,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1239,7 +1241,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1247,7 +1249,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1255,7 +1257,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1263,7 +1265,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1271,7 +1273,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1279,7 +1281,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1287,7 +1289,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1295,15 +1297,31 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
 var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS()
 
+func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532())
+	return swig_r
+}
+
+var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
+
+func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532())
+	return swig_r
+}
+
+var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
+
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_effa4a3a81968254())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532())
 	return swig_r
 }
 
@@ -1314,14 +1332,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_effa4a3a81968254(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_51(_swig_i_2))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_51(_swig_i_2))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1330,7 +1348,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1345,7 +1363,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_3)), C.swig_type_57(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_3)), C.swig_type_57(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1368,7 +1386,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_60(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_60(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1381,7 +1399,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1398,7 +1416,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1415,7 +1433,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2), C.swig_type_69(_swig_i_3), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2), C.swig_type_69(_swig_i_3), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1433,7 +1451,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_type_72(_swig_i_2), C.swig_type_73(_swig_i_3), C.swig_type_74(_swig_i_4), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_type_72(_swig_i_2), C.swig_type_73(_swig_i_3), C.swig_type_74(_swig_i_4), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1452,7 +1470,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), C.swig_type_77(_swig_i_2), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_type_80(_swig_i_5), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), C.swig_type_77(_swig_i_2), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_type_80(_swig_i_5), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1470,7 +1488,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1486,7 +1504,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1506,7 +1524,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2)), C.swig_type_89(_swig_i_3), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2)), C.swig_type_89(_swig_i_3), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1523,7 +1541,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_92(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_92(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1534,7 +1552,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), C.swig_type_93(_swig_i_1), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_93(_swig_i_1), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1543,7 +1561,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1557,7 +1575,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), C.swig_type_98(_swig_i_3), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), C.swig_type_98(_swig_i_3), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1572,7 +1590,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_effa4a3a81968254(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1584,6 +1602,6 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_effa4a3a81968254())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_24a8813cfcaaa532())
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_effa4a3a81968254(const char*);
+  void cgo_panic__capi_24a8813cfcaaa532(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_effa4a3a81968254(p);
+  cgo_panic__capi_24a8813cfcaaa532(p);
 }
 
 
@@ -244,6 +244,8 @@ enum {
   EMQGO_LANE_SERVICEABLE,
   EMQGO_LANE_SERVED,
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
+  EMQGO_LANE_KNOWN,
+  EMQGO_LANE_DELAYED,
   EMQGO_LANE_NUMS
 };
 
@@ -381,6 +383,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_SERVICEABLE] = l->serviceable;
   v[EMQGO_LANE_SERVED] = (int64_t)l->served;
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
+  v[EMQGO_LANE_KNOWN] = l->known;
+  v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -447,7 +451,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_effa4a3a81968254(void *_swig_go_0) {
+void _wrap_Swig_free_capi_24a8813cfcaaa532(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -457,7 +461,7 @@ void _wrap_Swig_free_capi_effa4a3a81968254(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_effa4a3a81968254(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_24a8813cfcaaa532(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -470,7 +474,7 @@ void *_wrap_Swig_malloc_capi_effa4a3a81968254(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -481,7 +485,7 @@ intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_OK_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -493,7 +497,7 @@ intgo _wrap_ECHOMQ_OK_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -505,7 +509,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -517,7 +521,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -529,7 +533,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -541,7 +545,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -553,7 +557,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -565,7 +569,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -577,7 +581,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -589,7 +593,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -601,7 +605,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -613,7 +617,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -625,7 +629,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -637,7 +641,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532() {
   enum echomq_status result;
   intgo _swig_go_result;
   
@@ -649,7 +653,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_effa4a3a81968254() {
 }
 
 
-_gostring_ _wrap_strerror_capi_effa4a3a81968254(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_24a8813cfcaaa532(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -665,7 +669,7 @@ _gostring_ _wrap_strerror_capi_effa4a3a81968254(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_effa4a3a81968254() {
+intgo _wrap_version_capi_24a8813cfcaaa532() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -676,7 +680,7 @@ intgo _wrap_version_capi_effa4a3a81968254() {
 }
 
 
-_gostring_ _wrap_version_string_capi_effa4a3a81968254() {
+_gostring_ _wrap_version_string_capi_24a8813cfcaaa532() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -690,7 +694,7 @@ _gostring_ _wrap_version_string_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -701,7 +705,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -712,7 +716,7 @@ intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_effa4a3a81968254() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_effa4a3a81968254() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532() {
   long long result;
   long long _swig_go_result;
   
@@ -723,7 +727,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_effa4a3a81968254() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_effa4a3a81968254() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532() {
   long long result;
   long long _swig_go_result;
   
@@ -734,7 +738,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_check_queue_name_capi_effa4a3a81968254(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -752,7 +756,7 @@ intgo _wrap_check_queue_name_capi_effa4a3a81968254(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_effa4a3a81968254(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -770,7 +774,7 @@ intgo _wrap_check_group_name_capi_effa4a3a81968254(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -790,7 +794,7 @@ intgo _wrap_client_connect_capi_effa4a3a81968254(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -800,7 +804,7 @@ void _wrap_client_free_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -816,7 +820,7 @@ _gostring_ _wrap_client_errmsg_capi_effa4a3a81968254(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -829,7 +833,7 @@ intgo _wrap_client_errcode_capi_effa4a3a81968254(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -842,7 +846,7 @@ intgo _wrap_client_connected_capi_effa4a3a81968254(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -852,7 +856,7 @@ void _wrap_client_cancel_capi_effa4a3a81968254(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -865,7 +869,7 @@ intgo _wrap_client_ping_capi_effa4a3a81968254(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_effa4a3a81968254(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -881,7 +885,7 @@ _gostring_ _wrap_job_group_capi_effa4a3a81968254(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_effa4a3a81968254(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -897,7 +901,7 @@ _gostring_ _wrap_job_last_error_capi_effa4a3a81968254(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_effa4a3a81968254(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -907,7 +911,7 @@ void _wrap_job_free_capi_effa4a3a81968254(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_effa4a3a81968254(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -920,7 +924,7 @@ long long _wrap_job_list_count_capi_effa4a3a81968254(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_effa4a3a81968254(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -935,7 +939,7 @@ struct echomq_job *_wrap_job_list_at_capi_effa4a3a81968254(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_effa4a3a81968254(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -945,7 +949,7 @@ void _wrap_job_list_free_capi_effa4a3a81968254(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_effa4a3a81968254() {
+struct echomq_batch *_wrap_batch_create_capi_24a8813cfcaaa532() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -956,7 +960,7 @@ struct echomq_batch *_wrap_batch_create_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_batch_add_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -982,7 +986,7 @@ intgo _wrap_batch_add_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -995,7 +999,7 @@ long long _wrap_batch_count_capi_effa4a3a81968254(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1010,7 +1014,7 @@ long long _wrap_batch_id_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1020,7 +1024,7 @@ void _wrap_batch_clear_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1030,7 +1034,7 @@ void _wrap_batch_free_capi_effa4a3a81968254(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1054,7 +1058,7 @@ intgo _wrap_ack_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532() {
   enum echomq_fail_outcome result;
   intgo _swig_go_result;
   
@@ -1066,7 +1070,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532() {
   enum echomq_fail_outcome result;
   intgo _swig_go_result;
   
@@ -1078,7 +1082,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532() {
   enum echomq_fail_outcome result;
   intgo _swig_go_result;
   
@@ -1090,7 +1094,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_effa4a3a81968254() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1101,7 +1105,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_extend_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1140,7 +1144,7 @@ intgo _wrap_extend_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1169,7 +1173,7 @@ intgo _wrap_set_weight_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1196,7 +1200,7 @@ intgo _wrap_clear_weight_capi_effa4a3a81968254(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1225,7 +1229,7 @@ intgo _wrap_set_limit_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1252,7 +1256,7 @@ intgo _wrap_clear_limit_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1279,7 +1283,7 @@ intgo _wrap_pause_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1306,7 +1310,7 @@ intgo _wrap_resume_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1328,7 +1332,7 @@ intgo _wrap_set_default_weight_capi_effa4a3a81968254(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1350,7 +1354,7 @@ intgo _wrap_set_default_limit_capi_effa4a3a81968254(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1372,7 +1376,7 @@ intgo _wrap_set_default_max_attempts_capi_effa4a3a81968254(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1385,7 +1389,7 @@ long long _wrap_lane_list_count_capi_effa4a3a81968254(struct echomq_lane_list *_
 }
 
 
-_gostring_ _wrap_lane_list_next_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_next_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1401,7 +1405,7 @@ _gostring_ _wrap_lane_list_next_capi_effa4a3a81968254(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1411,7 +1415,7 @@ void _wrap_lane_list_free_capi_effa4a3a81968254(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1450,7 +1454,7 @@ intgo _wrap_redrive_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1483,7 +1487,7 @@ intgo _wrap_redrive_all_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_effa4a3a81968254(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1496,7 +1500,7 @@ long long _wrap_report_count_capi_effa4a3a81968254(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_effa4a3a81968254(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1514,7 +1518,7 @@ _gostring_ _wrap_report_at_capi_effa4a3a81968254(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_effa4a3a81968254(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1524,7 +1528,7 @@ void _wrap_report_free_capi_effa4a3a81968254(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1536,7 +1540,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1548,7 +1552,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1560,7 +1564,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1572,7 +1576,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1584,7 +1588,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1596,7 +1600,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1608,7 +1612,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1620,7 +1624,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1632,7 +1636,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1644,7 +1648,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1656,7 +1660,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1668,7 +1672,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1680,7 +1684,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1692,7 +1696,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1704,7 +1708,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1716,7 +1720,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1728,7 +1732,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1740,7 +1744,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1752,7 +1756,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1764,7 +1768,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1776,7 +1780,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1788,7 +1792,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1800,7 +1804,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1812,7 +1816,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1824,7 +1828,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1836,7 +1840,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1848,7 +1852,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1860,7 +1864,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1872,7 +1876,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1884,7 +1888,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1896,7 +1900,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1908,7 +1912,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1920,7 +1924,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1932,7 +1936,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1944,7 +1948,31 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_effa4a3a81968254() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_effa4a3a81968254() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_KNOWN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_DELAYED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532() {
   int result;
   intgo _swig_go_result;
   
@@ -1956,7 +1984,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_effa4a3a81968254() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_effa4a3a81968254(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_24a8813cfcaaa532(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -1973,7 +2001,7 @@ struct echomq_client *_wrap_client_create_capi_effa4a3a81968254(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_effa4a3a81968254(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1989,7 +2017,7 @@ void _wrap_job_numbers_capi_effa4a3a81968254(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_effa4a3a81968254(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2005,7 +2033,7 @@ void _wrap_job_payload_copy_capi_effa4a3a81968254(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2055,7 +2083,7 @@ intgo _wrap_enqueue_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2081,7 +2109,7 @@ intgo _wrap_enqueue_batch_capi_effa4a3a81968254(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2116,7 +2144,7 @@ intgo _wrap_claim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2153,7 +2181,7 @@ intgo _wrap_wclaim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2190,7 +2218,7 @@ intgo _wrap_bclaim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2229,7 +2257,7 @@ intgo _wrap_ack_claim_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2275,7 +2303,7 @@ intgo _wrap_fail_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2301,7 +2329,7 @@ intgo _wrap_stats_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2334,7 +2362,7 @@ intgo _wrap_lane_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2376,7 +2404,7 @@ intgo _wrap_lanes_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2394,7 +2422,7 @@ _gostring_ _wrap_lane_list_group_capi_effa4a3a81968254(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2412,7 +2440,7 @@ void _wrap_lane_list_numbers_capi_effa4a3a81968254(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_effa4a3a81968254(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2428,7 +2456,7 @@ _gostring_ _wrap_lane_list_cursor_capi_effa4a3a81968254(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2465,7 +2493,7 @@ intgo _wrap_dead_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2498,7 +2526,7 @@ intgo _wrap_verify_capi_effa4a3a81968254(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_c_heap_in_use_capi_effa4a3a81968254() {
+long long _wrap_c_heap_in_use_capi_24a8813cfcaaa532() {
   uint64_t result;
   long long _swig_go_result;
   

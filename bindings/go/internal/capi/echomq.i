@@ -180,6 +180,8 @@ enum {
   EMQGO_LANE_SERVICEABLE,
   EMQGO_LANE_SERVED,
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
+  EMQGO_LANE_KNOWN,
+  EMQGO_LANE_DELAYED,
   EMQGO_LANE_NUMS
 };
 
@@ -317,6 +319,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_SERVICEABLE] = l->serviceable;
   v[EMQGO_LANE_SERVED] = (int64_t)l->served;
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
+  v[EMQGO_LANE_KNOWN] = l->known;
+  v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
