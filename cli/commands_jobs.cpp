@@ -281,7 +281,7 @@ void add_job_commands(std::vector<Command> &out) {
        {{"delay", 0, "S", "seconds before the job becomes ready (decimals allowed)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
         {"lines", 0, nullptr, "one job per line of standard input"},
-        {"chunk", 0, "N", "jobs per batch with --lines, 1..100000 (default 1000)"}},
+        {"chunk", 0, "N", "jobs per batch with --lines, 1..10000 (default 1000)"}},
        1, 2, true, cmd_enqueue});
   out.push_back({"claim", "[--lease S] [--wait S | --max N]", "lease the next job in ring order",
                  "Prints the job id, token (pass both to ack or fail), lane and payload.\n"

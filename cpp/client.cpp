@@ -11,7 +11,6 @@
 namespace echomq {
 namespace {
 
-constexpr size_t kEnqueueChunk = 1000;   // jobs per script call: bounds server blocking
 constexpr size_t kRedriveChunk = 1000;
 
 // Reply arrays start with a status; negative ones carry a message.
@@ -91,38 +90,21 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
                                  " bytes is over the limit of " +
                                  std::to_string(opts_.max_payload));
   }
-  // The first chunk goes alone (it loads the script on NOSCRIPT); the rest
-  // follow in one pipeline, where a NOSCRIPT could not be recovered.
-  std::vector<Argv> cmds;
-  for (size_t at = 0; at < jobs.size(); at += kEnqueueChunk) {
-    size_t n = std::min(kEnqueueChunk, jobs.size() - at);
-    start(Script::Enqueue, k);
-    argv_.own(delay_ms);
-    argv_.own(static_cast<long long>(max_attempts));
-    argv_.own(static_cast<long long>(n));
-    for (size_t i = at; i < at + n; ++i) {
-      argv_.ref(jobs[i].group, jobs[i].group_len);
-      argv_.ref(jobs[i].payload ? jobs[i].payload : "", jobs[i].payload_len);
-    }
-    cmds.push_back(argv_);
+  // One script call: the batch is atomic, and ECHOMQ_BATCH_MAX bounds how
+  // long it holds the server.
+  start(Script::Enqueue, k);
+  argv_.own(delay_ms);
+  argv_.own(static_cast<long long>(max_attempts));
+  argv_.own(static_cast<long long>(jobs.size()));
+  for (const NewJob& j : jobs) {
+    argv_.ref(j.group, j.group_len);
+    argv_.ref(j.payload ? j.payload : "", j.payload_len);
   }
-  std::vector<uint64_t> ids;
-  ids.reserve(jobs.size());
-  auto collect = [&ids](const redisReply* r) {
-    if (r->type == REDIS_REPLY_ERROR) throwReplyError(r, "enqueue");
-    scriptStatus(r, "enqueue");
-    uint64_t first = u64(r, 1, "enqueue");
-    uint64_t n = u64(r, 2, "enqueue");
-    for (uint64_t i = 0; i < n; ++i) ids.push_back(first + i);
-  };
-  argv_ = cmds.front();
-  collect(run(Script::Enqueue).get());
-  if (cmds.size() > 1) {
-    std::vector<Argv> rest(cmds.begin() + 1, cmds.end());
-    const std::string& sha = scripts_.sha(Script::Enqueue);
-    for (auto& c : rest) c.ptrs()[1] = sha.data();
-    for (auto& reply : conn_.pipeline(rest)) collect(reply.get());
-  }
+  ReplyPtr r = run(Script::Enqueue);
+  scriptStatus(r.get(), "enqueue");
+  uint64_t first = u64(r.get(), 1, "enqueue");
+  std::vector<uint64_t> ids(jobs.size());
+  for (size_t i = 0; i < jobs.size(); ++i) ids[i] = first + i;
   return ids;
 }
 

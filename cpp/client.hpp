@@ -54,8 +54,8 @@ class Client {
   void cancel() { conn_.cancel(); }
   void ping();
 
-  // Enqueues jobs in pipelined chunks of one script call each; returns the
-  // id of every job in order.
+  // Enqueues jobs (1..ECHOMQ_BATCH_MAX) in one atomic script call; returns
+  // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
 

@@ -18,7 +18,7 @@
 
 local delay = argInt(ARGV[2], 0, 31622400000)
 local maxatt = argInt(ARGV[3], 0, 1000000)
-local n = argInt(ARGV[4], 1, 100000)
+local n = argInt(ARGV[4], 1, 10000)
 if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
 if #ARGV ~= 4 + 2 * n then return { EINVAL, 'enqueue: argument count does not match n' } end
 for i = 1, n do

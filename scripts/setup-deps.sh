@@ -45,7 +45,7 @@ fi
 
 PY=${PYTHON:-python3}
 $PY -m pip install -q --disable-pip-version-check \
-  "pybind11>=2.11" "scikit-build-core>=0.8" "pytest>=7"
+  "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7"
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || { echo "setup: Go toolchain not found" >&2; exit 1; }
 echo "setup: dependencies ready ($(valkey-server --version | awk '{print $3}'))"

@@ -109,7 +109,7 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_GROUP_NAME_MAX 256
 #define ECHOMQ_DEFAULT_MAX_PAYLOAD (1024 * 1024)  /* bytes */
 #define ECHOMQ_HARD_MAX_PAYLOAD (64 * 1024 * 1024)
-#define ECHOMQ_BATCH_MAX 100000                   /* jobs in one batch */
+#define ECHOMQ_BATCH_MAX 10000                    /* jobs in one batch (one script call) */
 #define ECHOMQ_LEASE_MAX_MS (7LL * 24 * 3600 * 1000)
 #define ECHOMQ_DELAY_MAX_MS (366LL * 24 * 3600 * 1000)
 #define ECHOMQ_ATTEMPTS_MAX 1000000
