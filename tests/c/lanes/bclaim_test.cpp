@@ -2,6 +2,7 @@
 // and can be cancelled from another thread.
 #include "test_env.hpp"
 
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -236,4 +237,52 @@ TEST_CASE("a waiter wakes when a paused lane resumes or a full lane frees a slot
     ack(waiter.get(), q, out.job.get());
   }
   require_verified(admin.get(), q);
+}
+
+TEST_CASE("ECANCELED from bclaim never leaves a job leased to nobody", "[bclaim]") {
+  // A worker loops on bclaim while another thread cancels it at odd moments
+  // and a producer feeds jobs: every job must end up acked by the worker,
+  // none stuck in the leases because a cancelled bclaim had claimed it.
+  auto worker = connect_client();
+  auto producer = connect_client();
+  const std::string q = fresh_queue("bcancelsafe");
+  const int jobs = 60;
+  std::atomic<bool> stop{false};
+  std::atomic<int> acked{0}, cancelled{0}, errors{0};
+  std::thread consumer([&] {
+    while (!stop) {
+      echomq_job *raw = nullptr;
+      const int rc = echomq_bclaim(worker.get(), q.c_str(), kLongLease, 2000, &raw);
+      if (rc == ECHOMQ_OK) {
+        if (echomq_ack(worker.get(), q.c_str(), echomq_job_id(raw), echomq_job_token(raw)) == ECHOMQ_OK) {
+          acked++;
+        } else {
+          errors++;
+        }
+        echomq_job_free(raw);
+      } else if (rc == ECHOMQ_ECANCELED) {
+        cancelled++;
+      } else if (rc != ECHOMQ_EMPTY) {
+        errors++;
+      }
+    }
+  });
+  for (int i = 0; i < jobs; ++i) {
+    enqueue(producer.get(), q, "g" + std::to_string(i % 3), std::to_string(i));
+    sleep_ms(i % 4 == 0 ? 1 : 12);
+    echomq_client_cancel(worker.get());
+  }
+  const int64_t deadline = mono_ms() + 5000;
+  while (acked < jobs && mono_ms() < deadline) sleep_ms(20);
+  stop = true;
+  echomq_client_cancel(worker.get());
+  consumer.join();
+  INFO("acked " << acked << ", cancelled " << cancelled << ", errors " << errors);
+  CHECK(errors == 0);
+  CHECK(acked == jobs);
+  CHECK(cancelled > 0);
+  const echomq_queue_stats s = stats(producer.get(), q);
+  CHECK(s.leased == 0);
+  CHECK(s.pending == 0);
+  require_verified(producer.get(), q);
 }

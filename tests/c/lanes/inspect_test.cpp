@@ -146,6 +146,36 @@ TEST_CASE("echomq_lane reports depth, active, settings, served and the oldest jo
   require_verified(c.get(), q);
 }
 
+TEST_CASE("echomq_lane reports delayed jobs and whether the lane is known", "[inspect]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("known");
+  CHECK(lane(c.get(), q, "g").known == 0);
+  echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  later.delay_ms = 60000;
+  enqueue(c.get(), q, "g", "later", &later);
+  enqueue(c.get(), q, "g", "later too", &later);
+  echomq_lane_info info = lane(c.get(), q, "g");
+  CHECK(info.known == 1);
+  CHECK(info.delayed == 2);
+  CHECK(info.depth == 0);
+  CHECK(info.serviceable == 0);
+  CHECK(stats(c.get(), q).lanes == 1);
+
+  enqueue(c.get(), q, "h", "now");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(job.get()), 1, "later", 60000, nullptr));
+  CHECK(lane(c.get(), q, "h").delayed == 1);
+  CHECK(lane(c.get(), q, "h").known == 1);
+
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "settings", 3));
+  CHECK(lane(c.get(), q, "settings").known == 1);
+  EMQ_REQUIRE_OK(c.get(), echomq_clear_limit(c.get(), q.c_str(), "settings"));
+  CHECK(lane(c.get(), q, "settings").known == 0);
+  CHECK(stats(c.get(), q).lanes == 2);
+  require_verified(c.get(), q);
+}
+
 TEST_CASE("echomq_lanes walks 2,500 lanes in sorted pages, each exactly once", "[inspect]") {
   auto c = connect_client();
   const std::string q = fresh_queue("paging");
