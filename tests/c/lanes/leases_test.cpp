@@ -406,3 +406,24 @@ TEST_CASE("hundreds of expired leases all come back through claims alone", "[lea
   CHECK(s.pending == 0);
   require_verified(worker.get(), q);
 }
+
+TEST_CASE("claim is not EMPTY while an expired job waits behind many dying ones", "[leases]") {
+  // Recovery is bounded per claim; when the first expired leases recovered
+  // all die, the claim must still find the live one behind them (bclaim does).
+  auto c = connect_client();
+  const std::string q = fresh_queue("behinddead");
+  const echomq_enqueue_options once = attempts(1);
+  for (int i = 0; i < 100; ++i) enqueue(c.get(), q, "dies", "d", &once);
+  for (int i = 0; i < 100; ++i) REQUIRE(claim(c.get(), q, 50));
+  const uint64_t live = enqueue(c.get(), q, "lives", "l");
+  REQUIRE(claim(c.get(), q, 100));  // expires after all of the others
+  sleep_ms(300);
+  JobPtr job = claim(c.get(), q, kLongLease);
+  INFO("dead so far: " << stats(c.get(), q).dead);
+  REQUIRE(job);
+  CHECK(echomq_job_id(job.get()) == live);
+  CHECK(echomq_job_token(job.get()) == 2);
+  ack(c.get(), q, job.get());
+  CHECK(stats(c.get(), q).dead == 100);
+  require_verified(c.get(), q);
+}
