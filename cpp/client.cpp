@@ -143,13 +143,18 @@ ClaimResult Client::claim(const char* queue, int64_t lease_ms, uint32_t max, boo
   const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
   checkRange("max", max, 1, ECHOMQ_WCLAIM_MAX);
-  start(Script::Claim, k);
-  argv_.own(lease_ms);
-  argv_.own(static_cast<long long>(weighted ? max : 1));
-  argv_.ref(weighted ? "1" : "0", 1);
-  argv_.ref("0", 1);
-  ReplyPtr r = run(Script::Claim);
-  return decodeClaim(r.get());
+  // Each script call brings back a bounded amount of due work. EMPTY with
+  // "next due in 0 ms" means more is waiting to be brought back, so call
+  // again: every round removes up to 32 entries, so this ends.
+  for (;;) {
+    start(Script::Claim, k);
+    argv_.own(lease_ms);
+    argv_.own(static_cast<long long>(weighted ? max : 1));
+    argv_.ref(weighted ? "1" : "0", 1);
+    argv_.ref("0", 1);
+    ClaimResult res = decodeClaim(run(Script::Claim).get());
+    if (!res.empty || res.next_due_ms != 0) return res;
+  }
 }
 
 ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms) {
@@ -211,8 +216,10 @@ ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int
   argv_.own(std::to_string(id));
   argv_.own(std::to_string(token));
   argv_.own(lease_ms);
-  ReplyPtr r = run(Script::Ack);
-  return decodeClaim(r.get());
+  ClaimResult res = decodeClaim(run(Script::Ack).get());
+  // The ack is done; more due work waits to be brought back (see claim).
+  if (res.empty && res.next_due_ms == 0) return claim(queue, lease_ms, 1, false);
+  return res;
 }
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
