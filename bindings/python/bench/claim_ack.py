@@ -9,9 +9,12 @@ a queue of 100 backlogged lanes, 16-byte payloads, one client, and
 
 Each figure is the median of --runs runs of --jobs jobs.  Without --url the
 script starts (and always stops) its own throwaway server with
-tests/valkey-server.sh.
+tests/valkey-server.sh.  With --c BINARY (claim_ack.c, built by
+``cmake --build <build> --target echomq_py_claim_ack_c``) every Python run is
+followed by the same loop in C against the same server, so the two are
+measured under the same conditions.
 
-    python3 bindings/python/bench/claim_ack.py [--url URL] [--unix] [--jobs N] [--runs R]
+    python3 bindings/python/bench/claim_ack.py [--url URL] [--unix] [--jobs N] [--runs R] [--c BINARY]
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, List, Tuple
 
 import echomq
 
@@ -58,17 +61,31 @@ def fused(q: echomq.Queue, n: int) -> int:
     return done
 
 
-def measure(q: echomq.Queue, loop: Callable[[echomq.Queue, int], int], jobs: int, runs: int) -> List[float]:
-    rates = []
-    for _ in range(runs):
-        fill(q, jobs)
-        t0 = time.perf_counter()
-        done = loop(q, jobs)
-        dt = time.perf_counter() - t0
-        if done != jobs:
-            raise SystemExit(f"expected {jobs} jobs, handled {done}")
-        rates.append(done / dt)
-    return rates
+Run = Tuple[float, float]  # (jobs/s, client CPU microseconds per job)
+
+
+def python_run(q: echomq.Queue, loop: Callable[[echomq.Queue, int], int], jobs: int) -> Run:
+    fill(q, jobs)
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    done = loop(q, jobs)
+    dt, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    if done != jobs:
+        raise SystemExit(f"expected {jobs} jobs, handled {done}")
+    return done / dt, cpu * 1e6 / done
+
+
+def c_run(binary: str, url: str, q: echomq.Queue, mode: str, jobs: int) -> Run:
+    fill(q, jobs)
+    out = subprocess.run([binary, url, q.name, str(jobs), mode], check=True, capture_output=True, text=True)
+    rate, cpu = out.stdout.split()
+    return float(rate), float(cpu)
+
+
+def line(name: str, runs: List[Run]) -> str:
+    rates = [r for r, _ in runs]
+    cpu = statistics.median(c for _, c in runs)
+    return (f"  {name:40s} median {statistics.median(rates):7.0f} jobs/s, {cpu:5.1f} us client CPU/job"
+            f"   (runs: {', '.join(f'{r:.0f}' for r in rates)})")
 
 
 def main() -> int:
@@ -77,6 +94,7 @@ def main() -> int:
     ap.add_argument("--unix", action="store_true", help="use the throwaway server's unix socket")
     ap.add_argument("--jobs", type=int, default=20000, help="jobs per run (default 20000)")
     ap.add_argument("--runs", type=int, default=5, help="runs per figure (default 5)")
+    ap.add_argument("--c", metavar="BINARY", help="also run the C twin (claim_ack_c) after each Python run")
     args = ap.parse_args()
 
     server_dir = None
@@ -93,11 +111,20 @@ def main() -> int:
             q = client.queue(f"pybench-{int(time.time() * 1000)}")
             print(f"echomq {echomq.version()}, Python {sys.version.split()[0]}, {url.split('://')[0]}, "
                   f"{LANES} lanes, {len(PAYLOAD)}-byte payloads, {args.jobs} jobs x {args.runs} runs")
-            for name, loop in (("claim then ack (2 round trips)", two_round_trips),
-                               ("ack_and_claim (1 round trip)", fused)):
-                rates = measure(q, loop, args.jobs, args.runs)
-                print(f"  {name:32s} median {statistics.median(rates):9.0f} jobs/s"
-                      f"   (runs: {', '.join(f'{r:.0f}' for r in rates)})")
+            for name, loop, mode in (("claim then ack (2 round trips)", two_round_trips, "two"),
+                                     ("ack_and_claim (1 round trip)", fused, "fused")):
+                py_rates: List[Run] = []
+                c_rates: List[Run] = []
+                for _ in range(args.runs):
+                    py_rates.append(python_run(q, loop, args.jobs))
+                    if args.c:
+                        c_rates.append(c_run(args.c, url, q, mode, args.jobs))
+                print(line("Python  " + name, py_rates))
+                if c_rates:
+                    print(line("C       " + name, c_rates))
+                    ratio = statistics.median(r for r, _ in py_rates) / statistics.median(r for r, _ in c_rates)
+                    extra = statistics.median(c for _, c in py_rates) - statistics.median(c for _, c in c_rates)
+                    print(f"  {'':40s} rate Python / C = {ratio:.2f}; Python adds {extra:.1f} us CPU per job")
             problems = q.verify()
             if problems:
                 print("verify:", problems)
