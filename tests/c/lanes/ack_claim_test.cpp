@@ -105,3 +105,26 @@ TEST_CASE("a claim/ack_claim loop drains every lane fairly", "[ack_claim]") {
   CHECK(stats(c.get(), q).acked_total == 33);
   require_verified(c.get(), q);
 }
+
+TEST_CASE("ack_claim under a limit of 1 hands the freed slot to the same lane", "[ack_claim]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("acklimit");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "one", 1));
+  for (int i = 0; i < 4; ++i) enqueue(c.get(), q, "one", std::to_string(i));
+  JobPtr job = claim(c.get(), q, kLongLease);
+  int served = 0;
+  while (job) {
+    CHECK(payload_of(job.get()) == std::to_string(served));
+    ++served;
+    CHECK(lane(c.get(), q, "one").active == 1);
+    echomq_job *next = nullptr;
+    const int rc = echomq_ack_claim(c.get(), q.c_str(), echomq_job_id(job.get()),
+                                    echomq_job_token(job.get()), kLongLease, &next);
+    INFO(describe(c.get(), rc));
+    REQUIRE((rc == ECHOMQ_OK || rc == ECHOMQ_EMPTY));
+    job.reset(next);
+  }
+  CHECK(served == 4);
+  CHECK(lane(c.get(), q, "one").active == 0);
+  require_verified(c.get(), q);
+}

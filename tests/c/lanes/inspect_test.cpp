@@ -224,6 +224,23 @@ TEST_CASE("echomq_lanes walks 2,500 lanes in sorted pages, each exactly once", "
   CHECK(walked == sorted);
   CHECK(pages >= 3);
 
+  // Pages of one: every lane exactly once (a sample of the first ten).
+  std::string after;
+  for (int i = 0; i < 10; ++i) {
+    LaneListPtr one = lanes_page(c.get(), q, after.empty() ? nullptr : after.c_str(), 1);
+    REQUIRE(echomq_lane_list_count(one.get()) == 1);
+    CHECK(std::string(echomq_lane_list_at(one.get(), 0)->group) == sorted[i]);
+    REQUIRE(echomq_lane_list_next(one.get()) != nullptr);
+    after = echomq_lane_list_next(one.get());
+  }
+  // A cursor between two names, and one past the end.
+  LaneListPtr between = lanes_page(c.get(), q, "lane-00010x", 1);
+  REQUIRE(echomq_lane_list_count(between.get()) == 1);
+  CHECK(std::string(echomq_lane_list_at(between.get(), 0)->group) == "lane-00011");
+  LaneListPtr past = lanes_page(c.get(), q, "\xf4\x8f\xbf\xbf", 10);
+  CHECK(echomq_lane_list_count(past.get()) == 0);
+  CHECK(echomq_lane_list_next(past.get()) == nullptr);
+
   // A cursor in the middle starts right after it.
   LaneListPtr tail = lanes_page(c.get(), q, "lane-02490", 100);
   REQUIRE(echomq_lane_list_count(tail.get()) >= 1);

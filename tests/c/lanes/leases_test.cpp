@@ -4,6 +4,7 @@
 
 #include "raw_valkey.hpp"
 
+#include <map>
 #include <set>
 
 using namespace emqtest;
@@ -425,5 +426,89 @@ TEST_CASE("claim is not EMPTY while an expired job waits behind many dying ones"
   CHECK(echomq_job_token(job.get()) == 2);
   ack(c.get(), q, job.get());
   CHECK(stats(c.get(), q).dead == 100);
+  require_verified(c.get(), q);
+}
+
+namespace {
+/// Milliseconds from the server's now until the job's due time in the delayed set.
+int64_t due_in_ms(RawValkey &raw, const std::string &q, uint64_t id) {
+  ReplyPtr score = raw.must({"ZSCORE", "emq:{" + q + "}:delayed", std::to_string(id)});
+  REQUIRE(score->type == REDIS_REPLY_STRING);
+  ReplyPtr now = raw.must({"TIME"});
+  REQUIRE(now->elements == 2);
+  const int64_t now_ms = std::stoll(now->element[0]->str) * 1000 + std::stoll(now->element[1]->str) / 1000;
+  return static_cast<int64_t>(std::stod(std::string(score->str, score->len))) - now_ms;
+}
+}  // namespace
+
+TEST_CASE("exponential backoff doubles per attempt from 1 s and stops at 1 h", "[leases]") {
+  auto c = connect_client();
+  RawValkey raw;
+  const std::string q = fresh_queue("backoffsteps");
+  const echomq_enqueue_options many = attempts(30);
+  const uint64_t id = enqueue(c.get(), q, "g", "x", &many);
+  const std::map<uint64_t, int64_t> expected = {
+      {1, 1000}, {2, 2000}, {3, 4000}, {12, 2048000}, {13, 3600000}, {20, 3600000}};
+  for (uint64_t attempt = 1; attempt <= 20; ++attempt) {
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    REQUIRE(echomq_job_token(job.get()) == attempt);
+    const auto want = expected.find(attempt);
+    if (want == expected.end()) {  // straight back, to reach the next attempt quickly
+      EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, attempt, "fast", 0, nullptr));
+      continue;
+    }
+    int outcome = 0;
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, attempt, "slow",
+                                        ECHOMQ_RETRY_BACKOFF, &outcome));
+    REQUIRE(outcome == ECHOMQ_FAIL_DELAYED);
+    const int64_t due = due_in_ms(raw, q, id);
+    INFO("attempt " << attempt << ": due in " << due << " ms, expected about " << want->second);
+    CHECK(due <= want->second);
+    CHECK(due >= want->second - 200);
+    // Bring it back now, so the next attempt can be claimed without waiting.
+    raw.must({"ZADD", "emq:{" + q + "}:delayed", "0", std::to_string(id)});
+  }
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a redriven job gets a fresh budget of max attempts", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("budget");
+  const echomq_enqueue_options two = attempts(2);
+  const uint64_t id = enqueue(c.get(), q, "g", "x", &two);
+  int outcome = 0;
+  for (uint64_t token = 1; token <= 2; ++token) {
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "no", 0, &outcome));
+  }
+  REQUIRE(outcome == ECHOMQ_FAIL_DEAD);
+  EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
+  for (uint64_t token = 3; token <= 4; ++token) {
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    REQUIRE(echomq_job_token(job.get()) == token);
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "no", 0, &outcome));
+    CHECK(outcome == (token == 4 ? ECHOMQ_FAIL_DEAD : ECHOMQ_FAIL_RETRY));
+  }
+  CHECK(stats(c.get(), q).dead == 1);
+  CHECK(stats(c.get(), q).dead_total == 2);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("extend sets the deadline to server now plus the lease", "[leases]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("extendnow");
+  const uint64_t id = enqueue(c.get(), q, "g", "x");
+  JobPtr job = claim(c.get(), q, kLongLease);
+  REQUIRE(job);
+  const int64_t before = stats(c.get(), q).server_time_ms;
+  int64_t until = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, 5000, &until));
+  const int64_t after = stats(c.get(), q).server_time_ms;
+  CHECK(until >= before + 5000);
+  CHECK(until <= after + 5000);  // shorter than the first lease: extend sets, not adds
+  ack(c.get(), q, job.get());
   require_verified(c.get(), q);
 }

@@ -268,6 +268,18 @@ TEST_CASE("a payload over the client's max_payload_bytes is ETOOLARGE", "[bad_in
     CHECK(echomq_batch_count(b.get()) == 0);
   }
 
+  // A batch holds at most ECHOMQ_BATCH_MAX jobs; a full one enqueues in one go.
+  {
+    BatchPtr b(echomq_batch_create());
+    for (int i = 0; i < ECHOMQ_BATCH_MAX; ++i) REQUIRE(echomq_batch_add(b.get(), "full", "f", 1) == ECHOMQ_OK);
+    CHECK(echomq_batch_add(b.get(), "full", "f", 1) == ECHOMQ_ETOOLARGE);
+    CHECK(echomq_batch_count(b.get()) == size_t(ECHOMQ_BATCH_MAX));
+    EMQ_REQUIRE_OK(s.c.get(), echomq_enqueue_batch(s.c.get(), "batchfull", b.get(), nullptr));
+    CHECK(stats(s.c.get(), "batchfull").pending == uint64_t(ECHOMQ_BATCH_MAX));
+    require_verified(s.c.get(), "batchfull");
+    s.keys = s.raw.snapshot();
+  }
+
   // Exactly the maximum is accepted (so the check above is at the boundary).
   uint64_t id = 0;
   const std::string at_max(kMaxPayload, 'x');
