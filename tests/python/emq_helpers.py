@@ -112,3 +112,12 @@ def python_env() -> dict:
     here = str(Path(__file__).resolve().parent)
     env["PYTHONPATH"] = here + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
+
+
+def shout(job) -> None:
+    """A handler for the command-line test: fails jobs whose payload is
+    b"fail", appends the others' payloads upper-cased to $EMQ_TEST_OUT."""
+    if job.payload == b"fail":
+        raise ValueError("told to fail")
+    with open(os.environ["EMQ_TEST_OUT"], "ab") as f:
+        f.write(job.payload.upper() + b"\n")

@@ -321,6 +321,8 @@ class Worker:
             except Exception as exc:  # the handler's failure is the job's, not the worker's
                 self._release(job)
                 reason = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+                log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
+                log.debug("traceback of job %d", job.id, exc_info=exc)
                 self._settle_failed(job, reason)
                 return None
             self._release(job)

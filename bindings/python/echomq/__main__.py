@@ -1,0 +1,69 @@
+"""Command line: run a Worker over a queue, like ``rq worker``.
+
+    python3 -m echomq worker URL QUEUE package.module:function [options]
+
+The handler is imported from ``package.module`` (the current directory is on
+the import path) and called with each :class:`echomq.Job`.  SIGINT/SIGTERM
+stop the worker gracefully; ``--burst`` drains the queue and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from typing import List, Optional
+
+from .client import connect
+from .worker import Handler, Worker
+
+
+def load_handler(spec: str) -> Handler:
+    """Imports ``module:function`` (or ``module.function``) and returns it."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep:
+        module_name, _, attr = spec.rpartition(".")
+    if not module_name or not attr:
+        raise SystemExit(f"handler must be module:function, got {spec!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")
+    obj = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise SystemExit(f"{spec} is not callable")
+    return obj  # type: ignore[return-value]
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Entry point of ``python3 -m echomq``."""
+    ap = argparse.ArgumentParser(prog="python3 -m echomq", description="echomq command line")
+    sub = ap.add_subparsers(dest="command", required=True)
+    w = sub.add_parser("worker", help="run a handler over a queue")
+    w.add_argument("url", help="valkey://host:port[/db] or unix:///path")
+    w.add_argument("queue", help="queue name")
+    w.add_argument("handler", help="module:function called with each job")
+    w.add_argument("-c", "--concurrency", type=int, default=4, help="slots (default 4)")
+    w.add_argument("--lease", type=float, default=30.0, help="lease per job in seconds (default 30)")
+    w.add_argument("--retry-in", type=float, default=None,
+                   help="retry delay after a failure in seconds (default: exponential backoff)")
+    w.add_argument("--burst", type=float, nargs="?", const=1.0, default=None, metavar="IDLE",
+                   help="exit once no job was ready for IDLE seconds (default 1)")
+    w.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    args = ap.parse_args(argv)
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    handler = load_handler(args.handler)
+    with connect(args.url, lease=args.lease) as client:
+        worker = Worker(client.queue(args.queue), handler, concurrency=args.concurrency,
+                        retry_in=args.retry_in, idle_timeout=args.burst)
+        stats = worker.run()
+    print(f"acked={stats.acked} failed={stats.failed} retried={stats.retried} dead={stats.dead} "
+          f"lost={stats.lost} errors={stats.errors}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
