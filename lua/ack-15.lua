@@ -14,7 +14,7 @@
 --@include status
 --@include now
 --@include argInt
---@include fixRing
+--@include onActiveDrop
 --@include addActive
 --@include addLive
 --@include forgetIdleLane
@@ -31,13 +31,11 @@ if tonumber(f[2] or '0') ~= token or not rcall('ZSCORE', K.leases, ARGV[2]) then
   return { ESTALE, 'ack: job ' .. ARGV[2] .. ' token ' .. ARGV[3] .. ' is stale (current ' .. (f[2] or '0') .. ')' }
 end
 local g = f[1]
-local before = serviceable(g)
 rcall('DEL', jk)
 rcall('ZREM', K.leases, ARGV[2])
-addActive(g, -1)
+onActiveDrop(g, addActive(g, -1))
 addLive(g, -1)
 rcall('HINCRBY', K.stats, 'acked', 1)
-fixRing(g, before)
 forgetIdleLane(g)
 if lease == 0 then return { OK } end
 return claimTurn(lease, 1, false, false)

@@ -2,6 +2,7 @@
 --@include reclaimExpired
 --@include takeJobs
 --@include laneWeight
+--@include laneLimit
 --@include nextDue
 -- One turn of the ring: bring back due work (bounded), rotate the ring one
 -- step with LMOVE, serve the rotated lane up to `max` jobs (1 for claim; for
@@ -15,16 +16,21 @@ local function claimTurn(leaseMs, max, weighted, chainWake)
   reclaimExpired(now, 32)
   local g = rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT')
   if not g then return { EMPTY, nextDue(now) } end
+  local lim = laneLimit(g)
   local k = 1
   if weighted then
     k = math.min(laneWeight(g), max)
-    local lim = laneLimit(g)
     if lim then k = math.min(k, lim - tonumber(rcall('HGET', K.gactive, g) or '0')) end
     if k < 1 then k = 1 end -- a ring lane is below its ceiling (I1)
   end
   local out = { OK, 0 }
-  out[2] = takeJobs(g, k, now, leaseMs, out)
-  if not serviceable(g) then rcall('LREM', K.ring, -1, g) end
+  local taken, active = takeJobs(g, k, now, leaseMs, out)
+  out[2] = taken
+  -- The lane was in the ring, so it is not paused: only its depth and its
+  -- ceiling can have changed.
+  if (lim and active >= lim) or rcall('EXISTS', pendingKey(g)) == 0 then
+    rcall('LREM', K.ring, -1, g)
+  end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.
   if chainWake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
     rcall('RPUSH', K.wake, '1')
