@@ -142,3 +142,22 @@ def test_every_status_code_has_its_class():
     assert issubclass(echomq.TooLargeError, ValueError)
     assert echomq.error_class(-999) is echomq.EchoMQError
     assert _echomq.FAIL_DEAD == echomq.FailOutcome.DEAD
+
+
+def test_no_reply_in_time_is_a_timeout_with_unknown_outcome(url, resp, make_queue):
+    with echomq.connect(url, timeout=0.2) as c:
+        q = c.queue(make_queue("timeout").name)
+        c.ping()
+        assert resp("CLIENT", "PAUSE", "800", "WRITE") == "OK"
+        with pytest.raises(echomq.TimeoutError) as err:
+            q.enqueue("a", b"x")
+        assert err.value.code == -11 and isinstance(err.value, TimeoutError)
+        resp("CLIENT", "UNPAUSE")
+        # The client dropped the connection; its next call reconnects.
+        jid = q.enqueue("a", b"y")
+        seen = []
+        while (job := q.claim()) is not None:
+            seen.append(job.id)
+            job.ack()
+        assert jid in seen
+        assert q.verify() == []

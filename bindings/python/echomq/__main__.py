@@ -33,7 +33,7 @@ def load_handler(spec: str) -> Handler:
         obj = getattr(obj, part)
     if not callable(obj):
         raise SystemExit(f"{spec} is not callable")
-    return obj  # type: ignore[return-value]
+    return obj
 
 
 def main(argv: Optional[List[str]] = None) -> int:
