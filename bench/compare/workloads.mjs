@@ -26,6 +26,8 @@ export function parseArgs(argv) {
     else throw new Error(`unknown option ${k}`);
   }
   if (!o.url) throw new Error('--url is required');
+  // ioredis knows redis:// and rediss:// only; valkey:// is the same protocol.
+  o.url = o.url.replace(/^valkey:\/\//, 'redis://');
   return o;
 }
 
@@ -86,9 +88,25 @@ export async function workloadB(adapter, o) {
            max: Math.max(...small) };
 }
 
+/** Fails fast (instead of retrying forever) when the server is not there. */
+async function checkServer(url) {
+  const { default: Redis } = await import('ioredis');
+  const c = new Redis(url, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    await c.ping();
+  } catch (e) {
+    throw new Error(`cannot reach ${url}: ${e.message}`);
+  } finally {
+    c.disconnect();
+  }
+}
+
 /** Runs both workloads and prints the JSON line run.sh collects. */
 export async function main(library, version, makeAdapter) {
   const o = parseArgs(process.argv.slice(2));
+  await checkServer(o.url);
   const adapter = await makeAdapter(o);
   try {
     const a = await workloadA(adapter, o);
