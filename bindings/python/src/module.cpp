@@ -125,7 +125,7 @@ void raise_error(const Error &e) {
 PYBIND11_MODULE(_echomq, m) {
   m.doc() = "Private compiled core of the echomq package; use the echomq package instead.";
 
-  py::register_exception_translator([](std::exception_ptr p) {
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error &e) {
