@@ -50,7 +50,7 @@ func runWithServer(m *testing.M) int {
 		return 2
 	}
 	defer exec.Command("bash", script, "stop", dir).Run()
-	startWatchdog(script, dir)
+	startWatchdog(script, filepath.Dir(dir), dir)
 
 	serverURL = strings.TrimSpace(string(out))
 	serverAddr = strings.TrimPrefix(serverURL, "valkey://")
@@ -59,9 +59,9 @@ func runWithServer(m *testing.M) int {
 
 // startWatchdog stops the server once this process is gone, whatever way
 // it ends. It runs in its own session so that it outlives the test binary.
-func startWatchdog(script, dir string) {
-	sh := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 0.5; done; bash %q stop %q",
-		os.Getpid(), script, dir)
+func startWatchdog(script, parent, dir string) {
+	sh := fmt.Sprintf("while kill -0 %d 2>/dev/null; do sleep 0.5; done; bash %q stop %q; rm -rf %q",
+		os.Getpid(), script, dir, parent)
 	cmd := exec.Command("sh", "-c", sh)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err == nil {
