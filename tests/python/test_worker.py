@@ -75,9 +75,9 @@ def test_long_job_keeps_its_lease(queue):
 
     def handler(job):
         calls.append(job.token)
-        time.sleep(1.0)  # more than three leases
+        time.sleep(2.0)  # more than three leases
 
-    stats = echomq.Worker(queue, handler, concurrency=2, lease=0.3, idle_timeout=0.5).run(handle_signals=False)
+    stats = echomq.Worker(queue, handler, concurrency=2, lease=0.6, idle_timeout=0.5).run(handle_signals=False)
     assert calls == [1], "the job was never redelivered"
     assert (stats.acked, stats.lost) == (1, 0)
     assert queue.stats().claimed_total == 1
