@@ -67,14 +67,11 @@ void lanes_scale(Context &ctx, echomq_client *c) {
     // takes the same path (the lane stays in the ring).
     uint64_t depth = std::max<uint64_t>(2, (claims * ctx.sz.runs + lanes - 1) / lanes + 1);
     int64_t bytes = timed_load(ctx, c, q, lanes, lanes * depth);
-    // What a lane costs beyond its jobs, from the per-job figure measured
-    // earlier with the same (empty) payload.
-    const Figure *per_job = ctx.out->find("memory", "per pending job, 0-byte payload");
-    if (per_job && lanes >= 1000) {
+    if (depth == 2) {  // a lane with its two pending jobs, at scale
       Figure mem;
       mem.section = "memory";
-      mem.name = "per backlogged lane (beyond its jobs), " + count_name(lanes) + " lanes";
-      mem.value = (double(bytes) - per_job->value * double(lanes * depth)) / double(lanes);
+      mem.name = "per lane with 2 pending jobs, " + count_name(lanes) + " lanes";
+      mem.value = double(bytes) / double(lanes);
       mem.unit = "bytes/lane";
       mem.runs = {mem.value};
       ctx.out->add(mem);

@@ -15,15 +15,15 @@ namespace bench {
 struct Sizes {
   int runs = 5;                 // every figure is the median of this many runs
   uint64_t ops1 = 10000;        // operations per run with 1 client
-  uint64_t ops8 = 40000;        // operations per run with 8 clients (all together)
-  uint64_t wclaim_jobs = 40000; // jobs delivered per wclaim run
-  uint64_t bulk_jobs = 100000;  // jobs per bulk-enqueue run
+  uint64_t ops8 = 20000;        // operations per run with 8 clients (all together)
+  uint64_t wclaim_jobs = 40000; // cap on jobs delivered per wclaim run
+  uint64_t bulk_jobs = 50000;   // jobs per bulk-enqueue run
   uint32_t bulk_batch = 100;    // jobs per echomq_enqueue_batch call
   std::vector<uint64_t> lane_counts{10, 1000, 100000, 1000000};
   uint64_t deep = 1000000;      // pending jobs of the deep lane
   uint64_t memory_jobs = 1000000;
   int memory_runs = 3;          // loads of memory_jobs per payload size
-  uint64_t fair_jobs = 50000;   // jobs of the 100-lane skewed load
+  uint64_t fair_jobs = 20000;   // jobs of the 100-lane skewed load
   int weighted_turns = 20;      // ring turns measured for the weighted share
 };
 
@@ -49,6 +49,24 @@ class FloorProbe {
   FloorProbe &operator=(const FloorProbe &) = delete;
   /// calls/s of `ops` EVALSHA calls spread over the clients; 0 on error.
   double sample(uint64_t ops);
+
+ private:
+  std::vector<struct redisContext *> cs_;
+  std::string sha_;
+};
+
+/// The claim-shaped reference: a minimal Lua script doing what a claim
+/// must (LMOVE, ZPOPMIN, TIME, HINCRBY, ZADD, HMGET), run raw through
+/// hiredis on its own keys. It tells the cost of the shape from the cost of
+/// EchoMQ's extra bookkeeping.
+class ShapeProbe {
+ public:
+  ShapeProbe(const std::string &url, int clients);
+  ~ShapeProbe();
+  ShapeProbe(const ShapeProbe &) = delete;
+  ShapeProbe &operator=(const ShapeProbe &) = delete;
+  /// Loads ops jobs over `lanes` lanes (untimed), then claims them; calls/s.
+  double sample(uint64_t ops, uint64_t lanes = 100);
 
  private:
   std::vector<struct redisContext *> cs_;

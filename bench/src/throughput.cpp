@@ -60,7 +60,9 @@ Variant claim_variant(Context &ctx, int n, Pool &cl, std::vector<double> *cpu_pe
 /// wclaim: up to K jobs of one lane per call, every lane at weight K.
 Variant wclaim_variant(Context &ctx, int n, uint32_t k, Pool &cl) {
   return {"wclaim", "wclaim K=" + std::to_string(k) + " (jobs/s)", [&ctx, n, k, &cl](int) {
-    const uint64_t jobs = ctx.sz.wclaim_jobs, share = jobs / n;
+    // As many calls as a claim run (capped): comparable run lengths for every K.
+    const uint64_t jobs = std::min<uint64_t>(ctx.sz.wclaim_jobs, ops_for(ctx, n) * k);
+    const uint64_t share = jobs / n;
     const std::string &q = ctx.queue;
     ctx.fresh();
     ok(echomq_set_default_weight(cl[0]->get(), q.c_str(), k), cl[0]->get(), "set_default_weight");
@@ -230,12 +232,22 @@ void throughput_for(Context &ctx, int n, Pool &cl) {
   FloorProbe probe(ctx.url, n);
   const uint64_t ops = ops_for(ctx, n);
   std::vector<double> cpu;
-  ctx.rounds(n, "jobs/s",
-             {floor_variant(probe, ops), claim_variant(ctx, n, cl, &cpu),
-              wclaim_variant(ctx, n, 1, cl), wclaim_variant(ctx, n, 4, cl),
-              wclaim_variant(ctx, n, 16, cl)},
-             0, "floor");
+  ShapeProbe shape(ctx.url, n);
+  Variant shaped{"claim", "reference: claim-shaped Lua (hiredis)",
+                 [&shape, ops](int) { return shape.sample(ops); }};
+  auto claims = ctx.rounds(n, "jobs/s",
+                           {floor_variant(probe, ops), shaped, claim_variant(ctx, n, cl, &cpu),
+                            wclaim_variant(ctx, n, 1, cl), wclaim_variant(ctx, n, 4, cl),
+                            wclaim_variant(ctx, n, 16, cl)},
+                           0, "floor");
   ctx.checkpoint("claim");
+  Figure vs_shape;
+  vs_shape.section = "claim";
+  vs_shape.name = "claim / claim-shaped reference";
+  vs_shape.clients = n;
+  vs_shape.value = paired_ratio(*claims[2], *claims[1]);
+  vs_shape.unit = "x";
+  ctx.out->add(vs_shape);
   Figure f;
   f.section = "client-cpu";
   f.name = "user CPU per 1M claims (getrusage)";
