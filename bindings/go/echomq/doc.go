@@ -71,9 +71,12 @@
 // checked in, rather than left for the go tool to generate from a .swig
 // file at every build. So building this package needs no SWIG, go vet and
 // editors see plain Go, the wrapper is reviewed like other code, and a SWIG
-// upgrade cannot change it silently. After editing echomq.i or echomq.h,
-// regenerate with `go generate ./internal/capi` (a test fails when the
-// checked-in files are stale).
+// upgrade cannot change it silently. echomq.i declares the parts of
+// echomq.h it wraps rather than including the header whole, so additions to
+// the C API leave the Go layer untouched, while the wrapper, compiled
+// against the real header, still breaks loudly on a changed prototype. After
+// editing echomq.i, regenerate with `go generate ./internal/capi` (a test
+// fails when the checked-in files are stale).
 //
 // # Linking
 //

@@ -29,29 +29,29 @@ typedef struct { void* array; intgo len; intgo cap; } _goslice_;
 
 typedef _gostring_ swig_type_1;
 typedef _gostring_ swig_type_2;
-typedef long long swig_type_3;
-typedef long long swig_type_4;
+typedef _gostring_ swig_type_3;
+typedef _gostring_ swig_type_4;
 typedef _gostring_ swig_type_5;
 typedef _gostring_ swig_type_6;
 typedef _gostring_ swig_type_7;
 typedef _gostring_ swig_type_8;
-typedef _gostring_ swig_type_9;
-typedef _gostring_ swig_type_10;
-typedef long long swig_type_11;
-typedef long long swig_type_12;
-typedef _gostring_ swig_type_13;
-typedef _goslice_ swig_type_14;
+typedef long long swig_type_9;
+typedef long long swig_type_10;
+typedef _gostring_ swig_type_11;
+typedef _goslice_ swig_type_12;
+typedef long long swig_type_13;
+typedef long long swig_type_14;
 typedef long long swig_type_15;
-typedef long long swig_type_16;
+typedef _gostring_ swig_type_16;
 typedef long long swig_type_17;
-typedef _gostring_ swig_type_18;
-typedef long long swig_type_19;
+typedef long long swig_type_18;
+typedef _gostring_ swig_type_19;
 typedef long long swig_type_20;
-typedef _gostring_ swig_type_21;
+typedef long long swig_type_21;
 typedef long long swig_type_22;
-typedef long long swig_type_23;
-typedef long long swig_type_24;
-typedef _goslice_ swig_type_25;
+typedef _goslice_ swig_type_23;
+typedef _gostring_ swig_type_24;
+typedef _gostring_ swig_type_25;
 typedef _gostring_ swig_type_26;
 typedef _gostring_ swig_type_27;
 typedef _gostring_ swig_type_28;
@@ -65,195 +65,192 @@ typedef _gostring_ swig_type_35;
 typedef _gostring_ swig_type_36;
 typedef _gostring_ swig_type_37;
 typedef _gostring_ swig_type_38;
-typedef _gostring_ swig_type_39;
+typedef long long swig_type_39;
 typedef _gostring_ swig_type_40;
-typedef long long swig_type_41;
-typedef _gostring_ swig_type_42;
+typedef _goslice_ swig_type_41;
+typedef _goslice_ swig_type_42;
 typedef _gostring_ swig_type_43;
 typedef _goslice_ swig_type_44;
-typedef _goslice_ swig_type_45;
+typedef long long swig_type_45;
 typedef _gostring_ swig_type_46;
-typedef _goslice_ swig_type_47;
+typedef long long swig_type_47;
 typedef long long swig_type_48;
-typedef _gostring_ swig_type_49;
-typedef long long swig_type_50;
-typedef long long swig_type_51;
-typedef _goslice_ swig_type_52;
+typedef _goslice_ swig_type_49;
+typedef _goslice_ swig_type_50;
+typedef _gostring_ swig_type_51;
+typedef _gostring_ swig_type_52;
 typedef _goslice_ swig_type_53;
-typedef _gostring_ swig_type_54;
-typedef _gostring_ swig_type_55;
-typedef _goslice_ swig_type_56;
+typedef long long swig_type_54;
+typedef _goslice_ swig_type_55;
+typedef _gostring_ swig_type_56;
 typedef long long swig_type_57;
-typedef _goslice_ swig_type_58;
-typedef _gostring_ swig_type_59;
-typedef long long swig_type_60;
+typedef _gostring_ swig_type_58;
+typedef long long swig_type_59;
+typedef _goslice_ swig_type_60;
 typedef _gostring_ swig_type_61;
 typedef long long swig_type_62;
 typedef _goslice_ swig_type_63;
 typedef _gostring_ swig_type_64;
 typedef long long swig_type_65;
-typedef _goslice_ swig_type_66;
-typedef _gostring_ swig_type_67;
-typedef long long swig_type_68;
+typedef long long swig_type_66;
+typedef _goslice_ swig_type_67;
+typedef _gostring_ swig_type_68;
 typedef long long swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef _gostring_ swig_type_71;
-typedef long long swig_type_72;
-typedef long long swig_type_73;
+typedef long long swig_type_70;
+typedef long long swig_type_71;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
 typedef long long swig_type_74;
-typedef _goslice_ swig_type_75;
+typedef long long swig_type_75;
 typedef _gostring_ swig_type_76;
 typedef long long swig_type_77;
-typedef long long swig_type_78;
+typedef _goslice_ swig_type_78;
 typedef _gostring_ swig_type_79;
-typedef long long swig_type_80;
-typedef _goslice_ swig_type_81;
+typedef _goslice_ swig_type_80;
+typedef _gostring_ swig_type_81;
 typedef _gostring_ swig_type_82;
 typedef _goslice_ swig_type_83;
 typedef _gostring_ swig_type_84;
 typedef _gostring_ swig_type_85;
-typedef _goslice_ swig_type_86;
-typedef _gostring_ swig_type_87;
+typedef long long swig_type_86;
+typedef _goslice_ swig_type_87;
 typedef _gostring_ swig_type_88;
 typedef long long swig_type_89;
-typedef _goslice_ swig_type_90;
-typedef _gostring_ swig_type_91;
-typedef long long swig_type_92;
-typedef long long swig_type_93;
-typedef _goslice_ swig_type_94;
-typedef _gostring_ swig_type_95;
-typedef _gostring_ swig_type_96;
-typedef long long swig_type_97;
-typedef long long swig_type_98;
-typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
-typedef _goslice_ swig_type_101;
-typedef long long swig_type_102;
-extern void _wrap_Swig_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_24a8813cfcaaa532(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532(void);
-extern swig_type_1 _wrap_strerror_capi_24a8813cfcaaa532(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_24a8813cfcaaa532(void);
-extern swig_type_2 _wrap_version_string_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532(void);
-extern swig_type_3 _wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532(void);
-extern swig_type_4 _wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_check_queue_name_capi_24a8813cfcaaa532(swig_type_5 arg1);
-extern swig_intgo _wrap_check_group_name_capi_24a8813cfcaaa532(swig_type_6 arg1);
-extern swig_intgo _wrap_client_connect_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_7 arg2);
-extern void _wrap_client_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_8 _wrap_client_errmsg_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_9 _wrap_job_group_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_10 _wrap_job_last_error_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern void _wrap_job_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_11 _wrap_job_list_count_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_12 arg2);
-extern void _wrap_job_list_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_batch_add_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_13 arg2, swig_type_14 arg3);
-extern swig_type_15 _wrap_batch_count_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_16 _wrap_batch_id_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_17 arg2);
-extern void _wrap_batch_clear_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern void _wrap_batch_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_18 arg2, swig_type_19 arg3, swig_type_20 arg4);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_extend_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_21 arg2, swig_type_22 arg3, swig_type_23 arg4, swig_type_24 arg5, swig_type_25 arg6);
-extern swig_intgo _wrap_set_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3);
-extern swig_intgo _wrap_set_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_pause_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_resume_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_39 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_40 arg2, swig_intgo arg3);
-extern swig_type_41 _wrap_lane_list_count_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_42 _wrap_lane_list_next_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_type_45 arg4);
-extern swig_intgo _wrap_redrive_all_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern swig_type_48 _wrap_report_count_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_type_49 _wrap_report_at_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_50 arg2);
-extern void _wrap_report_free_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532(void);
-extern uintptr_t _wrap_client_create_capi_24a8813cfcaaa532(swig_intgo arg1, swig_intgo arg2, swig_type_51 arg3);
-extern void _wrap_job_numbers_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_52 arg2);
-extern void _wrap_job_payload_copy_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_53 arg2);
-extern swig_intgo _wrap_enqueue_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_intgo arg6, swig_type_58 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_59 arg2, uintptr_t arg3, swig_type_60 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_type_63 arg4);
-extern swig_intgo _wrap_wclaim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_intgo arg4, swig_type_66 arg5);
-extern swig_intgo _wrap_bclaim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3, swig_type_69 arg4, swig_type_70 arg5);
-extern swig_intgo _wrap_ack_claim_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3, swig_type_73 arg4, swig_type_74 arg5, swig_type_75 arg6);
-extern swig_intgo _wrap_fail_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_76 arg2, swig_type_77 arg3, swig_type_78 arg4, swig_type_79 arg5, swig_type_80 arg6, swig_type_81 arg7);
-extern swig_intgo _wrap_stats_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3);
-extern swig_intgo _wrap_lane_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_intgo _wrap_lanes_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5);
-extern swig_type_91 _wrap_lane_list_group_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_92 arg2);
-extern void _wrap_lane_list_numbers_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
-extern swig_type_95 _wrap_lane_list_cursor_capi_24a8813cfcaaa532(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4, swig_type_99 arg5);
-extern swig_intgo _wrap_verify_capi_24a8813cfcaaa532(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_type_102 _wrap_c_heap_in_use_capi_24a8813cfcaaa532(void);
+typedef long long swig_type_90;
+typedef _goslice_ swig_type_91;
+typedef _gostring_ swig_type_92;
+typedef _gostring_ swig_type_93;
+typedef long long swig_type_94;
+typedef long long swig_type_95;
+typedef _goslice_ swig_type_96;
+typedef _gostring_ swig_type_97;
+typedef _goslice_ swig_type_98;
+typedef long long swig_type_99;
+extern void _wrap_Swig_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_9030cb34f99afd6a(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9030cb34f99afd6a(void);
+extern swig_type_1 _wrap_strerror_capi_9030cb34f99afd6a(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_9030cb34f99afd6a(void);
+extern swig_type_2 _wrap_version_string_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_check_queue_name_capi_9030cb34f99afd6a(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_9030cb34f99afd6a(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern void _wrap_job_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_batch_add_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_15 arg2);
+extern void _wrap_batch_clear_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern void _wrap_batch_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_extend_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
+extern swig_intgo _wrap_set_weight_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern swig_intgo _wrap_set_limit_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_pause_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_resume_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
+extern swig_type_39 _wrap_lane_list_count_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3, swig_type_42 arg4);
+extern swig_intgo _wrap_redrive_all_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3);
+extern swig_type_45 _wrap_report_count_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_type_46 _wrap_report_at_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_47 arg2);
+extern void _wrap_report_free_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_9030cb34f99afd6a(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_9030cb34f99afd6a(void);
+extern uintptr_t _wrap_client_create_capi_9030cb34f99afd6a(swig_intgo arg1, swig_intgo arg2, swig_type_48 arg3);
+extern void _wrap_job_numbers_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_49 arg2);
+extern void _wrap_job_payload_copy_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_50 arg2);
+extern swig_intgo _wrap_enqueue_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_type_53 arg4, swig_type_54 arg5, swig_intgo arg6, swig_type_55 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_56 arg2, uintptr_t arg3, swig_type_57 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_claim_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3, swig_type_60 arg4);
+extern swig_intgo _wrap_wclaim_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_intgo arg4, swig_type_63 arg5);
+extern swig_intgo _wrap_bclaim_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_type_66 arg4, swig_type_67 arg5);
+extern swig_intgo _wrap_ack_claim_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_type_70 arg4, swig_type_71 arg5, swig_type_72 arg6);
+extern swig_intgo _wrap_fail_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7);
+extern swig_intgo _wrap_stats_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3);
+extern swig_intgo _wrap_lane_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
+extern swig_intgo _wrap_lanes_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_type_87 arg5);
+extern swig_type_88 _wrap_lane_list_group_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_89 arg2);
+extern void _wrap_lane_list_numbers_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3);
+extern swig_type_92 _wrap_lane_list_cursor_capi_9030cb34f99afd6a(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4, swig_type_96 arg5);
+extern swig_intgo _wrap_verify_capi_9030cb34f99afd6a(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
+extern swig_type_99 _wrap_c_heap_in_use_capi_9030cb34f99afd6a(void);
 #undef intgo
 */
 import "C"
@@ -280,8 +277,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_24a8813cfcaaa532
-func cgo_panic__capi_24a8813cfcaaa532(p *byte) {
+//export cgo_panic__capi_9030cb34f99afd6a
+func cgo_panic__capi_9030cb34f99afd6a(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -293,13 +290,13 @@ func cgo_panic__capi_24a8813cfcaaa532(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_9030cb34f99afd6a(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -387,136 +384,202 @@ type Report interface {
 	SwigIsReport()
 }
 
-const ECHOMQ_VERSION_MAJOR int = 0
-const ECHOMQ_VERSION_MINOR int = 1
-const ECHOMQ_VERSION_PATCH int = 0
-
-func _swig_getECHOMQ_VERSION_NUMBER() (_swig_ret int) {
+func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_VERSION_NUMBER int = _swig_getECHOMQ_VERSION_NUMBER()
+var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
-type Enum_SS_echomq_status int
-
-func _swig_getECHOMQ_OK() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_OK_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_OK Enum_SS_echomq_status = _swig_getECHOMQ_OK()
+var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
-func _swig_getECHOMQ_EMPTY() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_EMPTY Enum_SS_echomq_status = _swig_getECHOMQ_EMPTY()
+var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
-func _swig_getECHOMQ_EINVAL() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_OK() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_EINVAL Enum_SS_echomq_status = _swig_getECHOMQ_EINVAL()
+var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
-func _swig_getECHOMQ_ETOOLARGE() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ETOOLARGE Enum_SS_echomq_status = _swig_getECHOMQ_ETOOLARGE()
+var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
-func _swig_getECHOMQ_ENOTFOUND() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ENOTFOUND Enum_SS_echomq_status = _swig_getECHOMQ_ENOTFOUND()
+var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
-func _swig_getECHOMQ_ESTALE() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ESTALE Enum_SS_echomq_status = _swig_getECHOMQ_ESTALE()
+var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
-func _swig_getECHOMQ_ECONN() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ECONN Enum_SS_echomq_status = _swig_getECHOMQ_ECONN()
+var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
-func _swig_getECHOMQ_ETIMEOUT() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ETIMEOUT Enum_SS_echomq_status = _swig_getECHOMQ_ETIMEOUT()
+var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
-func _swig_getECHOMQ_ECANCELED() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ECONN() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ECANCELED Enum_SS_echomq_status = _swig_getECHOMQ_ECANCELED()
+var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
-func _swig_getECHOMQ_ESERVER() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ESERVER Enum_SS_echomq_status = _swig_getECHOMQ_ESERVER()
+var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
-func _swig_getECHOMQ_ENOPERM() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ENOPERM Enum_SS_echomq_status = _swig_getECHOMQ_ENOPERM()
+var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
-func _swig_getECHOMQ_EPROTO() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_EPROTO Enum_SS_echomq_status = _swig_getECHOMQ_EPROTO()
+var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
-func _swig_getECHOMQ_ENOMEM() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_ENOMEM Enum_SS_echomq_status = _swig_getECHOMQ_ENOMEM()
+var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
-func _swig_getECHOMQ_EINTERNAL() (_swig_ret Enum_SS_echomq_status) {
-	var swig_r Enum_SS_echomq_status
-	swig_r = (Enum_SS_echomq_status)(C._wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532())
+func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
-var ECHOMQ_EINTERNAL Enum_SS_echomq_status = _swig_getECHOMQ_EINTERNAL()
+var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
+
+func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
+
+func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
+
+func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
+
+func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
+
+func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
+
+func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
+
+func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
+
+func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
+
+func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_9030cb34f99afd6a())
+	return swig_r
+}
+
+var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_9030cb34f99afd6a(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -525,66 +588,23 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_24a8813cfcaaa532())
+	swig_r = (uint)(C._wrap_version_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_24a8813cfcaaa532()
+	swig_r_p := C._wrap_version_string_capi_9030cb34f99afd6a()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
 	return swig_r_1
 }
 
-const ECHOMQ_QUEUE_NAME_MAX int = 128
-const ECHOMQ_GROUP_NAME_MAX int = 256
-
-func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
-	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
-
-func _swig_getECHOMQ_HARD_MAX_PAYLOAD() (_swig_ret int) {
-	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_HARD_MAX_PAYLOAD int = _swig_getECHOMQ_HARD_MAX_PAYLOAD()
-
-const ECHOMQ_BATCH_MAX int = 100000
-
-func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
-	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
-
-func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
-	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
-
-const ECHOMQ_ATTEMPTS_MAX int = 1000000
-const ECHOMQ_WEIGHT_MAX int = 1000000
-const ECHOMQ_LIMIT_MAX int = 1000000000
-const ECHOMQ_WCLAIM_MAX int = 10000
-const ECHOMQ_REASON_MAX int = 4096
-
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_24a8813cfcaaa532(*(*C.swig_type_5)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_9030cb34f99afd6a(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -594,20 +614,18 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_24a8813cfcaaa532(*(*C.swig_type_6)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_9030cb34f99afd6a(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
 	return swig_r
 }
 
-const ECHOMQ_CLIENT_OPTIONS_VERSION int = 1
-
 func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_7)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -616,13 +634,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -632,33 +650,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -668,7 +686,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -677,13 +695,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -691,20 +709,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
-
-const ECHOMQ_ENQUEUE_OPTIONS_VERSION int = 1
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_24a8813cfcaaa532()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_9030cb34f99afd6a()))
 	return swig_r
 }
 
@@ -713,7 +729,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -726,7 +742,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -734,18 +750,18 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_17(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -754,46 +770,12 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_1)), C.swig_type_19(_swig_i_2), C.swig_type_20(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	return swig_r
 }
-
-type Enum_SS_echomq_fail_outcome int
-
-func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret Enum_SS_echomq_fail_outcome) {
-	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_FAIL_RETRY Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_RETRY()
-
-func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret Enum_SS_echomq_fail_outcome) {
-	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_FAIL_DELAYED Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DELAYED()
-
-func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret Enum_SS_echomq_fail_outcome) {
-	var swig_r Enum_SS_echomq_fail_outcome
-	swig_r = (Enum_SS_echomq_fail_outcome)(C._wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_FAIL_DEAD Enum_SS_echomq_fail_outcome = _swig_getECHOMQ_FAIL_DEAD()
-
-func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
-	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532())
-	return swig_r
-}
-
-var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
 	var swig_r int
@@ -803,7 +785,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_21)(unsafe.Pointer(&_swig_i_1)), C.swig_type_22(_swig_i_2), C.swig_type_23(_swig_i_3), C.swig_type_24(_swig_i_4), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -819,7 +801,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -834,7 +816,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -850,7 +832,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -865,7 +847,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -880,7 +862,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -895,7 +877,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -910,7 +892,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -922,7 +904,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -934,36 +916,23 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	return swig_r
 }
 
-const ECHOMQ_QUEUE_STATS_VERSION int = 1
-const ECHOMQ_LANE_INFO_VERSION int = 1
-
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
-}
-
-func Lane_list_next(arg1 LaneList) (_swig_ret string) {
-	var swig_r string
-	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_next_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
-	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
-	var swig_r_1 string
-	swig_r_1 = strings.Clone(swig_r)
-	return swig_r_1
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -972,7 +941,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -990,7 +959,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1003,7 +972,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1011,7 +980,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1020,12 +989,12 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1033,7 +1002,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1041,7 +1010,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1049,7 +1018,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1057,7 +1026,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1065,7 +1034,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1073,7 +1042,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1081,7 +1050,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1089,7 +1058,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1097,7 +1066,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1105,7 +1074,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1113,7 +1082,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1121,7 +1090,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1129,7 +1098,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1137,7 +1106,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1145,7 +1114,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1153,7 +1122,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1161,7 +1130,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1169,7 +1138,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1177,7 +1146,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1185,7 +1154,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1193,7 +1162,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1201,7 +1170,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1209,7 +1178,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1217,7 +1186,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1225,7 +1194,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1233,7 +1202,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1241,7 +1210,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1249,7 +1218,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1257,7 +1226,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1265,7 +1234,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1273,7 +1242,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1281,7 +1250,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1289,7 +1258,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1297,7 +1266,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1305,7 +1274,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1313,7 +1282,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1321,7 +1290,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_9030cb34f99afd6a())
 	return swig_r
 }
 
@@ -1332,14 +1301,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_24a8813cfcaaa532(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_51(_swig_i_2))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_9030cb34f99afd6a(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_48(_swig_i_2))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1348,7 +1317,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1363,7 +1332,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_3)), C.swig_type_57(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_3)), C.swig_type_54(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1386,7 +1355,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_60(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_57(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1399,7 +1368,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), C.swig_type_59(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1416,7 +1385,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1433,7 +1402,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_type_68(_swig_i_2), C.swig_type_69(_swig_i_3), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_type_66(_swig_i_3), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1451,7 +1420,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_type_72(_swig_i_2), C.swig_type_73(_swig_i_3), C.swig_type_74(_swig_i_4), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), C.swig_type_69(_swig_i_2), C.swig_type_70(_swig_i_3), C.swig_type_71(_swig_i_4), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1470,7 +1439,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)), C.swig_type_77(_swig_i_2), C.swig_type_78(_swig_i_3), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_4)), C.swig_type_80(_swig_i_5), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), C.swig_type_75(_swig_i_3), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1488,7 +1457,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1504,7 +1473,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1524,7 +1493,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2)), C.swig_type_89(_swig_i_3), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1541,7 +1510,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_92(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), C.swig_type_89(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1552,7 +1521,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), C.swig_type_93(_swig_i_1), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), C.swig_type_90(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1561,7 +1530,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1575,7 +1544,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), C.swig_type_97(_swig_i_2), C.swig_type_98(_swig_i_3), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), C.swig_type_94(_swig_i_2), C.swig_type_95(_swig_i_3), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1590,7 +1559,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_24a8813cfcaaa532(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_9030cb34f99afd6a(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1602,6 +1571,6 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_24a8813cfcaaa532())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_9030cb34f99afd6a())
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_24a8813cfcaaa532(const char*);
+  void cgo_panic__capi_9030cb34f99afd6a(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_24a8813cfcaaa532(p);
+  cgo_panic__capi_9030cb34f99afd6a(p);
 }
 
 
@@ -451,7 +451,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_24a8813cfcaaa532(void *_swig_go_0) {
+void _wrap_Swig_free_capi_9030cb34f99afd6a(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -461,7 +461,7 @@ void _wrap_Swig_free_capi_24a8813cfcaaa532(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_24a8813cfcaaa532(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_9030cb34f99afd6a(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -474,186 +474,271 @@ void *_wrap_Swig_malloc_capi_24a8813cfcaaa532(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_NUMBER_capi_24a8813cfcaaa532() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
   
-  result = (int)((0*10000+1*100+0));
+  result = (int)(ECHOMQ_VERSION_MAJOR);
   _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_OK;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_VERSION_MINOR);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_EMPTY;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_VERSION_PATCH);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_OK_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_EINVAL;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_OK);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_EMPTY_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ETOOLARGE;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_EMPTY);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_EINVAL_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ENOTFOUND;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_EINVAL);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ESTALE;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ETOOLARGE);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ECONN;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ENOTFOUND);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ESTALE_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ETIMEOUT;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ESTALE);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ECONN_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ECANCELED;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ECONN);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ESERVER;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ETIMEOUT);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ECANCELED_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ENOPERM;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ECANCELED);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ESERVER_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_EPROTO;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ESERVER);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_ENOPERM_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_ENOMEM;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_ENOPERM);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_24a8813cfcaaa532() {
-  enum echomq_status result;
+intgo _wrap_ECHOMQ_EPROTO_capi_9030cb34f99afd6a() {
+  int result;
   intgo _swig_go_result;
   
   
-  result = ECHOMQ_EINTERNAL;
-  
-  _swig_go_result = (intgo)result; 
+  result = (int)(ECHOMQ_EPROTO);
+  _swig_go_result = result; 
   return _swig_go_result;
 }
 
 
-_gostring_ _wrap_strerror_capi_24a8813cfcaaa532(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_ENOMEM_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ENOMEM);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EINTERNAL_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EINTERNAL);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FAIL_RETRY);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FAIL_DELAYED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FAIL_DEAD);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RETRY_BACKOFF);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_DEFAULT_MAX_PAYLOAD);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_BATCH_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9030cb34f99afd6a() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WCLAIM_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_9030cb34f99afd6a(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -669,7 +754,7 @@ _gostring_ _wrap_strerror_capi_24a8813cfcaaa532(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_24a8813cfcaaa532() {
+intgo _wrap_version_capi_9030cb34f99afd6a() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -680,7 +765,7 @@ intgo _wrap_version_capi_24a8813cfcaaa532() {
 }
 
 
-_gostring_ _wrap_version_string_capi_24a8813cfcaaa532() {
+_gostring_ _wrap_version_string_capi_9030cb34f99afd6a() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -694,51 +779,7 @@ _gostring_ _wrap_version_string_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_24a8813cfcaaa532() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)((1024*1024));
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_HARD_MAX_PAYLOAD_capi_24a8813cfcaaa532() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)((64*1024*1024));
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_24a8813cfcaaa532() {
-  long long result;
-  long long _swig_go_result;
-  
-  
-  result = (long long)((7LL*24*3600*1000));
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_24a8813cfcaaa532() {
-  long long result;
-  long long _swig_go_result;
-  
-  
-  result = (long long)((366LL*24*3600*1000));
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_check_queue_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -756,7 +797,7 @@ intgo _wrap_check_queue_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -774,7 +815,7 @@ intgo _wrap_check_group_name_capi_24a8813cfcaaa532(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -794,7 +835,7 @@ intgo _wrap_client_connect_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -804,7 +845,7 @@ void _wrap_client_free_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -820,7 +861,7 @@ _gostring_ _wrap_client_errmsg_capi_24a8813cfcaaa532(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -833,7 +874,7 @@ intgo _wrap_client_errcode_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -846,7 +887,7 @@ intgo _wrap_client_connected_capi_24a8813cfcaaa532(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -856,7 +897,7 @@ void _wrap_client_cancel_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -869,7 +910,7 @@ intgo _wrap_client_ping_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -885,7 +926,7 @@ _gostring_ _wrap_job_group_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -901,7 +942,7 @@ _gostring_ _wrap_job_last_error_capi_24a8813cfcaaa532(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -911,7 +952,7 @@ void _wrap_job_free_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -924,7 +965,7 @@ long long _wrap_job_list_count_capi_24a8813cfcaaa532(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -939,7 +980,7 @@ struct echomq_job *_wrap_job_list_at_capi_24a8813cfcaaa532(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -949,7 +990,7 @@ void _wrap_job_list_free_capi_24a8813cfcaaa532(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_24a8813cfcaaa532() {
+struct echomq_batch *_wrap_batch_create_capi_9030cb34f99afd6a() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -960,7 +1001,7 @@ struct echomq_batch *_wrap_batch_create_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_batch_add_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -986,7 +1027,7 @@ intgo _wrap_batch_add_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -999,7 +1040,7 @@ long long _wrap_batch_count_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1014,7 +1055,7 @@ long long _wrap_batch_id_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1024,7 +1065,7 @@ void _wrap_batch_clear_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1034,7 +1075,7 @@ void _wrap_batch_free_capi_24a8813cfcaaa532(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1058,54 +1099,7 @@ intgo _wrap_ack_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_24a8813cfcaaa532() {
-  enum echomq_fail_outcome result;
-  intgo _swig_go_result;
-  
-  
-  result = ECHOMQ_FAIL_RETRY;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_24a8813cfcaaa532() {
-  enum echomq_fail_outcome result;
-  intgo _swig_go_result;
-  
-  
-  result = ECHOMQ_FAIL_DELAYED;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_24a8813cfcaaa532() {
-  enum echomq_fail_outcome result;
-  intgo _swig_go_result;
-  
-  
-  result = ECHOMQ_FAIL_DEAD;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_24a8813cfcaaa532() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)((-1));
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_extend_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1144,7 +1138,7 @@ intgo _wrap_extend_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1173,7 +1167,7 @@ intgo _wrap_set_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1200,7 +1194,7 @@ intgo _wrap_clear_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1229,7 +1223,7 @@ intgo _wrap_set_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1256,7 +1250,7 @@ intgo _wrap_clear_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1283,7 +1277,7 @@ intgo _wrap_pause_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1310,7 +1304,7 @@ intgo _wrap_resume_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1332,7 +1326,7 @@ intgo _wrap_set_default_weight_capi_24a8813cfcaaa532(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1354,7 +1348,7 @@ intgo _wrap_set_default_limit_capi_24a8813cfcaaa532(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1376,7 +1370,7 @@ intgo _wrap_set_default_max_attempts_capi_24a8813cfcaaa532(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1389,23 +1383,7 @@ long long _wrap_lane_list_count_capi_24a8813cfcaaa532(struct echomq_lane_list *_
 }
 
 
-_gostring_ _wrap_lane_list_next_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
-  echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
-  char *result = 0 ;
-  _gostring_ _swig_go_result;
-  
-  arg1 = *(echomq_lane_list **)&_swig_go_0; 
-  
-  result = (char *)echomq_lane_list_next((struct echomq_lane_list const *)arg1);
-  
-  _swig_go_result.p = (char *)result;
-  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
-  
-  return _swig_go_result;
-}
-
-
-void _wrap_lane_list_free_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1415,7 +1393,7 @@ void _wrap_lane_list_free_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1454,7 +1432,7 @@ intgo _wrap_redrive_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1487,7 +1465,7 @@ intgo _wrap_redrive_all_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1500,7 +1478,7 @@ long long _wrap_report_count_capi_24a8813cfcaaa532(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1518,7 +1496,7 @@ _gostring_ _wrap_report_at_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1528,7 +1506,7 @@ void _wrap_report_free_capi_24a8813cfcaaa532(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_ID_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1540,7 +1518,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1552,7 +1530,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1564,7 +1542,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1576,7 +1554,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1588,7 +1566,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1600,7 +1578,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +1590,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1624,7 +1602,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_LANES_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1636,7 +1614,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_RING_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1648,7 +1626,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1660,7 +1638,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1672,7 +1650,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +1662,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1696,7 +1674,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1708,7 +1686,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1720,7 +1698,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1732,7 +1710,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1744,7 +1722,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1756,7 +1734,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1768,7 +1746,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1780,7 +1758,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1792,7 +1770,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1804,7 +1782,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1816,7 +1794,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1828,7 +1806,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1840,7 +1818,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1852,7 +1830,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1864,7 +1842,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1876,7 +1854,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1888,7 +1866,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1900,7 +1878,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1912,7 +1890,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1924,7 +1902,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1936,7 +1914,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1948,7 +1926,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1960,7 +1938,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1972,7 +1950,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_24a8813cfcaaa532() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_9030cb34f99afd6a() {
   int result;
   intgo _swig_go_result;
   
@@ -1984,7 +1962,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_24a8813cfcaaa532() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_24a8813cfcaaa532(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_9030cb34f99afd6a(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2001,7 +1979,7 @@ struct echomq_client *_wrap_client_create_capi_24a8813cfcaaa532(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2017,7 +1995,7 @@ void _wrap_job_numbers_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2033,7 +2011,7 @@ void _wrap_job_payload_copy_capi_24a8813cfcaaa532(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2083,7 +2061,7 @@ intgo _wrap_enqueue_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2109,7 +2087,7 @@ intgo _wrap_enqueue_batch_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2144,7 +2122,7 @@ intgo _wrap_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2181,7 +2159,7 @@ intgo _wrap_wclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2218,7 +2196,7 @@ intgo _wrap_bclaim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2257,7 +2235,7 @@ intgo _wrap_ack_claim_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2303,7 +2281,7 @@ intgo _wrap_fail_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2329,7 +2307,7 @@ intgo _wrap_stats_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2362,7 +2340,7 @@ intgo _wrap_lane_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2404,7 +2382,7 @@ intgo _wrap_lanes_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2422,7 +2400,7 @@ _gostring_ _wrap_lane_list_group_capi_24a8813cfcaaa532(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2440,7 +2418,7 @@ void _wrap_lane_list_numbers_capi_24a8813cfcaaa532(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_24a8813cfcaaa532(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2456,7 +2434,7 @@ _gostring_ _wrap_lane_list_cursor_capi_24a8813cfcaaa532(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2493,7 +2471,7 @@ intgo _wrap_dead_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2526,7 +2504,7 @@ intgo _wrap_verify_capi_24a8813cfcaaa532(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_c_heap_in_use_capi_24a8813cfcaaa532() {
+long long _wrap_c_heap_in_use_capi_9030cb34f99afd6a() {
   uint64_t result;
   long long _swig_go_result;
   
