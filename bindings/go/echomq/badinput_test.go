@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/echomq/echomq/bindings/go/internal/capi"
 )
 
 // Bad input is refused with ErrInvalid (or ErrTooLarge) before any I/O:
@@ -64,6 +66,13 @@ func TestBadInputWritesNothing(t *testing.T) {
 	}
 	if _, err := q.EnqueueBatch(ctx, []BatchJob{{Group: "g"}, {Group: "g", Payload: big}}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("batch with a payload over the client's max: %v, want ErrTooLarge", err)
+	}
+	huge := make([]BatchJob, capi.ECHOMQ_BATCH_MAX+1)
+	for i := range huge {
+		huge[i].Group = "g"
+	}
+	if _, err := q.EnqueueBatch(ctx, huge); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("batch over ECHOMQ_BATCH_MAX: %v, want ErrTooLarge", err)
 	}
 	if _, err := Dial(ctx, "http://nope"); !errors.Is(err, ErrInvalid) {
 		t.Errorf("bad URL: %v, want ErrInvalid", err)

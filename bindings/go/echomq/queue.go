@@ -86,7 +86,9 @@ type BatchJob struct {
 
 // EnqueueBatch adds all jobs in one round trip (one script call), in order,
 // with the same options, and returns their ids. All or nothing: a refused
-// batch writes nothing.
+// batch writes nothing. A batch holds at most 10,000 jobs (ECHOMQ_BATCH_MAX);
+// a larger one is refused with ErrTooLarge, since splitting it would lose
+// the all-or-nothing promise.
 func (q *Queue) EnqueueBatch(ctx context.Context, jobs []BatchJob, opts ...EnqueueOption) ([]uint64, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
