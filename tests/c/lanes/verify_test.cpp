@@ -39,6 +39,16 @@ struct HealthyQueue {
   std::string key(const std::string &suffix) const { return "emq:{" + q + "}:" + suffix; }
 };
 
+/// The raw report handle: its accessors behave at the edges too.
+void check_report_edges(echomq_client *c, const std::string &q) {
+  echomq_report *raw = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_verify(c, q.c_str(), &raw));
+  ReportPtr report(raw);
+  const size_t n = echomq_report_count(report.get());
+  CHECK(n >= 1);
+  CHECK(echomq_report_at(report.get(), n) == nullptr);
+}
+
 void require_reported(const std::vector<std::string> &lines, const char *what) {
   INFO("verify after " << what << " reported nothing");
   REQUIRE_FALSE(lines.empty());
@@ -53,6 +63,7 @@ TEST_CASE("verify reports a bogus lane in the ring", "[verify]") {
   require_verified(h.c.get(), h.q);
   raw.must({"LPUSH", h.key("ring"), "no-such-lane"});
   require_reported(violations(h.c.get(), h.q), "LPUSH of a bogus lane");
+  check_report_edges(h.c.get(), h.q);
   raw.must({"LREM", h.key("ring"), "0", "no-such-lane"});
   require_verified(h.c.get(), h.q);
 }

@@ -46,3 +46,21 @@ TEST_CASE("option structs initialise to the documented defaults", "[version]") {
   CHECK(e.delay_ms == 0);
   CHECK(e.max_attempts == 0);
 }
+
+TEST_CASE("a successful call clears the last error of the handle", "[version]") {
+  auto c = emqtest::connect_client();
+  const std::string q = emqtest::fresh_queue("errmsg");
+  CHECK(echomq_ack(c.get(), q.c_str(), 12345, 1) == ECHOMQ_ENOTFOUND);
+  CHECK(echomq_client_errcode(c.get()) == ECHOMQ_ENOTFOUND);
+  CHECK(std::string(echomq_client_errmsg(c.get())) != "");
+  CHECK(echomq_set_weight(c.get(), q.c_str(), "g", 0) == ECHOMQ_EINVAL);
+  CHECK(echomq_client_errcode(c.get()) == ECHOMQ_EINVAL);
+  EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+  CHECK(echomq_client_errcode(c.get()) == ECHOMQ_OK);
+  CHECK(std::string(echomq_client_errmsg(c.get())) == "");
+  // EMPTY is not an error: the message stays empty.
+  echomq_job *job = nullptr;
+  CHECK(echomq_claim(c.get(), q.c_str(), 1000, &job) == ECHOMQ_EMPTY);
+  CHECK(std::string(echomq_client_errmsg(c.get())) == "");
+  emqtest::require_verified(c.get(), q);
+}
