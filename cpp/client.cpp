@@ -195,26 +195,25 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
   }
 }
 
-void Client::ack(const char* queue, uint64_t id, uint64_t token) {
+void Client::startJobCall(Script s, const char* queue, uint64_t id, uint64_t token) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0) invalid("job id must be >= 1");
   if (token == 0) invalid("token must be >= 1");
-  start(Script::Ack, k);
+  start(s, k);
   argv_.own(std::to_string(id));
   argv_.own(std::to_string(token));
+}
+
+void Client::ack(const char* queue, uint64_t id, uint64_t token) {
+  startJobCall(Script::Ack, queue, id, token);
   argv_.ref("0", 1);
   ReplyPtr r = run(Script::Ack);
   scriptStatus(r.get(), "ack");
 }
 
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
-  const QueueKeys& k = keysFor(queue);
-  if (id == 0) invalid("job id must be >= 1");
-  if (token == 0) invalid("token must be >= 1");
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  start(Script::Ack, k);
-  argv_.own(std::to_string(id));
-  argv_.own(std::to_string(token));
+  startJobCall(Script::Ack, queue, id, token);
   argv_.own(lease_ms);
   ClaimResult res = decodeClaim(run(Script::Ack).get());
   // The ack is done; more due work waits to be brought back (see claim).
@@ -224,16 +223,11 @@ ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
                  int64_t retry_delay_ms) {
-  const QueueKeys& k = keysFor(queue);
-  if (id == 0) invalid("job id must be >= 1");
-  if (token == 0) invalid("token must be >= 1");
   if (retry_delay_ms != ECHOMQ_RETRY_BACKOFF)
     checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, ECHOMQ_REASON_MAX);
-  start(Script::Fail, k);
-  argv_.own(std::to_string(id));
-  argv_.own(std::to_string(token));
+  startJobCall(Script::Fail, queue, id, token);
   argv_.ref(reason ? reason : "", rlen);
   argv_.own(retry_delay_ms);
   ReplyPtr r = run(Script::Fail);
@@ -242,46 +236,35 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
 }
 
 int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
-  const QueueKeys& k = keysFor(queue);
-  if (id == 0) invalid("job id must be >= 1");
-  if (token == 0) invalid("token must be >= 1");
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  start(Script::Extend, k);
-  argv_.own(std::to_string(id));
-  argv_.own(std::to_string(token));
+  startJobCall(Script::Extend, queue, id, token);
   argv_.own(lease_ms);
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
   return i64(r.get(), 1, "extend");
 }
 
-void Client::setWeight(const char* queue, const char* group, uint32_t weight) {
+void Client::laneSetting(Script s, const char* queue, const char* group, const char* what,
+                         long long value, long long hi) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
-  checkRange("weight", weight, 0, ECHOMQ_WEIGHT_MAX);
-  start(Script::Weight, k);
+  checkRange(what, value, 0, hi);
+  start(s, k);
   argv_.ref(group, std::strlen(group));
-  argv_.own(static_cast<long long>(weight));
-  scriptStatus(run(Script::Weight).get(), "weight");
+  argv_.own(value);
+  scriptStatus(run(s).get(), what);
+}
+
+void Client::setWeight(const char* queue, const char* group, uint32_t weight) {
+  laneSetting(Script::Weight, queue, group, "weight", weight, ECHOMQ_WEIGHT_MAX);
 }
 
 void Client::setLimit(const char* queue, const char* group, uint32_t limit) {
-  const QueueKeys& k = keysFor(queue);
-  checkGroupName(group);
-  checkRange("limit", limit, 0, ECHOMQ_LIMIT_MAX);
-  start(Script::Limit, k);
-  argv_.ref(group, std::strlen(group));
-  argv_.own(static_cast<long long>(limit));
-  scriptStatus(run(Script::Limit).get(), "limit");
+  laneSetting(Script::Limit, queue, group, "limit", limit, ECHOMQ_LIMIT_MAX);
 }
 
 void Client::setPaused(const char* queue, const char* group, bool paused) {
-  const QueueKeys& k = keysFor(queue);
-  checkGroupName(group);
-  start(Script::Pause, k);
-  argv_.ref(group, std::strlen(group));
-  argv_.ref(paused ? "1" : "0", 1);
-  scriptStatus(run(Script::Pause).get(), "pause");
+  laneSetting(Script::Pause, queue, group, "pause", paused ? 1 : 0, 1);
 }
 
 void Client::setDefault(const char* queue, const char* what, uint32_t value) {
