@@ -19,6 +19,11 @@ from emq_helpers import python_env, wait_for
 HERE = Path(__file__).resolve().parent
 
 
+def _done(out: Path) -> list:
+    """Ids of the jobs whose handler finished, from worker_proc.py's file."""
+    return [int(line) for line in out.read_text().splitlines() if line.isdigit()]
+
+
 def test_four_slots_ack_every_job_exactly_once(queue):
     # 2,000 jobs over 20 lanes, skewed: lane 0 holds half of them.
     jobs = [("PLR00", f"0-{i}") for i in range(1000)]
@@ -122,7 +127,7 @@ def test_signal_mid_run_loses_nothing(url, queue, tmp_path, sig):
         text=True,
     )
     try:
-        assert wait_for(lambda: len(out.read_text().split()) >= 150, timeout=30), "worker made no progress"
+        assert wait_for(lambda: len(_done(out)) >= 150, timeout=30), "worker made no progress"
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=30)
     finally:
@@ -131,7 +136,7 @@ def test_signal_mid_run_loses_nothing(url, queue, tmp_path, sig):
             proc.wait()
     assert proc.returncode == 0, stderr
     assert "stopped" in stdout, stdout
-    done = [int(x) for x in out.read_text().split()]
+    done = _done(out)
     s = queue.stats()
     # Graceful: every job the handler finished was acked, nothing is held,
     # and everything else is still waiting in its lane.
@@ -144,4 +149,33 @@ def test_signal_mid_run_loses_nothing(url, queue, tmp_path, sig):
     echomq.Worker(queue, lambda j: rest.append(j.id), concurrency=4, idle_timeout=0.5).run(handle_signals=False)
     assert sorted(done + rest) == sorted(ids)
     assert queue.stats().acked_total == n
+    assert queue.verify() == []
+
+
+def test_second_signal_stops_waiting_and_the_job_comes_back(url, queue, tmp_path):
+    jid = queue.enqueue("a", "endless")
+    out = tmp_path / "done.txt"
+    out.touch()
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "worker_proc.py"), url, queue.name, str(out), "60", "1"],
+        env=python_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert wait_for(lambda: "start" in out.read_text(), timeout=30), "the handler never started"
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert proc.poll() is None, "the first signal waits for the running handler"
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=15)
+        assert time.monotonic() - t0 < 5.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _done(out) == []
+    # The abandoned job was never acked: it comes back when its lease expires.
+    job = queue.claim(wait=5)
+    assert job is not None and job.id == jid and job.token == 2
+    job.ack()
     assert queue.verify() == []
