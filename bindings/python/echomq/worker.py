@@ -31,8 +31,6 @@ from typing import Any, Callable, Dict, List, Optional
 from . import _convert
 from .client import Client
 from .errors import CanceledError, EchoMQError, NotFoundError, StaleLeaseError
-from .errors import ConnectionError as EMQConnectionError
-from .errors import TimeoutError as EMQTimeoutError
 from .job import FailOutcome, Job
 from .queue import Queue
 
@@ -298,9 +296,10 @@ class Worker:
                     idle_since = time.monotonic()
                     job = self._process(job)
                     backoff = 0.05
-                except (EMQConnectionError, EMQTimeoutError, EchoMQError) as exc:
-                    # A settle whose outcome is unknown leaves the job to its
-                    # lease: it comes back if the settle did not happen.
+                except EchoMQError as exc:
+                    # Connection trouble, or a settle whose outcome is unknown:
+                    # the job is left to its lease and comes back if the
+                    # settle did not happen.
                     job = None
                     self._count("errors")
                     log.warning("slot %d: %s; retrying in %.2fs", slot.index, exc, backoff)
