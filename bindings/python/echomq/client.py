@@ -115,11 +115,14 @@ class Client:
         )
 
     def cancel(self) -> None:
-        """Interrupt the call in progress on this client, from another thread.
+        """Interrupt a blocking ``claim(wait=...)`` in progress on this
+        client, from another thread.
 
-        The interrupted call (typically a blocking ``claim(wait=...)``)
-        raises :class:`~echomq.CanceledError`; the connection is re-established
-        by the next call.  Does nothing if no call is in progress.
+        A claim waiting on the server raises :class:`~echomq.CanceledError`
+        at once, and then nothing was claimed; a claim already running its
+        script returns its job.  Other calls are not interrupted (they are
+        bounded by the client's timeout).  Does nothing when no blocking
+        claim is in progress.
         """
         self._raw.cancel()
 

@@ -91,8 +91,8 @@ class TimeoutError(EchoMQError, builtins.TimeoutError):
 
 
 class CanceledError(EchoMQError):
-    """The call was interrupted by :meth:`echomq.Client.cancel` from another
-    thread (ECHOMQ_ECANCELED); its outcome is unknown."""
+    """A blocking claim was interrupted by :meth:`echomq.Client.cancel` from
+    another thread (ECHOMQ_ECANCELED); nothing was claimed."""
 
     code = -12
 

@@ -8,11 +8,11 @@ extends the leases of jobs that run long, so a slow handler keeps its job.
 
 Stopping (``stop()``, SIGINT or SIGTERM under :meth:`Worker.run`) claims
 nothing new and lets every running handler finish and settle its job:
-nothing is left half-done or under lease.  Slots waiting for work notice the
-stop when their blocking claim returns, within ``wait`` seconds (default 1).
-They are not interrupted with ``Client.cancel()``: a claim cancelled while
-its script runs has an unknown outcome and may leave a job leased to nobody
-until its lease expires.  A second signal stops waiting: the clients are
+nothing is left half-done or under lease.  Slots waiting for work are woken
+at once with ``Client.cancel()``, which interrupts only the server-side wait
+of a blocking claim (a cancelled claim has claimed nothing; a claim already
+in its script returns its job, which the slot runs and settles before it
+stops).  A second signal stops waiting: the clients are
 closed (interrupting their calls) and the jobs still running come back to
 their lanes when their leases expire (delivery is at-least-once, so nothing
 is lost).
@@ -194,6 +194,9 @@ class Worker:
         finish and settle their jobs.  Returns at once; see :meth:`join`.
         Safe to call from any thread or a signal handler."""
         self._stop.set()
+        for slot in self._slots:  # wake idle slots now, not after their wait
+            if slot.client is not None:
+                slot.client.cancel()
 
     def join(self, timeout: Optional[float] = None) -> bool:
         """Wait for the slots to finish; True when they all have."""
@@ -275,7 +278,7 @@ class Worker:
         wait = self._wait if self._idle is None else min(self._wait, self._idle)
         try:
             return slot.queue.claim(wait=wait)
-        except CanceledError:  # the client was closed by an abandoning stop
+        except CanceledError:  # woken by stop(), or closed by an abandoning stop
             return None
 
     def _slot_main(self, slot: _Slot) -> None:
