@@ -43,7 +43,7 @@ step "Go tests (go vet, go test -race)"
 )
 
 step "demo and benchmark smoke runs"
-BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh --quick
+BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 "$build/bench/echomq_bench" --quick --check
 
 echo
