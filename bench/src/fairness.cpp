@@ -79,9 +79,9 @@ void skewed(Context &ctx, echomq_client *c) {
   const std::vector<int> order = interleave(counts);
 
   for (bool fifo : {true, false}) {
-    const std::string mode = fifo ? "FIFO (one lane)" : "lanes (claim)";
+    const std::string mode = fifo ? "FIFO" : "lanes";
     std::vector<double> med, worst;
-    ctx.measure("fairness", "small lanes' last job, median position, " + mode, 0, "position",
+    ctx.measure("fairness", "last small-lane job, median pos, " + mode, 0, "position",
                 [&](int) {
       ctx.fresh();
       if (!load_skewed(c, ctx.queue, order, fifo)) return 0.0;
@@ -94,7 +94,7 @@ void skewed(Context &ctx, echomq_client *c) {
     m.ratio_to = "of " + std::to_string(total) + " jobs";
     Figure w;
     w.section = "fairness";
-    w.name = "small lanes' last job, worst position, " + mode;
+    w.name = "last small-lane job, worst pos, " + mode;
     w.value = median(worst);
     w.unit = "position";
     w.ratio = w.value / double(total);
@@ -161,8 +161,8 @@ void weighted_share(Context &ctx, echomq_client *c) {
     uint64_t turn = 0;
     for (auto x : w) turn += x;
     std::vector<double> spreads;
-    const std::string what = weighted ? "wclaim, weights 1..5" : "claim, weight 1";
-    ctx.measure("fairness", "worst |served - weight| per turn, " + what, 0, "jobs", [&](int) {
+    const std::string what = weighted ? "wclaim w=1..5" : "claim w=1";
+    ctx.measure("fairness", "worst |served - w| per turn, " + what, 0, "jobs", [&](int) {
       ctx.fresh();
       // Lanes stay backlogged through the measured turns (two spare turns).
       Batch b(echomq_batch_create());
@@ -184,7 +184,7 @@ void weighted_share(Context &ctx, echomq_client *c) {
     });
     Figure s;
     s.section = "fairness";
-    s.name = "worst |s_i/w_i - s_j/w_j| per turn, " + what;
+    s.name = "worst |s_i/w_i - s_j/w_j|, " + what;
     s.value = median(spreads);
     s.unit = "jobs";
     s.runs = spreads;

@@ -38,7 +38,7 @@ std::string pretty(double v) {
 }  // namespace
 
 void print_table(const Results &r) {
-  std::printf("\n%-12s %-40s %7s %13s %-11s %s\n", "section", "figure", "clients", "median",
+  std::printf("\n%-12s %-44s %7s %13s %-11s %s\n", "section", "figure", "clients", "median",
               "unit", "ratio");
   // Grouped by section, in the order the sections first appear.
   std::vector<std::string> order;
@@ -49,15 +49,15 @@ void print_table(const Results &r) {
     if (si > 0) std::printf("\n");
     for (const auto &f : r.figures) {
       if (f.section != order[si]) continue;
-    std::string clients = f.clients ? std::to_string(f.clients) : "";
-    std::string ratio;
-    if (!std::isnan(f.ratio)) {
-      char b[64];
-      std::snprintf(b, sizeof b, "%.2fx %s", f.ratio, f.ratio_to.c_str());
-      ratio = b;
-    }
-    std::printf("%-12s %-40s %7s %13s %-11s %s\n", f.section.c_str(), f.name.c_str(),
-                clients.c_str(), pretty(f.value).c_str(), f.unit.c_str(), ratio.c_str());
+      std::string clients = f.clients ? std::to_string(f.clients) : "";
+      std::string ratio;
+      if (!std::isnan(f.ratio)) {
+        char b[64];
+        std::snprintf(b, sizeof b, "%.2fx %s", f.ratio, f.ratio_to.c_str());
+        ratio = b;
+      }
+      std::printf("%-12s %-44s %7s %13s %-11s %s\n", f.section.c_str(), f.name.c_str(),
+                  clients.c_str(), pretty(f.value).c_str(), f.unit.c_str(), ratio.c_str());
     }
   }
   if (!r.targets.empty()) {
