@@ -10,7 +10,7 @@ namespace {
 
 constexpr int kBins = 240;
 constexpr int kLeft = 110, kRight = 20, kPlotW = 720;
-constexpr int kRowH = 16, kPanelGap = 46, kTop = 40;
+constexpr int kRowH = 16, kPanelGap = 46, kTop = 52;
 
 const char *colour(const Producer &p) {
   if (p.heavy) return "#d62728";
@@ -34,8 +34,12 @@ bool write_svg(const std::string &path, const std::vector<ModeResult> &results,
                "font-family=\"sans-serif\" font-size=\"11\">\n"
                "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
                "<text x=\"%d\" y=\"22\" font-size=\"14\" font-weight=\"bold\">EchoMQ demo: "
-               "when each producer's jobs were served (darker = more jobs)</text>\n",
-               width, height, kLeft);
+               "when each producer's jobs were served (darker = more jobs)</text>\n"
+               "<text x=\"%d\" y=\"36\" fill=\"#555\"><tspan fill=\"#d62728\">heavy</tspan>"
+               " floods its lane; <tspan fill=\"#1f77b4\">quiet producers</tspan> submit a few "
+               "jobs each; <tspan fill=\"#2ca02c\">q1</tspan> pays for a weight in the weighted "
+               "run</text>\n",
+               width, height, kLeft, kLeft);
   for (size_t m = 0; m < results.size(); ++m) {
     const ModeResult &r = results[m];
     const int y0 = kTop + int(m) * panel_h + 14;
