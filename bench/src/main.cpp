@@ -76,8 +76,13 @@ std::vector<Figure *> Context::rounds(int clients, const std::string &unit,
     figs[v].clients = clients;
     figs[v].unit = unit;
   }
+  // The order rotates from round to round, so no contender always runs first
+  // (right after a FLUSHALL) or last.
   for (int r = 0; r < sz.runs; ++r)
-    for (size_t v = 0; v < variants.size(); ++v) figs[v].runs.push_back(variants[v].run(r));
+    for (size_t i = 0; i < variants.size(); ++i) {
+      size_t v = (i + size_t(r)) % variants.size();
+      figs[v].runs.push_back(variants[v].run(r));
+    }
   std::vector<Figure *> out;
   static std::deque<Figure> hidden;  // keeps hidden references valid
   for (size_t v = 0; v < variants.size(); ++v) {
