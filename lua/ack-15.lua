@@ -34,8 +34,7 @@ local g = f[1]
 rcall('DEL', jk)
 rcall('ZREM', K.leases, ARGV[2])
 onActiveDrop(g, addActive(g, -1))
-addLive(g, -1)
 rcall('HINCRBY', K.stats, 'acked', 1)
-forgetIdleLane(g)
+forgetIdleLane(g, addLive(g, -1))
 if lease == 0 then return { OK } end
 return claimTurn(lease, 1, false, false)

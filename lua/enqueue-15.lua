@@ -14,7 +14,7 @@
 --@include argInt
 --@include fixRing
 --@include addLive
---@include config
+--@include defaultMaxAttempts
 
 local delay = argInt(ARGV[2], 0, 31622400000)
 local maxatt = argInt(ARGV[3], 0, 1000000)
@@ -26,14 +26,14 @@ for i = 1, n do
 end
 
 local now = serverNowMs()
-if maxatt == 0 then maxatt = config().maxatt end
+if maxatt == 0 then maxatt = defaultMaxAttempts() end
 local last = rcall('INCRBY', K.seq, n)
 local first = last - n + 1
 local due = S(now + delay)
 for i = 1, n do
   local g, payload = ARGV[3 + 2 * i], ARGV[4 + 2 * i]
   local id = S(first + i - 1)
-  rcall('HSET', jobKey(id), 'g', g, 'p', payload, 'mx', maxatt, 'at', S(now))
+  rcall('HSET', jobKey(id), 'g', g, 'p', payload, 'mx', S(maxatt), 'at', S(now))
   addLive(g, 1)
   if delay > 0 then
     rcall('ZADD', K.delayed, due, id)
@@ -43,6 +43,5 @@ for i = 1, n do
     fixRing(g, before)
   end
 end
-if delay == 0 then rcall('HINCRBY', K.stats, 'pending', n) end
 rcall('HINCRBY', K.stats, 'enqueued', n)
 return { OK, first, n }

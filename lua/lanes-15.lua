@@ -13,6 +13,7 @@
 --@include status
 --@include argInt
 --@include serviceable
+--@include laneWeight
 
 local names
 if ARGV[2] == 'one' then
@@ -39,7 +40,7 @@ for _, g in ipairs(names) do
   local active = tonumber(rcall('HGET', K.gactive, g) or '0')
   -- glive counts pending + leased + delayed jobs: the rest are delayed.
   local delayed = math.max(0, tonumber(rcall('HGET', K.glive, g) or '0') - depth - active)
-  local row = { g, depth, active, laneLimit(g) or 0, tonumber(lw or '') or config().weight,
+  local row = { g, depth, active, laneLimit(g) or 0, laneWeight(g),
     ll and 0 or 1, lw and 0 or 1, rcall('SISMEMBER', K.paused, g), serviceable(g) and 1 or 0,
     tonumber(rcall('HGET', K.gserved, g) or '0'), oldest,
     rcall('ZSCORE', K.lanes, g) and 1 or 0, delayed }

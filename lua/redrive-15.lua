@@ -45,4 +45,5 @@ for _, id in ipairs(ids) do
     end
   end
 end
+if moved > 0 then rcall('HINCRBY', K.stats, 'redriven', moved) end
 return { OK, moved, rcall('ZCARD', K.dead) }

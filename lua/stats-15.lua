@@ -9,12 +9,13 @@
 --@include keys
 --@include status
 --@include now
---@include config
+--@include pendingCount
+--@include defaultMaxAttempts
 
-local c = rcall('HMGET', K.stats, 'pending', 'enqueued', 'claimed', 'acked', 'failed', 'dead')
+local c = rcall('HMGET', K.stats, 'enqueued', 'claimed', 'acked', 'failed', 'dead')
 local function n(x) return tonumber(x or '0') end
-local cfg = config()
-return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), n(c[1]), rcall('ZCARD', K.leases),
+return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), pendingCount(), rcall('ZCARD', K.leases),
   rcall('ZCARD', K.delayed), rcall('ZCARD', K.dead), rcall('SCARD', K.paused),
-  n(c[2]), n(c[3]), n(c[4]), n(c[5]), n(c[6]), cfg.weight, cfg.limit or 0, cfg.maxatt,
-  S(serverNowMs()) }
+  n(c[1]), n(c[2]), n(c[3]), n(c[4]), n(c[5]),
+  tonumber(rcall('HGET', K.gweight, '') or '1'), tonumber(rcall('HGET', K.glimit, '') or '0'),
+  defaultMaxAttempts(), S(serverNowMs()) }

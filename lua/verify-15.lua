@@ -13,6 +13,7 @@
 --@include keys
 --@include status
 --@include serviceable
+--@include pendingCount
 
 local bad = { OK }
 local function report(msg) bad[#bad + 1] = msg end
@@ -91,8 +92,8 @@ for g in pairs(lanesSeen) do
 end
 
 -- Counters and the lane directory.
-local pc = tonumber(rcall('HGET', K.stats, 'pending') or '0')
-if pc ~= pendingTotal then report('counter: stats.pending = ' .. pc .. ' but ' .. pendingTotal .. ' jobs are pending') end
+local pc = pendingCount()
+if pc ~= pendingTotal then report('counter: the counters give ' .. pc .. ' pending jobs but ' .. pendingTotal .. ' are pending') end
 local gl = rcall('HGETALL', K.glive)
 local liveOf = {}
 for i = 1, #gl, 2 do liveOf[gl[i]] = tonumber(gl[i + 1]) end

@@ -5,6 +5,5 @@ local function deadLetter(id, g, now, reason)
   rcall('ZADD', K.dead, S(now), id)
   if reason then rcall('HSET', jobKey(id), 'err', reason) end
   rcall('HINCRBY', K.stats, 'dead', 1)
-  addLive(g, -1)
-  forgetIdleLane(g)
+  forgetIdleLane(g, addLive(g, -1))
 end

@@ -1,7 +1,7 @@
---@include config
--- Effective concurrency ceiling of lane g, nil = unlimited.
+-- Effective concurrency ceiling of lane g, nil = unlimited. The queue
+-- default sits in the same hash under the empty name (never a valid group),
+-- so one HMGET answers both.
 local function laneLimit(g)
-  local l = rcall('HGET', K.glimit, g)
-  if l then return tonumber(l) end
-  return config().limit
+  local v = rcall('HMGET', K.glimit, g, '')
+  return tonumber(v[1] or v[2] or '')
 end

@@ -1,5 +1,5 @@
---@include config
--- Effective weight of lane g (>= 1).
+-- Effective weight of lane g (>= 1); the queue default is gweight[''].
 local function laneWeight(g)
-  return tonumber(rcall('HGET', K.gweight, g) or '') or config().weight
+  local v = rcall('HMGET', K.gweight, g, '')
+  return tonumber(v[1] or v[2] or '') or 1
 end

@@ -1,5 +1,4 @@
 -- Puts job id back into lane g at its mint position (score = id).
 local function toLane(id, g)
   rcall('ZADD', pendingKey(g), id, id)
-  rcall('HINCRBY', K.stats, 'pending', 1)
 end

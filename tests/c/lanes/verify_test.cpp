@@ -133,9 +133,9 @@ TEST_CASE("verify of a healthy queue in every state is clean", "[verify]") {
 TEST_CASE("verify reports a counter that drifted", "[verify]") {
   HealthyQueue h;
   RawValkey raw;
-  raw.must({"HINCRBY", h.key("stats"), "pending", "3"});
-  require_reported(violations(h.c.get(), h.q), "HINCRBY stats pending 3");
-  raw.must({"HINCRBY", h.key("stats"), "pending", "-3"});
+  raw.must({"HINCRBY", h.key("stats"), "enqueued", "3"});
+  require_reported(violations(h.c.get(), h.q), "HINCRBY stats enqueued 3");
+  raw.must({"HINCRBY", h.key("stats"), "enqueued", "-3"});
   require_verified(h.c.get(), h.q);
 }
 
