@@ -12,10 +12,14 @@
 --@include pendingCount
 --@include defaultMaxAttempts
 
-local c = rcall('HMGET', K.stats, 'enqueued', 'claimed', 'acked', 'failed', 'dead')
+local c = rcall('HMGET', K.stats, 'enqueued', 'acked', 'failed', 'dead')
 local function n(x) return tonumber(x or '0') end
-return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), pendingCount(), rcall('ZCARD', K.leases),
+local leased = rcall('ZCARD', K.leases)
+-- Every delivery ends once, as an ack, a fail or an expired lease (both
+-- counted in failed), or is still leased: so claims need no counter.
+local claimed = n(c[2]) + n(c[3]) + leased
+return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), pendingCount(), leased,
   rcall('ZCARD', K.delayed), rcall('ZCARD', K.dead), rcall('SCARD', K.paused),
-  n(c[1]), n(c[2]), n(c[3]), n(c[4]), n(c[5]),
+  n(c[1]), claimed, n(c[2]), n(c[3]), n(c[4]),
   tonumber(rcall('HGET', K.gweight, '') or '1'), tonumber(rcall('HGET', K.glimit, '') or '0'),
   defaultMaxAttempts(), S(serverNowMs()) }

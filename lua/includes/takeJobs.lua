@@ -32,6 +32,5 @@ local function takeJobs(g, n, now, leaseMs, out)
   if #lease > 0 then rcall('ZADD', K.leases, unpack(lease)) end
   local active = rcall('HINCRBY', K.gactive, g, taken)
   rcall('HINCRBY', K.gserved, g, taken)
-  rcall('HINCRBY', K.stats, 'claimed', taken)
   return taken, active
 end
