@@ -339,6 +339,14 @@ int echomq_ack(echomq_client* c, const char* queue, uint64_t id, uint64_t token)
   return guarded(c, [&] { c->core.ack(queue, id, token); });
 }
 
+int echomq_ack_many(echomq_client* c, const char* queue, const uint64_t* ids,
+                    const uint64_t* tokens, size_t n, int* statuses, size_t* acked) {
+  return guarded(c, [&] {
+    size_t m = c->core.ackMany(queue, ids, tokens, n, statuses);
+    if (acked) *acked = m;
+  });
+}
+
 int echomq_ack_claim(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
                      int64_t lease_ms, echomq_job** next) {
   return claimLike(c, next, [&] { return c->core.ackClaim(queue, id, token, lease_ms); });

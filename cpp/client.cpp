@@ -211,6 +211,33 @@ void Client::ack(const char* queue, uint64_t id, uint64_t token) {
   scriptStatus(r.get(), "ack");
 }
 
+size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
+                       int* statuses) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("job count", static_cast<long long>(n), 1, ECHOMQ_WCLAIM_MAX);
+  if (!ids || !tokens) invalid("ids or tokens is NULL");
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] == 0) invalid("job id must be >= 1");
+    if (tokens[i] == 0) invalid("token must be >= 1");
+  }
+  start(Script::AckMany, k);
+  argv_.own(static_cast<long long>(n));
+  for (size_t i = 0; i < n; ++i) {
+    argv_.own(std::to_string(ids[i]));
+    argv_.own(std::to_string(tokens[i]));
+  }
+  ReplyPtr r = run(Script::AckMany);
+  scriptStatus(r.get(), "ackmany");
+  if (r->elements != n + 1) echomq::fail(ECHOMQ_EPROTO, "ackmany: unexpected reply length");
+  size_t acked = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int st = static_cast<int>(i64(r.get(), i + 1, "ackmany"));
+    if (st == ECHOMQ_OK) ++acked;
+    if (statuses) statuses[i] = st;
+  }
+  return acked;
+}
+
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
   startJobCall(Script::Ack, queue, id, token);

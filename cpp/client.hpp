@@ -62,6 +62,10 @@ class Client {
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   ClaimResult bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms);
   void ack(const char* queue, uint64_t id, uint64_t token);
+  // Acks n jobs in one call; statuses[i] gets each job's status. Returns
+  // how many were acked.
+  size_t ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
+                 int* statuses);
   ClaimResult ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
   int fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
            int64_t retry_delay_ms);

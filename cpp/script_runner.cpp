@@ -8,7 +8,7 @@
 namespace echomq {
 namespace {
 
-const char* const kNames[] = {"enqueue", "claim", "ack",   "fail",  "extend", "weight", "limit",
+const char* const kNames[] = {"enqueue", "claim", "ack",   "ackmany", "fail",  "extend", "weight", "limit",
                               "pause",   "defaults", "stats", "lanes", "dead",  "redrive", "verify"};
 constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 

@@ -10,7 +10,7 @@
 
 namespace echomq {
 
-enum class Script { Enqueue, Claim, Ack, Fail, Extend, Weight, Limit, Pause, Defaults, Stats,
+enum class Script { Enqueue, Claim, Ack, AckMany, Fail, Extend, Weight, Limit, Pause, Defaults, Stats,
                     Lanes, Dead, Redrive, Verify };
 
 class ScriptRunner {

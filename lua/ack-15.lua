@@ -14,27 +14,14 @@
 --@include status
 --@include now
 --@include argInt
---@include onActiveDrop
---@include addActive
---@include addLive
---@include forgetIdleLane
+--@include ackJob
 --@include claimTurn
 
 local id = argInt(ARGV[2], 1, 9007199254740991)
 local token = argInt(ARGV[3], 1, 9007199254740991)
 local lease = argInt(ARGV[4], 0, 604800000)
 if not id or not token or not lease then return { EINVAL, 'ack: bad id, token or lease' } end
-local jk = jobKey(ARGV[2])
-local f = rcall('HMGET', jk, 'g', 'att')
-if not f[1] then return { ENOTFOUND, 'ack: job ' .. ARGV[2] .. ' not found' } end
-if tonumber(f[2] or '0') ~= token or not rcall('ZSCORE', K.leases, ARGV[2]) then
-  return { ESTALE, 'ack: job ' .. ARGV[2] .. ' token ' .. ARGV[3] .. ' is stale (current ' .. (f[2] or '0') .. ')' }
-end
-local g = f[1]
-rcall('DEL', jk)
-rcall('ZREM', K.leases, ARGV[2])
-onActiveDrop(g, addActive(g, -1))
-rcall('HINCRBY', K.stats, 'acked', 1)
-forgetIdleLane(g, addLive(g, -1))
+local st, msg = ackJob(ARGV[2], token)
+if st ~= OK then return { st, 'ack: ' .. msg } end
 if lease == 0 then return { OK } end
 return claimTurn(lease, 1, false, false)

@@ -299,6 +299,16 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
  * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER. */
 ECHOMQ_API int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint64_t token);
 
+/* Acknowledge n jobs (1..ECHOMQ_WCLAIM_MAX) in one round trip, typically
+ * the jobs of one wclaim. Each job is settled on its own: statuses[i] (may
+ * be NULL) receives ECHOMQ_OK, ECHOMQ_ESTALE or ECHOMQ_ENOTFOUND for job i
+ * (a refused job changes nothing), and *acked (may be NULL) how many were
+ * acked. Returns ECHOMQ_OK when the call went through, even if some jobs
+ * were refused. Errors: EINVAL (NULL arrays, n out of range, an id or token
+ * of 0: nothing is sent), ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_ack_many(echomq_client *c, const char *queue, const uint64_t *ids,
+                               const uint64_t *tokens, size_t n, int *statuses, size_t *acked);
+
 /* Fused ack-and-claim, one round trip: acknowledge (id, token), then claim
  * the next job exactly as echomq_claim would. If the ack is refused (ESTALE,
  * ENOTFOUND) nothing is claimed and that status is returned. On success
