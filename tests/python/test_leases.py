@@ -94,3 +94,23 @@ def test_expired_lease_out_of_attempts_goes_dead(queue):
     s = queue.stats()
     assert (s.dead, s.leased) == (1, 0)
     assert queue.verify() == []
+
+
+def test_ack_many_settles_a_wclaim_in_one_call(queue):
+    """ack_many acks every job of a wclaim; refused ones come back unchanged."""
+    for i in range(5):
+        queue.enqueue("heavy", b"h%d" % i)
+    queue.weight("heavy", 4)
+    jobs = queue.wclaim(lease=60, max=10)
+    assert len(jobs) == 4
+    stale = jobs[2]
+    # A view of job 2 with a token that is not its current attempt: stale.
+    fake = echomq.Job(queue, stale.id, stale.group, stale.payload, stale.token + 1, 3, None, 0.0)
+    refused = queue.ack_many(jobs[:2] + [fake])
+    assert [j.id for j in refused] == [stale.id]
+    st = queue.stats()
+    assert st.acked_total == 2
+    assert st.leased == 2
+    assert queue.ack_many(jobs[2:]) == []
+    assert queue.stats().leased == 0
+    assert queue.verify() == []

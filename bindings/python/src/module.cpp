@@ -294,6 +294,22 @@ PYBIND11_MODULE(_echomq, m) {
              self.call([&](echomq_client *c) { return echomq_ack(c, q, id, token); });
            },
            py::arg("queue"), py::arg("id"), py::arg("token"), "Acknowledge a leased job.")
+      .def("ack_many",
+           [](Client &self, const std::string &queue, const std::vector<uint64_t> &ids,
+              const std::vector<uint64_t> &tokens) {
+             const char *q = cstr(queue, "queue name");
+             if (ids.size() != tokens.size()) throw py::value_error("ids and tokens differ in length");
+             std::vector<int> statuses(ids.size(), ECHOMQ_OK);
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) {
+                 return echomq_ack_many(c, q, ids.data(), tokens.data(), ids.size(), statuses.data(), nullptr);
+               });
+             }
+             return statuses;
+           },
+           py::arg("queue"), py::arg("ids"), py::arg("tokens"),
+           "Acknowledge many jobs in one round trip; returns one status per job.")
       .def("ack_claim",
            [](Client &self, const std::string &queue, uint64_t id, uint64_t token, int64_t lease_ms) {
              const char *q = cstr(queue, "queue name");
