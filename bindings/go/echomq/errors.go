@@ -19,7 +19,7 @@ const (
 	CodeStale    Code = -4  // the token is not the current attempt: lease lost
 	CodeConn     Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout  Code = -11 // no reply in time: outcome unknown
-	CodeCanceled Code = -12 // interrupted by cancellation: outcome unknown
+	CodeCanceled Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
 	CodeServer   Code = -20 // the server answered with an error
 	CodeNoPerm   Code = -21 // authentication failed or ACL denied
 	CodeProto    Code = -22 // unexpected reply shape

@@ -38,6 +38,38 @@ func (j *Job) Ack(ctx context.Context) error {
 	return err
 }
 
+// AckMany acknowledges many jobs of this queue (typically the jobs of one
+// WClaim) in one round trip per 10,000 jobs. Each job is settled on its
+// own: the returned slice holds the jobs whose ack was refused (their lease
+// was lost, or they no longer exist), unchanged; it is empty when every job
+// was acked. The error reports a call that did not go through.
+func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	var refused []*Job
+	for start := 0; start < len(jobs); start += wclaimMax {
+		chunk := jobs[start:min(len(jobs), start+wclaimMax)]
+		ids := make([]uint64, len(chunk))
+		tokens := make([]uint64, len(chunk))
+		statuses := make([]int64, len(chunk))
+		for i, j := range chunk {
+			ids[i], tokens[i] = j.ID, j.Token
+		}
+		if _, err := q.c.do(ctx, func(h capi.Client) int {
+			return capi.Ack_many(h, q.name, ids, tokens, statuses)
+		}); err != nil {
+			return refused, err
+		}
+		for i, st := range statuses {
+			if st != 0 {
+				refused = append(refused, chunk[i])
+			}
+		}
+	}
+	return refused, nil
+}
+
 // AckClaim acknowledges the job and claims the next one in the same round
 // trip, as Claim would. On ErrEmpty the ack happened and there was nothing
 // to claim. If the ack is refused (ErrStaleLease, ErrNotFound), nothing is

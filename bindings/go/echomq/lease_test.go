@@ -86,3 +86,32 @@ func TestAckClaimChain(t *testing.T) {
 		t.Fatalf("stats after the chain: %+v", st)
 	}
 }
+
+func TestAckManySettlesAWClaim(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	for i := 0; i < 5; i++ {
+		must(q.Enqueue(ctx, "heavy", []byte{byte(i)}))(t)
+	}
+	mustOK(t, q.Weight(ctx, "heavy", 4))
+	jobs := must(q.WClaim(ctx, time.Minute, 10))(t)
+	if len(jobs) != 4 {
+		t.Fatalf("wclaim gave %d jobs, want 4", len(jobs))
+	}
+	// A copy of job 2 whose token is not the current attempt: refused, unchanged.
+	stale := *jobs[2]
+	stale.Token++
+	refused := must(q.AckMany(ctx, []*Job{jobs[0], jobs[1], &stale}))(t)
+	if len(refused) != 1 || refused[0] != &stale {
+		t.Fatalf("refused = %v, want only the stale copy", refused)
+	}
+	if st := must(q.Stats(ctx))(t); st.AckedTotal != 2 || st.Leased != 2 {
+		t.Fatalf("stats after a partial AckMany: %+v", st)
+	}
+	if refused := must(q.AckMany(ctx, jobs[2:]))(t); len(refused) != 0 {
+		t.Fatalf("second AckMany refused %d jobs", len(refused))
+	}
+	if st := must(q.Stats(ctx))(t); st.AckedTotal != 4 || st.Leased != 0 || st.Pending != 1 {
+		t.Fatalf("stats after AckMany: %+v", st)
+	}
+}

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_9030cb34f99afd6a(const char*);
+  void cgo_panic__capi_c056f8c0d4ada5b9(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_9030cb34f99afd6a(p);
+  cgo_panic__capi_c056f8c0d4ada5b9(p);
 }
 
 
@@ -183,6 +183,7 @@ static void* Swig_malloc(int c) {
 
 
 #include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 #include <echomq/echomq.h>
 
@@ -441,6 +442,22 @@ int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   return rc;
 }
 
+/* Ack many: ids and tokens, one each per job; statuses gets one status per
+ * job. EINVAL (nothing sent) when the three lengths differ. */
+int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, size_t n,
+                   const uint64_t *tokens, size_t tn, int64_t *statuses, size_t sn) {
+  int *st;
+  size_t i;
+  int rc;
+  if (tn != n || sn != n || n == 0) return ECHOMQ_EINVAL;
+  st = (int *)malloc(n * sizeof *st);
+  if (!st) return ECHOMQ_ENOMEM;
+  rc = echomq_ack_many(c, queue, ids, tokens, n, st, NULL);
+  for (i = 0; i < n; i++) statuses[i] = rc == ECHOMQ_OK ? st[i] : rc;
+  free(st);
+  return rc;
+}
+
 /* Bytes of C heap in use (glibc mallinfo2), for the leak tests. */
 uint64_t emqgo_c_heap_in_use(void) {
   struct mallinfo2 m = mallinfo2();
@@ -451,7 +468,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_9030cb34f99afd6a(void *_swig_go_0) {
+void _wrap_Swig_free_capi_c056f8c0d4ada5b9(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -461,7 +478,7 @@ void _wrap_Swig_free_capi_9030cb34f99afd6a(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_9030cb34f99afd6a(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -474,7 +491,7 @@ void *_wrap_Swig_malloc_capi_9030cb34f99afd6a(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -485,7 +502,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -496,7 +513,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -507,7 +524,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_OK_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -518,7 +535,7 @@ intgo _wrap_ECHOMQ_OK_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_EMPTY_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -529,7 +546,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_EINVAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -540,7 +557,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -551,7 +568,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -562,7 +579,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ESTALE_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -573,7 +590,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ECONN_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -584,7 +601,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -595,7 +612,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -606,7 +623,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ESERVER_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -617,7 +634,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -628,7 +645,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_EPROTO_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -639,7 +656,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -650,7 +667,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -661,7 +678,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -672,7 +689,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -683,7 +700,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -694,7 +711,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -705,7 +722,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -716,7 +733,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -727,7 +744,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9030cb34f99afd6a() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -738,7 +755,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9030cb34f99afd6a() {
 }
 
 
-_gostring_ _wrap_strerror_capi_9030cb34f99afd6a(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -754,7 +771,7 @@ _gostring_ _wrap_strerror_capi_9030cb34f99afd6a(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_9030cb34f99afd6a() {
+intgo _wrap_version_capi_c056f8c0d4ada5b9() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -765,7 +782,7 @@ intgo _wrap_version_capi_9030cb34f99afd6a() {
 }
 
 
-_gostring_ _wrap_version_string_capi_9030cb34f99afd6a() {
+_gostring_ _wrap_version_string_capi_c056f8c0d4ada5b9() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -779,7 +796,7 @@ _gostring_ _wrap_version_string_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_check_queue_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -797,7 +814,7 @@ intgo _wrap_check_queue_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -815,7 +832,7 @@ intgo _wrap_check_group_name_capi_9030cb34f99afd6a(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -835,7 +852,7 @@ intgo _wrap_client_connect_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -845,7 +862,7 @@ void _wrap_client_free_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -861,7 +878,7 @@ _gostring_ _wrap_client_errmsg_capi_9030cb34f99afd6a(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -874,7 +891,7 @@ intgo _wrap_client_errcode_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -887,7 +904,7 @@ intgo _wrap_client_connected_capi_9030cb34f99afd6a(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -897,7 +914,7 @@ void _wrap_client_cancel_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -910,7 +927,7 @@ intgo _wrap_client_ping_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -926,7 +943,7 @@ _gostring_ _wrap_job_group_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -942,7 +959,7 @@ _gostring_ _wrap_job_last_error_capi_9030cb34f99afd6a(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -952,7 +969,7 @@ void _wrap_job_free_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -965,7 +982,7 @@ long long _wrap_job_list_count_capi_9030cb34f99afd6a(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -980,7 +997,7 @@ struct echomq_job *_wrap_job_list_at_capi_9030cb34f99afd6a(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -990,7 +1007,7 @@ void _wrap_job_list_free_capi_9030cb34f99afd6a(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_9030cb34f99afd6a() {
+struct echomq_batch *_wrap_batch_create_capi_c056f8c0d4ada5b9() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1001,7 +1018,7 @@ struct echomq_batch *_wrap_batch_create_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_batch_add_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1027,7 +1044,7 @@ intgo _wrap_batch_add_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1040,7 +1057,7 @@ long long _wrap_batch_count_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1055,7 +1072,7 @@ long long _wrap_batch_id_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1065,7 +1082,7 @@ void _wrap_batch_clear_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1075,7 +1092,7 @@ void _wrap_batch_free_capi_9030cb34f99afd6a(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1099,7 +1116,7 @@ intgo _wrap_ack_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1138,7 +1155,7 @@ intgo _wrap_extend_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1167,7 +1184,7 @@ intgo _wrap_set_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1194,7 +1211,7 @@ intgo _wrap_clear_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1223,7 +1240,7 @@ intgo _wrap_set_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1250,7 +1267,7 @@ intgo _wrap_clear_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1277,7 +1294,7 @@ intgo _wrap_pause_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1304,7 +1321,7 @@ intgo _wrap_resume_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1326,7 +1343,7 @@ intgo _wrap_set_default_weight_capi_9030cb34f99afd6a(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1348,7 +1365,7 @@ intgo _wrap_set_default_limit_capi_9030cb34f99afd6a(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1370,7 +1387,7 @@ intgo _wrap_set_default_max_attempts_capi_9030cb34f99afd6a(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1383,7 +1400,7 @@ long long _wrap_lane_list_count_capi_9030cb34f99afd6a(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1393,7 +1410,7 @@ void _wrap_lane_list_free_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1432,7 +1449,7 @@ intgo _wrap_redrive_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1465,7 +1482,7 @@ intgo _wrap_redrive_all_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1478,7 +1495,7 @@ long long _wrap_report_count_capi_9030cb34f99afd6a(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1496,7 +1513,7 @@ _gostring_ _wrap_report_at_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1506,7 +1523,7 @@ void _wrap_report_free_capi_9030cb34f99afd6a(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_ID_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1518,7 +1535,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1530,7 +1547,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1542,7 +1559,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1554,7 +1571,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1566,7 +1583,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1578,7 +1595,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1590,7 +1607,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1602,7 +1619,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_LANES_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1614,7 +1631,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_RING_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1626,7 +1643,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1638,7 +1655,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1650,7 +1667,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1662,7 +1679,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1674,7 +1691,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1686,7 +1703,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1698,7 +1715,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1710,7 +1727,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1722,7 +1739,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1734,7 +1751,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1746,7 +1763,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1758,7 +1775,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1770,7 +1787,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1782,7 +1799,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1794,7 +1811,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1806,7 +1823,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1818,7 +1835,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1830,7 +1847,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1842,7 +1859,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1854,7 +1871,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1866,7 +1883,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1878,7 +1895,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1890,7 +1907,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1902,7 +1919,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1914,7 +1931,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1926,7 +1943,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1938,7 +1955,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1950,7 +1967,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_9030cb34f99afd6a() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_9030cb34f99afd6a() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_c056f8c0d4ada5b9() {
   int result;
   intgo _swig_go_result;
   
@@ -1962,7 +1979,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_9030cb34f99afd6a() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_9030cb34f99afd6a(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_c056f8c0d4ada5b9(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -1979,7 +1996,7 @@ struct echomq_client *_wrap_client_create_capi_9030cb34f99afd6a(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -1995,7 +2012,7 @@ void _wrap_job_numbers_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2011,7 +2028,7 @@ void _wrap_job_payload_copy_capi_9030cb34f99afd6a(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2061,7 +2078,7 @@ intgo _wrap_enqueue_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2087,7 +2104,7 @@ intgo _wrap_enqueue_batch_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2122,7 +2139,7 @@ intgo _wrap_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2159,7 +2176,7 @@ intgo _wrap_wclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2196,7 +2213,7 @@ intgo _wrap_bclaim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2235,7 +2252,7 @@ intgo _wrap_ack_claim_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2281,7 +2298,7 @@ intgo _wrap_fail_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2307,7 +2324,7 @@ intgo _wrap_stats_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2340,7 +2357,7 @@ intgo _wrap_lane_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2382,7 +2399,7 @@ intgo _wrap_lanes_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2400,7 +2417,7 @@ _gostring_ _wrap_lane_list_group_capi_9030cb34f99afd6a(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2418,7 +2435,7 @@ void _wrap_lane_list_numbers_capi_9030cb34f99afd6a(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_9030cb34f99afd6a(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2434,7 +2451,7 @@ _gostring_ _wrap_lane_list_cursor_capi_9030cb34f99afd6a(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2471,7 +2488,7 @@ intgo _wrap_dead_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2504,7 +2521,45 @@ intgo _wrap_verify_capi_9030cb34f99afd6a(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_c_heap_in_use_capi_9030cb34f99afd6a() {
+intgo _wrap_ack_many_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  size_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  size_t arg6 ;
+  int64_t *arg7 = (int64_t *) 0 ;
+  size_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (uint64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (uint64_t *)_swig_go_3.array;
+  arg6 = (size_t)_swig_go_3.len;
+  
+  
+  arg7 = (int64_t *)_swig_go_4.array;
+  arg8 = (size_t)_swig_go_4.len;
+  
+  
+  result = (int)emqgo_ack_many(arg1,(char const *)arg2,(unsigned long const *)arg3,arg4,(unsigned long const *)arg5,arg6,arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_c_heap_in_use_capi_c056f8c0d4ada5b9() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -21,6 +21,7 @@
 
 %{
 #include <malloc.h>
+#include <stdlib.h>
 #include <string.h>
 #include <echomq/echomq.h>
 %}
@@ -190,6 +191,8 @@ void echomq_report_free(echomq_report *r);
 
 %apply (char *BUF, size_t CAP) { (char *buf, size_t cap) };
 %apply (int64_t *NUMS, size_t N) { (int64_t *nums, size_t n) };
+%apply (int64_t *NUMS, size_t N) { (int64_t *statuses, size_t sn) };
+%apply (const uint64_t *IDS, size_t N) { (const uint64_t *tokens, size_t tn) };
 
 %ignore emqgo_lane_copy;
 %inline %{
@@ -432,6 +435,22 @@ int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   echomq_report *r = NULL;
   int rc = echomq_verify(c, queue, &r);
   *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
+/* Ack many: ids and tokens, one each per job; statuses gets one status per
+ * job. EINVAL (nothing sent) when the three lengths differ. */
+int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, size_t n,
+                   const uint64_t *tokens, size_t tn, int64_t *statuses, size_t sn) {
+  int *st;
+  size_t i;
+  int rc;
+  if (tn != n || sn != n || n == 0) return ECHOMQ_EINVAL;
+  st = (int *)malloc(n * sizeof *st);
+  if (!st) return ECHOMQ_ENOMEM;
+  rc = echomq_ack_many(c, queue, ids, tokens, n, st, NULL);
+  for (i = 0; i < n; i++) statuses[i] = rc == ECHOMQ_OK ? st[i] : rc;
+  free(st);
   return rc;
 }
 
