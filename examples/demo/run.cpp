@@ -216,11 +216,23 @@ void wclaim_worker(Shared &s, echomq_client *c) {
       }
       continue;
     }
-    for (size_t i = 0; i < echomq_job_list_count(l); ++i) {
+    // Run the turn's jobs, then settle them all in one round trip.
+    std::vector<uint64_t> ids, tokens;
+    bool ok = true;
+    for (size_t i = 0; ok && i < echomq_job_list_count(l); ++i) {
       const echomq_job *j = echomq_job_list_at(l, i);
-      if (!handle(s, j) || !ack(s, c, j)) break;
+      ok = handle(s, j);
+      ids.push_back(echomq_job_id(j));
+      tokens.push_back(echomq_job_token(j));
     }
     echomq_job_list_free(l);
+    size_t acked = 0;
+    st = echomq_ack_many(c, s.queue.c_str(), ids.data(), tokens.data(), ids.size(), nullptr,
+                         &acked);
+    if (st != ECHOMQ_OK) return s.fail("ack_many", c, st);
+    if (acked != ids.size()) return s.fail("ack_many: a lease was lost", nullptr, ECHOMQ_ESTALE);
+    s.acked += acked;
+    if (!ok) return;
   }
 }
 
