@@ -24,7 +24,7 @@ else
 fi
 
 need_apt=0
-for bin in valkey-server cmake swig pkg-config tmux; do
+for bin in valkey-server valkey-cli cmake swig pkg-config tmux pgrep; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 [ -f /usr/include/hiredis/hiredis.h ] || need_apt=1
@@ -33,7 +33,7 @@ done
 if [ "$need_apt" = 1 ] || [ -z "$stamp" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
-    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux >/dev/null
+    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux procps >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports valkey-server >/dev/null
 fi
 
