@@ -63,8 +63,8 @@ const QueueKeys& Client::keysFor(const char* queue) {
   return keys_.emplace(queue, makeQueueKeys(queue)).first->second;
 }
 
-Argv& Client::start(Script s, const QueueKeys& k) {
-  ScriptRunner::begin(argv_, s);
+Argv& Client::start(const QueueKeys& k) {
+  ScriptRunner::begin(argv_);
   for (const auto& key : k.keys) argv_.ref(key);
   argv_.ref(k.prefix);
   return argv_;
@@ -92,7 +92,7 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
   }
   // One script call: the batch is atomic, and ECHOMQ_BATCH_MAX bounds how
   // long it holds the server.
-  start(Script::Enqueue, k);
+  start(k);
   argv_.own(delay_ms);
   argv_.own(static_cast<long long>(max_attempts));
   argv_.own(static_cast<long long>(jobs.size()));
@@ -147,7 +147,7 @@ ClaimResult Client::claim(const char* queue, int64_t lease_ms, uint32_t max, boo
   // "next due in 0 ms" means more is waiting to be brought back, so call
   // again: every round removes up to 32 entries, so this ends.
   for (;;) {
-    start(Script::Claim, k);
+    start(k);
     argv_.own(lease_ms);
     argv_.own(static_cast<long long>(weighted ? max : 1));
     argv_.ref(weighted ? "1" : "0", 1);
@@ -169,7 +169,7 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
     ~Cancellable() { c.endCancellable(); }
   } guard(conn_);
   for (;;) {
-    start(Script::Claim, k);
+    start(k);
     argv_.own(lease_ms);
     argv_.ref("1", 1);
     argv_.ref("0", 1);
@@ -195,17 +195,17 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
   }
 }
 
-void Client::startJobCall(Script s, const char* queue, uint64_t id, uint64_t token) {
+void Client::startJobCall(const char* queue, uint64_t id, uint64_t token) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0) invalid("job id must be >= 1");
   if (token == 0) invalid("token must be >= 1");
-  start(s, k);
+  start(k);
   argv_.own(std::to_string(id));
   argv_.own(std::to_string(token));
 }
 
 void Client::ack(const char* queue, uint64_t id, uint64_t token) {
-  startJobCall(Script::Ack, queue, id, token);
+  startJobCall(queue, id, token);
   argv_.ref("0", 1);
   ReplyPtr r = run(Script::Ack);
   scriptStatus(r.get(), "ack");
@@ -220,7 +220,7 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
     if (ids[i] == 0) invalid("job id must be >= 1");
     if (tokens[i] == 0) invalid("token must be >= 1");
   }
-  start(Script::AckMany, k);
+  start(k);
   argv_.own(static_cast<long long>(n));
   for (size_t i = 0; i < n; ++i) {
     argv_.own(std::to_string(ids[i]));
@@ -240,7 +240,7 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
 
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  startJobCall(Script::Ack, queue, id, token);
+  startJobCall(queue, id, token);
   argv_.own(lease_ms);
   ClaimResult res = decodeClaim(run(Script::Ack).get());
   // The ack is done; more due work waits to be brought back (see claim).
@@ -254,7 +254,7 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
     checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, ECHOMQ_REASON_MAX);
-  startJobCall(Script::Fail, queue, id, token);
+  startJobCall(queue, id, token);
   argv_.ref(reason ? reason : "", rlen);
   argv_.own(retry_delay_ms);
   ReplyPtr r = run(Script::Fail);
@@ -264,7 +264,7 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
 
 int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  startJobCall(Script::Extend, queue, id, token);
+  startJobCall(queue, id, token);
   argv_.own(lease_ms);
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
@@ -276,7 +276,7 @@ void Client::laneSetting(Script s, const char* queue, const char* group, const c
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
   checkRange(what, value, 0, hi);
-  start(s, k);
+  start(k);
   argv_.ref(group, std::strlen(group));
   argv_.own(value);
   scriptStatus(run(s).get(), what);
@@ -296,7 +296,7 @@ void Client::setPaused(const char* queue, const char* group, bool paused) {
 
 void Client::setDefault(const char* queue, const char* what, uint32_t value) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Defaults, k);
+  start(k);
   argv_.ref(what, std::strlen(what));
   argv_.own(static_cast<long long>(value));
   scriptStatus(run(Script::Defaults).get(), "defaults");
@@ -304,7 +304,7 @@ void Client::setDefault(const char* queue, const char* what, uint32_t value) {
 
 echomq_queue_stats Client::stats(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Stats, k);
+  start(k);
   ReplyPtr r = run(Script::Stats);
   scriptStatus(r.get(), "stats");
   const redisReply* a = r.get();
@@ -362,7 +362,7 @@ std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
 echomq_lane_info Client::lane(const char* queue, const char* group) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
-  start(Script::Lanes, k);
+  start(k);
   argv_.ref("one", 3);
   argv_.ref(group, std::strlen(group));
   auto v = decodeLanes(run(Script::Lanes).get());
@@ -375,7 +375,7 @@ std::vector<echomq_lane_info> Client::lanes(const char* queue, const char* after
   const QueueKeys& k = keysFor(queue);
   if (after && *after) checkGroupName(after);
   checkRange("count", static_cast<long long>(count), 1, 10000);
-  start(Script::Lanes, k);
+  start(k);
   argv_.ref("page", 4);
   argv_.ref(after ? after : "", after ? std::strlen(after) : 0);
   argv_.own(static_cast<long long>(count));
@@ -388,7 +388,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
   const QueueKeys& k = keysFor(queue);
   checkRange("count", static_cast<long long>(count), 1, 10000);
   if (offset > (1ULL << 53)) invalid("offset is too large");
-  start(Script::Dead, k);
+  start(k);
   argv_.own(std::to_string(offset));
   argv_.own(static_cast<long long>(count));
   ReplyPtr r = run(Script::Dead);
@@ -417,7 +417,7 @@ uint64_t Client::redrive(const char* queue, const uint64_t* ids, size_t n) {
   if (!ids) invalid("ids is NULL");
   for (size_t i = 0; i < n; ++i)
     if (ids[i] == 0) invalid("job id must be >= 1");
-  start(Script::Redrive, k);
+  start(k);
   argv_.ref("ids", 3);
   for (size_t i = 0; i < n; ++i) argv_.own(std::to_string(ids[i]));
   ReplyPtr r = run(Script::Redrive);
@@ -429,7 +429,7 @@ uint64_t Client::redriveAll(const char* queue) {
   const QueueKeys& k = keysFor(queue);
   uint64_t total = 0;
   for (;;) {
-    start(Script::Redrive, k);
+    start(k);
     argv_.ref("all", 3);
     argv_.own(static_cast<long long>(kRedriveChunk));
     ReplyPtr r = run(Script::Redrive);
@@ -442,7 +442,7 @@ uint64_t Client::redriveAll(const char* queue) {
 
 std::vector<std::string> Client::verify(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Verify, k);
+  start(k);
   // A whole-queue walk may take longer than an ordinary command.
   ReplyPtr r = run(Script::Verify, std::max(opts_.timeouts.command_ms, 60000));
   scriptStatus(r.get(), "verify");

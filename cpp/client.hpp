@@ -89,10 +89,10 @@ class Client {
  private:
   const QueueKeys& keysFor(const char* queue);
   // Starts a script call: EVALSHA slots, the 15 keys, the prefix.
-  Argv& start(Script s, const QueueKeys& k);
+  Argv& start(const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);
   // Validates and starts a call about one leased job (ack, fail, extend).
-  void startJobCall(Script s, const char* queue, uint64_t id, uint64_t token);
+  void startJobCall(const char* queue, uint64_t id, uint64_t token);
   // Validates and runs a per-lane setting: group and a value in 0..hi.
   void laneSetting(Script s, const char* queue, const char* group, const char* what,
                    long long value, long long hi);

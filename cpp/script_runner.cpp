@@ -31,12 +31,11 @@ ScriptRunner::ScriptRunner() {
   }
 }
 
-void ScriptRunner::begin(Argv& a, Script s) {
+void ScriptRunner::begin(Argv& a) {
   a.clear();
   a.ref("EVALSHA", 7);
   a.ref(kUnloaded, 40);  // replaced in run()
   a.ref("15", 2);
-  (void)s;
 }
 
 void ScriptRunner::loadAll(Connection& conn) {

@@ -22,7 +22,7 @@ class ScriptRunner {
   // reply; an error reply other than NOSCRIPT is thrown as ESERVER/ENOPERM.
   ReplyPtr run(Connection& conn, Script s, Argv& args, int read_timeout_ms = 0);
   // Leading slots to reserve in an Argv before pushing keys and arguments.
-  static void begin(Argv& a, Script s);
+  static void begin(Argv& a);
   // SHA1 of a loaded script (for pipelines, after a run() of it).
   const std::string& sha(Script s) const { return entries_[static_cast<size_t>(s)].sha; }
 

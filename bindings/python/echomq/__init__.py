@@ -27,6 +27,7 @@ that waits on the network releases the GIL.
 from __future__ import annotations
 
 from . import _echomq
+from . import errors as _errors
 from .client import Client, connect
 from .errors import (
     CanceledError,
@@ -85,19 +86,6 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "UNSET",
-    "EchoMQError",
-    "InvalidArgument",
-    "TooLargeError",
-    "NotFoundError",
-    "StaleLeaseError",
-    "ConnectionError",
-    "TimeoutError",
-    "CanceledError",
-    "ServerError",
-    "PermissionError",
-    "ProtocolError",
-    "OutOfMemoryError",
-    "InternalError",
     "error_class",
     "version",
     "strerror",
@@ -112,3 +100,4 @@ __all__ = [
     "LIMIT_MAX",
     "REASON_MAX",
 ]
+__all__ += _errors.__all__  # the exception classes, listed once in errors.py
