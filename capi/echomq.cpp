@@ -104,6 +104,10 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_ESERVER: return "server error";
     case ECHOMQ_ENOPERM: return "no permission";
     case ECHOMQ_EPROTO: return "protocol error";
+    case ECHOMQ_EBUSY: return "server busy running a script (retryable)";
+    case ECHOMQ_ELOADING: return "server loading its dataset (retryable)";
+    case ECHOMQ_ETRYAGAIN: return "cluster slot in migration (retryable)";
+    case ECHOMQ_EOOM: return "server out of memory: nothing was written (retryable)";
     case ECHOMQ_ENOMEM: return "out of memory";
     case ECHOMQ_EINTERNAL: return "internal error";
     default: return "unknown status";

@@ -1,6 +1,7 @@
 # Script mode: flattens each lua/*.lua (resolving `--@include name` lines from
 # lua/includes/, each once) and writes a C++ source holding the scripts as
 # raw string literals. Run at build time, so no script is read at run time.
+# A first-line shebang (`#!lua flags=no-writes`) stays the first line.
 # In: SRC_DIR, OUT, SCRIPTS (list of file names).
 
 function(emq_flatten path includes_dir out_var seen_var)
@@ -19,6 +20,9 @@ function(emq_flatten path includes_dir out_var seen_var)
           message(FATAL_ERROR "${path}: include '${name}' not found in ${includes_dir}")
         endif()
         emq_flatten("${includes_dir}/${name}.lua" "${includes_dir}" inc seen)
+        if(inc MATCHES "^#!")
+          message(FATAL_ERROR "${includes_dir}/${name}.lua: an include cannot carry a shebang")
+        endif()
         string(APPEND result "${inc}")
       endif()
     else()
@@ -39,6 +43,11 @@ foreach(file IN LISTS SCRIPTS)
   string(REGEX MATCH "-([0-9]+)\\.lua$" _ "${file}")
   set(nkeys "${CMAKE_MATCH_1}")
   string(MAKE_C_IDENTIFIER "${name}" ident)
+  # A shebang (`#!lua flags=...`) is honoured by the server only as the very
+  # first line; flattening keeps a file's first line first.
+  if(flat MATCHES "\n#!")
+    message(FATAL_ERROR "${file}: a shebang must be the first line")
+  endif()
   if(flat MATCHES "\\)EMQLUA\"")
     message(FATAL_ERROR "${file}: contains the raw-string delimiter")
   endif()

@@ -52,17 +52,42 @@ void Argv::own(std::string s) {
   lens_.push_back(store_.back().second.size());
 }
 
+void Argv::replace(size_t i, const char* p, size_t n) {
+  ptrs_[i] = p;
+  lens_[i] = n;
+}
+
 void Argv::fix() {
   // Owned strings may have moved while store_ grew; point at them last.
   for (auto& [i, s] : store_) ptrs_[i] = s.data();
 }
 
+int replyErrorCode(const redisReply* r) {
+  struct Word {
+    const char* word;
+    int code;
+  };
+  // By the error's first word; a command refused inside a script keeps its
+  // word ("OOM ... script: ..."), except an ACL denial there, which the
+  // server words as "ERR ACL failure in script: ...".
+  static const Word kWords[] = {
+      {"NOPERM", ECHOMQ_ENOPERM},  {"WRONGPASS", ECHOMQ_ENOPERM}, {"NOAUTH", ECHOMQ_ENOPERM},
+      {"BUSY", ECHOMQ_EBUSY},      {"LOADING", ECHOMQ_ELOADING},  {"TRYAGAIN", ECHOMQ_ETRYAGAIN},
+      {"OOM", ECHOMQ_EOOM},
+  };
+  if (r->type != REDIS_REPLY_ERROR) return ECHOMQ_OK;
+  for (const Word& w : kWords)
+    if (startsWith(r, w.word)) return w.code;
+  static const char kAclInScript[] = "ERR ACL failure in script";
+  if (r->len >= sizeof kAclInScript - 1 &&
+      std::memcmp(r->str, kAclInScript, sizeof kAclInScript - 1) == 0)
+    return ECHOMQ_ENOPERM;
+  return ECHOMQ_ESERVER;
+}
+
 [[noreturn]] void throwReplyError(const redisReply* r, const char* what) {
   std::string msg(r->str, r->len);
-  int code = ECHOMQ_ESERVER;
-  if (startsWith(r, "NOPERM") || startsWith(r, "WRONGPASS") || startsWith(r, "NOAUTH"))
-    code = ECHOMQ_ENOPERM;
-  fail(code, std::string(what) + ": " + msg);
+  fail(replyErrorCode(r), std::string(what) + ": " + msg);
 }
 
 Connection::~Connection() { close(); }

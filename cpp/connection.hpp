@@ -26,6 +26,8 @@ class Argv {
   // Borrowed: the bytes must outlive the command.
   void ref(const char* p, size_t n) { ptrs_.push_back(p); lens_.push_back(n); }
   void ref(const std::string& s) { ref(s.data(), s.size()); }
+  // Points slot i (a borrowed one) at other bytes.
+  void replace(size_t i, const char* p, size_t n);
   // Owned copy (numbers and other temporaries).
   void own(std::string s);
   void own(long long v) { own(std::to_string(v)); }
@@ -96,8 +98,12 @@ class Connection {
   std::atomic<bool> cancel_requested_{false};
 };
 
-// Maps an error reply to a status by its first word (NOPERM, WRONGPASS,
-// NOAUTH -> ENOPERM; anything else -> ESERVER) and throws it.
+// The status of an error reply, by its first word: NOPERM, WRONGPASS,
+// NOAUTH and an ACL denial inside a script -> ENOPERM; BUSY -> EBUSY;
+// LOADING -> ELOADING; TRYAGAIN -> ETRYAGAIN; OOM -> EOOM; anything else
+// -> ESERVER.
+int replyErrorCode(const redisReply* r);
+// Throws the reply's error with that status.
 [[noreturn]] void throwReplyError(const redisReply* r, const char* what);
 
 }  // namespace echomq

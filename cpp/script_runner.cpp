@@ -16,6 +16,28 @@ constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 // placeholder that can never match makes EVALSHA answer NOSCRIPT.
 const char kUnloaded[] = "0000000000000000000000000000000000000000";
 
+// A script whose first line declares `#!lua flags=no-writes` is read-only:
+// it runs with EVALSHA_RO, so it works on a replica, under CLIENT PAUSE
+// WRITE and for a user with read-only key permissions. The Lua file is the
+// one place that says so.
+bool declaresNoWrites(const std::string& text) {
+  if (text.compare(0, 5, "#!lua") != 0) return false;
+  std::string first = text.substr(0, text.find('\n'));
+  auto at = first.find("flags=");
+  if (at == std::string::npos) return false;
+  std::string flags = first.substr(at + 6);
+  flags = flags.substr(0, flags.find(' '));
+  // flags=a,b,c
+  size_t pos = 0;
+  while (pos <= flags.size()) {
+    size_t comma = flags.find(',', pos);
+    if (comma == std::string::npos) comma = flags.size();
+    if (flags.compare(pos, comma - pos, "no-writes") == 0) return true;
+    pos = comma + 1;
+  }
+  return false;
+}
+
 }  // namespace
 
 ScriptRunner::ScriptRunner() {
@@ -27,7 +49,9 @@ ScriptRunner::ScriptRunner() {
     if (!src) fail(ECHOMQ_EINTERNAL, std::string("script not embedded: ") + kNames[i]);
     // Every script takes the queue's fixed keys (cpp/keys.hpp), in one order.
     if (src->num_keys != 15) fail(ECHOMQ_EINTERNAL, std::string("script key count: ") + kNames[i]);
-    entries_[i] = Entry{src->name, src->num_keys, std::string(src->text, src->size), kUnloaded};
+    std::string text(src->text, src->size);
+    bool ro = declaresNoWrites(text);
+    entries_[i] = Entry{src->name, src->num_keys, std::move(text), kUnloaded, ro};
   }
 }
 
@@ -66,11 +90,14 @@ ReplyPtr ScriptRunner::run(Connection& conn, Script s, Argv& args, int read_time
   Entry& e = entries_[static_cast<size_t>(s)];
   conn.ensure();
   if (e.sha == kUnloaded) loadAll(conn);
-  args.ptrs()[1] = e.sha.data();  // slot reserved by begin()
+  // Slots reserved by begin(): the command and the SHA1.
+  if (e.read_only) args.replace(0, "EVALSHA_RO", 10);
+  else args.replace(0, "EVALSHA", 7);
+  args.replace(1, e.sha.data(), e.sha.size());
   ReplyPtr r = conn.command(args, read_timeout_ms);
   if (r->type == REDIS_REPLY_ERROR && r->len >= 8 && std::memcmp(r->str, "NOSCRIPT", 8) == 0) {
     load(conn, e);
-    args.ptrs()[1] = e.sha.data();
+    args.replace(1, e.sha.data(), e.sha.size());
     r = conn.command(args, read_timeout_ms);
   }
   if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), e.name);

@@ -1,3 +1,4 @@
+#!lua flags=no-writes
 --[[ dead: a page of dead-lettered jobs, oldest death first (read-only).
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

@@ -130,6 +130,10 @@ def test_every_status_code_has_its_class():
         -20: echomq.ServerError,
         -21: echomq.PermissionError,
         -22: echomq.ProtocolError,
+        -23: echomq.BusyError,
+        -24: echomq.LoadingError,
+        -25: echomq.TryAgainError,
+        -26: echomq.ServerOutOfMemoryError,
         -30: echomq.OutOfMemoryError,
         -31: echomq.InternalError,
     }
@@ -161,3 +165,15 @@ def test_no_reply_in_time_is_a_timeout_with_unknown_outcome(url, resp, make_queu
             job.ack()
         assert jid in seen
         assert q.verify() == []
+
+
+def test_retryable_errors_share_a_base():
+    retryable = {echomq.BusyError, echomq.LoadingError, echomq.TryAgainError,
+                 echomq.ServerOutOfMemoryError}
+    for cls in retryable:
+        assert issubclass(cls, echomq.RetryableError)
+        assert issubclass(cls, echomq.ServerError)  # as before these had codes
+        assert "retryable" in echomq.strerror(cls.code)
+    for code in (-1, -2, -3, -4, -10, -11, -12, -20, -21, -22, -30, -31):
+        assert not issubclass(echomq.error_class(code), echomq.RetryableError)
+

@@ -22,6 +22,8 @@ func TestCodesMatchC(t *testing.T) {
 		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeServer: capi.ECHOMQ_ESERVER,
 		CodeNoPerm: capi.ECHOMQ_ENOPERM, CodeProto: capi.ECHOMQ_EPROTO,
 		CodeNoMem: capi.ECHOMQ_ENOMEM, CodeInternal: capi.ECHOMQ_EINTERNAL,
+		CodeBusy: capi.ECHOMQ_EBUSY, CodeLoading: capi.ECHOMQ_ELOADING,
+		CodeTryAgain: capi.ECHOMQ_ETRYAGAIN, CodeOOM: capi.ECHOMQ_EOOM,
 	}
 	for g, c := range pairs {
 		if int(g) != c {
@@ -73,6 +75,17 @@ func TestErrorMatching(t *testing.T) {
 	ce := error(&ctxError{ctx: errors.New("ctx done"), c: &Error{Code: CodeCanceled}})
 	if !errors.Is(ce, ErrCanceled) {
 		t.Fatal("ctxError does not match ErrCanceled")
+	}
+	for _, r := range []*Error{ErrBusy, ErrLoading, ErrTryAgain, ErrServerOOM} {
+		w := fmt.Errorf("enqueue: %w", &Error{Code: r.Code, Msg: "refused"})
+		if !errors.Is(w, r) || !IsRetryable(w) || errors.Is(w, ErrServer) {
+			t.Errorf("%v: errors.Is or IsRetryable", r.Code)
+		}
+	}
+	for _, n := range []error{ErrServer, ErrStaleLease, ErrTimeout, ErrNoPerm, errors.New("x")} {
+		if IsRetryable(n) {
+			t.Errorf("%v reported retryable", n)
+		}
 	}
 }
 

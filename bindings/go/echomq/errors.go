@@ -23,6 +23,10 @@ const (
 	CodeServer   Code = -20 // the server answered with an error
 	CodeNoPerm   Code = -21 // authentication failed or ACL denied
 	CodeProto    Code = -22 // unexpected reply shape
+	CodeBusy     Code = -23 // server busy running a script (retryable)
+	CodeLoading  Code = -24 // server loading its dataset (retryable)
+	CodeTryAgain Code = -25 // cluster slot in migration (retryable)
+	CodeOOM      Code = -26 // server out of memory: nothing written (retryable)
 	CodeNoMem    Code = -30 // allocation failed
 	CodeInternal Code = -31 // a bug in libechomq
 )
@@ -40,6 +44,10 @@ var codeNames = map[Code]string{
 	CodeServer:   "server error",
 	CodeNoPerm:   "permission denied",
 	CodeProto:    "protocol error",
+	CodeBusy:     "server busy",
+	CodeLoading:  "server loading",
+	CodeTryAgain: "slot in migration, try again",
+	CodeOOM:      "server out of memory",
 	CodeNoMem:    "out of memory",
 	CodeInternal: "internal error",
 }
@@ -92,9 +100,32 @@ var (
 	ErrServer     = &Error{Code: CodeServer}
 	ErrNoPerm     = &Error{Code: CodeNoPerm}
 	ErrProtocol   = &Error{Code: CodeProto}
-	ErrNoMem      = &Error{Code: CodeNoMem}
-	ErrInternal   = &Error{Code: CodeInternal}
+	// ErrBusy, ErrLoading, ErrTryAgain and ErrServerOOM are retryable
+	// refusals: the call changed nothing (see IsRetryable).
+	ErrBusy      = &Error{Code: CodeBusy}
+	ErrLoading   = &Error{Code: CodeLoading}
+	ErrTryAgain  = &Error{Code: CodeTryAgain}
+	ErrServerOOM = &Error{Code: CodeOOM}
+	ErrNoMem     = &Error{Code: CodeNoMem}
+	ErrInternal  = &Error{Code: CodeInternal}
 )
+
+// Retryable reports whether the server refused the call before doing
+// anything (busy, loading, slot in migration, out of memory), so the same
+// call may succeed a little later.
+func (e *Error) Retryable() bool {
+	switch e.Code {
+	case CodeBusy, CodeLoading, CodeTryAgain, CodeOOM:
+		return true
+	}
+	return false
+}
+
+// IsRetryable reports whether err is (or wraps) a retryable *Error.
+func IsRetryable(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Retryable()
+}
 
 // ErrClosed is returned by every call on a Client after Close.
 var ErrClosed = errors.New("echomq: client is closed")

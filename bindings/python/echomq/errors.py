@@ -23,6 +23,11 @@ __all__ = [
     "TimeoutError",
     "CanceledError",
     "ServerError",
+    "RetryableError",
+    "BusyError",
+    "LoadingError",
+    "TryAgainError",
+    "ServerOutOfMemoryError",
     "PermissionError",
     "ProtocolError",
     "OutOfMemoryError",
@@ -98,10 +103,44 @@ class CanceledError(EchoMQError):
 
 
 class ServerError(EchoMQError):
-    """The server answered with an error: OOM, BUSY, READONLY, a redirect loop,
-    ... (ECHOMQ_ESERVER)."""
+    """The server answered with an error that has no class of its own:
+    READONLY, WRONGTYPE, a redirect loop, ... (ECHOMQ_ESERVER)."""
 
     code = -20
+
+
+class RetryableError(ServerError):
+    """Base of the server refusals that changed nothing and may succeed if
+    the same call is made again a little later: catch this one to back off
+    and retry.  Also a :class:`ServerError`."""
+
+    code = -20
+
+
+class BusyError(RetryableError):
+    """The server is busy running a script or function (ECHOMQ_EBUSY)."""
+
+    code = -23
+
+
+class LoadingError(RetryableError):
+    """The server is loading its dataset (ECHOMQ_ELOADING)."""
+
+    code = -24
+
+
+class TryAgainError(RetryableError):
+    """The queue's cluster slot is being migrated (ECHOMQ_ETRYAGAIN)."""
+
+    code = -25
+
+
+class ServerOutOfMemoryError(RetryableError):
+    """The server is out of memory under ``maxmemory``: the write was refused
+    and nothing was written (ECHOMQ_EOOM).  Enqueue gets it; claims and
+    settling calls keep working, so draining the queue makes room."""
+
+    code = -26
 
 
 class PermissionError(EchoMQError, builtins.PermissionError):
@@ -139,6 +178,10 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         TimeoutError,
         CanceledError,
         ServerError,
+        BusyError,
+        LoadingError,
+        TryAgainError,
+        ServerOutOfMemoryError,
         PermissionError,
         ProtocolError,
         OutOfMemoryError,

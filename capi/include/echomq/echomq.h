@@ -85,14 +85,30 @@ typedef enum echomq_status {
   ECHOMQ_ECANCELED = -12, /* echomq_bclaim interrupted by echomq_client_cancel();
                              nothing was claimed */
 
-  ECHOMQ_ESERVER = -20,   /* the server answered with an error (OOM, BUSY,
-                             READONLY, redirect loop, ...) */
-  ECHOMQ_ENOPERM = -21,   /* authentication failed or ACL denied a command */
+  ECHOMQ_ESERVER = -20,   /* the server answered with an error that has no
+                             status of its own (READONLY, WRONGTYPE,
+                             redirect loop, ...) */
+  ECHOMQ_ENOPERM = -21,   /* authentication failed, or an ACL denied a
+                             command or key (also inside a script) */
   ECHOMQ_EPROTO = -22,    /* unexpected reply shape (version mismatch) */
+
+  /* Retryable: the server refused the call before doing anything, so it
+   * changed nothing; the same call may succeed a little later. */
+  ECHOMQ_EBUSY = -23,     /* the server is busy running a script or function */
+  ECHOMQ_ELOADING = -24,  /* the server is loading its dataset */
+  ECHOMQ_ETRYAGAIN = -25, /* cluster slot in migration (TRYAGAIN) */
+  ECHOMQ_EOOM = -26,      /* the server is out of memory under maxmemory:
+                             the write was refused, nothing was written
+                             (enqueue, lane settings and redrive can get it;
+                             claim and the settling calls keep working) */
 
   ECHOMQ_ENOMEM = -30,    /* allocation failed */
   ECHOMQ_EINTERNAL = -31  /* a bug: please report it with the message */
 } echomq_status;
+
+/* Every call that talks to the server may also return ECHOMQ_EBUSY,
+ * ECHOMQ_ELOADING or ECHOMQ_ETRYAGAIN (retryable, nothing changed); the
+ * per-call lists below name only the other errors. */
 
 /* Static English text for a status code; never NULL, never freed. */
 ECHOMQ_API const char *echomq_strerror(int status);
@@ -234,7 +250,8 @@ ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigne
 /* Enqueue one job on lane `group`. *id_out (may be NULL) receives the job id;
  * ids grow in mint order.
  * Errors: EINVAL (names, options), ETOOLARGE (payload), ECONN, ETIMEOUT
- * (unknown outcome: the job may exist), ESERVER, ENOPERM. */
+ * (unknown outcome: the job may exist), EOOM (the server is full: nothing
+ * was written; drain or free memory and retry), ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_enqueue(echomq_client *c, const char *queue, const char *group,
                               const char *payload, size_t payload_len,
                               const echomq_enqueue_options *opts, uint64_t *id_out);
@@ -269,7 +286,9 @@ ECHOMQ_API int echomq_enqueue_batch(echomq_client *c, const char *queue, echomq_
  * other daemon. lease_ms: 1..ECHOMQ_LEASE_MAX_MS. */
 
 /* Claim one job. Returns ECHOMQ_OK with *out set, or ECHOMQ_EMPTY with *out
- * NULL. Free the job with echomq_job_free.
+ * NULL. Free the job with echomq_job_free. Claims and the settling calls
+ * below keep working on a server that is out of memory (maxmemory with
+ * noeviction), so workers can drain the backlog that fills it.
  * Errors: EINVAL, ECONN, ETIMEOUT (unknown outcome: a job may have been
  * leased; it comes back when its lease expires), ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_claim(echomq_client *c, const char *queue, int64_t lease_ms,
@@ -296,7 +315,7 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
  * no longer leased, gets ECHOMQ_ESTALE and changes nothing. */
 
 /* Acknowledge: the job is done and deleted.
- * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER. */
+ * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint64_t token);
 
 /* Acknowledge n jobs (1..ECHOMQ_WCLAIM_MAX) in one round trip, typically
@@ -305,7 +324,7 @@ ECHOMQ_API int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint
  * (a refused job changes nothing), and *acked (may be NULL) how many were
  * acked. Returns ECHOMQ_OK when the call went through, even if some jobs
  * were refused. Errors: EINVAL (NULL arrays, n out of range, an id or token
- * of 0: nothing is sent), ECONN, ETIMEOUT, ESERVER. */
+ * of 0: nothing is sent), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_ack_many(echomq_client *c, const char *queue, const uint64_t *ids,
                                const uint64_t *tokens, size_t n, int *statuses, size_t *acked);
 
@@ -332,20 +351,21 @@ typedef enum echomq_fail_outcome {
  * > 0 = after that delay (<= ECHOMQ_DELAY_MAX_MS), ECHOMQ_RETRY_BACKOFF =
  * exponential. When the job has used its max attempts it is dead-lettered
  * instead. *outcome (may be NULL) receives an echomq_fail_outcome.
- * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER. */
+ * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                            const char *reason, int64_t retry_delay_ms, int *outcome);
 
 /* Extend the lease to server now + lease_ms. *lease_until_ms (may be NULL)
  * receives the new deadline. Errors: EINVAL, ESTALE, ENOTFOUND, ECONN,
- * ETIMEOUT, ESERVER. */
+ * ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_extend(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                              int64_t lease_ms, int64_t *lease_until_ms);
 
 /* ------------------------------------------------------------------------ */
 /* Lane control. Each call fixes ring membership at once and applies to the
  * lane's existing backlog. Configuring a lane that has no jobs yet works.
- * Errors (all): EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
+ * Errors (all): EINVAL, ECONN, ETIMEOUT, EOOM (server full: nothing written),
+ * ESERVER, ENOPERM. */
 
 /* Throughput share per ring turn under wclaim: 1..ECHOMQ_WEIGHT_MAX. */
 ECHOMQ_API int echomq_set_weight(echomq_client *c, const char *queue, const char *group,
@@ -371,7 +391,10 @@ ECHOMQ_API int echomq_set_default_max_attempts(echomq_client *c, const char *que
                                                uint32_t max_attempts);
 
 /* ------------------------------------------------------------------------ */
-/* Inspection (read-only). */
+/* Inspection (read-only). echomq_stats, _lane, _lanes, _dead and _verify
+ * run read-only scripts (EVALSHA_RO): they work on a replica, under CLIENT
+ * PAUSE WRITE and for a user with read-only key permissions (see
+ * docs/operations.md for the ACLs). */
 
 typedef struct echomq_queue_stats {
   unsigned int version;     /* set to ECHOMQ_QUEUE_STATS_VERSION before the call */
@@ -395,7 +418,7 @@ typedef struct echomq_queue_stats {
 
 #define ECHOMQ_QUEUE_STATS_VERSION 1
 
-/* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER. */
+/* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_stats(echomq_client *c, const char *queue, echomq_queue_stats *out);
 
 typedef struct echomq_lane_info {
@@ -418,7 +441,8 @@ typedef struct echomq_lane_info {
 #define ECHOMQ_LANE_INFO_VERSION 1
 
 /* One lane in detail. A lane that is unknown reports zeros (and defaults)
- * with ECHOMQ_OK: lanes exist implicitly. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * with ECHOMQ_OK: lanes exist implicitly. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM. */
 ECHOMQ_API int echomq_lane(echomq_client *c, const char *queue, const char *group,
                            echomq_lane_info *out);
 
@@ -433,19 +457,20 @@ ECHOMQ_API void echomq_lane_list_free(echomq_lane_list *l);
 
 /* List up to `count` (1..10000) lanes whose names sort after `after` (NULL or
  * "" = from the start). Pages are bounded work on the server, so a queue of a
- * million lanes is walked page by page. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * million lanes is walked page by page. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM. */
 ECHOMQ_API int echomq_lanes(echomq_client *c, const char *queue, const char *after,
                             size_t count, echomq_lane_list **out);
 
 /* Dead-lettered jobs, oldest death first, `count` (1..10000) from `offset`.
- * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_dead(echomq_client *c, const char *queue, uint64_t offset,
                            size_t count, echomq_job_list **out);
 
 /* Move dead jobs back to their lanes with a fresh attempt budget (the fencing
  * token keeps counting up). ids: n (1..10000) job ids; ids that are not dead
- * are skipped. *redriven (may be NULL) receives how many moved.
- * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * are skipped. *redriven (may be NULL) receives how many moved. A writing
+ * call. Errors: EINVAL, ECONN, ETIMEOUT, EOOM, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids,
                               size_t n, uint64_t *redriven);
 /* Redrive every dead job (in bounded chunks, several round trips). */
@@ -461,7 +486,8 @@ ECHOMQ_API void echomq_report_free(echomq_report *r);
  * leased jobs per lane and within limits; every job in exactly one place)
  * and the queue counters. ECHOMQ_OK with *out holding one line per
  * violation (count 0 = healthy). Runs one script over the whole queue: an
- * operator's call, O(jobs + lanes). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * operator's call, O(jobs + lanes). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM. */
 ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report **out);
 
 #ifdef __cplusplus

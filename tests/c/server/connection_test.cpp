@@ -244,7 +244,7 @@ long long script_calls(RawValkey &raw) {
   ReplyPtr info = raw.must({"INFO", "commandstats"});
   const std::string text(info->str, info->len);
   long long total = 0;
-  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls="}) {
+  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls=", "cmdstat_evalsha_ro:calls="}) {
     const auto at = text.find(cmd);
     if (at != std::string::npos) total += std::stoll(text.substr(at + std::strlen(cmd)));
   }

@@ -23,6 +23,15 @@ RawValkey::RawValkey() {
   id_ = integer({"CLIENT", "ID"});
 }
 
+RawValkey::RawValkey(const std::string &host, int port) {
+  ctx_ = redisConnect(host.c_str(), port);
+  INFO("raw connection to " << host << ":" << port);
+  REQUIRE(ctx_ != nullptr);
+  INFO("hiredis: " << ctx_->errstr);
+  REQUIRE(ctx_->err == 0);
+  id_ = integer({"CLIENT", "ID"});
+}
+
 RawValkey::~RawValkey() { redisFree(ctx_); }
 
 ReplyPtr RawValkey::command(const std::vector<std::string> &argv) {

@@ -30,6 +30,8 @@ class RawValkey {
  public:
   /// Connects to the test server (fails the test if it cannot).
   RawValkey();
+  /// Connects to another server of the test's own (no AUTH).
+  RawValkey(const std::string &host, int port);
   ~RawValkey();
   RawValkey(const RawValkey &) = delete;
   RawValkey &operator=(const RawValkey &) = delete;

@@ -89,7 +89,7 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
-PrivateServer::PrivateServer(int port) : port_(port) {
+PrivateServer::PrivateServer(int port, std::string extra) : port_(port), extra_(std::move(extra)) {
   char tmpl[] = "/tmp/emq-private-valkey-XXXXXX";
   REQUIRE(mkdtemp(tmpl) != nullptr);
   dir_ = tmpl;
@@ -108,7 +108,7 @@ void PrivateServer::start() {
   const std::string cmd = std::string(bin ? bin : "valkey-server") + " --bind 127.0.0.1 --port " +
                           std::to_string(port_) + " --dir '" + dir_ +
                           "' --save '' --appendonly no --daemonize yes --pidfile '" + dir_ +
-                          "/valkey.pid' --logfile '" + dir_ + "/valkey.log'";
+                          "/valkey.pid' --logfile '" + dir_ + "/valkey.log' " + extra_;
   INFO("starting " << cmd);
   REQUIRE(std::system(cmd.c_str()) == 0);
   running_ = true;

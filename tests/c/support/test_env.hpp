@@ -63,7 +63,9 @@ int free_port();
 /// restart a server. Stopped (and its directory removed) when destroyed.
 class PrivateServer {
  public:
-  explicit PrivateServer(int port);
+  /// `extra` is appended to the valkey-server command line (e.g.
+  /// "--maxmemory 4mb"); the data directory survives stop() and start().
+  explicit PrivateServer(int port, std::string extra = std::string());
   ~PrivateServer();
   PrivateServer(const PrivateServer &) = delete;
   PrivateServer &operator=(const PrivateServer &) = delete;
@@ -72,9 +74,12 @@ class PrivateServer {
   /// Kills it (SIGKILL, like a crash) and waits until the port is closed.
   void stop();
   std::string url() const;
+  int port() const { return port_; }
+  const std::string &dir() const { return dir_; }
 
  private:
   int port_;
+  std::string extra_;
   std::string dir_;
   bool running_ = false;
 };

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_c056f8c0d4ada5b9(const char*);
+  void cgo_panic__capi_5aad6127a2834f59(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_c056f8c0d4ada5b9(p);
+  cgo_panic__capi_5aad6127a2834f59(p);
 }
 
 
@@ -468,7 +468,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_c056f8c0d4ada5b9(void *_swig_go_0) {
+void _wrap_Swig_free_capi_5aad6127a2834f59(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -478,7 +478,7 @@ void _wrap_Swig_free_capi_c056f8c0d4ada5b9(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_5aad6127a2834f59(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -491,7 +491,7 @@ void *_wrap_Swig_malloc_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -502,7 +502,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -513,7 +513,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -524,7 +524,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_OK_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -535,7 +535,7 @@ intgo _wrap_ECHOMQ_OK_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EMPTY_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -546,7 +546,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EINVAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +557,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -568,7 +568,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -579,7 +579,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ESTALE_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +590,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ECONN_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -601,7 +601,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -612,7 +612,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -623,7 +623,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ESERVER_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -634,7 +634,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -645,7 +645,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EPROTO_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -656,7 +656,51 @@ intgo _wrap_ECHOMQ_EPROTO_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EBUSY_capi_5aad6127a2834f59() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EBUSY);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ELOADING_capi_5aad6127a2834f59() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ELOADING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5aad6127a2834f59() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ETRYAGAIN);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EOOM_capi_5aad6127a2834f59() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EOOM);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ENOMEM_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -667,7 +711,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +722,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -689,7 +733,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -700,7 +744,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -711,7 +755,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -722,7 +766,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -733,7 +777,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -744,7 +788,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -755,7 +799,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_c056f8c0d4ada5b9() {
 }
 
 
-_gostring_ _wrap_strerror_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_5aad6127a2834f59(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -771,7 +815,7 @@ _gostring_ _wrap_strerror_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_c056f8c0d4ada5b9() {
+intgo _wrap_version_capi_5aad6127a2834f59() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -782,7 +826,7 @@ intgo _wrap_version_capi_c056f8c0d4ada5b9() {
 }
 
 
-_gostring_ _wrap_version_string_capi_c056f8c0d4ada5b9() {
+_gostring_ _wrap_version_string_capi_5aad6127a2834f59() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -796,7 +840,7 @@ _gostring_ _wrap_version_string_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_check_queue_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -814,7 +858,7 @@ intgo _wrap_check_queue_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -832,7 +876,7 @@ intgo _wrap_check_group_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -852,7 +896,7 @@ intgo _wrap_client_connect_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -862,7 +906,7 @@ void _wrap_client_free_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -878,7 +922,7 @@ _gostring_ _wrap_client_errmsg_capi_c056f8c0d4ada5b9(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -891,7 +935,7 @@ intgo _wrap_client_errcode_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -904,7 +948,7 @@ intgo _wrap_client_connected_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -914,7 +958,7 @@ void _wrap_client_cancel_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -927,7 +971,7 @@ intgo _wrap_client_ping_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -943,7 +987,7 @@ _gostring_ _wrap_job_group_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -959,7 +1003,7 @@ _gostring_ _wrap_job_last_error_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -969,7 +1013,7 @@ void _wrap_job_free_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -982,7 +1026,7 @@ long long _wrap_job_list_count_capi_c056f8c0d4ada5b9(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -997,7 +1041,7 @@ struct echomq_job *_wrap_job_list_at_capi_c056f8c0d4ada5b9(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1007,7 +1051,7 @@ void _wrap_job_list_free_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_c056f8c0d4ada5b9() {
+struct echomq_batch *_wrap_batch_create_capi_5aad6127a2834f59() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1018,7 +1062,7 @@ struct echomq_batch *_wrap_batch_create_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_batch_add_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1044,7 +1088,7 @@ intgo _wrap_batch_add_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1057,7 +1101,7 @@ long long _wrap_batch_count_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1072,7 +1116,7 @@ long long _wrap_batch_id_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1082,7 +1126,7 @@ void _wrap_batch_clear_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1092,7 +1136,7 @@ void _wrap_batch_free_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1116,7 +1160,7 @@ intgo _wrap_ack_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1155,7 +1199,7 @@ intgo _wrap_extend_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1184,7 +1228,7 @@ intgo _wrap_set_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1211,7 +1255,7 @@ intgo _wrap_clear_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1240,7 +1284,7 @@ intgo _wrap_set_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1267,7 +1311,7 @@ intgo _wrap_clear_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1294,7 +1338,7 @@ intgo _wrap_pause_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1321,7 +1365,7 @@ intgo _wrap_resume_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1343,7 +1387,7 @@ intgo _wrap_set_default_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1365,7 +1409,7 @@ intgo _wrap_set_default_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1387,7 +1431,7 @@ intgo _wrap_set_default_max_attempts_capi_c056f8c0d4ada5b9(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1400,7 +1444,7 @@ long long _wrap_lane_list_count_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1410,7 +1454,7 @@ void _wrap_lane_list_free_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1449,7 +1493,7 @@ intgo _wrap_redrive_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1482,7 +1526,7 @@ intgo _wrap_redrive_all_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1495,7 +1539,7 @@ long long _wrap_report_count_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1513,7 +1557,7 @@ _gostring_ _wrap_report_at_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1523,7 +1567,7 @@ void _wrap_report_free_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_ID_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1579,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1547,7 +1591,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1559,7 +1603,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1571,7 +1615,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1583,7 +1627,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1595,7 +1639,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1651,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1619,7 +1663,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_LANES_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1631,7 +1675,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_RING_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1643,7 +1687,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1655,7 +1699,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1711,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1679,7 +1723,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1691,7 +1735,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1703,7 +1747,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1715,7 +1759,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1727,7 +1771,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +1783,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1751,7 +1795,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1763,7 +1807,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1775,7 +1819,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1787,7 +1831,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1799,7 +1843,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1811,7 +1855,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1823,7 +1867,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1835,7 +1879,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1847,7 +1891,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1859,7 +1903,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +1915,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1883,7 +1927,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1895,7 +1939,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1907,7 +1951,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1919,7 +1963,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1931,7 +1975,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1943,7 +1987,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1955,7 +1999,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1967,7 +2011,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_5aad6127a2834f59() {
   int result;
   intgo _swig_go_result;
   
@@ -1979,7 +2023,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_c056f8c0d4ada5b9(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_5aad6127a2834f59(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -1996,7 +2040,7 @@ struct echomq_client *_wrap_client_create_capi_c056f8c0d4ada5b9(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2012,7 +2056,7 @@ void _wrap_job_numbers_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2028,7 +2072,7 @@ void _wrap_job_payload_copy_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2078,7 +2122,7 @@ intgo _wrap_enqueue_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2104,7 +2148,7 @@ intgo _wrap_enqueue_batch_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2139,7 +2183,7 @@ intgo _wrap_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2176,7 +2220,7 @@ intgo _wrap_wclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2213,7 +2257,7 @@ intgo _wrap_bclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2252,7 +2296,7 @@ intgo _wrap_ack_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2298,7 +2342,7 @@ intgo _wrap_fail_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2324,7 +2368,7 @@ intgo _wrap_stats_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2357,7 +2401,7 @@ intgo _wrap_lane_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2399,7 +2443,7 @@ intgo _wrap_lanes_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2417,7 +2461,7 @@ _gostring_ _wrap_lane_list_group_capi_c056f8c0d4ada5b9(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2435,7 +2479,7 @@ void _wrap_lane_list_numbers_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2451,7 +2495,7 @@ _gostring_ _wrap_lane_list_cursor_capi_c056f8c0d4ada5b9(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2488,7 +2532,7 @@ intgo _wrap_dead_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2521,7 +2565,7 @@ intgo _wrap_verify_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2559,7 +2603,7 @@ intgo _wrap_ack_many_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _go
 }
 
 
-long long _wrap_c_heap_in_use_capi_c056f8c0d4ada5b9() {
+long long _wrap_c_heap_in_use_capi_5aad6127a2834f59() {
   uint64_t result;
   long long _swig_go_result;
   
