@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ ack, and the fused ack-then-claim (one round trip per job).
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

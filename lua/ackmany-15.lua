@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ ackmany: acknowledge many leased jobs in one call (the jobs of a wclaim).
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ claim / wclaim: one turn of the ring (see includes/claimTurn.lua).
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

@@ -1,3 +1,4 @@
+#!lua
 --[[ enqueue: add n jobs (one call, ids consecutive in mint order).
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ extend: move a held lease's deadline to server now + lease ms.
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
 --     glimit gactive paused leases delayed dead lanes glive gserved stats config wake

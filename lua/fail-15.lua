@@ -1,3 +1,4 @@
+#!lua flags=allow-oom
 --[[ fail: end the current attempt; retry (at once or after a delay) or
 -- dead-letter when the job has used its attempts.
 --   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight

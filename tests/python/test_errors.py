@@ -177,3 +177,56 @@ def test_retryable_errors_share_a_base():
     for code in (-1, -2, -3, -4, -10, -11, -12, -20, -21, -22, -30, -31):
         assert not issubclass(echomq.error_class(code), echomq.RetryableError)
 
+
+def test_a_full_server_raises_server_out_of_memory(tmp_path):
+    """A server of the test's own with a tiny maxmemory: enqueue is refused
+    with ServerOutOfMemoryError, which is a RetryableError, and claims drain."""
+    import socket
+    import subprocess
+    import time
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    pidfile = tmp_path / "valkey.pid"
+    subprocess.run(
+        ["valkey-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(tmp_path),
+         "--save", "", "--appendonly", "no", "--daemonize", "yes", "--pidfile", str(pidfile),
+         "--logfile", str(tmp_path / "valkey.log"), "--maxmemory", "3mb",
+         "--maxmemory-policy", "noeviction"],
+        check=True)
+    try:
+        for _ in range(100):
+            if pidfile.exists() and pidfile.read_text().strip():
+                break
+            time.sleep(0.05)
+        pid = int(pidfile.read_text())
+        for _ in range(100):
+            try:
+                client = echomq.connect(f"valkey://127.0.0.1:{port}")
+                break
+            except echomq.ConnectionError:
+                time.sleep(0.05)
+        with client:
+            q = client.queue("py-oom")
+            n = 0
+            with pytest.raises(echomq.RetryableError) as err:
+                for _ in range(1000):
+                    q.enqueue_many([("g%d" % (i % 5), b"p" * 1024) for i in range(50)])
+                    n += 50
+            assert isinstance(err.value, echomq.ServerOutOfMemoryError)
+            assert err.value.code == -26 and n > 0
+            drained = 0
+            while True:
+                job = q.claim(lease=30)
+                if job is None:
+                    break
+                job.ack()
+                drained += 1
+            assert drained == n
+            assert q.verify() == []
+    finally:
+        import os
+        import signal
+        os.kill(pid, signal.SIGKILL)
