@@ -1,0 +1,205 @@
+// No half writes: a call that the server refuses part-way (here: a key of
+// the queue clobbered with the wrong type, so a command inside the script
+// fails with WRONGTYPE) must have changed nothing. Lua scripts do not roll
+// back, so every script has to do everything that can fail before its first
+// write. For each (wrong-typed key, call) pair this test builds a fresh
+// queue, plants the key, snapshots every key of the queue (DUMP), makes the
+// call and, if the call was refused, compares the snapshots.
+#include "test_env.hpp"
+
+#include "raw_valkey.hpp"
+
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLease = 60000;
+
+/// The queue every case starts from: lanes a and b with pending jobs, one
+/// job of lane a leased (returned), a delayed job and a dead job.
+struct Seeded {
+  uint64_t leased_id = 0;
+  uint64_t leased_token = 0;
+};
+
+Seeded seed(echomq_client *c, const std::string &q) {
+  echomq_enqueue_options once = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  once.max_attempts = 1;
+  enqueue(c, q, "d", "dies", &once);
+  JobPtr doomed = claim(c, q, kLease);
+  REQUIRE(doomed);
+  EMQ_REQUIRE_OK(c, echomq_fail(c, q.c_str(), echomq_job_id(doomed.get()),
+                                echomq_job_token(doomed.get()), "boom", 0, nullptr));
+  for (const char *g : {"a", "b", "a", "b", "a"}) enqueue(c, q, g, "x");
+  echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  later.delay_ms = 3600000;
+  enqueue(c, q, "a", "later", &later);
+  JobPtr held = claim(c, q, kLease);
+  REQUIRE(held);
+  REQUIRE(std::string(echomq_job_group(held.get())) == "a");
+  return Seeded{echomq_job_id(held.get()), echomq_job_token(held.get())};
+}
+
+struct Call {
+  const char *script;
+  std::function<int(echomq_client *, const std::string &, const Seeded &)> run;
+};
+
+const std::vector<Call> &calls() {
+  static const std::vector<Call> all = {
+      {"enqueue", [](echomq_client *c, const std::string &q, const Seeded &) {
+         return echomq_enqueue(c, q.c_str(), "a", "new", 3, nullptr, nullptr);
+       }},
+      {"claim", [](echomq_client *c, const std::string &q, const Seeded &) {
+         echomq_job *j = nullptr;
+         const int rc = echomq_claim(c, q.c_str(), kLease, &j);
+         echomq_job_free(j);
+         return rc;
+       }},
+      {"claim (wclaim)", [](echomq_client *c, const std::string &q, const Seeded &) {
+         echomq_job_list *l = nullptr;
+         const int rc = echomq_wclaim(c, q.c_str(), kLease, 5, &l);
+         echomq_job_list_free(l);
+         return rc;
+       }},
+      {"ack", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         return echomq_ack(c, q.c_str(), s.leased_id, s.leased_token);
+       }},
+      {"ackmany", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         size_t acked = 0;
+         return echomq_ack_many(c, q.c_str(), &s.leased_id, &s.leased_token, 1, nullptr, &acked);
+       }},
+      {"fail (retry now)", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         return echomq_fail(c, q.c_str(), s.leased_id, s.leased_token, "again", 0, nullptr);
+       }},
+      {"fail (retry later)", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         return echomq_fail(c, q.c_str(), s.leased_id, s.leased_token, "later", 60000, nullptr);
+       }},
+      {"extend", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         return echomq_extend(c, q.c_str(), s.leased_id, s.leased_token, kLease, nullptr);
+       }},
+  };
+  return all;
+}
+
+/// Keys (suffixes after "emq:{q}:") to clobber with a string. The per-lane
+/// and per-job keys are those the calls above touch ("job" is the leased job).
+const std::vector<std::string> &clobbered() {
+  static const std::vector<std::string> keys = {
+      "ring",   "gweight", "glimit",  "gactive", "paused", "leases",        "delayed",
+      "dead",   "lanes",   "glive",   "gserved", "stats",  "config",        "g:a:pending",
+      "g:b:pending", "job",
+  };
+  return keys;
+}
+
+}  // namespace
+
+// The half writes the scripts still make (script, clobbered key), as found
+// by this test. The script bodies are being reworked to check key types
+// before their first write (lua/includes/typeGuard.lua is the helper); each
+// fix must remove its line here, and any new half write fails the test.
+const std::set<std::string> kKnownHalfWrites = {
+    "enqueue :glimit",          "enqueue :paused",          "enqueue :lanes",
+    "enqueue :glive",           "enqueue :stats",           "enqueue :g:a:pending",
+    "claim :glimit",            "claim :gactive",           "claim :gserved",
+    "claim :g:b:pending",       "claim (wclaim) :gweight",  "claim (wclaim) :glimit",
+    "claim (wclaim) :gactive",  "claim (wclaim) :gserved",  "claim (wclaim) :g:b:pending",
+    "ack :glimit",              "ack :gactive",             "ack :glive",
+    "ack :stats",               "ackmany :glimit",          "ackmany :gactive",
+    "ackmany :glive",           "ackmany :stats",           "fail (retry now) :gactive",
+    "fail (retry now) :stats",  "fail (retry later) :gactive", "fail (retry later) :delayed",
+    "fail (retry later) :stats",
+};
+
+TEST_CASE("a call refused part-way by a wrong-typed key changes nothing", "[half_write]") {
+  RawValkey raw;
+  auto c = connect_client();
+  std::set<std::string> found;
+  std::ostringstream detail;
+  int refused = 0;
+  for (const std::string &suffix : clobbered()) {
+    for (const Call &call : calls()) {
+      const std::string q = fresh_queue("halfwrite");
+      const Seeded s = seed(c.get(), q);
+      const std::string key =
+          "emq:{" + q + "}:" + (suffix == "job" ? "job:" + std::to_string(s.leased_id) : suffix);
+      raw.must({"DEL", key});
+      raw.must({"SET", key, "clobbered"});
+      const Keyspace before = raw.queue_snapshot(q);
+      const int rc = call.run(c.get(), q, s);
+      if (rc == ECHOMQ_OK || rc == ECHOMQ_EMPTY) continue;  // the key was not in its way
+      ++refused;
+      INFO(call.script << " with " << suffix << " clobbered -> " << describe(c.get(), rc));
+      CHECK(rc == ECHOMQ_ESERVER);  // WRONGTYPE
+      const std::string diff = keyspace_diff(before, raw.queue_snapshot(q));
+      if (diff.empty()) continue;
+      const std::string name = std::string(call.script) + " :" + suffix;
+      found.insert(name);
+      if (!kKnownHalfWrites.count(name))
+        detail << "\n- NEW: " << name << " (" << echomq_client_errmsg(c.get()) << ") wrote:\n"
+               << diff;
+    }
+  }
+  for (const std::string &known : kKnownHalfWrites)
+    if (!found.count(known)) detail << "\n- FIXED (remove it from kKnownHalfWrites): " << known;
+  INFO("half writes that differ from the known list:" << detail.str());
+  CHECK(found == kKnownHalfWrites);
+  CHECK(refused > 0);  // the planted keys did get in the way
+}
+
+namespace {
+std::string source_file(const std::string &path) {
+  std::ifstream in(std::string(EMQ_SOURCE_DIR) + "/" + path);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+}  // namespace
+
+TEST_CASE("the typeGuard include passes a sound queue and names a wrong-typed key",
+          "[half_write]") {
+  // The include as a script would use it: keys.lua, then typeGuard.lua.
+  const std::string script = source_file("lua/includes/keys.lua") +
+                             source_file("lua/includes/typeGuard.lua") +
+                             "local bad = typeGuard({ [ARGV[2]] = 'zset' })\n"
+                             "if bad then return bad end\nreturn { 0 }\n";
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("typeguard");
+  seed(c.get(), q);
+  const std::string prefix = "emq:{" + q + "}:";
+  const char *fixed[] = {"seq",    "ring",  "gweight", "glimit",  "gactive",
+                         "paused", "leases", "delayed", "dead",   "lanes",
+                         "glive",  "gserved", "stats",  "config", "wake"};
+  const auto run = [&] {
+    std::vector<std::string> argv = {"EVAL", script, "15"};
+    for (const char *k : fixed) argv.push_back(prefix + k);
+    argv.push_back(prefix);
+    argv.push_back(prefix + "g:a:pending");
+    return raw.must(argv);
+  };
+  ReplyPtr ok = run();
+  REQUIRE(ok->type == REDIS_REPLY_ARRAY);
+  CHECK(ok->element[0]->integer == 0);
+  for (const std::string &suffix : {std::string("gactive"), std::string("g:a:pending")}) {
+    const Keyspace saved = raw.queue_snapshot(q);
+    raw.must({"RENAME", prefix + suffix, prefix + "saved"});
+    raw.must({"SET", prefix + suffix, "clobbered"});
+    ReplyPtr bad = run();
+    REQUIRE(bad->type == REDIS_REPLY_ARRAY);
+    CHECK(bad->element[0]->integer == ECHOMQ_ESERVER);
+    const std::string msg(bad->element[1]->str, bad->element[1]->len);
+    INFO(msg);
+    CHECK(msg.find(prefix + suffix) != std::string::npos);
+    raw.must({"DEL", prefix + suffix});
+    raw.must({"RENAME", prefix + "saved", prefix + suffix});
+    CHECK(keyspace_diff(saved, raw.queue_snapshot(q)) == "");
+  }
+}
