@@ -24,16 +24,19 @@ else
 fi
 
 need_apt=0
-for bin in valkey-server valkey-cli cmake swig pkg-config tmux pgrep; do
+for bin in valkey-server valkey-cli cmake swig pkg-config tmux pgrep clang clang++; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 [ -f /usr/include/hiredis/hiredis.h ] || need_apt=1
 [ -f /usr/include/catch2/catch.hpp ] || need_apt=1
+# libFuzzer and the sanitizer runtimes of Clang (tests/fuzz).
+compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-$(uname -m).a" >/dev/null || need_apt=1
 
 if [ "$need_apt" = 1 ] || [ -z "$stamp" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
-    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux procps >/dev/null
+    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux procps \
+    clang libclang-rt-14-dev >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports valkey-server >/dev/null
 fi
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, then the C/C++ suite
 # (ctest), the Python suite and the CLI suite (pytest), the Go suite
-# (go vet + go test -race) and smoke runs of the demo and the benchmark.
+# (go vet + go test -race), smoke runs of the demo and the benchmark, the
+# C/C++ suite again under ASan+UBSan and under TSan (build/asan,
+# build/tsan), and a bounded libFuzzer run over input validation
+# (build/fuzz, ECHOMQ_FUZZ_SECONDS, default 60).
 # Each suite starts and stops its own throwaway valkey-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,32 @@ step "Go tests (go vet, go test -race)"
 step "demo and benchmark smoke runs"
 BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 "$build/bench/echomq_bench" --quick --check
+
+# The sanitizer trees build the library and the C/C++ tests only, unoptimised
+# (Debug compiles several times faster; the tests wait on the server anyway).
+sanitized() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DECHOMQ_BUILD_TESTS=ON -DECHOMQ_BUILD_CLI=OFF \
+    -DECHOMQ_BUILD_EXAMPLES=OFF -DECHOMQ_BUILD_BENCH=OFF "$@" >/dev/null
+  cmake --build "$dir" -j2
+}
+
+step "C and C++ tests under ASan + UBSan ($build/asan)"
+sanitized "$build/asan" -DECHOMQ_SANITIZE=ON
+ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$build/asan" --output-on-failure
+
+step "C and C++ tests under TSan ($build/tsan)"
+sanitized "$build/tsan" -DECHOMQ_SANITIZE_THREAD=ON
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$build/tsan" --output-on-failure
+
+step "fuzzing names, URLs and arguments for ${ECHOMQ_FUZZ_SECONDS:-60} s ($build/fuzz)"
+CC=clang CXX=clang++ cmake -S . -B "$build/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DECHOMQ_BUILD_FUZZ=ON -DECHOMQ_BUILD_TESTS=OFF -DECHOMQ_BUILD_CLI=OFF \
+  -DECHOMQ_BUILD_EXAMPLES=OFF -DECHOMQ_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build/fuzz" -j2 --target echomq_fuzz_validate
+bash tests/fuzz/run.sh "$build/fuzz/tests/fuzz/echomq_fuzz_validate" "${ECHOMQ_FUZZ_SECONDS:-60}"
 
 echo
 echo "all test suites passed"
