@@ -511,4 +511,22 @@ int echomq_verify(echomq_client* c, const char* queue, echomq_report** out) {
   });
 }
 
+int echomq_doctor(echomq_client* c, const char* queue, const char* acl_user, echomq_report** out,
+                  int* worst) {
+  if (out) *out = nullptr;
+  if (worst) *worst = ECHOMQ_DOCTOR_OK;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    static const char* const kLevel[] = {"ok", "warn", "fail"};
+    int w = ECHOMQ_DOCTOR_OK;
+    std::vector<std::string> lines;
+    for (auto& l : c->core.doctor(queue, acl_user)) {
+      w = l.level > w ? l.level : w;
+      lines.push_back(std::string(kLevel[l.level]) + " " + l.text);
+    }
+    *out = new echomq_report{std::move(lines)};
+    if (worst) *worst = w;
+  });
+}
+
 }  // extern "C"

@@ -1,4 +1,4 @@
-// Read-only commands: stats, lanes, lane, dead, verify.
+// Read-only commands: stats, lanes, lane, dead, verify, doctor.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -179,6 +179,44 @@ int cmd_verify(Context &ctx) {
   return kExitViolations;
 }
 
+int cmd_doctor(Context &ctx) {
+  std::string user = ctx.args.get("acl-user", "");
+  echomq_report *raw = nullptr;
+  int worst = ECHOMQ_DOCTOR_OK;
+  ctx.session.check(echomq_doctor(ctx.session.client(), ctx.session.q(),
+                                  user.empty() ? nullptr : user.c_str(), &raw, &worst),
+                    "doctor");
+  ReportPtr report(raw);
+  size_t n = echomq_report_count(report.get());
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    j.key("worst").str(worst == ECHOMQ_DOCTOR_OK ? "ok" : worst == ECHOMQ_DOCTOR_WARN ? "warn" : "fail");
+    j.key("checks").begin_array();
+    for (size_t i = 0; i < n; ++i) {
+      std::string line = echomq_report_at(report.get(), i);
+      auto sp = line.find(' ');
+      auto colon = line.find(':', sp + 1);
+      j.begin_object().key("level").str(line.substr(0, sp));
+      j.key("check").str(line.substr(sp + 1, colon - sp - 1));
+      j.key("text").str(line.substr(colon + 2));
+      j.end_object();
+    }
+    j.end_array().end_object();
+    print(j.text() + "\n");
+  } else {
+    print(lines_text(std::vector<std::string>(
+        [&] {
+          std::vector<std::string> v;
+          for (size_t i = 0; i < n; ++i) v.push_back(echomq_report_at(report.get(), i));
+          return v;
+        }())));
+  }
+  if (worst == ECHOMQ_DOCTOR_FAIL) return kExitDoctorFail;
+  if (worst == ECHOMQ_DOCTOR_WARN) return kExitDoctorWarn;
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_inspect_commands(std::vector<Command> &out) {
@@ -203,6 +241,14 @@ void add_inspect_commands(std::vector<Command> &out) {
   out.push_back({"verify", "", "check the queue invariants; exit 6 and list violations if any",
                  "Runs one server-side check over the whole queue (O(jobs + lanes)).", {}, 0, 0,
                  true, cmd_verify});
+  out.push_back({"doctor", "[--acl-user NAME]",
+                 "check the server the queue runs on; one line of advice per check",
+                 "Checks the server version (the 2025 Lua sandbox fixes), maxmemory-policy,\n"
+                 "persistence, replicas, cluster mode, and which operations a user may run on\n"
+                 "the queue (ACL DRYRUN). Reads only. Exits 0 when every check is ok, 8 on\n"
+                 "warnings, 9 when a check failed.",
+                 {{"acl-user", 0, "NAME", "check this ACL user's permissions (default: the connected user)"}},
+                 0, 0, true, cmd_doctor});
 }
 
 }  // namespace emqcli

@@ -16,6 +16,8 @@ enum ExitCode : int {
   kExitStale = 5,      ///< the token is not the job's current attempt (lease lost)
   kExitViolations = 6, ///< verify found invariant violations
   kExitEmpty = 7,      ///< claim found no job ready
+  kExitDoctorWarn = 8, ///< doctor: warnings, no failure
+  kExitDoctorFail = 9, ///< doctor: at least one failed check
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

@@ -73,7 +73,8 @@ std::string general_help() {
   out += "\nglobal options:\n" + option_lines(global_options());
   out +=
       "\nexit codes: 0 ok, 1 server failure, 2 usage, 3 connection, 4 not found,\n"
-      "            5 stale token, 6 verify violations, 7 nothing to claim\n"
+      "            5 stale token, 6 verify violations, 7 nothing to claim,\n"
+      "            8 doctor warnings, 9 doctor failures\n"
       "\nRun 'echomq COMMAND --help' for a command's options.\n";
   return out;
 }

@@ -45,6 +45,12 @@ struct NewJob {
   size_t payload_len;
 };
 
+// One finding of doctor(): an echomq_doctor_level and "check: finding; advice".
+struct DoctorLine {
+  int level;
+  std::string text;
+};
+
 class Client {
  public:
   explicit Client(const ClientOptions& opts) : opts_(opts) {}
@@ -85,6 +91,9 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
+  // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
+  // the connected user.
+  std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 
  private:
   const QueueKeys& keysFor(const char* queue);

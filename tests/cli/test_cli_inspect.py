@@ -145,3 +145,27 @@ def test_binary_payload_in_json(cli):
     assert "payload" not in job
     assert base64.b64decode(job["payload_base64"]) == b"\xff\x00bin"
     assert cli.run("lanes").returncode == OK
+
+
+def test_doctor_lines_json_and_exit_code(cli):
+    """doctor on the test server: one line per check; the fixture server has
+    no persistence and no replica, so it warns (exit 8)."""
+    p = cli.run("doctor")
+    out = p.stdout.decode()
+    assert p.returncode == 8, (out, p.stderr.decode())
+    lines = out.splitlines()
+    checks = [line.split(" ", 2)[1].rstrip(":") for line in lines]
+    assert checks == ["version", "memory", "persistence", "replicas", "cluster", "acl"]
+    assert all(line.split(" ")[0] in ("ok", "warn", "fail") for line in lines)
+    assert lines[2].startswith("warn persistence: none")
+    assert lines[3].startswith("warn replicas: none connected")
+    assert lines[5].startswith("ok acl: user 'default' may enqueue, claim and settle")
+    p = cli.run("doctor", "--json")
+    assert p.returncode == 8
+    j = json.loads(p.stdout)
+    assert j["queue"] == cli.queue and j["worst"] == "warn"
+    assert [c["check"] for c in j["checks"]] == checks
+    assert [c["level"] for c in j["checks"]] == [line.split(" ")[0] for line in lines]
+    p = cli.run("doctor", "--acl-user", "no-such-user-here")
+    assert p.returncode == 8
+    assert "warn acl: cannot check the permissions of user 'no-such-user-here'" in p.stdout.decode()

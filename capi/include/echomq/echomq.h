@@ -490,6 +490,37 @@ ECHOMQ_API void echomq_report_free(echomq_report *r);
  * ENOPERM. */
 ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report **out);
 
+/* ------------------------------------------------------------------------ */
+/* Doctor: checks of the server a queue runs on. */
+
+/* How a doctor line rates what it found. */
+typedef enum echomq_doctor_level {
+  ECHOMQ_DOCTOR_OK = 0,    /* fine as it is */
+  ECHOMQ_DOCTOR_WARN = 1,  /* works, but follow the advice */
+  ECHOMQ_DOCTOR_FAIL = 2   /* the queue cannot work properly like this */
+} echomq_doctor_level;
+
+/* Check the server that queue `queue` runs on and advise, one report line
+ * per check, each "<ok|warn|fail> <check>: <finding>; <advice>":
+ * - version: warn below Valkey 8.0.6 / 8.1.4, the first releases with the
+ *   2025 Lua sandbox fixes (CVE-2025-49844, -46817, -46818, -46819); fail
+ *   below 7.2;
+ * - memory: warn unless maxmemory-policy is noeviction;
+ * - persistence: AOF, RDB snapshots or none (CONFIG GET when allowed);
+ * - replicas: warn with none connected, or when this server is a replica;
+ * - cluster: standalone, or the queue's slot;
+ * - acl: which operations (enqueue; claim and settle; read; lane settings
+ *   and redrive) user `acl_user` (NULL = the connected user) may run on
+ *   this queue, by ACL DRYRUN of every command their scripts call; warn when
+ *   the connection may not run ACL DRYRUN, fail when the user may run none.
+ * Reads only (INFO, CONFIG GET, COMMAND INFO, ACL WHOAMI, ACL DRYRUN).
+ * *out receives the lines (free with echomq_report_free), *worst (may be
+ * NULL) the worst echomq_doctor_level among them.
+ * Errors: EINVAL (queue, empty acl_user, NULL out), ECONN, ETIMEOUT,
+ * ENOPERM (INFO refused), ESERVER. */
+ECHOMQ_API int echomq_doctor(echomq_client *c, const char *queue, const char *acl_user,
+                             echomq_report **out, int *worst);
+
 #ifdef __cplusplus
 }
 #endif
