@@ -1,6 +1,6 @@
 // Server refusals that a caller may retry get statuses of their own:
 // BUSY -> ECHOMQ_EBUSY, LOADING -> ECHOMQ_ELOADING (OOM -> ECHOMQ_EOOM is in
-// oom_test.cpp, TRYAGAIN -> ECHOMQ_ETRYAGAIN in the cluster tests), and the
+// oom_test.cpp, TRYAGAIN -> ECHOMQ_ETRYAGAIN in cluster_test.cpp), and the
 // call changed nothing. Each test runs a valkey-server of its own.
 #include "test_env.hpp"
 
