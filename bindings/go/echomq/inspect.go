@@ -171,4 +171,22 @@ func (q *Queue) Verify(ctx context.Context) ([]string, error) {
 	return report, nil
 }
 
+// Doctor checks the server the queue runs on and returns one line per
+// check, "<ok|warn|fail> <check>: <finding>; <advice>": the version (the
+// 2025 Lua sandbox fixes), maxmemory-policy, persistence, replicas,
+// cluster mode, and the operations aclUser ("" = the connected user) may
+// run on the queue. It only reads.
+func (q *Queue) Doctor(ctx context.Context, aclUser string) ([]string, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	var out [1]uint64
+	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Doctor(h, q.name, aclUser, out[:]) })
+	report := takeReport(out[0])
+	if err != nil {
+		return nil, err
+	}
+	return report, nil
+}
+
 const pageMax = 10000

@@ -301,5 +301,13 @@ class Queue:
         an operator's call."""
         return list(self._client._raw.verify(self._name))
 
+    def doctor(self, acl_user: Optional[str] = None) -> List[str]:
+        """Check the server this queue runs on: one line per check,
+        ``"<ok|warn|fail> <check>: <finding>; <advice>"`` for the version
+        (the 2025 Lua sandbox fixes), maxmemory-policy, persistence,
+        replicas, cluster mode and the operations ``acl_user`` (default: the
+        connected user) may run on the queue.  Reads only."""
+        return list(self._client._raw.doctor(self._name, acl_user or ""))
+
     def __repr__(self) -> str:
         return f"Queue({self._name!r})"

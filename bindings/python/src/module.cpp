@@ -523,5 +523,25 @@ PYBIND11_MODULE(_echomq, m) {
              }
              return lines;
            },
-           py::arg("queue"), "Invariant violations, one line each (empty = healthy).");
+           py::arg("queue"), "Invariant violations, one line each (empty = healthy).")
+      .def("doctor",
+           [](Client &self, const std::string &queue, const std::string &acl_user) {
+             const char *q = cstr(queue, "queue name");
+             const char *u = acl_user.empty() ? nullptr : cstr(acl_user, "acl user");
+             emqpy::ReportPtr report;
+             {
+               py::gil_scoped_release nogil;
+               echomq_report *r = nullptr;
+               self.call([&](echomq_client *c) { return echomq_doctor(c, q, u, &r, nullptr); });
+               report.reset(r);
+             }
+             py::list lines;
+             if (report) {
+               size_t n = echomq_report_count(report.get());
+               for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
+             }
+             return lines;
+           },
+           py::arg("queue"), py::arg("acl_user") = std::string(),
+           "Server checks, one line each: '<ok|warn|fail> <check>: <finding>; <advice>'.");
 }

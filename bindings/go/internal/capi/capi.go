@@ -126,140 +126,144 @@ typedef _goslice_ swig_type_96;
 typedef _gostring_ swig_type_97;
 typedef _goslice_ swig_type_98;
 typedef _gostring_ swig_type_99;
-typedef _goslice_ swig_type_100;
+typedef _gostring_ swig_type_100;
 typedef _goslice_ swig_type_101;
-typedef _goslice_ swig_type_102;
-typedef long long swig_type_103;
-extern void _wrap_Swig_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_5aad6127a2834f59(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5aad6127a2834f59(void);
-extern swig_type_1 _wrap_strerror_capi_5aad6127a2834f59(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_5aad6127a2834f59(void);
-extern swig_type_2 _wrap_version_string_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_check_queue_name_capi_5aad6127a2834f59(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_5aad6127a2834f59(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_5aad6127a2834f59(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_5aad6127a2834f59(uintptr_t arg1);
-extern void _wrap_job_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_5aad6127a2834f59(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_batch_add_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_15 arg2);
-extern void _wrap_batch_clear_capi_5aad6127a2834f59(uintptr_t arg1);
-extern void _wrap_batch_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_extend_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
-extern swig_intgo _wrap_set_weight_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern swig_intgo _wrap_set_limit_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_pause_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_resume_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_type_39 _wrap_lane_list_count_capi_5aad6127a2834f59(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3, swig_type_42 arg4);
-extern swig_intgo _wrap_redrive_all_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3);
-extern swig_type_45 _wrap_report_count_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_type_46 _wrap_report_at_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_47 arg2);
-extern void _wrap_report_free_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_5aad6127a2834f59(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_5aad6127a2834f59(void);
-extern uintptr_t _wrap_client_create_capi_5aad6127a2834f59(swig_intgo arg1, swig_intgo arg2, swig_type_48 arg3);
-extern void _wrap_job_numbers_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_49 arg2);
-extern void _wrap_job_payload_copy_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_50 arg2);
-extern swig_intgo _wrap_enqueue_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_type_53 arg4, swig_type_54 arg5, swig_intgo arg6, swig_type_55 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_56 arg2, uintptr_t arg3, swig_type_57 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3, swig_type_60 arg4);
-extern swig_intgo _wrap_wclaim_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_intgo arg4, swig_type_63 arg5);
-extern swig_intgo _wrap_bclaim_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_type_66 arg4, swig_type_67 arg5);
-extern swig_intgo _wrap_ack_claim_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_type_70 arg4, swig_type_71 arg5, swig_type_72 arg6);
-extern swig_intgo _wrap_fail_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7);
-extern swig_intgo _wrap_stats_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3);
-extern swig_intgo _wrap_lane_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
-extern swig_intgo _wrap_lanes_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_type_87 arg5);
-extern swig_type_88 _wrap_lane_list_group_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_89 arg2);
-extern void _wrap_lane_list_numbers_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3);
-extern swig_type_92 _wrap_lane_list_cursor_capi_5aad6127a2834f59(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4, swig_type_96 arg5);
-extern swig_intgo _wrap_verify_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
-extern swig_intgo _wrap_ack_many_capi_5aad6127a2834f59(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4, swig_type_102 arg5);
-extern swig_type_103 _wrap_c_heap_in_use_capi_5aad6127a2834f59(void);
+typedef _gostring_ swig_type_102;
+typedef _goslice_ swig_type_103;
+typedef _goslice_ swig_type_104;
+typedef _goslice_ swig_type_105;
+typedef long long swig_type_106;
+extern void _wrap_Swig_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_a7ab8b22c8cca548(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7ab8b22c8cca548(void);
+extern swig_type_1 _wrap_strerror_capi_a7ab8b22c8cca548(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_a7ab8b22c8cca548(void);
+extern swig_type_2 _wrap_version_string_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_check_queue_name_capi_a7ab8b22c8cca548(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_a7ab8b22c8cca548(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern void _wrap_job_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_batch_add_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_15 arg2);
+extern void _wrap_batch_clear_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern void _wrap_batch_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_extend_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
+extern swig_intgo _wrap_set_weight_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern swig_intgo _wrap_set_limit_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_pause_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_resume_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
+extern swig_type_39 _wrap_lane_list_count_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3, swig_type_42 arg4);
+extern swig_intgo _wrap_redrive_all_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3);
+extern swig_type_45 _wrap_report_count_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_type_46 _wrap_report_at_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_47 arg2);
+extern void _wrap_report_free_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_a7ab8b22c8cca548(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_a7ab8b22c8cca548(void);
+extern uintptr_t _wrap_client_create_capi_a7ab8b22c8cca548(swig_intgo arg1, swig_intgo arg2, swig_type_48 arg3);
+extern void _wrap_job_numbers_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_49 arg2);
+extern void _wrap_job_payload_copy_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_50 arg2);
+extern swig_intgo _wrap_enqueue_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_51 arg2, swig_type_52 arg3, swig_type_53 arg4, swig_type_54 arg5, swig_intgo arg6, swig_type_55 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_56 arg2, uintptr_t arg3, swig_type_57 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_claim_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3, swig_type_60 arg4);
+extern swig_intgo _wrap_wclaim_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3, swig_intgo arg4, swig_type_63 arg5);
+extern swig_intgo _wrap_bclaim_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3, swig_type_66 arg4, swig_type_67 arg5);
+extern swig_intgo _wrap_ack_claim_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_type_70 arg4, swig_type_71 arg5, swig_type_72 arg6);
+extern swig_intgo _wrap_fail_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_type_77 arg6, swig_type_78 arg7);
+extern swig_intgo _wrap_stats_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3);
+extern swig_intgo _wrap_lane_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
+extern swig_intgo _wrap_lanes_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4, swig_type_87 arg5);
+extern swig_type_88 _wrap_lane_list_group_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_89 arg2);
+extern void _wrap_lane_list_numbers_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3);
+extern swig_type_92 _wrap_lane_list_cursor_capi_a7ab8b22c8cca548(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4, swig_type_96 arg5);
+extern swig_intgo _wrap_verify_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
+extern swig_intgo _wrap_doctor_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_99 arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_ack_many_capi_a7ab8b22c8cca548(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4, swig_type_105 arg5);
+extern swig_type_106 _wrap_c_heap_in_use_capi_a7ab8b22c8cca548(void);
 #undef intgo
 */
 import "C"
@@ -286,8 +290,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_5aad6127a2834f59
-func cgo_panic__capi_5aad6127a2834f59(p *byte) {
+//export cgo_panic__capi_a7ab8b22c8cca548
+func cgo_panic__capi_a7ab8b22c8cca548(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -299,13 +303,13 @@ func cgo_panic__capi_5aad6127a2834f59(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_5aad6127a2834f59(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_a7ab8b22c8cca548(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -395,7 +399,7 @@ type Report interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -403,7 +407,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -411,7 +415,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -419,7 +423,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -427,7 +431,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -435,7 +439,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -443,7 +447,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -451,7 +455,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -459,7 +463,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -467,7 +471,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -475,7 +479,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -483,7 +487,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -491,7 +495,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -499,7 +503,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -507,7 +511,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -515,7 +519,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -523,7 +527,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -531,7 +535,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -539,7 +543,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -547,7 +551,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -555,7 +559,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -563,7 +567,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -571,7 +575,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -579,7 +583,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -587,7 +591,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -595,7 +599,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -603,7 +607,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -611,7 +615,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -620,7 +624,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_5aad6127a2834f59(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_a7ab8b22c8cca548(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -629,13 +633,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_5aad6127a2834f59())
+	swig_r = (uint)(C._wrap_version_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_5aad6127a2834f59()
+	swig_r_p := C._wrap_version_string_capi_a7ab8b22c8cca548()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -645,7 +649,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_5aad6127a2834f59(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_a7ab8b22c8cca548(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -655,7 +659,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_5aad6127a2834f59(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_a7ab8b22c8cca548(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -666,7 +670,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -675,13 +679,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -691,33 +695,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -727,7 +731,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -736,13 +740,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -750,18 +754,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_5aad6127a2834f59()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_a7ab8b22c8cca548()))
 	return swig_r
 }
 
@@ -770,7 +774,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -783,7 +787,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -791,18 +795,18 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -811,7 +815,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -826,7 +830,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -842,7 +846,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -857,7 +861,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -873,7 +877,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -888,7 +892,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -903,7 +907,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -918,7 +922,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -933,7 +937,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -945,7 +949,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -957,7 +961,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -967,13 +971,13 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -982,7 +986,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1000,7 +1004,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1013,7 +1017,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1021,7 +1025,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1030,12 +1034,12 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1043,7 +1047,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1051,7 +1055,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1059,7 +1063,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1067,7 +1071,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1075,7 +1079,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1083,7 +1087,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1091,7 +1095,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1099,7 +1103,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1107,7 +1111,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1115,7 +1119,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1123,7 +1127,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1131,7 +1135,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1139,7 +1143,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1147,7 +1151,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1155,7 +1159,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1163,7 +1167,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1171,7 +1175,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1179,7 +1183,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1187,7 +1191,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1195,7 +1199,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1203,7 +1207,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1211,7 +1215,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1219,7 +1223,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1227,7 +1231,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1235,7 +1239,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1243,7 +1247,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1251,7 +1255,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1259,7 +1263,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1267,7 +1271,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1275,7 +1279,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1283,7 +1287,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1291,7 +1295,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1299,7 +1303,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1307,7 +1311,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1315,7 +1319,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1323,7 +1327,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1331,7 +1335,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_5aad6127a2834f59())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_a7ab8b22c8cca548())
 	return swig_r
 }
 
@@ -1342,14 +1346,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_5aad6127a2834f59(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_48(_swig_i_2))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_a7ab8b22c8cca548(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_48(_swig_i_2))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1358,7 +1362,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1373,7 +1377,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_3)), C.swig_type_54(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_51)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_3)), C.swig_type_54(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1396,7 +1400,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_57(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_57(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1409,7 +1413,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), C.swig_type_59(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), C.swig_type_59(_swig_i_2), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1426,7 +1430,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), C.swig_type_62(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1443,7 +1447,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_type_66(_swig_i_3), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), C.swig_type_65(_swig_i_2), C.swig_type_66(_swig_i_3), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1461,7 +1465,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), C.swig_type_69(_swig_i_2), C.swig_type_70(_swig_i_3), C.swig_type_71(_swig_i_4), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), C.swig_type_69(_swig_i_2), C.swig_type_70(_swig_i_3), C.swig_type_71(_swig_i_4), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1480,7 +1484,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), C.swig_type_75(_swig_i_3), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_type_74(_swig_i_2), C.swig_type_75(_swig_i_3), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_4)), C.swig_type_77(_swig_i_5), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1498,7 +1502,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1514,7 +1518,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1534,7 +1538,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1551,7 +1555,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), C.swig_type_89(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), C.swig_type_89(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1562,7 +1566,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), C.swig_type_90(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), C.swig_type_90(_swig_i_1), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1571,7 +1575,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1585,7 +1589,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), C.swig_type_94(_swig_i_2), C.swig_type_95(_swig_i_3), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), C.swig_type_94(_swig_i_2), C.swig_type_95(_swig_i_3), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1600,12 +1604,31 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_doctor_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
 	}
 	return swig_r
 }
@@ -1617,7 +1640,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_5aad6127a2834f59(C.uintptr_t(_swig_i_0), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_a7ab8b22c8cca548(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1635,6 +1658,6 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_5aad6127a2834f59())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_a7ab8b22c8cca548())
 	return swig_r
 }

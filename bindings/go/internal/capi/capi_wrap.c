@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_5aad6127a2834f59(const char*);
+  void cgo_panic__capi_a7ab8b22c8cca548(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_5aad6127a2834f59(p);
+  cgo_panic__capi_a7ab8b22c8cca548(p);
 }
 
 
@@ -442,6 +442,15 @@ int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   return rc;
 }
 
+/* Doctor: acl_user "" checks the connected user. */
+int emqgo_doctor(echomq_client *c, const char *queue, const char *acl_user,
+                 uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_doctor(c, queue, acl_user[0] ? acl_user : NULL, &r, NULL);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
 /* Ack many: ids and tokens, one each per job; statuses gets one status per
  * job. EINVAL (nothing sent) when the three lengths differ. */
 int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, size_t n,
@@ -468,7 +477,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_5aad6127a2834f59(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a7ab8b22c8cca548(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -478,7 +487,7 @@ void _wrap_Swig_free_capi_5aad6127a2834f59(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_5aad6127a2834f59(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -491,7 +500,7 @@ void *_wrap_Swig_malloc_capi_5aad6127a2834f59(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -502,7 +511,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -513,7 +522,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -524,7 +533,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_OK_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -535,7 +544,7 @@ intgo _wrap_ECHOMQ_OK_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EMPTY_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -546,7 +555,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EINVAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +566,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -568,7 +577,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -579,7 +588,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ESTALE_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +599,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ECONN_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -601,7 +610,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -612,7 +621,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -623,7 +632,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ESERVER_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -634,7 +643,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -645,7 +654,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EPROTO_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -656,7 +665,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EBUSY_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -667,7 +676,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ELOADING_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +687,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -689,7 +698,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EOOM_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -700,7 +709,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -711,7 +720,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -722,7 +731,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -733,7 +742,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -744,7 +753,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -755,7 +764,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -766,7 +775,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -777,7 +786,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -788,7 +797,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5aad6127a2834f59() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -799,7 +808,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5aad6127a2834f59() {
 }
 
 
-_gostring_ _wrap_strerror_capi_5aad6127a2834f59(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -815,7 +824,7 @@ _gostring_ _wrap_strerror_capi_5aad6127a2834f59(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_5aad6127a2834f59() {
+intgo _wrap_version_capi_a7ab8b22c8cca548() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -826,7 +835,7 @@ intgo _wrap_version_capi_5aad6127a2834f59() {
 }
 
 
-_gostring_ _wrap_version_string_capi_5aad6127a2834f59() {
+_gostring_ _wrap_version_string_capi_a7ab8b22c8cca548() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -840,7 +849,7 @@ _gostring_ _wrap_version_string_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_check_queue_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -858,7 +867,7 @@ intgo _wrap_check_queue_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -876,7 +885,7 @@ intgo _wrap_check_group_name_capi_5aad6127a2834f59(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -896,7 +905,7 @@ intgo _wrap_client_connect_capi_5aad6127a2834f59(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -906,7 +915,7 @@ void _wrap_client_free_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -922,7 +931,7 @@ _gostring_ _wrap_client_errmsg_capi_5aad6127a2834f59(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -935,7 +944,7 @@ intgo _wrap_client_errcode_capi_5aad6127a2834f59(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -948,7 +957,7 @@ intgo _wrap_client_connected_capi_5aad6127a2834f59(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -958,7 +967,7 @@ void _wrap_client_cancel_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -971,7 +980,7 @@ intgo _wrap_client_ping_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -987,7 +996,7 @@ _gostring_ _wrap_job_group_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1003,7 +1012,7 @@ _gostring_ _wrap_job_last_error_capi_5aad6127a2834f59(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1013,7 +1022,7 @@ void _wrap_job_free_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1026,7 +1035,7 @@ long long _wrap_job_list_count_capi_5aad6127a2834f59(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1041,7 +1050,7 @@ struct echomq_job *_wrap_job_list_at_capi_5aad6127a2834f59(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1051,7 +1060,7 @@ void _wrap_job_list_free_capi_5aad6127a2834f59(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_5aad6127a2834f59() {
+struct echomq_batch *_wrap_batch_create_capi_a7ab8b22c8cca548() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1062,7 +1071,7 @@ struct echomq_batch *_wrap_batch_create_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_batch_add_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1088,7 +1097,7 @@ intgo _wrap_batch_add_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1101,7 +1110,7 @@ long long _wrap_batch_count_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1116,7 +1125,7 @@ long long _wrap_batch_id_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1126,7 +1135,7 @@ void _wrap_batch_clear_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1136,7 +1145,7 @@ void _wrap_batch_free_capi_5aad6127a2834f59(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1160,7 +1169,7 @@ intgo _wrap_ack_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1199,7 +1208,7 @@ intgo _wrap_extend_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1228,7 +1237,7 @@ intgo _wrap_set_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1255,7 +1264,7 @@ intgo _wrap_clear_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1284,7 +1293,7 @@ intgo _wrap_set_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1311,7 +1320,7 @@ intgo _wrap_clear_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1338,7 +1347,7 @@ intgo _wrap_pause_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1365,7 +1374,7 @@ intgo _wrap_resume_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1387,7 +1396,7 @@ intgo _wrap_set_default_weight_capi_5aad6127a2834f59(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1409,7 +1418,7 @@ intgo _wrap_set_default_limit_capi_5aad6127a2834f59(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1431,7 +1440,7 @@ intgo _wrap_set_default_max_attempts_capi_5aad6127a2834f59(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1444,7 +1453,7 @@ long long _wrap_lane_list_count_capi_5aad6127a2834f59(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1454,7 +1463,7 @@ void _wrap_lane_list_free_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1493,7 +1502,7 @@ intgo _wrap_redrive_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1526,7 +1535,7 @@ intgo _wrap_redrive_all_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1539,7 +1548,7 @@ long long _wrap_report_count_capi_5aad6127a2834f59(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1557,7 +1566,7 @@ _gostring_ _wrap_report_at_capi_5aad6127a2834f59(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1567,7 +1576,7 @@ void _wrap_report_free_capi_5aad6127a2834f59(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_ID_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1579,7 +1588,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1591,7 +1600,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1603,7 +1612,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1615,7 +1624,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1627,7 +1636,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1639,7 +1648,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1651,7 +1660,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1663,7 +1672,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_LANES_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1675,7 +1684,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_RING_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1687,7 +1696,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1699,7 +1708,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1711,7 +1720,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1723,7 +1732,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1735,7 +1744,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1747,7 +1756,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1759,7 +1768,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1771,7 +1780,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1783,7 +1792,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1795,7 +1804,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1807,7 +1816,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1819,7 +1828,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1831,7 +1840,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1843,7 +1852,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1855,7 +1864,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1867,7 +1876,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1879,7 +1888,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1891,7 +1900,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1903,7 +1912,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1915,7 +1924,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1927,7 +1936,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1939,7 +1948,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1951,7 +1960,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1963,7 +1972,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1975,7 +1984,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1987,7 +1996,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -1999,7 +2008,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -2011,7 +2020,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_5aad6127a2834f59() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_5aad6127a2834f59() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_a7ab8b22c8cca548() {
   int result;
   intgo _swig_go_result;
   
@@ -2023,7 +2032,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_5aad6127a2834f59() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_5aad6127a2834f59(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_a7ab8b22c8cca548(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2040,7 +2049,7 @@ struct echomq_client *_wrap_client_create_capi_5aad6127a2834f59(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2056,7 +2065,7 @@ void _wrap_job_numbers_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2072,7 +2081,7 @@ void _wrap_job_payload_copy_capi_5aad6127a2834f59(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2122,7 +2131,7 @@ intgo _wrap_enqueue_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2148,7 +2157,7 @@ intgo _wrap_enqueue_batch_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2183,7 +2192,7 @@ intgo _wrap_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2220,7 +2229,7 @@ intgo _wrap_wclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2257,7 +2266,7 @@ intgo _wrap_bclaim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2296,7 +2305,7 @@ intgo _wrap_ack_claim_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2342,7 +2351,7 @@ intgo _wrap_fail_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2368,7 +2377,7 @@ intgo _wrap_stats_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2401,7 +2410,7 @@ intgo _wrap_lane_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2443,7 +2452,7 @@ intgo _wrap_lanes_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2461,7 +2470,7 @@ _gostring_ _wrap_lane_list_group_capi_5aad6127a2834f59(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2479,7 +2488,7 @@ void _wrap_lane_list_numbers_capi_5aad6127a2834f59(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_5aad6127a2834f59(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2495,7 +2504,7 @@ _gostring_ _wrap_lane_list_cursor_capi_5aad6127a2834f59(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2532,7 +2541,7 @@ intgo _wrap_dead_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2565,7 +2574,47 @@ intgo _wrap_verify_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_doctor_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_doctor(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  free(arg3); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ack_many_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2603,7 +2652,7 @@ intgo _wrap_ack_many_capi_5aad6127a2834f59(struct echomq_client *_swig_go_0, _go
 }
 
 
-long long _wrap_c_heap_in_use_capi_5aad6127a2834f59() {
+long long _wrap_c_heap_in_use_capi_a7ab8b22c8cca548() {
   uint64_t result;
   long long _swig_go_result;
   

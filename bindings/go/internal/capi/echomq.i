@@ -442,6 +442,15 @@ int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   return rc;
 }
 
+/* Doctor: acl_user "" checks the connected user. */
+int emqgo_doctor(echomq_client *c, const char *queue, const char *acl_user,
+                 uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_doctor(c, queue, acl_user[0] ? acl_user : NULL, &r, NULL);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
 /* Ack many: ids and tokens, one each per job; statuses gets one status per
  * job. EINVAL (nothing sent) when the three lengths differ. */
 int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, size_t n,
