@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define ECHOMQ_VERSION_MAJOR 0
-#define ECHOMQ_VERSION_MINOR 1
+#define ECHOMQ_VERSION_MINOR 2
 #define ECHOMQ_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as returned by echomq_version(). */
 #define ECHOMQ_VERSION_NUMBER \
@@ -76,6 +76,9 @@ typedef enum echomq_status {
   ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
   ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
                              job is no longer leased: the lease was lost */
+  ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
+                             layout (an older EchoMQ): refused, nothing
+                             written. See ECHOMQ_KEY_LAYOUT. */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -117,6 +120,14 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_LIMIT_MAX 1000000000
 #define ECHOMQ_WCLAIM_MAX 10000                   /* jobs in one wclaim */
 #define ECHOMQ_REASON_MAX 4096                    /* bytes of a fail reason; longer is cut */
+#define ECHOMQ_ID_MAX 9007199254740991LL          /* job ids and tokens stay below 2^53 */
+#define ECHOMQ_DEFAULT_MAX_ATTEMPTS 3             /* for a queue without its own default */
+/* Due delayed jobs and expired leases each brought back per claim call at
+ * most: the bounded cost of recovery on the claim path. */
+#define ECHOMQ_RECOVER_MAX 32
+/* Version of the key layout this library reads and writes (docs/keys.md).
+ * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
+#define ECHOMQ_KEY_LAYOUT 2
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -343,6 +354,73 @@ ECHOMQ_API int echomq_extend(echomq_client *c, const char *queue, uint64_t id, u
                              int64_t lease_ms, int64_t *lease_until_ms);
 
 /* ------------------------------------------------------------------------ */
+/* Batches: many turns of the ring, and settlement fused with the next claim,
+ * in one round trip each. */
+
+/* Claim up to n jobs (1..ECHOMQ_BATCH_MAX) in one call. weighted = 0: the
+ * jobs, order and tokens of n successive echomq_claim calls from the same
+ * state (one job per lane per turn). weighted = 1: turns served as
+ * echomq_wclaim serves them (K = min(weight, depth, limit - active) each),
+ * until n jobs are taken. Recovery of due work runs once per call (bounded
+ * by ECHOMQ_RECOVER_MAX). Returns ECHOMQ_OK with a list of 1..n jobs in
+ * service order, or ECHOMQ_EMPTY with *out NULL.
+ * Errors: as echomq_claim; ETOOLARGE for n over ECHOMQ_BATCH_MAX. */
+ECHOMQ_API int echomq_claim_batch(echomq_client *c, const char *queue, int64_t lease_ms,
+                                  uint32_t n, int weighted, echomq_job_list **out);
+
+/* Retry delays of a fail beyond a number of ms and ECHOMQ_RETRY_BACKOFF:
+ * dead-letter now, whatever attempts are left (a job that can never
+ * succeed); give back unstarted (back to its lane at its mint position at
+ * once, the attempt not counted: for jobs prefetched but never run). */
+#define ECHOMQ_RETRY_DEAD (-2)
+#define ECHOMQ_RETRY_RELEASE (-3)
+
+/* A settlement list: acks and fails of held jobs, sent in one call. Plain
+ * data, no I/O; one thread at a time. */
+typedef struct echomq_settle echomq_settle;
+ECHOMQ_API int echomq_settle_new(echomq_settle **out);
+ECHOMQ_API echomq_settle *echomq_settle_create(void); /* NULL on ENOMEM */
+/* Add an ack. Errors: EINVAL (id or token 0 or above ECHOMQ_ID_MAX),
+ * ETOOLARGE (more than ECHOMQ_BATCH_MAX entries), ENOMEM. */
+ECHOMQ_API int echomq_settle_ack(echomq_settle *s, uint64_t id, uint64_t token);
+/* Add a fail. reason may be NULL (cut at ECHOMQ_REASON_MAX bytes);
+ * retry_delay_ms as echomq_fail, or ECHOMQ_RETRY_DEAD, ECHOMQ_RETRY_RELEASE.
+ * Errors: as echomq_settle_ack, and EINVAL for a bad delay. */
+ECHOMQ_API int echomq_settle_fail(echomq_settle *s, uint64_t id, uint64_t token,
+                                  const char *reason, int64_t retry_delay_ms);
+ECHOMQ_API size_t echomq_settle_count(const echomq_settle *s);
+/* After a successful echomq_settle_claim: entry i's result, in the order
+ * added. Acks: ECHOMQ_OK, ECHOMQ_ESTALE (the lease was lost), ECHOMQ_ENOTFOUND.
+ * Fails: an echomq_fail_outcome (ECHOMQ_FAIL_RETRY also for a release), or
+ * ESTALE, ENOTFOUND. Before a call, or i out of range: ECHOMQ_EINVAL. */
+ECHOMQ_API int echomq_settle_status(const echomq_settle *s, size_t i);
+ECHOMQ_API void echomq_settle_clear(echomq_settle *s);
+ECHOMQ_API void echomq_settle_free(echomq_settle *s);
+
+/* Settle every entry of s (may be NULL or empty), then claim a batch of n
+ * jobs (0 = claim nothing) as echomq_claim_batch does, in one script call:
+ * one round trip per batch of work. Entries are settled each on its own: a
+ * refused one (its status in s) changes nothing and does not stop the
+ * claim. Returns ECHOMQ_OK (with *out NULL when n = 0), or ECHOMQ_EMPTY
+ * when n > 0 and nothing was claimed (the entries were settled).
+ * Settling again after an unknown outcome (ETIMEOUT) is safe: an entry that
+ * went through comes back ESTALE or ENOTFOUND, never settled twice.
+ * Errors: EINVAL (nothing to do, bad n or lease: nothing sent), ETOOLARGE,
+ * ECONN, ETIMEOUT (unknown outcome; jobs claimed by the lost call come back
+ * when their leases expire), ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_settle_claim(echomq_client *c, const char *queue, echomq_settle *s,
+                                   int64_t lease_ms, uint32_t n, int weighted,
+                                   echomq_job_list **out);
+
+/* Extend n leases (1..ECHOMQ_BATCH_MAX) to server now + lease_ms in one
+ * call; statuses[i] (may be NULL) gets OK, ESTALE or ENOTFOUND for each, and
+ * *lease_until_ms (may be NULL) the new deadline. Returns ECHOMQ_OK when the
+ * call went through. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_extend_many(echomq_client *c, const char *queue, const uint64_t *ids,
+                                  const uint64_t *tokens, size_t n, int64_t lease_ms,
+                                  int *statuses, int64_t *lease_until_ms);
+
+/* ------------------------------------------------------------------------ */
 /* Lane control. Each call fixes ring membership at once and applies to the
  * lane's existing backlog. Configuring a lane that has no jobs yet works.
  * Errors (all): EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
@@ -458,7 +536,7 @@ ECHOMQ_API const char *echomq_report_at(const echomq_report *r, size_t i);
 ECHOMQ_API void echomq_report_free(echomq_report *r);
 
 /* Check invariants I1-I3 (ring = serviceable lanes, each once; gactive =
- * leased jobs per lane and within limits; every job in exactly one place)
+ * leased jobs per lane; every job in exactly one place)
  * and the queue counters. ECHOMQ_OK with *out holding one line per
  * violation (count 0 = healthy). Runs one script over the whole queue: an
  * operator's call, O(jobs + lanes). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */

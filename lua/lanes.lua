@@ -1,26 +1,22 @@
 --[[ lanes: figures of one lane, or of a page of lanes in name order (read-only).
---   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
---     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
---   ARGV[1] key prefix "emq:{q}:"
---   ARGV[2] "one" | "page"
---   one:  ARGV[3] group
---   page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
--- Returns {OK, n, n x (group, depth, active, limit (0 = none), weight,
--- limit is default, weight is default, paused, serviceable, served,
--- oldest enqueued at, known (listed in the directory), delayed jobs)}.
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] "one" | "page"
+-- one:  ARGV[3] group
+-- page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
+-- Returns {OK, n, n x LANE_FIELDS values: group, depth, active, limit (0 =
+-- none), weight, limit is default, weight is default, paused, serviceable,
+-- served, oldest enqueued at, known (listed in the directory), delayed jobs}.
 ]]
---@include keys
---@include status
---@include argInt
---@include serviceable
---@include laneWeight
+--@include lane
+--@include record
 
 local names
 if ARGV[2] == 'one' then
   if not ARGV[3] or #ARGV[3] == 0 then return { EINVAL, 'lane: bad group' } end
   names = { ARGV[3] }
 elseif ARGV[2] == 'page' then
-  local count = argInt(ARGV[4], 1, 10000)
+  local count = argInt(ARGV[4], 1, BATCH_MAX)
   if not ARGV[3] or not count then return { EINVAL, 'lanes: bad cursor or count' } end
   local from = '-'
   if #ARGV[3] > 0 then from = '(' .. ARGV[3] end
@@ -28,6 +24,8 @@ elseif ARGV[2] == 'page' then
 else
   return { EINVAL, 'lanes: bad mode' }
 end
+local bad = layoutError()
+if bad then return bad end
 local out = { OK, #names }
 for _, g in ipairs(names) do
   local pk = pendingKey(g)
@@ -35,7 +33,10 @@ for _, g in ipairs(names) do
   local ll = rcall('HGET', K.glimit, g)
   local head = rcall('ZRANGE', pk, 0, 0)
   local oldest = '0'
-  if head[1] then oldest = rcall('HGET', jobKey(head[1]), 'at') or '0' end
+  if head[1] then
+    local rec = rcall('HGET', K.jobs, head[1])
+    if rec then oldest = select(3, unpackRecord(rec)) end
+  end
   local depth = rcall('ZCARD', pk)
   local active = tonumber(rcall('HGET', K.gactive, g) or '0')
   -- glive counts pending + leased + delayed jobs: the rest are delayed.

@@ -1,3 +1,4 @@
+--@include base
 -- Jobs waiting in lanes, derived from counters the scripts keep anyway
 -- (live jobs = enqueued + redriven - acked - dead-lettered), so no claim
 -- pays a write for it.

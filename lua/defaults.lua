@@ -1,8 +1,7 @@
 --[[ defaults: queue-wide default weight, limit or max attempts.
---   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
---     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
---   ARGV[1] key prefix "emq:{q}:"
---   ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
 -- The default weight and limit live in gweight[''] and glimit[''] (the empty
 -- name is never a group), so a claim reads a lane's setting and the default
 -- in one HMGET; max attempts lives in config.
@@ -11,18 +10,17 @@
 -- that have leased jobs and no limit of their own; those are exactly the
 -- fields of gactive, so the walk is O(lanes with leased jobs), not O(lanes).
 ]]
---@include keys
---@include status
---@include argInt
---@include fixRing
+--@include lane
 
 local what = ARGV[2]
 local v
-if what == 'weight' then v = argInt(ARGV[3], 1, 1000000)
-elseif what == 'limit' then v = argInt(ARGV[3], 0, 1000000000)
-elseif what == 'maxatt' then v = argInt(ARGV[3], 1, 1000000)
+if what == 'weight' then v = argInt(ARGV[3], 1, WEIGHT_MAX)
+elseif what == 'limit' then v = argInt(ARGV[3], 0, LIMIT_MAX)
+elseif what == 'maxatt' then v = argInt(ARGV[3], 1, ATTEMPTS_MAX)
 end
 if not v then return { EINVAL, 'defaults: bad setting or value' } end
+local bad = layoutError()
+if bad then return bad end
 
 if what == 'maxatt' then
   rcall('HSET', K.config, 'maxatt', S(v))

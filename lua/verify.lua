@@ -1,60 +1,57 @@
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
---   KEYS[1..15] the fixed keys of queue q (lua/includes/keys.lua): seq ring gweight
---     glimit gactive paused leases delayed dead lanes glive gserved stats config wake
---   ARGV[1] key prefix "emq:{q}:"
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att err
+-- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
---   I2 gactive[g] = leased jobs of g;
+--   I2 gactive[g] = leased jobs of g (so never negative);
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
---      dead), each place holds only existing jobs, no job key is orphaned;
+--      dead), each place holds only existing jobs, no record, attempt count
+--      or error is orphaned;
 --   and: the pending counter, glive per lane, lanes listed in the directory.
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
 ]]
---@include keys
---@include status
---@include serviceable
---@include pendingCount
+--@include lane
+--@include record
+--@include counts
 
-local bad = { OK }
-local function report(msg) bad[#bad + 1] = msg end
-local function scan(pattern, fn)
-  local cursor = '0'
-  repeat
-    local r = rcall('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
-    cursor = r[1]
-    for _, k in ipairs(r[2]) do fn(k) end
-  until cursor == '0'
-end
+local bad = layoutError()
+if bad then return bad end
+local out = { OK }
+local function report(msg) out[#out + 1] = msg end
 local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
 
 -- Where each job id lives, and the lanes that hold pending jobs.
-local place, lanesSeen, pendingTotal = {}, {}, 0
-local live = {}
+local place, lanesSeen, pendingTotal, live = {}, {}, 0, {}
 local function put(id, where, g)
   if place[id] then
     report('I3: job ' .. id .. ' is in ' .. place[id] .. ' and in ' .. where)
   else
     place[id] = where
   end
-  local jg = rcall('HGET', jobKey(id), 'g')
-  if not jg then
-    report('I3: ' .. where .. ' holds job ' .. id .. ' whose hash is missing')
-  elseif g and jg ~= g then
-    report('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g)
+  local rec = rcall('HGET', K.jobs, id)
+  if not rec then
+    report('I3: ' .. where .. ' holds job ' .. id .. ' whose record is missing')
+    return nil
   end
-  if jg and where ~= 'dead' then live[jg] = (live[jg] or 0) + 1 end
+  local jg = unpackRecord(rec)
+  if g and jg ~= g then report('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g) end
+  if where ~= 'dead' then live[jg] = (live[jg] or 0) + 1 end
   return jg
 end
 
-local gp = globEscape(P) .. 'g:*:pending'
-scan(gp, function(k)
-  local g = string.sub(k, #P + 3, #k - 8)
-  lanesSeen[g] = true
-  for _, id in ipairs(rcall('ZRANGE', k, 0, -1)) do
-    put(id, 'lane ' .. g, g)
-    pendingTotal = pendingTotal + 1
+local cursor = '0'
+repeat
+  local r = rcall('SCAN', cursor, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', 1000)
+  cursor = r[1]
+  for _, k in ipairs(r[2]) do
+    local g = string.sub(k, #P + 3, #k - 8)
+    lanesSeen[g] = true
+    for _, id in ipairs(rcall('ZRANGE', k, 0, -1)) do
+      put(id, 'lane ' .. g, g)
+      pendingTotal = pendingTotal + 1
+    end
   end
-end)
+until cursor == '0'
 local leasedBy = {}
 for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
   local g = put(id, 'leases', nil)
@@ -62,10 +59,14 @@ for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
 end
 for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do put(id, 'delayed', nil) end
 for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
-scan(globEscape(P) .. 'job:*', function(k)
-  local id = string.sub(k, #P + 5)
+for _, id in ipairs(rcall('HKEYS', K.jobs)) do
   if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
-end)
+end
+for _, key in ipairs({ K.att, K.err }) do
+  for _, id in ipairs(rcall('HKEYS', key)) do
+    if rcall('HEXISTS', K.jobs, id) == 0 then report('I3: ' .. key .. ' holds job ' .. id .. ' that does not exist') end
+  end
+end
 
 -- I2
 local act = rcall('HGETALL', K.gactive)
@@ -104,4 +105,4 @@ end
 for g, n in pairs(liveOf) do
   if not live[g] and n ~= 0 then report('counter: glive[' .. g .. '] = ' .. n .. ' but lane has no live job') end
 end
-return bad
+return out
