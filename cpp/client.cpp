@@ -213,15 +213,15 @@ ClaimResult Client::claimBatch(const char* queue, int64_t lease_ms, uint32_t n, 
 }
 
 TakeResult Client::settleClaim(const char* queue, const std::vector<Settlement>& s,
-                               int64_t lease_ms, uint32_t n, bool weighted) {
+                               int64_t lease_ms, uint32_t n, bool weighted, const char* flags) {
   const QueueKeys& k = keysFor(queue);
   checkRange("n", n, 0, ECHOMQ_BATCH_MAX);
   if (n > 0) checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
   checkSettlements(s);
   if (s.empty() && n == 0) invalid("nothing to settle and nothing to claim");
-  TakeResult res = take(k, s, n > 0 ? lease_ms : 0, n, n > 0 ? n : 1, weighted, "");
+  TakeResult res = take(k, s, n > 0 ? lease_ms : 0, n, n > 0 ? n : 1, weighted, flags);
   if (n > 0 && res.claimed.empty && res.claimed.next_due_ms == 0)
-    res.claimed = claimTurns(k, lease_ms, n, n, weighted, "");
+    res.claimed = claimTurns(k, lease_ms, n, n, weighted, flags);
   return res;
 }
 
@@ -256,6 +256,25 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
     ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(wait) + opts_.timeouts.command_ms);
     if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
   }
+}
+
+bool Client::waitForWork(const char* queue, int64_t timeout_ms) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  struct Cancellable {
+    Connection& c;
+    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
+    ~Cancellable() { c.endCancellable(); }
+  } guard(conn_);
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(timeout_ms) / 1000.0);
+  Argv b;
+  b.ref("BLPOP", 5);
+  b.ref(k.key("wake"));
+  b.ref(secs, std::strlen(secs));
+  ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(timeout_ms) + opts_.timeouts.command_ms);
+  if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
+  return w->type == REDIS_REPLY_ARRAY;
 }
 
 int Client::settleOne(const char* queue, const Settlement& s, const char* what) {

@@ -84,12 +84,17 @@ class Client {
   // serves them, until n jobs are taken).
   ClaimResult claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted);
   // Settles every entry, then (n > 0) claims a batch, in one round trip.
+  // flags: "w" passes a wake-up on to the next sleeper while work remains.
   TakeResult settleClaim(const char* queue, const std::vector<Settlement>& s, int64_t lease_ms,
-                         uint32_t n, bool weighted);
+                         uint32_t n, bool weighted, const char* flags = "");
   // Extends n leases at once; statuses[i] gets each job's status. Returns the new deadline.
   int64_t extendMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
                      int64_t lease_ms, int* statuses);
   ClaimResult bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms);
+  // Sleeps on the server until a lane of the queue joins the ring (a
+  // wake-up token) or timeout_ms pass; cancel() interrupts it (ECANCELED).
+  // Returns whether a wake-up came.
+  bool waitForWork(const char* queue, int64_t timeout_ms);
   void ack(const char* queue, uint64_t id, uint64_t token);
   // Acks n jobs in one call; statuses[i] gets each job's status. Returns
   // how many were acked.

@@ -421,6 +421,113 @@ ECHOMQ_API int echomq_extend_many(echomq_client *c, const char *queue, const uin
                                   int *statuses, int64_t *lease_until_ms);
 
 /* ------------------------------------------------------------------------ */
+/* The worker engine: the one worker loop under every binding. Any number of
+ * host threads pull jobs (echomq_worker_next) and report what became of
+ * them (done / fail / discard). Inside, one thread claims in batches fused
+ * with the settlement of finished jobs (one round trip per batch), extends
+ * the leases of held jobs past half their length (many in one call), and
+ * when the queue is empty sleeps on the server (a second connection waits
+ * for a wake-up, no polling) until work arrives.
+ *
+ * Thread safety: every echomq_worker_* call is thread-safe, except
+ * echomq_worker_free, which must be the last call on the handle.
+ * Job handles from echomq_worker_next belong to the caller (echomq_job_free);
+ * report each exactly once, then free it. */
+
+typedef struct echomq_worker echomq_worker;
+
+typedef struct echomq_worker_options {
+  unsigned int version;      /* ECHOMQ_WORKER_OPTIONS_VERSION */
+  unsigned int slots;        /* jobs held at once, running or prefetched;
+                                default 8; 1..ECHOMQ_BATCH_MAX */
+  unsigned int prefetch;     /* jobs claimed per round trip at most;
+                                0 = slots (default); 1..slots */
+  int64_t lease_ms;          /* default 30000; extended while a job runs */
+  int weighted;              /* 1 = weighted turns (wclaim); default 0 */
+  int64_t retry_delay_ms;    /* for echomq_worker_fail with
+                                ECHOMQ_RETRY_DEFAULT: default
+                                ECHOMQ_RETRY_BACKOFF (exponential) */
+  int64_t idle_wait_ms;      /* longest server-side wait of an idle round;
+                                default 5000 */
+  int connect_timeout_ms;    /* as echomq_client_options; default 2000 */
+  int command_timeout_ms;    /* default 5000 */
+} echomq_worker_options;
+
+#define ECHOMQ_WORKER_OPTIONS_VERSION 1
+#define ECHOMQ_WORKER_OPTIONS_INIT \
+  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000 }
+/* Retry delay of echomq_worker_fail meaning "the worker's retry_delay_ms". */
+#define ECHOMQ_RETRY_DEFAULT (-4)
+
+ECHOMQ_API int echomq_worker_options_init(echomq_worker_options *opts, unsigned int version);
+
+/* Create a worker for `queue` on the server at `url` (no I/O; opts may be
+ * NULL). Errors: EINVAL (URL, queue name, option values), ENOMEM; *out is
+ * NULL on error. */
+ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const char *queue,
+                                 const echomq_worker_options *opts);
+/* Same, returning the handle (NULL on error). */
+ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
+                                               const echomq_worker_options *opts);
+/* Connect and start the engine. Errors: EINVAL (started already), ECONN,
+ * ETIMEOUT, ENOPERM, ESERVER. */
+ECHOMQ_API int echomq_worker_start(echomq_worker *w);
+
+/* Wait up to timeout_ms (0 = do not wait) for a job to run. ECHOMQ_OK with
+ * *out set, ECHOMQ_EMPTY at the timeout, ECHOMQ_ECANCELED once the worker is
+ * stopping (no new job will come). Errors: EINVAL (not started). */
+ECHOMQ_API int echomq_worker_next(echomq_worker *w, int64_t timeout_ms, echomq_job **out);
+
+/* The job succeeded: acked with the next round trip. Errors: EINVAL,
+ * ENOTFOUND (not held: reported already, or its lease was lost while it
+ * ran, so another worker may have it), ECANCELED (the worker has stopped;
+ * the job comes back when its lease expires). */
+ECHOMQ_API int echomq_worker_done(echomq_worker *w, const echomq_job *job);
+/* The job failed: retried after retry_delay_ms (ms, ECHOMQ_RETRY_BACKOFF,
+ * ECHOMQ_RETRY_DEFAULT) or dead-lettered when out of attempts. reason may be
+ * NULL. Errors: as echomq_worker_done. */
+ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
+                                  int64_t retry_delay_ms);
+/* The job can never succeed: dead-lettered now, attempts left or not. */
+ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+
+/* Stop modes. Both give prefetched, unstarted jobs back to their lanes (at
+ * their mint position, at once, the attempt not counted). */
+#define ECHOMQ_STOP_DRAIN 1   /* wait (up to the timeout) for running jobs to
+                                 be reported, and settle them */
+#define ECHOMQ_STOP_ABANDON 0 /* stop now: running jobs come back when their
+                                 leases expire */
+
+/* Stop the engine (idempotent). Returns ECHOMQ_OK, or ECHOMQ_ETIMEOUT when a
+ * drain timed out with jobs still running (they come back by their leases). */
+ECHOMQ_API int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
+
+typedef struct echomq_worker_stats {
+  unsigned int version;  /* ECHOMQ_WORKER_STATS_VERSION */
+  uint64_t claimed;      /* jobs claimed */
+  uint64_t done;         /* acks settled */
+  uint64_t failed;       /* fails settled (retried, delayed or dead) */
+  uint64_t released;     /* prefetched jobs given back unstarted */
+  uint64_t extended;     /* lease extensions */
+  uint64_t lost;         /* leases lost (expired and reclaimed elsewhere) */
+  uint64_t round_trips;  /* calls to the server (excluding idle waits) */
+  uint64_t errors;       /* failed calls (retried after a backoff) */
+  uint64_t running;      /* handed out, not reported yet */
+  uint64_t buffered;     /* claimed, not handed out yet */
+} echomq_worker_stats;
+#define ECHOMQ_WORKER_STATS_VERSION 1
+/* Errors: EINVAL (NULL, version). */
+ECHOMQ_API int echomq_worker_stats_get(echomq_worker *w, echomq_worker_stats *out);
+
+/* Copies the message of the engine's last failed server call ("" if none)
+ * into buf (cut to cap - 1 bytes, NUL-terminated) and returns its status
+ * (0 if none). The engine retries failed calls itself after a backoff. */
+ECHOMQ_API int echomq_worker_last_error(echomq_worker *w, char *buf, size_t cap);
+
+/* Stop (abandon) if running, and free. NULL is a no-op. */
+ECHOMQ_API void echomq_worker_free(echomq_worker *w);
+
+/* ------------------------------------------------------------------------ */
 /* Lane control. Each call fixes ring membership at once and applies to the
  * lane's existing backlog. Configuring a lane that has no jobs yet works.
  * Errors (all): EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
