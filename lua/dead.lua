@@ -1,5 +1,5 @@
 --[[ dead: a page of dead-lettered jobs, oldest death first (read-only).
--- KEYS: seq dead config jobs att err
+-- KEYS: seq dead config jobs att
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] offset   ARGV[3] count
 -- Returns {OK, n, n x DEAD_FIELDS values: id, group, payload, attempts, max
@@ -21,8 +21,9 @@ for i = 1, #ids, 2 do
     local g, p, at, _, mx = unpackRecord(rec)
     local n = #out
     out[n + 1] = id; out[n + 2] = g; out[n + 3] = p
-    out[n + 4] = rcall('HGET', K.att, id) or '0'; out[n + 5] = mx; out[n + 6] = at
-    out[n + 7] = ids[i + 1]; out[n + 8] = rcall('HGET', K.err, id) or ''
+    local att, err = unpackAtt(rcall('HGET', K.att, id))
+    out[n + 4] = att; out[n + 5] = mx; out[n + 6] = at
+    out[n + 7] = ids[i + 1]; out[n + 8] = err
     out[2] = out[2] + 1
   end
 end

@@ -40,13 +40,12 @@ for i = 1, n do
 end
 callSliced('HSET', K.jobs, recs)
 rcall('HINCRBY', K.stats, 'enqueued', n)
-local live = readFields(K.glive, lanes)
-local dir = {}
+local count, dir = {}, {}
 for _, g in ipairs(lanes) do
-  live[g] = tonumber(live[g] or '0') + #idsOf[g]
+  count[g] = #idsOf[g]
   dir[#dir + 1] = '0'; dir[#dir + 1] = g
 end
-writeCounts(K.glive, lanes, live)
+addCounts(K.glive, lanes, count)
 callSliced('ZADD', K.lanes, dir, { 'NX' })
 if delay > 0 then
   local due, d = S(now + delay), {}
@@ -58,7 +57,9 @@ if delay > 0 then
 end
 -- A lane becomes serviceable when it was empty, runs and is below its ceiling.
 local lim = laneSettings(lanes, false)
-local act = readFields(K.gactive, lanes)
+local limited = {}
+for _, g in ipairs(lanes) do if lim[g] then limited[#limited + 1] = g end end
+local act = #limited > 0 and readFields(K.gactive, limited) or {}
 local paused = callSliced('SMISMEMBER', K.paused, lanes)
 local join = {}
 for i, g in ipairs(lanes) do

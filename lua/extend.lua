@@ -5,7 +5,7 @@
 -- Returns {OK, new deadline, n codes: OK, ENOTFOUND or ESTALE}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
---@include base
+--@include record
 
 local lease = argInt(ARGV[2], 1, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 1, BATCH_MAX)
@@ -27,7 +27,7 @@ local out, upd = { OK, deadline }, {}
 for i = 1, n do
   local st = OK
   if not there[i] then st = ENOTFOUND
-  elseif not held[i] or tonumber(atts[i] or '0') ~= toks[i] then st = ESTALE
+  elseif not held[i] or unpackAtt(atts[i]) ~= toks[i] then st = ESTALE
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st
 end

@@ -31,7 +31,7 @@ for _, id in ipairs(ids) do
   local rec = rcall('HGET', K.jobs, id)
   if rec and rcall('ZREM', K.dead, id) == 1 then
     local g, _, _, _, mx = unpackRecord(rec)
-    rcall('HSET', K.jobs, id, withCap(rec, tonumber(rcall('HGET', K.att, id) or '0') + tonumber(mx)))
+    rcall('HSET', K.jobs, id, withCap(rec, unpackAtt(rcall('HGET', K.att, id)) + tonumber(mx)))
     addLive(g, 1)
     local before = serviceable(g)
     rcall('ZADD', pendingKey(g), id, id)

@@ -1,7 +1,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att err
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX

@@ -1,12 +1,12 @@
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att err
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
 --   I2 gactive[g] = leased jobs of g (so never negative);
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
---      dead), each place holds only existing jobs, no record, attempt count
---      or error is orphaned;
+--      dead), each place holds only existing jobs, no record or attempt
+--      count is orphaned;
 --   and: the pending counter, glive per lane, lanes listed in the directory.
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
 ]]
@@ -62,10 +62,8 @@ for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
 for _, id in ipairs(rcall('HKEYS', K.jobs)) do
   if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
 end
-for _, key in ipairs({ K.att, K.err }) do
-  for _, id in ipairs(rcall('HKEYS', key)) do
-    if rcall('HEXISTS', K.jobs, id) == 0 then report('I3: ' .. key .. ' holds job ' .. id .. ' that does not exist') end
-  end
+for _, id in ipairs(rcall('HKEYS', K.att)) do
+  if rcall('HEXISTS', K.jobs, id) == 0 then report('I3: att holds job ' .. id .. ' that does not exist') end
 end
 
 -- I2

@@ -34,3 +34,21 @@ local function laneSettings(names, weighted)
   end
   return lim, wt
 end
+-- Adds delta[name] to each field of `names` in hash `key` and returns the
+-- new values (name -> number); a field goes at exactly 0. One HINCRBY per
+-- field for one or two fields, else one HMGET and one HSET for them all.
+local function addCounts(key, names, delta)
+  local now = {}
+  if #names <= 2 then
+    for _, n in ipairs(names) do
+      local v = rcall('HINCRBY', key, n, delta[n])
+      if v == 0 then rcall('HDEL', key, n) end
+      now[n] = v
+    end
+    return now
+  end
+  local cur = readFields(key, names)
+  for _, n in ipairs(names) do now[n] = tonumber(cur[n] or '0') + delta[n] end
+  writeCounts(key, names, now)
+  return now
+end

@@ -13,6 +13,18 @@ local function unpackRecord(rec)
   gl = tonumber(gl)
   return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
 end
+-- A job's delivery state, one field of the att hash (absent until its first
+-- claim): "<attempts>" or "<attempts> <last error>". The attempt count is the
+-- fencing token of the current delivery.
+local function unpackAtt(v)
+  if not v then return 0, '' end
+  local n, r = string.match(v, '^(%d+) ?(.*)$')
+  return tonumber(n), r
+end
+local function packAtt(n, reason)
+  if reason and #reason > 0 then return S(n) .. ' ' .. reason end
+  return S(n)
+end
 -- The record with its attempt cap raised to `cap`.
 local function withCap(rec, cap)
   local g, p, at, _, mx = unpackRecord(rec)

@@ -21,7 +21,7 @@ local function recover(now, max)
       local before = serviceable(g)
       addActive(g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
-      local att = tonumber(rcall('HGET', K.att, id) or '0')
+      local att = unpackAtt(rcall('HGET', K.att, id))
       endAttempt(id, g, att, cap, 0, now, att >= cap and 'lease expired' or nil)
       fixRing(g, before)
     end

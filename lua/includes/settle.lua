@@ -21,7 +21,7 @@ local function settle(acks, fails, now, codes)
   local function check(i, token)
     local id = ids[i]
     if not recs[i] then return ENOTFOUND end
-    if seen[id] or not held[i] or tonumber(atts[i] or '0') ~= token then return ESTALE end
+    if seen[id] or not held[i] or unpackAtt(atts[i]) ~= token then return ESTALE end
     seen[id] = true
     return OK
   end
@@ -70,24 +70,21 @@ local function settle(acks, fails, now, codes)
   if #done == 0 then return refused end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
-  callSliced('HDEL', K.err, done)
   callSliced('ZREM', K.leases, done)
   rcall('HINCRBY', K.stats, 'acked', #done)
-  local act, live = readFields(K.gactive, lanes), readFields(K.glive, lanes)
+  local minus = {}
+  for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
+  local act = addCounts(K.gactive, lanes, minus)
+  local live = addCounts(K.glive, lanes, minus)
   local lim = laneSettings(lanes, false)
   for _, g in ipairs(lanes) do
-    local was = tonumber(act[g] or '0')
-    act[g] = was - dropped[g]
-    live[g] = tonumber(live[g] or '0') - dropped[g]
     -- Freed from its ceiling: the lane rejoins if it has work and runs.
     local l = lim[g]
-    if l and was >= l and act[g] < l and rcall('EXISTS', pendingKey(g)) == 1
+    if l and act[g] + dropped[g] >= l and act[g] < l and rcall('EXISTS', pendingKey(g)) == 1
        and rcall('SISMEMBER', K.paused, g) == 0 then
       joinRing(g)
     end
   end
-  writeCounts(K.gactive, lanes, act)
-  writeCounts(K.glive, lanes, live)
   for _, g in ipairs(lanes) do
     if live[g] <= 0 then forgetIdleLane(g) end
   end

@@ -1,7 +1,8 @@
 // Batched claims serve exactly what as many single claims would: from two
 // queues brought to identical states by the same random operations, n
 // claims on one and a batch of n on the other give the same (id, lane,
-// token) sequence and leave the same ring. Then fused settlement.
+// token) sequence and leave the same ring; a weighted batch gives the whole
+// turns of successive wclaims that fit in n. Then fused settlement.
 #include "raw_valkey.hpp"
 #include "test_env.hpp"
 
@@ -94,12 +95,18 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     const std::string &qa = qas[seed - 1], &qb = qbs[seed - 1];
     const uint32_t n = 1 + seed % 23;
     std::vector<Served> singles, batch;
-    while (singles.size() < n) {
-      if (weighted) {
-        JobListPtr l = wclaim(c.get(), qa, 60000, n - static_cast<uint32_t>(singles.size()));
+    if (weighted) {
+      // Whole turns: the turns of successive wclaims while they fit in n
+      // (a turn that would pass n waits for the next batch; the first is cut to n).
+      while (singles.size() < n) {
+        JobListPtr l = wclaim(c.get(), qa, 60000, ECHOMQ_WCLAIM_MAX);
         if (!l) break;
-        for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) add(singles, echomq_job_list_at(l.get(), i));
-      } else {
+        const size_t k = echomq_job_list_count(l.get());
+        if (!singles.empty() && singles.size() + k > n) break;
+        for (size_t i = 0; i < k && singles.size() < n; ++i) add(singles, echomq_job_list_at(l.get(), i));
+      }
+    } else {
+      while (singles.size() < n) {
         JobPtr j = claim(c.get(), qa, 60000);
         if (!j) break;
         add(singles, j.get());
@@ -118,7 +125,7 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     INFO("singles: " << show(singles));
     INFO("batch:   " << show(batch));
     REQUIRE(singles == batch);
-    CHECK(ring_of(raw, qa) == ring_of(raw, qb));
+    if (!weighted) CHECK(ring_of(raw, qa) == ring_of(raw, qb));
     require_verified(c.get(), qa);
     require_verified(c.get(), qb);
   }

@@ -1,6 +1,7 @@
 // The worker engine: host threads pull and report; the engine claims and
 // settles in batches, extends leases, sleeps on the server when idle, and
 // gives unstarted jobs back when it stops.
+#include "raw_valkey.hpp"
 #include "test_env.hpp"
 
 #include <atomic>
@@ -196,4 +197,61 @@ TEST_CASE("bad worker options and URLs are refused before any I/O", "[worker]") 
   echomq_worker *never = echomq_worker_create(server_url().c_str(), "q", nullptr);
   CHECK(never != nullptr);
   echomq_worker_free(never);  // never started: no thread, no connection
+}
+
+TEST_CASE("connections killed under a running engine lose no job and ack none twice", "[worker]") {
+  const std::string q = fresh_queue("engine-kill");
+  constexpr int kJobs = 3000;
+  {
+    auto c = connect_client();
+    BatchPtr b(echomq_batch_create());
+    for (int i = 0; i < kJobs; ++i) {
+      const std::string g = "L" + std::to_string(i % 10);
+      REQUIRE(echomq_batch_add(b.get(), g.c_str(), "p", 1) == ECHOMQ_OK);
+    }
+    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  }
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 16;
+  o.lease_ms = 1000;  // jobs of a call whose reply was lost come back soon
+  o.idle_wait_ms = 200;
+  WorkerPtr w = start_worker(q, o);
+  std::atomic<bool> stop{false};
+  std::atomic<int> handed{0};
+  std::vector<std::thread> hosts;
+  for (int t = 0; t < 4; ++t) {
+    hosts.emplace_back([&] {
+      while (!stop.load()) {
+        echomq_job *j = nullptr;
+        if (echomq_worker_next(w.get(), 50, &j) != ECHOMQ_OK) continue;
+        handed.fetch_add(1);
+        sleep_ms(j && echomq_job_id(j) % 97 == 0 ? 5 : 0);
+        echomq_worker_done(w.get(), j);  // may be refused if its lease was lost: it comes back
+        echomq_job_free(j);
+      }
+    });
+  }
+  {
+    RawValkey raw;
+    for (int k = 0; k < 10; ++k) {
+      sleep_ms(40);
+      raw.must({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"});
+    }
+  }
+  auto c = connect_client();
+  const int64_t deadline = mono_ms() + 30000;
+  while (mono_ms() < deadline && stats(c.get(), q).acked_total < static_cast<uint64_t>(kJobs)) sleep_ms(50);
+  stop = true;
+  for (auto &t : hosts) t.join();
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.acked_total == static_cast<uint64_t>(kJobs));  // each job acked once, none lost
+  CHECK(s.pending == 0);
+  CHECK(s.leased == 0);
+  CHECK(handed.load() >= kJobs);  // at-least-once: a job may run again after a lost lease
+  echomq_worker_stats ws = worker_stats(w.get());
+  CHECK(ws.errors > 0);  // the kills were seen, reported and retried
+  char msg[256];
+  CHECK(echomq_worker_last_error(w.get(), msg, sizeof msg) != ECHOMQ_OK);
+  require_verified(c.get(), q);
 }
