@@ -378,13 +378,15 @@ TEST_CASE("hundreds of expired leases all come back through claims alone", "[lea
   const std::string q = fresh_queue("massexpiry");
   const int n = 300;
   for (int i = 0; i < n; ++i) enqueue(crashed.get(), q, "lane" + std::to_string(i % 3), std::to_string(i));
-  for (int i = 0; i < n; ++i) REQUIRE(claim(crashed.get(), q, 50));
+  // Leases long enough that none expires while the 300 claims run on a busy
+  // machine (a re-claimed job would use up attempts), short enough to wait out.
+  for (int i = 0; i < n; ++i) REQUIRE(claim(crashed.get(), q, 1000));
   crashed.reset();
   echomq_enqueue_options soon = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  soon.delay_ms = 50;
+  soon.delay_ms = 1000;
   for (int i = 0; i < n; ++i) enqueue(worker.get(), q, "ready", "r");
   for (int i = 0; i < n; ++i) enqueue(worker.get(), q, "due", "d", &soon);
-  sleep_ms(200);
+  sleep_ms(1200);
 
   std::set<uint64_t> done;
   int empties = 0;
