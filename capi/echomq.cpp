@@ -2,6 +2,7 @@
 // a status plus the handle's message. No exception crosses it.
 #include "echomq/echomq.h"
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -109,6 +110,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_ENOTFOUND: return "not found";
     case ECHOMQ_ESTALE: return "stale lease";
     case ECHOMQ_ELAYOUT: return "queue written with another key layout";
+    case ECHOMQ_EFULL: return "lane is full";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";
@@ -508,6 +510,44 @@ int echomq_set_default_max_attempts(echomq_client* c, const char* queue, uint32_
   });
 }
 
+int echomq_set_rate(echomq_client* c, const char* queue, const char* group, uint32_t jobs,
+                    int64_t period_ms, uint32_t burst) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (jobs < 1) echomq::invalid("rate jobs must be >= 1 (use echomq_clear_rate to remove it)");
+    c->core.setRate(queue, group, jobs, period_ms, burst);
+  });
+}
+int echomq_clear_rate(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    c->core.setRate(queue, group, 0, 1, 0);
+  });
+}
+int echomq_set_default_rate(echomq_client* c, const char* queue, uint32_t jobs, int64_t period_ms,
+                            uint32_t burst) {
+  return guarded(c, [&] { c->core.setRate(queue, nullptr, jobs, jobs ? period_ms : 1, burst); });
+}
+int echomq_throttle(echomq_client* c, const char* queue, const char* group, int64_t ms) {
+  return guarded(c, [&] { c->core.throttle(queue, group, ms); });
+}
+int echomq_set_cap(echomq_client* c, const char* queue, const char* group, uint64_t cap) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (cap < 1) echomq::invalid("cap must be >= 1 (use echomq_clear_cap to remove it)");
+    c->core.setCap(queue, group, cap);
+  });
+}
+int echomq_clear_cap(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    c->core.setCap(queue, group, 0);
+  });
+}
+int echomq_set_default_cap(echomq_client* c, const char* queue, uint64_t cap) {
+  return guarded(c, [&] { c->core.setCap(queue, nullptr, cap); });
+}
+
 /* ---- inspection ---- */
 
 int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
@@ -522,9 +562,13 @@ int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
 int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_lane_info* out) {
   return guarded(c, [&] {
     requireOut(out, "out");
-    if (out->version != ECHOMQ_LANE_INFO_VERSION)
+    const unsigned v = out->version;
+    if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_1)
       echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
-    *out = c->core.lane(queue, group);
+    echomq_lane_info l = c->core.lane(queue, group);
+    // A version-1 caller's struct ends before the version-2 fields.
+    std::memcpy(out, &l, v == ECHOMQ_LANE_INFO_VERSION ? sizeof l : offsetof(echomq_lane_info, rate_jobs));
+    out->version = v;
   });
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "error.hpp"
@@ -407,6 +408,43 @@ void Client::setDefault(const char* queue, const char* what, uint32_t value) {
   scriptStatus(run(Script::Defaults).get(), "defaults");
 }
 
+void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms,
+                     uint32_t burst) {
+  const QueueKeys& k = keysFor(queue);
+  if (group) checkGroupName(group);
+  checkRange("rate jobs", jobs, 0, ECHOMQ_RATE_JOBS_MAX);
+  checkRange("rate period_ms", period_ms, 1, ECHOMQ_RATE_PERIOD_MAX_MS);
+  checkRange("rate burst", burst, 0, ECHOMQ_RATE_JOBS_MAX);
+  start(Script::Rate, k);
+  argv_.ref(group ? "lane" : "default", group ? 4 : 7);
+  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
+  argv_.own(static_cast<long long>(jobs));
+  argv_.own(period_ms);
+  argv_.own(static_cast<long long>(burst));
+  scriptStatus(run(Script::Rate).get(), "rate");
+}
+
+void Client::throttle(const char* queue, const char* group, int64_t ms) {
+  const QueueKeys& k = keysFor(queue);
+  checkGroupName(group);
+  checkRange("throttle ms", ms, 1, ECHOMQ_DELAY_MAX_MS);
+  start(Script::Rate, k);
+  argv_.ref("throttle", 8);
+  argv_.ref(group, std::strlen(group));
+  argv_.own(ms);
+  scriptStatus(run(Script::Rate).get(), "throttle");
+}
+
+void Client::setCap(const char* queue, const char* group, uint64_t cap) {
+  const QueueKeys& k = keysFor(queue);
+  if (group) checkGroupName(group);
+  if (cap > ECHOMQ_CAP_MAX) checkRange("cap", ECHOMQ_CAP_MAX + 1LL, 0, ECHOMQ_CAP_MAX);
+  start(Script::Cap, k);
+  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
+  argv_.own(std::to_string(cap));
+  scriptStatus(run(Script::Cap).get(), "cap");
+}
+
 echomq_queue_stats Client::stats(const char* queue) {
   const QueueKeys& k = keysFor(queue);
   start(Script::Stats, k);
@@ -438,10 +476,11 @@ namespace {
 std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
   scriptStatus(r, "lanes");
   uint64_t n = u64(r, 1, "lanes");
-  if (r->elements != 2 + 13 * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
+  constexpr size_t kFields = 21;
+  if (r->elements != 2 + kFields * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
   std::vector<echomq_lane_info> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 13 * i;
+    size_t b = 2 + kFields * i;
     echomq_lane_info& l = out[i];
     std::memset(&l, 0, sizeof l);
     l.version = ECHOMQ_LANE_INFO_VERSION;
@@ -459,6 +498,14 @@ std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
     l.oldest_enqueued_at_ms = i64(r, b + 10, "lanes");
     l.known = static_cast<int>(i64(r, b + 11, "lanes"));
     l.delayed = u64(r, b + 12, "lanes");
+    l.rate_jobs = static_cast<uint32_t>(u64(r, b + 13, "lanes"));
+    l.rate_period_ms = i64(r, b + 14, "lanes");
+    l.rate_burst = static_cast<uint32_t>(u64(r, b + 15, "lanes"));
+    l.rate_is_default = static_cast<int>(i64(r, b + 16, "lanes"));
+    l.tokens = std::strtod(str(r, b + 17, "lanes").c_str(), nullptr);
+    l.next_token_at_ms = i64(r, b + 18, "lanes");
+    l.cap = u64(r, b + 19, "lanes");
+    l.cap_is_default = static_cast<int>(i64(r, b + 20, "lanes"));
   }
   return out;
 }

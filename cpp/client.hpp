@@ -109,6 +109,13 @@ class Client {
   void setLimit(const char* queue, const char* group, uint32_t limit);    // 0 clears
   void setPaused(const char* queue, const char* group, bool paused);
   void setDefault(const char* queue, const char* what, uint32_t value);
+  // Rate limit of a lane (group) or the queue default (group NULL): jobs per
+  // period_ms with a burst (0 = jobs); jobs 0 clears.
+  void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
+  // No job of the lane before server now + ms.
+  void throttle(const char* queue, const char* group, int64_t ms);
+  // Size cap of a lane or the queue default (group NULL); 0 clears.
+  void setCap(const char* queue, const char* group, uint64_t cap);
 
   echomq_queue_stats stats(const char* queue);
   echomq_lane_info lane(const char* queue, const char* group);

@@ -1,5 +1,5 @@
 --[[ defaults: queue-wide default weight, limit or max attempts.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
 -- The default weight and limit live in gweight[''] and glimit[''] (the empty
@@ -34,7 +34,7 @@ local touched, before = {}, {}
 for _, g in ipairs(rcall('HKEYS', K.gactive)) do
   if rcall('HEXISTS', K.glimit, g) == 0 then
     touched[#touched + 1] = g
-    before[g] = serviceable(g)
+    before[g] = laneState(g)
   end
 end
 if v == 0 then rcall('HDEL', K.glimit, '') else rcall('HSET', K.glimit, '', S(v)) end

@@ -1,12 +1,15 @@
 --[[ lanes: figures of one lane, or of a page of lanes in name order (read-only).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "one" | "page"
 -- one:  ARGV[3] group
 -- page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
 -- Returns {OK, n, n x LANE_FIELDS values: group, depth, active, limit (0 =
 -- none), weight, limit is default, weight is default, paused, serviceable,
--- served, oldest enqueued at, known (listed in the directory), delayed jobs}.
+-- served, oldest enqueued at, known (listed in the directory), delayed jobs,
+-- rate jobs, rate period ms, rate burst (0 0 0 = none), rate is default,
+-- tokens now ("-1" without a rate), next token due at ms (0 = has one),
+-- cap (0 = none), cap is default}.
 ]]
 --@include lane
 --@include record
@@ -41,10 +44,16 @@ for _, g in ipairs(names) do
   local active = tonumber(rcall('HGET', K.gactive, g) or '0')
   -- glive counts pending + leased + delayed jobs: the rest are delayed.
   local delayed = math.max(0, tonumber(rcall('HGET', K.glive, g) or '0') - depth - active)
+  local rate, lr = laneRate(g), rcall('HGET', K.grate, g)
+  local _, tok, due = rateState(rate, rcall('HGET', K.gbucket, g), serverNowMs())
+  local cv = rcall('HMGET', K.gcap, g, '')
   local row = { g, depth, active, laneLimit(g) or 0, laneWeight(g),
     ll and 0 or 1, lw and 0 or 1, rcall('SISMEMBER', K.paused, g), serviceable(g) and 1 or 0,
     tonumber(rcall('HGET', K.gserved, g) or '0'), oldest,
-    rcall('ZSCORE', K.lanes, g) and 1 or 0, delayed }
+    rcall('ZSCORE', K.lanes, g) and 1 or 0, delayed,
+    rate and rate[1] or 0, rate and rate[2] or 0, rate and rate[3] or 0, lr and 0 or 1,
+    rate and string.format('%.3f', tok) or '-1', due and S(due) or '0',
+    tonumber(cv[1] or cv[2] or '0'), cv[1] and 0 or 1 }
   for _, v in ipairs(row) do out[#out + 1] = v end
 end
 return out

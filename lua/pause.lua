@@ -1,5 +1,5 @@
 --[[ pause / resume a lane. Idempotent; works for a lane with no jobs yet.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] "1" = pause, "0" = resume
 -- Returns {OK} or {EINVAL, msg}.
@@ -14,7 +14,7 @@ if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
 end
 local bad = layoutError()
 if bad then return bad end
-local before = serviceable(g)
+local before = laneState(g)
 if ARGV[3] == '1' then
   rcall('SADD', K.paused, g)
   rcall('ZADD', K.lanes, 'NX', 0, g)

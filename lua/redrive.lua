@@ -1,5 +1,5 @@
 --[[ redrive: move dead jobs back to their lanes with a fresh attempt budget.
--- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att
+-- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "ids" then job ids, or "all" then a chunk size (the oldest dead)
 -- Returns {OK, moved, dead left}. The attempt count (fencing token) is kept
@@ -33,7 +33,7 @@ for _, id in ipairs(ids) do
     local g, _, _, _, mx = unpackRecord(rec)
     rcall('HSET', K.jobs, id, withCap(rec, unpackAtt(rcall('HGET', K.att, id)) + tonumber(mx)))
     addLive(g, 1)
-    local before = serviceable(g)
+    local before = laneState(g)
     rcall('ZADD', pendingKey(g), id, id)
     fixRing(g, before)
     moved = moved + 1

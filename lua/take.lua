@@ -1,7 +1,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -70,6 +70,7 @@ out[at] = 0
 local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(now, RECOVER_MAX)
+  rejoinThrottled(now, RECOVER_MAX)
   taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end

@@ -1,5 +1,5 @@
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
@@ -80,6 +80,8 @@ for g, n in pairs(leasedBy) do
 end
 
 -- I1
+-- A lane that waits for a token is in `throttled`; one whose token fell
+-- due since is serviceable and rejoins at the next claim: not a violation.
 local inRing = {}
 for _, g in ipairs(rcall('LRANGE', K.ring, 0, -1)) do
   if inRing[g] then report('I1: lane ' .. g .. ' is in the ring more than once') end
@@ -87,7 +89,14 @@ for _, g in ipairs(rcall('LRANGE', K.ring, 0, -1)) do
   if not serviceable(g) then report('I1: lane ' .. g .. ' is in the ring but not serviceable') end
 end
 for g in pairs(lanesSeen) do
-  if serviceable(g) and not inRing[g] then report('I1: lane ' .. g .. ' is serviceable but not in the ring') end
+  local st = laneState(g)
+  local waits = rcall('ZSCORE', K.throttled, g)
+  if st == 'ring' and not inRing[g] and not (waits and tonumber(waits) <= serverNowMs()) then
+    report('I1: lane ' .. g .. ' is serviceable but not in the ring')
+  elseif st == 'wait' and not waits then
+    report('I1: lane ' .. g .. ' waits for a token but is not scheduled to rejoin')
+  end
+  if waits and inRing[g] then report('I1: lane ' .. g .. ' is in the ring and in throttled') end
 end
 
 -- Counters and the lane directory.

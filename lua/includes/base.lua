@@ -4,9 +4,13 @@
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
 -- Integers go to Valkey as strings; %.0f keeps 13-digit milliseconds exact.
 local function S(n) return string.format('%.0f', n) end
+local NOW_MS
 local function serverNowMs()
-  local t = rcall('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not NOW_MS then
+    local t = rcall('TIME')
+    NOW_MS = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return NOW_MS  -- one instant per script call
 end
 -- A decimal integer argument in [lo, hi]; nil when it is not one.
 local function argInt(s, lo, hi)

@@ -8,7 +8,7 @@ local function recover(now, max)
     local rec = rcall('HGET', K.jobs, id)
     if rec then
       local g = unpackRecord(rec)
-      local before = serviceable(g)
+      local before = laneState(g)
       rcall('ZADD', pendingKey(g), id, id)
       fixRing(g, before)
     end
@@ -18,7 +18,7 @@ local function recover(now, max)
     local rec = rcall('HGET', K.jobs, id)
     if rec then
       local g, _, _, cap = unpackRecord(rec)
-      local before = serviceable(g)
+      local before = laneState(g)
       addActive(g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
       local att = unpackAtt(rcall('HGET', K.att, id))
@@ -27,11 +27,19 @@ local function recover(now, max)
     end
   end
 end
--- Milliseconds until the next delayed job falls due or lease expires, -1 if
--- none (0: more is due now than one call brings back).
+-- Lanes whose token (or hand-set throttle) is due rejoin the ring, up to `max`.
+local function rejoinThrottled(now, max)
+  for _, g in ipairs(rcall('ZRANGEBYSCORE', K.throttled, '-inf', S(now), 'LIMIT', 0, max)) do
+    rcall('ZREM', K.throttled, g)
+    if not laneRate(g) then rcall('HDEL', K.gbucket, g) end  -- a hand-set throttle ended
+    fixRing(g, 'out')  -- not in the ring while it waited
+  end
+end
+-- Milliseconds until the next delayed job falls due, lease expires or lane
+-- gets its token, -1 if none (0: more is due now than one call brings back).
 local function nextDue(now)
   local best = -1
-  for _, key in ipairs({ K.delayed, K.leases }) do
+  for _, key in ipairs({ K.delayed, K.leases, K.throttled }) do
     local h = rcall('ZRANGE', key, 0, 0, 'WITHSCORES')
     if h[2] then
       local d = math.max(0, tonumber(h[2]) - now)

@@ -33,7 +33,7 @@ local function settle(acks, fails, now, codes)
     if st == OK then
       local id = ids[i]
       local g, _, _, cap = unpackRecord(recs[i])
-      local before = serviceable(g)
+      local before = laneState(g)
       rcall('ZREM', K.leases, id)
       addActive(g, -1)
       if f[3] == RELEASE then
@@ -78,11 +78,12 @@ local function settle(acks, fails, now, codes)
   local live = addCounts(K.glive, lanes, minus)
   local lim = laneSettings(lanes, false)
   for _, g in ipairs(lanes) do
-    -- Freed from its ceiling: the lane rejoins if it has work and runs.
+    -- Freed from its ceiling: the lane rejoins if it has work, runs and
+    -- has a token (or waits for one).
     local l = lim[g]
-    if l and act[g] + dropped[g] >= l and act[g] < l and rcall('EXISTS', pendingKey(g)) == 1
-       and rcall('SISMEMBER', K.paused, g) == 0 then
-      joinRing(g)
+    if l and act[g] + dropped[g] >= l and act[g] < l then
+      local st, due = laneState(g)
+      if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
     end
   end
   for _, g in ipairs(lanes) do

@@ -28,6 +28,21 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
   local m = #head
   local whole = turns > 1 and m == len  -- the turns may come round to a lane again
   local lim, wt = laneSettings(head, weighted)
+  -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
+  local q = {}
+  for i, g in ipairs(head) do q[i] = g end
+  q[#q + 1] = ''
+  local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, head)
+  local dr = rates['']
+  local tok, rated = {}, {}
+  for _, g in ipairs(head) do
+    local r = parseRate(rates[g] or dr or nil)
+    if r or buckets[g] then
+      local _, t = rateState(r, buckets[g] or nil, now)
+      tok[g] = t
+      rated[g] = r or false
+    end
+  end
   -- Active counts matter only under a ceiling: read them for those lanes.
   local limited = {}
   for _, g in ipairs(head) do if lim[g] then limited[#limited + 1] = g end end
@@ -36,7 +51,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
   local depth, servedBy, lanes = {}, {}, {}
   local dq, h = {}, 1  -- the ring as the turns see it: dq[h..]
   for i, g in ipairs(head) do dq[i] = g end
-  local ids, laneOf, taken, t = {}, {}, 0, 0
+  local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
   while taken < n and t < turns and h <= #dq do
     local g = dq[h]
     local k = 1
@@ -44,6 +59,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
       if not depth[g] then depth[g] = rcall('ZCARD', pendingKey(g)) end
       k = math.min(wt[g], depth[g])
       if lim[g] then k = math.min(k, lim[g] - act[g]) end
+      if tok[g] then k = math.min(k, math.floor(tok[g])) end
       if k < 1 then k = 1 end  -- a ring lane is below its ceiling (I1)
       if taken + k > n then
         if taken > 0 then break end
@@ -63,7 +79,16 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
     if not servedBy[g] then servedBy[g] = 0; lanes[#lanes + 1] = g end
     servedBy[g] = servedBy[g] + got
     if depth[g] then depth[g] = depth[g] - got else depth[g] = rcall('ZCARD', pendingKey(g)) end
-    if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then dq[#dq + 1] = g end
+    if tok[g] then tok[g] = tok[g] - got end
+    if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then
+      if tok[g] and tok[g] < 1 then
+        -- Out of tokens: out of the ring until its next one is due.
+        waiting[#waiting + 1] = S(now + math.ceil((1 - tok[g]) * rated[g][2] / rated[g][1]))
+        waiting[#waiting + 1] = g
+      else
+        dq[#dq + 1] = g
+      end
+    end
   end
   -- The ring after those turns: the visited head entries leave the front,
   -- the lanes still serviceable go to the tail in the order they were served.
@@ -80,6 +105,12 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
     end
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
   end
+  if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
+  local spent = {}
+  for _, g in ipairs(lanes) do
+    if tok[g] and rated[g] then spent[#spent + 1] = g; spent[#spent + 1] = packBucket(tok[g], now) end
+  end
+  if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   if taken == 0 then return 0 end
   -- Lease the jobs: the attempt count is the fencing token.
   local recs = callSliced('HMGET', K.jobs, ids)

@@ -76,6 +76,8 @@ typedef enum echomq_status {
   ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
   ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
                              job is no longer leased: the lease was lost */
+  ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
+                             nothing written (a batch: none of it) */
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
                              layout (an older EchoMQ): refused, nothing
                              written. See ECHOMQ_KEY_LAYOUT. */
@@ -128,6 +130,9 @@ ECHOMQ_API const char *echomq_version_string(void);
 /* Version of the key layout this library reads and writes (docs/keys.md).
  * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
 #define ECHOMQ_KEY_LAYOUT 2
+#define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
+#define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
+#define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -555,6 +560,32 @@ ECHOMQ_API int echomq_set_default_limit(echomq_client *c, const char *queue, uin
 ECHOMQ_API int echomq_set_default_max_attempts(echomq_client *c, const char *queue,
                                                uint32_t max_attempts);
 
+/* Rate limit: at most `jobs` (1..ECHOMQ_RATE_JOBS_MAX) of the lane start per
+ * period_ms (1..ECHOMQ_RATE_PERIOD_MAX_MS), in bursts of up to `burst` (0 =
+ * jobs), on server time (a token bucket). A lane out of tokens leaves the
+ * ring, so it costs claims nothing, and rejoins by itself when its next
+ * token is due (any claim brings it back; blocked claimers wake for it).
+ * Weights and limits compose with it: a turn serves min(weight, depth,
+ * limit - active, tokens). */
+ECHOMQ_API int echomq_set_rate(echomq_client *c, const char *queue, const char *group,
+                               uint32_t jobs, int64_t period_ms, uint32_t burst);
+ECHOMQ_API int echomq_clear_rate(echomq_client *c, const char *queue, const char *group);
+/* Queue default for lanes without their own rate; jobs = 0 clears it. */
+ECHOMQ_API int echomq_set_default_rate(echomq_client *c, const char *queue, uint32_t jobs,
+                                       int64_t period_ms, uint32_t burst);
+/* Throttle a lane by hand (a worker told to back off by a downstream
+ * service): no job of the lane starts before server now + ms
+ * (1..ECHOMQ_DELAY_MAX_MS); then it runs again (under its rate, if any). */
+ECHOMQ_API int echomq_throttle(echomq_client *c, const char *queue, const char *group, int64_t ms);
+/* Size cap: at most `cap` (1..ECHOMQ_CAP_MAX) jobs waiting in the lane
+ * (pending + delayed; running jobs do not count). An enqueue that would
+ * pass it is refused with ECHOMQ_EFULL and writes nothing; a batch is all or
+ * nothing, so one full lane refuses the whole batch. */
+ECHOMQ_API int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
+ECHOMQ_API int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
+/* Queue default cap for lanes without their own; 0 clears it. */
+ECHOMQ_API int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
+
 /* ------------------------------------------------------------------------ */
 /* Inspection (read-only). */
 
@@ -598,12 +629,27 @@ typedef struct echomq_lane_info {
   int64_t oldest_enqueued_at_ms;/* enqueue time of the head job, 0 if empty */
   int known;                    /* 1 if the lane has live jobs or settings of its own */
   uint64_t delayed;             /* jobs of the lane waiting for a due time */
+  /* Version 2 (0.2.0). */
+  uint32_t rate_jobs;           /* effective rate limit: rate_jobs per
+                                   rate_period_ms, bursts of rate_burst; 0 = none */
+  int64_t rate_period_ms;
+  uint32_t rate_burst;
+  int rate_is_default;          /* 1 if the rate comes from the queue default */
+  double tokens;                /* tokens now (jobs it may start), -1 without a rate */
+  int64_t next_token_at_ms;     /* server ms when it may next be served (out of
+                                   tokens, or throttled by hand); 0 = now */
+  uint64_t cap;                 /* effective size cap (pending + delayed), 0 = none */
+  int cap_is_default;
 } echomq_lane_info;
 
-#define ECHOMQ_LANE_INFO_VERSION 1
+/* 2 since 0.2.0; a caller built against version 1 passes 1 and gets the
+ * fields up to `delayed` only. */
+#define ECHOMQ_LANE_INFO_VERSION 2
+#define ECHOMQ_LANE_INFO_VERSION_1 1
 
 /* One lane in detail. A lane that is unknown reports zeros (and defaults)
- * with ECHOMQ_OK: lanes exist implicitly. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ * with ECHOMQ_OK: lanes exist implicitly. out->version: ECHOMQ_LANE_INFO_VERSION
+ * (or 1: the version-1 fields only). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
 ECHOMQ_API int echomq_lane(echomq_client *c, const char *queue, const char *group,
                            echomq_lane_info *out);
 
