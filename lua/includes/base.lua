@@ -19,8 +19,13 @@ local function argInt(s, lo, hi)
   if n < lo or n > hi then return nil end
   return n
 end
--- Calls cmd(key, ...prefix, items...) in slices: unpack() has a stack limit.
+-- Calls cmd(key, [flag,] items...) in slices: unpack() has a stack limit.
+-- Returns the replies of the slices, concatenated when they are arrays.
 local function callSliced(cmd, key, items, prefix)
+  if #items <= 4000 then  -- one call, no copy
+    if prefix then return rcall(cmd, key, prefix[1], unpack(items)) end
+    return rcall(cmd, key, unpack(items))
+  end
   local out = {}
   for i = 1, #items, 4000 do
     local args = { cmd, key }
