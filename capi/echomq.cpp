@@ -2,6 +2,7 @@
 // a status plus the handle's message. No exception crosses it.
 #include "echomq/echomq.h"
 
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -73,6 +74,16 @@ int takeOne(echomq::ClaimResult& r, echomq_job** out) {
   return ECHOMQ_OK;
 }
 
+// Moves a core claim result into a new list handle (or NULL when empty).
+int takeList(echomq::ClaimResult& r, echomq_job_list** out) {
+  if (r.empty || r.jobs.empty()) return ECHOMQ_EMPTY;
+  auto* l = new echomq_job_list();
+  l->jobs.reserve(r.jobs.size());
+  for (auto& j : r.jobs) l->jobs.push_back(echomq_job{std::move(j)});
+  *out = l;
+  return ECHOMQ_OK;
+}
+
 // A claim-like call: OK with a job, or EMPTY, recorded on c.
 template <class F>
 int claimLike(echomq_client* c, echomq_job** out, F&& fn) {
@@ -98,6 +109,8 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
     case ECHOMQ_ESTALE: return "stale lease";
+    case ECHOMQ_ELAYOUT: return "queue written with another key layout";
+    case ECHOMQ_EFULL: return "lane is full";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";
@@ -320,14 +333,7 @@ int echomq_wclaim(echomq_client* c, const char* queue, int64_t lease_ms, uint32_
   int rc = guarded(c, [&] {
     requireOut(out, "out");
     echomq::ClaimResult r = c->core.claim(queue, lease_ms, max, true);
-    if (r.empty) {
-      st = ECHOMQ_EMPTY;
-      return;
-    }
-    auto* l = new echomq_job_list();
-    l->jobs.reserve(r.jobs.size());
-    for (auto& j : r.jobs) l->jobs.push_back(echomq_job{std::move(j)});
-    *out = l;
+    st = takeList(r, out);
   });
   return rc == ECHOMQ_OK ? st : rc;
 }
@@ -368,6 +374,94 @@ int echomq_extend(echomq_client* c, const char* queue, uint64_t id, uint64_t tok
                   int64_t lease_ms, int64_t* lease_until_ms) {
   return guarded(c, [&] {
     int64_t d = c->core.extend(queue, id, token, lease_ms);
+    if (lease_until_ms) *lease_until_ms = d;
+  });
+}
+
+/* ---- batches ---- */
+
+namespace {
+
+int settleAdd(echomq_settle* s, echomq::Settlement e) {
+  if (!s) return ECHOMQ_EINVAL;
+  return guardedNoClient([&] {
+    if (e.id == 0 || e.id > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("job id out of range");
+    if (e.token == 0 || e.token > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("token out of range");
+    if (!e.ack && e.retry_delay_ms != ECHOMQ_RETRY_BACKOFF && e.retry_delay_ms != ECHOMQ_RETRY_DEAD &&
+        e.retry_delay_ms != ECHOMQ_RETRY_RELEASE)
+      echomq::checkRange("retry_delay_ms", e.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+    if (s->entries.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "settlement list is full");
+    s->entries.push_back(std::move(e));
+    s->codes.clear();
+  });
+}
+}  // namespace
+
+int echomq_claim_batch(echomq_client* c, const char* queue, int64_t lease_ms, uint32_t n,
+                       int weighted, echomq_job_list** out) {
+  if (out) *out = nullptr;
+  int st = ECHOMQ_OK;
+  int rc = guarded(c, [&] {
+    requireOut(out, "out");
+    if (n > ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "n is over ECHOMQ_BATCH_MAX");
+    echomq::ClaimResult r = c->core.claimBatch(queue, lease_ms, n, weighted != 0);
+    st = takeList(r, out);
+  });
+  return rc == ECHOMQ_OK ? st : rc;
+}
+
+int echomq_settle_new(echomq_settle** out) {
+  if (!out) return ECHOMQ_EINVAL;
+  *out = new (std::nothrow) echomq_settle();
+  return *out ? ECHOMQ_OK : ECHOMQ_ENOMEM;
+}
+echomq_settle* echomq_settle_create(void) { return new (std::nothrow) echomq_settle(); }
+int echomq_settle_ack(echomq_settle* s, uint64_t id, uint64_t token) {
+  return settleAdd(s, echomq::Settlement{id, token, true, 0, {}});
+}
+int echomq_settle_fail(echomq_settle* s, uint64_t id, uint64_t token, const char* reason,
+                       int64_t retry_delay_ms) {
+  size_t rlen = reason ? std::strlen(reason) : 0;
+  if (rlen > ECHOMQ_REASON_MAX) rlen = ECHOMQ_REASON_MAX;
+  try {
+    return settleAdd(s, echomq::Settlement{id, token, false, retry_delay_ms,
+                                           std::string(reason ? reason : "", rlen)});
+  } catch (...) {
+    return ECHOMQ_ENOMEM;
+  }
+}
+size_t echomq_settle_count(const echomq_settle* s) { return s ? s->entries.size() : 0; }
+int echomq_settle_status(const echomq_settle* s, size_t i) {
+  return s && i < s->codes.size() ? s->codes[i] : ECHOMQ_EINVAL;
+}
+void echomq_settle_clear(echomq_settle* s) {
+  if (!s) return;
+  s->entries.clear();
+  s->codes.clear();
+}
+void echomq_settle_free(echomq_settle* s) { delete s; }
+
+int echomq_settle_claim(echomq_client* c, const char* queue, echomq_settle* s, int64_t lease_ms,
+                        uint32_t n, int weighted, echomq_job_list** out) {
+  if (out) *out = nullptr;
+  int st = ECHOMQ_OK;
+  int rc = guarded(c, [&] {
+    if (n > 0) requireOut(out, "out");
+    if (n > ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "n is over ECHOMQ_BATCH_MAX");
+    static const std::vector<echomq::Settlement> kNone;
+    if (s) s->codes.clear();
+    echomq::TakeResult r = c->core.settleClaim(queue, s ? s->entries : kNone, lease_ms, n, weighted != 0);
+    if (s) s->codes = std::move(r.codes);
+    if (n > 0) st = takeList(r.claimed, out);
+  });
+  return rc == ECHOMQ_OK ? st : rc;
+}
+
+int echomq_extend_many(echomq_client* c, const char* queue, const uint64_t* ids,
+                       const uint64_t* tokens, size_t n, int64_t lease_ms, int* statuses,
+                       int64_t* lease_until_ms) {
+  return guarded(c, [&] {
+    int64_t d = c->core.extendMany(queue, ids, tokens, n, lease_ms, statuses);
     if (lease_until_ms) *lease_until_ms = d;
   });
 }
@@ -420,6 +514,44 @@ int echomq_set_default_max_attempts(echomq_client* c, const char* queue, uint32_
   });
 }
 
+int echomq_set_rate(echomq_client* c, const char* queue, const char* group, uint32_t jobs,
+                    int64_t period_ms, uint32_t burst) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (jobs < 1) echomq::invalid("rate jobs must be >= 1 (use echomq_clear_rate to remove it)");
+    c->core.setRate(queue, group, jobs, period_ms, burst);
+  });
+}
+int echomq_clear_rate(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    c->core.setRate(queue, group, 0, 1, 0);
+  });
+}
+int echomq_set_default_rate(echomq_client* c, const char* queue, uint32_t jobs, int64_t period_ms,
+                            uint32_t burst) {
+  return guarded(c, [&] { c->core.setRate(queue, nullptr, jobs, jobs ? period_ms : 1, burst); });
+}
+int echomq_throttle(echomq_client* c, const char* queue, const char* group, int64_t ms) {
+  return guarded(c, [&] { c->core.throttle(queue, group, ms); });
+}
+int echomq_set_cap(echomq_client* c, const char* queue, const char* group, uint64_t cap) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (cap < 1) echomq::invalid("cap must be >= 1 (use echomq_clear_cap to remove it)");
+    c->core.setCap(queue, group, cap);
+  });
+}
+int echomq_clear_cap(echomq_client* c, const char* queue, const char* group) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    c->core.setCap(queue, group, 0);
+  });
+}
+int echomq_set_default_cap(echomq_client* c, const char* queue, uint64_t cap) {
+  return guarded(c, [&] { c->core.setCap(queue, nullptr, cap); });
+}
+
 /* ---- inspection ---- */
 
 int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
@@ -434,9 +566,13 @@ int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
 int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_lane_info* out) {
   return guarded(c, [&] {
     requireOut(out, "out");
-    if (out->version != ECHOMQ_LANE_INFO_VERSION)
+    const unsigned v = out->version;
+    if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_1)
       echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
-    *out = c->core.lane(queue, group);
+    echomq_lane_info l = c->core.lane(queue, group);
+    // A version-1 caller's struct ends before the version-2 fields.
+    std::memcpy(out, &l, v == ECHOMQ_LANE_INFO_VERSION ? sizeof l : offsetof(echomq_lane_info, rate_jobs));
+    out->version = v;
   });
 }
 

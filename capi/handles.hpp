@@ -28,6 +28,11 @@ struct echomq_batch {
   std::vector<uint64_t> ids;
 };
 
+struct echomq_settle {
+  std::vector<echomq::Settlement> entries;
+  std::vector<int> codes;  // after a call
+};
+
 struct echomq_lane_list {
   std::vector<echomq_lane_info> lanes;
   std::string next;

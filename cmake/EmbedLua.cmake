@@ -1,13 +1,23 @@
 # Script mode: flattens each lua/*.lua (resolving `--@include name` lines from
-# lua/includes/, each once) and writes a C++ source holding the scripts as
-# raw string literals. Run at build time, so no script is read at run time.
-# A first-line shebang (`#!lua flags=no-writes`) stays the first line.
-# In: SRC_DIR, OUT, SCRIPTS (list of file names).
+# lua/includes/, each once), opens it with a generated prelude and writes a
+# C++ source holding the scripts as raw string literals, so no script is read
+# at run time and every binding runs byte-identical scripts.
+#
+# The facts both sides share are written once and generated here:
+# - the fixed keys of a queue, in order: lua/keys.txt. A script gets exactly
+#   the keys it uses (K.<name>), in that order; its header's "-- KEYS:" line
+#   must name the same keys (the build fails and prints the right line);
+# - status codes, outcomes and bounds: the public header echomq.h. The
+#   prelude defines, as Lua locals, the ones a script uses (ECHOMQ_ dropped).
+# In: SRC_DIR, HEADER, OUT, SCRIPTS (list of file names).
 
 function(emq_flatten path includes_dir out_var seen_var)
   file(READ "${path}" text)
   set(seen "${${seen_var}}")
   set(result "")
+  # Brackets would group list elements: hide them while splitting lines.
+  string(REPLACE "[" "<EMQ_LB>" text "${text}")
+  string(REPLACE "]" "<EMQ_RB>" text "${text}")
   string(REPLACE ";" "\\;" text "${text}")
   string(REPLACE "\n" ";" lines "${text}")
   foreach(line IN LISTS lines)
@@ -26,6 +36,8 @@ function(emq_flatten path includes_dir out_var seen_var)
         string(APPEND result "${inc}")
       endif()
     else()
+      string(REPLACE "<EMQ_LB>" "[" line "${line}")
+      string(REPLACE "<EMQ_RB>" "]" line "${line}")
       string(APPEND result "${line}\n")
     endif()
   endforeach()
@@ -33,26 +45,99 @@ function(emq_flatten path includes_dir out_var seen_var)
   set(${seen_var} "${seen}" PARENT_SCOPE)
 endfunction()
 
+# ---- the shared facts ----
+file(STRINGS "${SRC_DIR}/keys.txt" key_lines)
+set(KEY_NAMES "")
+foreach(line IN LISTS key_lines)
+  if(NOT line MATCHES "^#" AND line MATCHES "^([a-z]+)$")
+    list(APPEND KEY_NAMES "${CMAKE_MATCH_1}")
+  endif()
+endforeach()
+
+file(READ "${HEADER}" header)
+set(CONST_NAMES "")
+string(REGEX MATCHALL "ECHOMQ_[A-Z_]+ = -?[0-9]+" enums "${header}")
+foreach(e IN LISTS enums)
+  string(REGEX MATCH "ECHOMQ_([A-Z_]+) = (-?[0-9]+)" _ "${e}")
+  set(C_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+  list(APPEND CONST_NAMES "${CMAKE_MATCH_1}")
+endforeach()
+string(REGEX MATCHALL "#define ECHOMQ_[A-Z_]+ [-(0-9][-0-9*() L]*" defines "${header}")
+foreach(d IN LISTS defines)
+  string(REGEX MATCH "#define ECHOMQ_([A-Z_]+) ([-(0-9][-0-9*() L]*)" _ "${d}")
+  set(name "${CMAKE_MATCH_1}")
+  string(REGEX REPLACE "LL|L| " "" expr "${CMAKE_MATCH_2}")
+  if(name MATCHES "^VERSION")
+    continue()
+  endif()
+  math(EXPR value "${expr}")
+  set(C_${name} "${value}")
+  list(APPEND CONST_NAMES "${name}")
+endforeach()
+
 set(body "// Generated from lua/ by cmake/EmbedLua.cmake. Do not edit.\n#include \"scripts.hpp\"\n\nnamespace echomq::scripts {\n\n")
+string(APPEND body "const char* const kKeyNames[] = {")
+foreach(k IN LISTS KEY_NAMES)
+  string(APPEND body "\"${k}\", ")
+endforeach()
+list(LENGTH KEY_NAMES nkeynames)
+string(APPEND body "};\nconst std::size_t kNumKeyNames = ${nkeynames};\n\n")
 set(table "const Source kAll[] = {\n")
 set(count 0)
 foreach(file IN LISTS SCRIPTS)
   set(seen "")
   emq_flatten("${SRC_DIR}/${file}" "${SRC_DIR}/includes" flat seen)
-  string(REGEX REPLACE "-[0-9]+\\.lua$" "" name "${file}")
-  string(REGEX MATCH "-([0-9]+)\\.lua$" _ "${file}")
-  set(nkeys "${CMAKE_MATCH_1}")
+  string(REGEX REPLACE "\\.lua$" "" name "${file}")
   string(MAKE_C_IDENTIFIER "${name}" ident)
-  # A shebang (`#!lua flags=...`) is honoured by the server only as the very
-  # first line; flattening keeps a file's first line first.
+  # The keys it uses, in the shared order, and its header's claim.
+  set(used "")
+  set(idx "")
+  set(prelude "local rcall = redis.call\nlocal P = ARGV[1]\nlocal K = {")
+  set(i 0)
+  set(pos 0)
+  foreach(k IN LISTS KEY_NAMES)
+    if(flat MATCHES "K\\.${k}[^a-z]")
+      list(APPEND used "${k}")
+      math(EXPR pos "${pos} + 1")
+      string(APPEND prelude " ${k} = KEYS[${pos}],")
+      string(APPEND idx "${i}, ")
+    endif()
+    math(EXPR i "${i} + 1")
+  endforeach()
+  string(APPEND prelude " }\n")
+  list(LENGTH used nkeys)
+  string(REPLACE ";" " " used_line "${used}")
+  if(NOT flat MATCHES "\n-- KEYS: ([a-z ]*)\n")
+    message(FATAL_ERROR "lua/${file}: the header needs a line\n-- KEYS: ${used_line}")
+  endif()
+  if(NOT CMAKE_MATCH_1 STREQUAL used_line)
+    message(FATAL_ERROR "lua/${file}: the header says\n-- KEYS: ${CMAKE_MATCH_1}\nbut the script uses\n-- KEYS: ${used_line}")
+  endif()
+  foreach(c IN LISTS CONST_NAMES)
+    if(flat MATCHES "[^A-Za-z0-9_]${c}[^A-Za-z0-9_]")
+      if(c MATCHES "LAYOUT$")
+        string(APPEND prelude "local ${c} = '${C_${c}}'\n")
+      else()
+        string(APPEND prelude "local ${c} = ${C_${c}}\n")
+      endif()
+    endif()
+  endforeach()
+  # A "#!lua flags=..." line must stay the script's first line: the server
+  # honours a shebang there only.
   if(flat MATCHES "\n#!")
     message(FATAL_ERROR "${file}: a shebang must be the first line")
+  endif()
+  if(flat MATCHES "^(#![^\n]*\n)(.*)$")
+    set(flat "${CMAKE_MATCH_1}${prelude}${CMAKE_MATCH_2}")
+  else()
+    set(flat "${prelude}${flat}")
   endif()
   if(flat MATCHES "\\)EMQLUA\"")
     message(FATAL_ERROR "${file}: contains the raw-string delimiter")
   endif()
-  string(APPEND body "static const char k_${ident}[] = R\"EMQLUA(${flat})EMQLUA\";\n\n")
-  string(APPEND table "  {\"${name}\", ${nkeys}, k_${ident}, sizeof(k_${ident}) - 1},\n")
+  string(APPEND body "static const char k_${ident}[] = R\"EMQLUA(${flat})EMQLUA\";\n")
+  string(APPEND body "static const unsigned char k_${ident}_keys[] = {${idx}};\n\n")
+  string(APPEND table "  {\"${name}\", ${nkeys}, k_${ident}_keys, k_${ident}, sizeof(k_${ident}) - 1},\n")
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND table "};\nconst std::size_t kCount = ${count};\n")

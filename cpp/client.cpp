@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "error.hpp"
@@ -63,10 +64,8 @@ const QueueKeys& Client::keysFor(const char* queue) {
   return keys_.emplace(queue, makeQueueKeys(queue)).first->second;
 }
 
-Argv& Client::start(const QueueKeys& k) {
-  ScriptRunner::begin(argv_);
-  for (const auto& key : k.keys) argv_.ref(key);
-  argv_.ref(k.prefix);
+Argv& Client::start(Script s, const QueueKeys& k) {
+  scripts_.begin(s, k, argv_);
   return argv_;
 }
 
@@ -92,7 +91,7 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
   }
   // One script call: the batch is atomic, and ECHOMQ_BATCH_MAX bounds how
   // long it holds the server.
-  start(k);
+  start(Script::Enqueue, k);
   argv_.own(delay_ms);
   argv_.own(static_cast<long long>(max_attempts));
   argv_.own(static_cast<long long>(jobs.size()));
@@ -108,25 +107,35 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
   return ids;
 }
 
-ClaimResult Client::decodeClaim(const redisReply* r) {
-  ClaimResult out;
-  int st = scriptStatus(r, "claim");
-  if (st == ECHOMQ_EMPTY) {
-    out.empty = true;
-    out.next_due_ms = r->elements > 1 ? i64(r, 1, "claim") : -1;
-    return out;
+namespace {
+
+void checkSettlements(const std::vector<Settlement>& s) {
+  if (s.size() > ECHOMQ_BATCH_MAX)
+    echomq::fail(ECHOMQ_ETOOLARGE, "more than " + std::to_string(ECHOMQ_BATCH_MAX) + " settlements");
+  for (const Settlement& x : s) {
+    if (x.id == 0 || x.id > static_cast<uint64_t>(ECHOMQ_ID_MAX)) invalid("job id out of range");
+    if (x.token == 0 || x.token > static_cast<uint64_t>(ECHOMQ_ID_MAX)) invalid("token out of range");
+    if (!x.ack && x.retry_delay_ms < 0 && x.retry_delay_ms != kRetryBackoff &&
+        x.retry_delay_ms != kRetryDeadNow && x.retry_delay_ms != kRetryRelease)
+      invalid("retry_delay_ms must be >= 0, ECHOMQ_RETRY_BACKOFF or ECHOMQ_RETRY_DEAD");
+    if (!x.ack && x.retry_delay_ms > ECHOMQ_DELAY_MAX_MS) checkRange("retry_delay_ms", x.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
   }
-  if (r->elements < 2) {  // plain ack
-    out.empty = true;
-    return out;
-  }
-  uint64_t n = u64(r, 1, "claim");
-  if (r->elements != 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "claim: unexpected reply length");
-  out.empty = n == 0;
-  out.jobs.resize(n);
+}
+
+// Reply of take: {status, m, m codes, n, n x 8 job fields, next due}.
+TakeResult decodeTake(const redisReply* r) {
+  TakeResult out;
+  int st = scriptStatus(r, "take");
+  uint64_t m = u64(r, 1, "take");
+  size_t at = 2 + m;
+  for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
+  uint64_t n = u64(r, at, "take");
+  if (r->elements != at + 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
+  ClaimResult& c = out.claimed;
+  c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 8 * i;
-    Job& j = out.jobs[i];
+    size_t b = at + 1 + 8 * i;
+    Job& j = c.jobs[i];
     j.id = u64(r, b, "claim id");
     j.group = str(r, b + 1, "claim group");
     j.payload = str(r, b + 2, "claim payload");
@@ -136,32 +145,92 @@ ClaimResult Client::decodeClaim(const redisReply* r) {
     j.max_attempts = static_cast<uint32_t>(u64(r, b + 6, "claim max attempts"));
     j.last_error = str(r, b + 7, "claim last error");
   }
+  c.empty = n == 0;
+  c.next_due_ms = i64(r, r->elements - 1, "take next due");
+  (void)st;
   return out;
+}
+
+}  // namespace
+
+TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, int64_t lease_ms,
+                        uint32_t n, uint32_t turns, bool weighted, const char* flags) {
+  start(Script::Take, k);
+  argv_.own(lease_ms);
+  argv_.own(static_cast<long long>(n));
+  argv_.own(static_cast<long long>(turns));
+  argv_.ref(weighted ? "1" : "0", 1);
+  argv_.ref(flags, std::strlen(flags));
+  size_t acks = 0;
+  for (const Settlement& x : s) acks += x.ack ? 1 : 0;
+  argv_.own(static_cast<long long>(acks));
+  for (const Settlement& x : s) {
+    if (!x.ack) continue;
+    argv_.own(std::to_string(x.id));
+    argv_.own(std::to_string(x.token));
+  }
+  argv_.own(static_cast<long long>(s.size() - acks));
+  for (const Settlement& x : s) {
+    if (x.ack) continue;
+    argv_.own(std::to_string(x.id));
+    argv_.own(std::to_string(x.token));
+    argv_.own(x.retry_delay_ms);
+    argv_.ref(x.reason);
+  }
+  TakeResult res = decodeTake(run(Script::Take).get());
+  if (res.codes.size() != s.size()) echomq::fail(ECHOMQ_EPROTO, "take: unexpected code count");
+  // The script answers acks first, then fails: back to the caller's order.
+  std::vector<int> codes(s.size());
+  size_t a = 0, f = acks;
+  for (size_t i = 0; i < s.size(); ++i) codes[i] = res.codes[s[i].ack ? a++ : f++];
+  res.codes.swap(codes);
+  return res;
+}
+
+ClaimResult Client::claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n, uint32_t turns,
+                               bool weighted, const char* flags) {
+  // Each call brings back a bounded amount of due work. EMPTY with "next
+  // due in 0 ms" means more is waiting to be brought back, so call again:
+  // every round removes up to ECHOMQ_RECOVER_MAX entries, so this ends.
+  static const std::vector<Settlement> kNone;
+  for (;;) {
+    ClaimResult res = take(k, kNone, lease_ms, n, turns, weighted, flags).claimed;
+    if (!res.empty || res.next_due_ms != 0) return res;
+  }
 }
 
 ClaimResult Client::claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted) {
   const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
   checkRange("max", max, 1, ECHOMQ_WCLAIM_MAX);
-  // Each script call brings back a bounded amount of due work. EMPTY with
-  // "next due in 0 ms" means more is waiting to be brought back, so call
-  // again: every round removes up to 32 entries, so this ends.
-  for (;;) {
-    start(k);
-    argv_.own(lease_ms);
-    argv_.own(static_cast<long long>(weighted ? max : 1));
-    argv_.ref(weighted ? "1" : "0", 1);
-    argv_.ref("0", 1);
-    ClaimResult res = decodeClaim(run(Script::Claim).get());
-    if (!res.empty || res.next_due_ms != 0) return res;
-  }
+  return claimTurns(k, lease_ms, weighted ? max : 1, 1, weighted, "");
+}
+
+ClaimResult Client::claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("n", n, 1, ECHOMQ_BATCH_MAX);
+  return claimTurns(k, lease_ms, n, n, weighted, "");
+}
+
+TakeResult Client::settleClaim(const char* queue, const std::vector<Settlement>& s,
+                               int64_t lease_ms, uint32_t n, bool weighted, const char* flags) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("n", n, 0, ECHOMQ_BATCH_MAX);
+  if (n > 0) checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkSettlements(s);
+  if (s.empty() && n == 0) invalid("nothing to settle and nothing to claim");
+  TakeResult res = take(k, s, n > 0 ? lease_ms : 0, n, n > 0 ? n : 1, weighted, flags);
+  if (n > 0 && res.claimed.empty && res.claimed.next_due_ms == 0)
+    res.claimed = claimTurns(k, lease_ms, n, n, weighted, flags);
+  return res;
 }
 
 ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
   checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
-  const std::string& wake = k.keys[14];
+  const std::string& wake = k.key("wake");
   int64_t deadline = steadyMs() + timeout_ms;
   struct Cancellable {
     Connection& c;
@@ -169,13 +238,8 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
     ~Cancellable() { c.endCancellable(); }
   } guard(conn_);
   for (;;) {
-    start(k);
-    argv_.own(lease_ms);
-    argv_.ref("1", 1);
-    argv_.ref("0", 1);
-    argv_.ref("1", 1);  // pass a wake-up on to the next sleeper
-    ReplyPtr r = run(Script::Claim);
-    ClaimResult res = decodeClaim(r.get());
+    // "w": pass a wake-up on to the next sleeper while work remains.
+    ClaimResult res = claimTurns(k, lease_ms, 1, 1, false, "w");
     if (!res.empty) return res;
     int64_t left = deadline - steadyMs();
     if (left <= 0) return res;
@@ -195,20 +259,39 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
   }
 }
 
-void Client::startJobCall(const char* queue, uint64_t id, uint64_t token) {
+bool Client::waitForWork(const char* queue, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
-  if (id == 0) invalid("job id must be >= 1");
-  if (token == 0) invalid("token must be >= 1");
-  start(k);
-  argv_.own(std::to_string(id));
-  argv_.own(std::to_string(token));
+  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  struct Cancellable {
+    Connection& c;
+    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
+    ~Cancellable() { c.endCancellable(); }
+  } guard(conn_);
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(timeout_ms) / 1000.0);
+  Argv b;
+  b.ref("BLPOP", 5);
+  b.ref(k.key("wake"));
+  b.ref(secs, std::strlen(secs));
+  ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(timeout_ms) + opts_.timeouts.command_ms);
+  if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
+  return w->type == REDIS_REPLY_ARRAY;
+}
+
+int Client::settleOne(const char* queue, const Settlement& s, const char* what) {
+  const QueueKeys& k = keysFor(queue);
+  checkSettlements({s});
+  int code = take(k, {s}, 0, 0, 1, false, "").codes.at(0);
+  if (code == ECHOMQ_ENOTFOUND)
+    echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " not found");
+  if (code == ECHOMQ_ESTALE)
+    echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " is not leased with token " +
+                           std::to_string(s.token) + " (its lease was lost: it expired and was reclaimed, or it was settled)");
+  return code;
 }
 
 void Client::ack(const char* queue, uint64_t id, uint64_t token) {
-  startJobCall(queue, id, token);
-  argv_.ref("0", 1);
-  ReplyPtr r = run(Script::Ack);
-  scriptStatus(r.get(), "ack");
+  settleOne(queue, Settlement{id, token, true, 0, {}}, "ack");
 }
 
 size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
@@ -216,36 +299,37 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
   const QueueKeys& k = keysFor(queue);
   checkRange("job count", static_cast<long long>(n), 1, ECHOMQ_WCLAIM_MAX);
   if (!ids || !tokens) invalid("ids or tokens is NULL");
+  std::vector<Settlement> s(n);
   for (size_t i = 0; i < n; ++i) {
     if (ids[i] == 0) invalid("job id must be >= 1");
     if (tokens[i] == 0) invalid("token must be >= 1");
+    s[i].id = ids[i];
+    s[i].token = tokens[i];
   }
-  start(k);
-  argv_.own(static_cast<long long>(n));
-  for (size_t i = 0; i < n; ++i) {
-    argv_.own(std::to_string(ids[i]));
-    argv_.own(std::to_string(tokens[i]));
-  }
-  ReplyPtr r = run(Script::AckMany);
-  scriptStatus(r.get(), "ackmany");
-  if (r->elements != n + 1) echomq::fail(ECHOMQ_EPROTO, "ackmany: unexpected reply length");
+  checkSettlements(s);
+  TakeResult r = take(k, s, 0, 0, 1, false, "");
   size_t acked = 0;
   for (size_t i = 0; i < n; ++i) {
-    int st = static_cast<int>(i64(r.get(), i + 1, "ackmany"));
-    if (st == ECHOMQ_OK) ++acked;
-    if (statuses) statuses[i] = st;
+    if (r.codes[i] == ECHOMQ_OK) ++acked;
+    if (statuses) statuses[i] = r.codes[i];
   }
   return acked;
 }
 
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+  const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  startJobCall(queue, id, token);
-  argv_.own(lease_ms);
-  ClaimResult res = decodeClaim(run(Script::Ack).get());
-  // The ack is done; more due work waits to be brought back (see claim).
-  if (res.empty && res.next_due_ms == 0) return claim(queue, lease_ms, 1, false);
-  return res;
+  Settlement s{id, token, true, 0, {}};
+  checkSettlements({s});
+  // "s": a refused ack claims nothing.
+  TakeResult r = take(k, {s}, lease_ms, 1, 1, false, "s");
+  if (r.codes[0] != ECHOMQ_OK) {
+    // Report the refusal as ack() does (no write happened).
+    settleOne(queue, s, "ack");
+  }
+  // The ack is done; more due work waits to be brought back (see claimTurns).
+  if (r.claimed.empty && r.claimed.next_due_ms == 0) return claimTurns(k, lease_ms, 1, 1, false, "");
+  return r.claimed;
 }
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
@@ -254,20 +338,42 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
     checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, ECHOMQ_REASON_MAX);
-  startJobCall(queue, id, token);
-  argv_.ref(reason ? reason : "", rlen);
-  argv_.own(retry_delay_ms);
-  ReplyPtr r = run(Script::Fail);
-  scriptStatus(r.get(), "fail");
-  return static_cast<int>(i64(r.get(), 1, "fail"));
+  return settleOne(queue, Settlement{id, token, false, retry_delay_ms, std::string(reason ? reason : "", rlen)},
+                   "fail");
 }
 
 int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+  int st = ECHOMQ_OK;
+  int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
+  if (st == ECHOMQ_ENOTFOUND) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
+  if (st == ECHOMQ_ESTALE)
+    echomq::fail(st, "extend: job " + std::to_string(id) + " is not leased with token " +
+                         std::to_string(token) + " (its lease was lost)");
+  return d;
+}
+
+int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
+                           int64_t lease_ms, int* statuses) {
+  const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  startJobCall(queue, id, token);
+  checkRange("job count", static_cast<long long>(n), 1, ECHOMQ_BATCH_MAX);
+  if (!ids || !tokens) invalid("ids or tokens is NULL");
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] == 0) invalid("job id must be >= 1");
+    if (tokens[i] == 0) invalid("token must be >= 1");
+  }
+  start(Script::Extend, k);
   argv_.own(lease_ms);
+  argv_.own(static_cast<long long>(n));
+  for (size_t i = 0; i < n; ++i) {
+    argv_.own(std::to_string(ids[i]));
+    argv_.own(std::to_string(tokens[i]));
+  }
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
+  if (r->elements != n + 2) echomq::fail(ECHOMQ_EPROTO, "extend: unexpected reply length");
+  for (size_t i = 0; i < n; ++i)
+    if (statuses) statuses[i] = static_cast<int>(i64(r.get(), i + 2, "extend"));
   return i64(r.get(), 1, "extend");
 }
 
@@ -276,7 +382,7 @@ void Client::laneSetting(Script s, const char* queue, const char* group, const c
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
   checkRange(what, value, 0, hi);
-  start(k);
+  start(s, k);
   argv_.ref(group, std::strlen(group));
   argv_.own(value);
   scriptStatus(run(s).get(), what);
@@ -296,15 +402,52 @@ void Client::setPaused(const char* queue, const char* group, bool paused) {
 
 void Client::setDefault(const char* queue, const char* what, uint32_t value) {
   const QueueKeys& k = keysFor(queue);
-  start(k);
+  start(Script::Defaults, k);
   argv_.ref(what, std::strlen(what));
   argv_.own(static_cast<long long>(value));
   scriptStatus(run(Script::Defaults).get(), "defaults");
 }
 
+void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms,
+                     uint32_t burst) {
+  const QueueKeys& k = keysFor(queue);
+  if (group) checkGroupName(group);
+  checkRange("rate jobs", jobs, 0, ECHOMQ_RATE_JOBS_MAX);
+  checkRange("rate period_ms", period_ms, 1, ECHOMQ_RATE_PERIOD_MAX_MS);
+  checkRange("rate burst", burst, 0, ECHOMQ_RATE_JOBS_MAX);
+  start(Script::Rate, k);
+  argv_.ref(group ? "lane" : "default", group ? 4 : 7);
+  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
+  argv_.own(static_cast<long long>(jobs));
+  argv_.own(period_ms);
+  argv_.own(static_cast<long long>(burst));
+  scriptStatus(run(Script::Rate).get(), "rate");
+}
+
+void Client::throttle(const char* queue, const char* group, int64_t ms) {
+  const QueueKeys& k = keysFor(queue);
+  checkGroupName(group);
+  checkRange("throttle ms", ms, 1, ECHOMQ_DELAY_MAX_MS);
+  start(Script::Rate, k);
+  argv_.ref("throttle", 8);
+  argv_.ref(group, std::strlen(group));
+  argv_.own(ms);
+  scriptStatus(run(Script::Rate).get(), "throttle");
+}
+
+void Client::setCap(const char* queue, const char* group, uint64_t cap) {
+  const QueueKeys& k = keysFor(queue);
+  if (group) checkGroupName(group);
+  if (cap > ECHOMQ_CAP_MAX) checkRange("cap", ECHOMQ_CAP_MAX + 1LL, 0, ECHOMQ_CAP_MAX);
+  start(Script::Cap, k);
+  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
+  argv_.own(std::to_string(cap));
+  scriptStatus(run(Script::Cap).get(), "cap");
+}
+
 echomq_queue_stats Client::stats(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(k);
+  start(Script::Stats, k);
   ReplyPtr r = run(Script::Stats);
   scriptStatus(r.get(), "stats");
   const redisReply* a = r.get();
@@ -333,10 +476,11 @@ namespace {
 std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
   scriptStatus(r, "lanes");
   uint64_t n = u64(r, 1, "lanes");
-  if (r->elements != 2 + 13 * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
+  constexpr size_t kFields = 21;
+  if (r->elements != 2 + kFields * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
   std::vector<echomq_lane_info> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 13 * i;
+    size_t b = 2 + kFields * i;
     echomq_lane_info& l = out[i];
     std::memset(&l, 0, sizeof l);
     l.version = ECHOMQ_LANE_INFO_VERSION;
@@ -354,6 +498,14 @@ std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
     l.oldest_enqueued_at_ms = i64(r, b + 10, "lanes");
     l.known = static_cast<int>(i64(r, b + 11, "lanes"));
     l.delayed = u64(r, b + 12, "lanes");
+    l.rate_jobs = static_cast<uint32_t>(u64(r, b + 13, "lanes"));
+    l.rate_period_ms = i64(r, b + 14, "lanes");
+    l.rate_burst = static_cast<uint32_t>(u64(r, b + 15, "lanes"));
+    l.rate_is_default = static_cast<int>(i64(r, b + 16, "lanes"));
+    l.tokens = std::strtod(str(r, b + 17, "lanes").c_str(), nullptr);
+    l.next_token_at_ms = i64(r, b + 18, "lanes");
+    l.cap = u64(r, b + 19, "lanes");
+    l.cap_is_default = static_cast<int>(i64(r, b + 20, "lanes"));
   }
   return out;
 }
@@ -362,7 +514,7 @@ std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
 echomq_lane_info Client::lane(const char* queue, const char* group) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
-  start(k);
+  start(Script::Lanes, k);
   argv_.ref("one", 3);
   argv_.ref(group, std::strlen(group));
   auto v = decodeLanes(run(Script::Lanes).get());
@@ -375,7 +527,7 @@ std::vector<echomq_lane_info> Client::lanes(const char* queue, const char* after
   const QueueKeys& k = keysFor(queue);
   if (after && *after) checkGroupName(after);
   checkRange("count", static_cast<long long>(count), 1, 10000);
-  start(k);
+  start(Script::Lanes, k);
   argv_.ref("page", 4);
   argv_.ref(after ? after : "", after ? std::strlen(after) : 0);
   argv_.own(static_cast<long long>(count));
@@ -388,7 +540,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
   const QueueKeys& k = keysFor(queue);
   checkRange("count", static_cast<long long>(count), 1, 10000);
   if (offset > (1ULL << 53)) invalid("offset is too large");
-  start(k);
+  start(Script::Dead, k);
   argv_.own(std::to_string(offset));
   argv_.own(static_cast<long long>(count));
   ReplyPtr r = run(Script::Dead);
@@ -417,7 +569,7 @@ uint64_t Client::redrive(const char* queue, const uint64_t* ids, size_t n) {
   if (!ids) invalid("ids is NULL");
   for (size_t i = 0; i < n; ++i)
     if (ids[i] == 0) invalid("job id must be >= 1");
-  start(k);
+  start(Script::Redrive, k);
   argv_.ref("ids", 3);
   for (size_t i = 0; i < n; ++i) argv_.own(std::to_string(ids[i]));
   ReplyPtr r = run(Script::Redrive);
@@ -429,7 +581,7 @@ uint64_t Client::redriveAll(const char* queue) {
   const QueueKeys& k = keysFor(queue);
   uint64_t total = 0;
   for (;;) {
-    start(k);
+    start(Script::Redrive, k);
     argv_.ref("all", 3);
     argv_.own(static_cast<long long>(kRedriveChunk));
     ReplyPtr r = run(Script::Redrive);
@@ -442,7 +594,7 @@ uint64_t Client::redriveAll(const char* queue) {
 
 std::vector<std::string> Client::verify(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(k);
+  start(Script::Verify, k);
   // A whole-queue walk may take longer than an ordinary command.
   ReplyPtr r = run(Script::Verify, std::max(opts_.timeouts.command_ms, 60000));
   scriptStatus(r.get(), "verify");

@@ -101,19 +101,21 @@ DoctorLine replicationCheck(const Info& info) {
   return {ECHOMQ_DOCTOR_OK, "replicas: " + n + " connected"};
 }
 
-// The commands a script calls, read from its embedded text (rcall('X', ...)).
+// The commands a script calls, read from its embedded text: rcall('X', ...)
+// and callSliced('X', ...) (lua/includes/base.lua).
 std::set<std::string> scriptCommands(const char* name) {
   std::set<std::string> out;
   for (size_t i = 0; i < scripts::kCount; ++i) {
     if (std::strcmp(scripts::kAll[i].name, name) != 0) continue;
     const std::string text(scripts::kAll[i].text, scripts::kAll[i].size);
-    for (size_t at = text.find("rcall('"); at != std::string::npos;
-         at = text.find("rcall('", at + 1)) {
-      size_t from = at + 7, to = text.find('\'', from);
-      if (to == std::string::npos) break;
-      std::string cmd = text.substr(from, to - from);
-      for (auto& ch : cmd) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      out.insert(cmd);
+    for (const std::string call : {"rcall('", "callSliced('"}) {
+      for (size_t at = text.find(call); at != std::string::npos; at = text.find(call, at + 1)) {
+        size_t from = at + call.size(), to = text.find('\'', from);
+        if (to == std::string::npos) break;
+        std::string cmd = text.substr(from, to - from);
+        for (auto& ch : cmd) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        out.insert(cmd);
+      }
     }
   }
   return out;
@@ -184,31 +186,39 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
   }
   struct Role {
     const char* name;
-    std::vector<const char*> scripts;
-    bool read_only;
+    std::vector<Script> scripts;
     std::vector<std::vector<std::string>> extra;  // further commands, argv form
   };
   const std::string key = k.prefix + "doctor";
   const std::vector<Role> roles = {
-      {"enqueue", {"enqueue"}, false, {}},
-      {"claim and settle", {"claim", "ack", "ackmany", "fail", "extend"}, false,
-       {{"BLPOP", k.keys[14], "1"}}},
-      {"read (stats, lanes, dead, verify)", {"stats", "lanes", "dead", "verify"}, true, {}},
-      {"lane settings and redrive", {"weight", "limit", "pause", "defaults", "redrive"}, false, {}},
+      {"enqueue", {Script::Enqueue}, {}},
+      {"claim and settle", {Script::Take, Script::Extend}, {{"BLPOP", k.key("wake"), "1"}}},
+      {"read (stats, lanes, dead, verify)",
+       {Script::Stats, Script::Lanes, Script::Dead, Script::Verify}, {}},
+      {"lane settings and redrive",
+       {Script::Weight, Script::Limit, Script::Pause, Script::Defaults, Script::Rate, Script::Cap,
+        Script::Redrive},
+       {}},
   };
   std::string allowed, denied;
   bool checked = !user.empty();
   for (const Role& role : roles) {
     if (!checked) break;
     std::vector<std::vector<std::string>> probes = role.extra;
-    std::vector<std::string> eval = {role.read_only ? "EVALSHA_RO" : "EVALSHA",
-                                     std::string(40, '0'), "15"};
-    for (const auto& kk : k.keys) eval.push_back(kk);
-    eval.push_back(k.prefix);
-    probes.push_back(eval);
+    bool readOnlyRole = true;
+    for (Script s : role.scripts) readOnlyRole = readOnlyRole && scripts_.readOnly(s);
+    for (Script s : role.scripts) {
+      // The script call itself, with the keys it is given, as run() sends it.
+      Argv a;
+      scripts_.begin(s, k, a);
+      std::vector<std::string> eval;
+      for (size_t i = 0; i < a.size(); ++i) eval.emplace_back(a.ptrs()[i], a.lens()[i]);
+      if (scripts_.readOnly(s)) eval[0] = "EVALSHA_RO";
+      probes.push_back(eval);
+    }
     std::set<std::string> cmds;
-    for (const char* s : role.scripts)
-      for (const auto& c : scriptCommands(s)) cmds.insert(c);
+    for (Script s : role.scripts)
+      for (const auto& c : scriptCommands(scripts_.name(s))) cmds.insert(c);
     for (const auto& c : cmds) {
       // Arity and key positions from COMMAND INFO: keys get this queue's key.
       ReplyPtr ci = command({"COMMAND", "INFO", c});
@@ -218,6 +228,13 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
         break;
       }
       const redisReply* d = ci->element[0];
+      // A read-only script cannot call a writing command: no need to allow it.
+      if (readOnlyRole && d->element[2]->type == REDIS_REPLY_ARRAY) {
+        bool writes = false;
+        for (size_t f = 0; f < d->element[2]->elements; ++f)
+          writes |= replyStr(d->element[2]->element[f], "COMMAND") == "write";
+        if (writes) continue;
+      }
       long long arity = d->element[1]->integer, first = d->element[3]->integer,
                 last = d->element[4]->integer, step = d->element[5]->integer;
       long long argc = arity < 0 ? -arity : arity;

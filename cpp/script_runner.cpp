@@ -8,8 +8,8 @@
 namespace echomq {
 namespace {
 
-const char* const kNames[] = {"enqueue", "claim", "ack",   "ackmany", "fail",  "extend", "weight", "limit",
-                              "pause",   "defaults", "stats", "lanes", "dead",  "redrive", "verify"};
+const char* const kNames[] = {"enqueue", "take",  "extend", "weight",  "limit",  "pause", "defaults",
+                              "stats",   "lanes", "dead",   "redrive", "verify", "rate",  "cap"};
 constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 
 // The SHA1 of a script is known only after SCRIPT LOAD; until then a
@@ -41,25 +41,31 @@ bool declaresNoWrites(const std::string& text) {
 }  // namespace
 
 ScriptRunner::ScriptRunner() {
+  if (kNumScripts != scripts::kCount) fail(ECHOMQ_EINTERNAL, "script table does not match lua/");
   entries_.resize(kNumScripts);
   for (size_t i = 0; i < kNumScripts; ++i) {
     const scripts::Source* src = nullptr;
     for (size_t j = 0; j < scripts::kCount; ++j)
       if (std::strcmp(scripts::kAll[j].name, kNames[i]) == 0) src = &scripts::kAll[j];
     if (!src) fail(ECHOMQ_EINTERNAL, std::string("script not embedded: ") + kNames[i]);
-    // Every script takes the queue's fixed keys (cpp/keys.hpp), in one order.
-    if (src->num_keys != 15) fail(ECHOMQ_EINTERNAL, std::string("script key count: ") + kNames[i]);
-    std::string text(src->text, src->size);
-    bool ro = declaresNoWrites(text);
-    entries_[i] = Entry{src->name, src->num_keys, std::move(text), kUnloaded, ro};
+    Entry& e = entries_[i];
+    e.name = src->name;
+    e.text.assign(src->text, src->size);
+    e.keys.assign(src->keys, src->keys + src->num_keys);
+    e.num_keys = std::to_string(src->num_keys);
+    e.sha = kUnloaded;
+    e.read_only = declaresNoWrites(e.text);
   }
 }
 
-void ScriptRunner::begin(Argv& a) {
+void ScriptRunner::begin(Script s, const QueueKeys& k, Argv& a) const {
+  const Entry& e = entries_[static_cast<size_t>(s)];
   a.clear();
   a.ref("EVALSHA", 7);
   a.ref(kUnloaded, 40);  // replaced in run()
-  a.ref("15", 2);
+  a.ref(e.num_keys);
+  for (unsigned char i : e.keys) a.ref(k.keys[i]);
+  a.ref(k.prefix);
 }
 
 void ScriptRunner::loadAll(Connection& conn) {

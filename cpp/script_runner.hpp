@@ -8,32 +8,34 @@
 #include <vector>
 
 #include "connection.hpp"
+#include "keys.hpp"
 
 namespace echomq {
 
-enum class Script { Enqueue, Claim, Ack, AckMany, Fail, Extend, Weight, Limit, Pause, Defaults, Stats,
-                    Lanes, Dead, Redrive, Verify };
+// One per file of lua/ (the names below must match them: checked at start).
+enum class Script { Enqueue, Take, Extend, Weight, Limit, Pause, Defaults, Stats, Lanes, Dead,
+                    Redrive, Verify, Rate, Cap };
 
 class ScriptRunner {
  public:
   ScriptRunner();
   void loadAll(Connection& conn);
-  // Runs the script with argv = keys + args already in `args` after the
-  // first three slots, which this fills (EVALSHA, sha, numkeys). Returns the
-  // reply; an error reply other than NOSCRIPT is thrown with the status of
-  // replyErrorCode().
+  // Starts a call of script s on queue k in `args`: EVALSHA, a slot for the
+  // SHA1, the number of keys, the keys the script uses, the key prefix.
+  void begin(Script s, const QueueKeys& k, Argv& args) const;
+  // Runs the call begun in `args`. Returns the reply; an error reply other
+  // than NOSCRIPT is thrown with the status of replyErrorCode().
   ReplyPtr run(Connection& conn, Script s, Argv& args, int read_timeout_ms = 0);
-  // Leading slots to reserve in an Argv before pushing keys and arguments.
-  static void begin(Argv& a);
-  // SHA1 of a loaded script (for pipelines, after a run() of it).
-  const std::string& sha(Script s) const { return entries_[static_cast<size_t>(s)].sha; }
+  // The script's file name ("take") and whether it runs with EVALSHA_RO.
+  const char* name(Script s) const { return entries_[static_cast<size_t>(s)].name; }
   bool readOnly(Script s) const { return entries_[static_cast<size_t>(s)].read_only; }
 
  private:
   struct Entry {
     const char* name;
-    int num_keys;
     std::string text;
+    std::vector<unsigned char> keys;
+    std::string num_keys;
     std::string sha;
     bool read_only;  // run with EVALSHA_RO
   };

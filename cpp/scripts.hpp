@@ -1,4 +1,5 @@
-// The Lua scripts, flattened and embedded at build time (lua/CMakeLists.txt).
+// The Lua scripts, flattened and embedded at build time (lua/CMakeLists.txt,
+// cmake/EmbedLua.cmake), with the key names of lua/keys.txt.
 #pragma once
 
 #include <cstddef>
@@ -6,13 +7,17 @@
 namespace echomq::scripts {
 
 struct Source {
-  const char* name;  // file name without "-<keys>.lua", e.g. "claim"
-  int num_keys;
+  const char* name;            // file name without ".lua", e.g. "take"
+  int num_keys;                // how many keys the script receives
+  const unsigned char* keys;   // their indexes in kKeyNames, in order
   const char* text;
   std::size_t size;
 };
 
 extern const Source kAll[];
 extern const std::size_t kCount;
+// The fixed keys of a queue, "emq:{q}:<name>", in the one shared order.
+extern const char* const kKeyNames[];
+extern const std::size_t kNumKeyNames;
 
 }  // namespace echomq::scripts

@@ -7,9 +7,12 @@
 #
 # Installs the peers from npm into bench/compare/node_modules (ignored by git;
 # no lockfile is written), starts valkey-server with tests/valkey-server.sh,
-# runs the same two workloads through each library (PASSES times, default 3,
-# the libraries taking turns), prints the table of medians, writes
-# the combined JSON to $BUILD_DIR/bench/compare.json, and always stops the server.
+# runs the same workloads through each library (PASSES times, default 3, the
+# libraries taking turns): (a) enqueue + drain at 1 and 8 workers with the
+# server's CPU and command counts per job read around it, (b) the skewed
+# load at 1 and 8 workers, and (first pass) memory per pending job at 20 and
+# 100-byte payloads; prints the tables of medians with ratios, writes the
+# combined JSON to $BUILD_DIR/bench/compare.json, and always stops the server.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,6 +22,7 @@ case "$build" in /*) ;; *) build="$root/$build" ;; esac
 bench="$build/bench/echomq_bench"
 jobs=${JOBS:-50000}
 passes=${PASSES:-3}
+mem_jobs=${MEM_JOBS:-100000}
 out=${COMPARE_JSON:-$build/bench/compare.json}
 
 [ -x "$bench" ] || { echo "run.sh: $bench not found; build first (cmake --build build)" >&2; exit 1; }
@@ -34,18 +38,41 @@ trap 'exit 130' INT TERM
 url=$("$root/tests/valkey-server.sh" start "$tmp/valkey")
 echo "valkey-server at $url; workload (a) with $jobs jobs"
 
+# Each library runs its phases in turn; the server's figures are read
+# around each: CPU and command counts around (a), memory around (mem).
 files=()
-run() {  # run NAME PASS COMMAND...: one library's JSON line into $tmp/NAME.PASS.json
-  local name=$1 pass=$2
-  shift 2
-  echo "  pass $pass: $name ..."
-  "$@" --url "$url" --jobs "$jobs" --prefix "cmp-$name-$pass" >"$tmp/$name.$pass.json"
-  files+=("$tmp/$name.$pass.json")
+srv() { node "$here/server.mjs" "$@"; }
+phase() {  # phase NAME PASS PHASE [ARGS...]: one library's JSON line for one phase
+  local name=$1 pass=$2 ph=$3
+  shift 3
+  local cmd=()
+  case "$name" in
+    echomq) cmd=("$bench" compare) ;;
+    *) cmd=(node "$here/$name.mjs") ;;
+  esac
+  "${cmd[@]}" --url "$url" --jobs "$jobs" --prefix "cmp-$name-$pass" --phase "$ph" "$@"
 }
 for pass in $(seq 1 "$passes"); do
-  run echomq "$pass" "$bench" compare
-  run bullmq "$pass" node "$here/bullmq.mjs"
-  run groupmq "$pass" node "$here/groupmq.mjs"
+  for name in echomq bullmq groupmq; do
+    echo "  pass $pass: $name ..."
+    f="$tmp/$name.$pass"
+    srv "$url" snap >"$f.pre"
+    phase "$name" "$pass" a >"$f.a.json"
+    srv "$url" snap >"$f.post"
+    srv delta "$f.pre" "$f.post" "$((jobs * 2))" >"$f.server.json"  # 2 drains: 1 and 8 workers
+    phase "$name" "$pass" b >"$f.b.json"
+    if [ "$pass" = 1 ]; then
+      for payload in 20 100; do
+        srv "$url" flush
+        srv "$url" snap >"$f.mpre"
+        phase "$name" "$pass" mem --mem-jobs "$mem_jobs" --payload "$payload" >/dev/null
+        srv "$url" snap >"$f.mpost"
+        srv delta "$f.mpre" "$f.mpost" "$mem_jobs" >"$f.mem$payload.json"
+        srv "$url" flush
+      done
+    fi
+    files+=("$name:$pass:$f")
+  done
 done
 
 mkdir -p "$(dirname "$out")"

@@ -1,73 +1,89 @@
-// summary.mjs — reads the JSON line of each library's passes (EchoMQ's
-// first) and prints the side-by-side table of medians over passes; with
-// --json FILE also writes everything combined.
-//   node summary.mjs echomq.1.json bullmq.1.json ... [--json out.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+// summary.mjs — reads each library's phase results (EchoMQ first) and prints
+// the side-by-side tables of medians over passes, with EchoMQ's ratio to
+// each peer; with --json FILE also writes everything combined.
+//   node summary.mjs NAME:PASS:PREFIX ... [--json out.json]
+// PREFIX.a.json / .b.json are the library's JSON lines for phases a and b,
+// PREFIX.server.json the server's figures around (a), PREFIX.mem20.json and
+// PREFIX.mem100.json (first pass) the memory runs.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
 let out = '';
-const files = [];
+const inputs = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--json') out = args[++i];
-  else files.push(args[i]);
+  else inputs.push(args[i]);
 }
-const runsOf = files.map((f) => JSON.parse(readFileSync(f, 'utf8').trim().split('\n').pop()));
+const line = (f) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8').trim().split('\n').pop()) : null);
+const runs = inputs.map((spec) => {
+  const [name, pass, prefix] = spec.split(':');
+  const a = line(`${prefix}.a.json`);
+  return {
+    library: name, pass: Number(pass), version: a.version, a: a.a, b: line(`${prefix}.b.json`).b,
+    server: line(`${prefix}.server.json`), mem20: line(`${prefix}.mem20.json`), mem100: line(`${prefix}.mem100.json`),
+  };
+});
 
 const median = (xs) => {
-  const v = [...xs].sort((a, b) => a - b);
+  const v = xs.filter((x) => x !== undefined && x !== null).sort((p, q) => p - q);
   const n = v.length;
+  if (n === 0) return undefined;
   return n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 };
-
-/** One entry per library (in first-seen order), every figure the median over its runs. */
-function aggregate(all) {
-  const names = [...new Set(all.map((r) => r.library))];
-  return names.map((name) => {
-    const rs = all.filter((r) => r.library === name);
-    const first = rs[0];
-    const a = {
-      ...first.a,
-      runs: first.a.runs.map((run, i) => ({
-        workers: run.workers,
-        enqueue_jobs_per_s: median(rs.map((r) => r.a.runs[i].enqueue_jobs_per_s)),
-        drain_jobs_per_s: median(rs.map((r) => r.a.runs[i].drain_jobs_per_s)),
-      })),
-    };
-    const b = { ...first.b, median: median(rs.map((r) => r.b.median)), max: median(rs.map((r) => r.b.max)) };
-    return { library: name, version: first.version, passes: rs.length, a, b, each: rs };
-  });
-}
-const libs = aggregate(runsOf);
+const names = [...new Set(runs.map((r) => r.library))];
+const libs = names.map((name) => {
+  const rs = runs.filter((r) => r.library === name);
+  const at = (get) => median(rs.map(get));
+  const workers = rs[0].a.runs.map((r) => r.workers);
+  return {
+    library: name, version: rs[0].version, passes: rs.length, each: rs,
+    enqueue: at((r) => median(r.a.runs.map((x) => x.enqueue_jobs_per_s))),
+    drain: Object.fromEntries(workers.map((w, i) => [w, at((r) => r.a.runs[i].drain_jobs_per_s)])),
+    cpu: at((r) => r.server.cpu_us_per_job),
+    commands: at((r) => r.server.commands_per_job),
+    scripts: at((r) => r.server.script_calls_per_job),
+    mem20: at((r) => r.mem20?.memory_bytes_per_job),
+    mem100: at((r) => r.mem100?.memory_bytes_per_job),
+    skew: Object.fromEntries(rs[0].b.runs.map((x, i) => [x.workers, {
+      median: at((r) => r.b.runs[i].median), max: at((r) => r.b.runs[i].max),
+    }])),
+  };
+});
 const [ref, ...peers] = libs;
-console.log(`\nmedians of ${ref.passes} pass(es) per library`);
-
-const enqueueRate = (lib) => median(lib.a.runs.map((r) => r.enqueue_jobs_per_s));
-const fmt = (x) => (x === undefined || x === null ? '-' : Math.round(x).toLocaleString('en-US'));
+const workers = Object.keys(ref.drain).map(Number);
+const fmt = (x, d = 0) => (x === undefined || x === null ? '-' : x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }));
 const pad = (s, n) => String(s).padStart(n);
-const drainAt = (lib, w) => lib.a.runs.find((r) => r.workers === w)?.drain_jobs_per_s;
-const workers = ref.a.runs.map((r) => r.workers);
+const ratio = (x, y) => (x && y ? `${(x / y).toFixed(2)}x` : '-');
 
-console.log(`\n(a) enqueue ${ref.a.jobs.toLocaleString('en-US')} jobs over ${ref.a.groups} groups, then drain (no-op handler)`);
-let head = `${'library'.padEnd(16)}${pad('enqueue jobs/s', 16)}`;
-for (const w of workers) head += pad(`drain ${w}w jobs/s`, 18);
-console.log(head);
-for (const lib of libs) {
-  let line = `${`${lib.library} ${lib.version}`.padEnd(16)}${pad(fmt(enqueueRate(lib)), 16)}`;
-  for (const w of workers) line += pad(fmt(drainAt(lib, w)), 18);
-  console.log(line);
+console.log(`\nmedians of ${ref.passes} pass(es) per library; ratios are EchoMQ / peer`);
+const rows = [
+  ['server CPU per job (µs)', (l) => fmt(l.cpu, 1), (l) => l.cpu],
+  ['commands per job', (l) => fmt(l.commands, 1), (l) => l.commands],
+  ['script calls per job', (l) => fmt(l.scripts, 2), (l) => l.scripts],
+  ['enqueue (jobs/s)', (l) => fmt(l.enqueue), (l) => l.enqueue],
+  ...workers.map((w) => [`drain, ${w} worker${w > 1 ? 's' : ''} (jobs/s)`, (l) => fmt(l.drain[w]), (l) => l.drain[w]]),
+  ['memory per pending job, 20 B (bytes)', (l) => fmt(l.mem20), (l) => l.mem20],
+  ['memory per pending job, 100 B (bytes)', (l) => fmt(l.mem100), (l) => l.mem100],
+];
+let head = `${'(a) ' + fmt(ref.each[0].a.jobs) + ' jobs over ' + ref.each[0].a.groups + ' groups'}`.padEnd(40);
+for (const l of libs) head += pad(`${l.library} ${l.version}`, 16);
+for (const p of peers) head += pad(`vs ${p.library}`, 12);
+console.log(`\n${head}`);
+for (const [label, show, val] of rows) {
+  let s = label.padEnd(40);
+  for (const l of libs) s += pad(show(l), 16);
+  for (const p of peers) s += pad(ratio(val(ref), val(p)), 12);
+  console.log(s);
 }
-for (const p of peers) {
-  let line = `${`EchoMQ/${p.library}`.padEnd(16)}${pad(`${(enqueueRate(ref) / enqueueRate(p)).toFixed(2)}x`, 16)}`;
-  for (const w of workers) line += pad(`${(drainAt(ref, w) / drainAt(p, w)).toFixed(2)}x`, 18);
-  console.log(line);
-}
-
-const b = ref.b;
+const b = ref.each[0].b;
 console.log(`\n(b) skewed load: one producer with ${fmt(b.heavy)} jobs, ${b.small} with ${b.small_jobs} each ` +
-            `(${fmt(b.jobs)} jobs, interleaved), one worker:\n    completion position of each small producer's last job`);
-console.log(`${'library'.padEnd(16)}${pad('median', 10)}${pad('worst', 10)}${pad('best', 10)}   of ${fmt(ref.b.jobs)}`);
-for (const lib of libs) {
-  const best = median(lib.each.map((r) => Math.min(...r.b.small_last_positions)));
-  console.log(`${`${lib.library} ${lib.version}`.padEnd(16)}${pad(fmt(lib.b.median), 10)}${pad(fmt(lib.b.max), 10)}${pad(fmt(best), 10)}`);
+            `(${fmt(b.jobs)} jobs, interleaved):\n    completion position of each small producer's last job (median / worst)`);
+let sh = 'library'.padEnd(40);
+for (const w of Object.keys(ref.skew)) sh += pad(`${w} worker${w > 1 ? 's' : ''}`, 18);
+console.log(sh);
+for (const l of libs) {
+  let s = `${l.library} ${l.version}`.padEnd(40);
+  for (const w of Object.keys(ref.skew)) s += pad(`${fmt(l.skew[w]?.median)} / ${fmt(l.skew[w]?.max)}`, 18);
+  console.log(s);
 }
 if (out) writeFileSync(out, JSON.stringify({ libraries: libs }, null, 2) + '\n');

@@ -8,10 +8,14 @@
 //                               n jobs completed; onDone(data) runs per completion
 //   close()
 
-/** Command-line options: --url, --jobs, --groups, --workers 1,8, --heavy, --small, --small-jobs, --prefix. */
+/**
+ * Command-line options: --url, --jobs, --groups, --workers 1,8, --heavy,
+ * --small, --small-jobs, --prefix, --phase a|b|mem|all (run.sh measures the
+ * server around each phase), --mem-jobs, --payload (bytes, phase mem).
+ */
 export function parseArgs(argv) {
   const o = { url: '', jobs: 50000, groups: 100, workers: [1, 8], heavy: 10000, small: 99,
-              smallJobs: 10, prefix: 'cmp' };
+              smallJobs: 10, prefix: 'cmp', phase: 'all', memJobs: 100000, payload: 100 };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`missing value for ${k}`);
@@ -23,6 +27,9 @@ export function parseArgs(argv) {
     else if (k === '--small') o.small = Number(v);
     else if (k === '--small-jobs') o.smallJobs = Number(v);
     else if (k === '--prefix') o.prefix = v;
+    else if (k === '--phase') o.phase = v;
+    else if (k === '--mem-jobs') o.memJobs = Number(v);
+    else if (k === '--payload') o.payload = Number(v);
     else throw new Error(`unknown option ${k}`);
   }
   if (!o.url) throw new Error('--url is required');
@@ -69,23 +76,33 @@ export async function workloadA(adapter, o) {
   return { jobs: o.jobs, groups: o.groups, runs };
 }
 
-/** (b) one heavy producer and many small ones; one worker; last positions. */
+/** (b) one heavy producer and many small ones; last positions, per worker count. */
 export async function workloadB(adapter, o) {
   const counts = [o.heavy, ...Array(o.small).fill(o.smallJobs)];
   const order = interleave(counts);
-  const queue = `${o.prefix}-b`;
-  await adapter.enqueue(queue, order.map((p) => ({ group: `p${p}`, data: { p } })));
-  const left = [...counts];
-  const last = Array(counts.length).fill(0);
-  let pos = 0;
-  await adapter.drain(queue, 1, order.length, (data) => {
-    pos += 1;
-    if (--left[data.p] === 0) last[data.p] = pos;
-  });
-  const small = last.slice(1);
-  return { jobs: order.length, heavy: o.heavy, small: o.small, small_jobs: o.smallJobs, workers: 1,
-           small_last_positions: small, median: median(small),
-           max: Math.max(...small) };
+  const runs = [];
+  for (const workers of o.workers) {
+    const queue = `${o.prefix}-b-${workers}`;
+    await adapter.enqueue(queue, order.map((p) => ({ group: `p${p}`, data: { p } })));
+    const left = [...counts];
+    const last = Array(counts.length).fill(0);
+    let pos = 0;
+    await adapter.drain(queue, workers, order.length, (data) => {
+      pos += 1;
+      if (--left[data.p] === 0) last[data.p] = pos;
+    });
+    const small = last.slice(1);
+    runs.push({ workers, small_last_positions: small, median: median(small), max: Math.max(...small) });
+  }
+  return { jobs: order.length, heavy: o.heavy, small: o.small, small_jobs: o.smallJobs, runs };
+}
+
+/** Memory: o.memJobs pending jobs of o.payload bytes over o.groups groups, left in place. */
+export async function workloadMem(adapter, o) {
+  const data = { d: 'x'.repeat(Math.max(0, o.payload - 8)) };  // JSON '{"d":"…"}' = payload bytes
+  const jobs = Array.from({ length: o.memJobs }, (_, k) => ({ group: `l${k % o.groups}`, data }));
+  await adapter.enqueue(`${o.prefix}-mem-${o.payload}`, jobs);
+  return { jobs: o.memJobs, payload: o.payload };
 }
 
 /** Fails fast (instead of retrying forever) when the server is not there. */
@@ -109,9 +126,11 @@ export async function main(library, version, makeAdapter) {
   await checkServer(o.url);
   const adapter = await makeAdapter(o);
   try {
-    const a = await workloadA(adapter, o);
-    const b = await workloadB(adapter, o);
-    process.stdout.write(JSON.stringify({ library, version, a, b }) + '\n');
+    const out = { library, version };
+    if (o.phase === 'all' || o.phase === 'a') out.a = await workloadA(adapter, o);
+    if (o.phase === 'all' || o.phase === 'b') out.b = await workloadB(adapter, o);
+    if (o.phase === 'mem') out.mem = await workloadMem(adapter, o);
+    process.stdout.write(JSON.stringify(out) + '\n');
   } finally {
     await adapter.close();
   }

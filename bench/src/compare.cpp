@@ -1,16 +1,20 @@
 // compare.cpp — `echomq_bench compare`: EchoMQ's side of bench/compare,
-// the same two workloads the peer scripts run, printed as JSON on stdout:
+// the same workloads the peer scripts run, printed as JSON on stdout:
 //  (a) enqueue N jobs (default 50,000, over 100 lanes) then drain them with
-//      1 and with 8 concurrent workers, no-op handler;
+//      1 and with 8 host threads on one worker engine, no-op handler;
 //  (b) one producer with 10,000 jobs and 99 with 10 each, arriving
-//      interleaved, drained by one worker: the completion position of each
-//      small producer's last job.
+//      interleaved, drained by 1 and by 8 threads: the completion position of
+//      each small producer's last job;
+//  (mem) M pending jobs of a given payload size, left for run.sh to measure.
+// --phase picks one (run.sh reads the server's figures around each).
 // It never flushes: run.sh gives every library fresh queue names on one server.
 #include "common.hpp"
 #include "results.hpp"
 #include "sections.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +32,8 @@ struct CompareOptions {
   std::vector<int> workers{1, 8};
   uint64_t heavy = 10000, small = 99, small_jobs = 10;
   std::string prefix = "cmp";
+  std::string phase = "all";
+  uint64_t mem_jobs = 100000, payload = 100;
 };
 
 bool parse(int argc, char **argv, CompareOptions *o) {
@@ -43,6 +49,9 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--small") o->small = std::strtoull(v, nullptr, 10);
     else if (a == "--small-jobs") o->small_jobs = std::strtoull(v, nullptr, 10);
     else if (a == "--prefix") o->prefix = v;
+    else if (a == "--phase") o->phase = v;
+    else if (a == "--mem-jobs") o->mem_jobs = std::strtoull(v, nullptr, 10);
+    else if (a == "--payload") o->payload = std::strtoull(v, nullptr, 10);
     else if (a == "--workers") {
       o->workers.clear();
       for (const char *p = v; *p;) {
@@ -72,25 +81,39 @@ double enqueue_all(echomq_client *c, const std::string &q, const std::vector<std
   return double(groups.size()) / seconds_since(t0);
 }
 
-/// One worker: claim, then fused ack+claim until the queue is empty.
-/// on_done(job) runs after each ack. Returns jobs done.
+/// Drains n jobs with `threads` host threads on one worker engine (batched
+/// claims fused with the settlement of finished jobs). on_done(job) runs
+/// after each job, under a lock, in completion order. Returns jobs done.
 template <typename F>
-uint64_t drain(echomq_client *c, const std::string &q, F on_done) {
-  uint64_t done = 0;
-  echomq_job *raw = nullptr;
-  int st = echomq_claim(c, q.c_str(), kLease, &raw);
-  Job cur(raw);
-  while (ok(st, c, "claim", true) && st == ECHOMQ_OK) {
-    raw = nullptr;
-    st = echomq_ack_claim(c, q.c_str(), echomq_job_id(cur.get()), echomq_job_token(cur.get()),
-                          kLease, &raw);
-    if (st >= 0) {
-      ++done;
-      on_done(cur.get());
-    }
-    cur.reset(raw);
+uint64_t drain(const std::string &url, const std::string &q, int threads, uint64_t n, F on_done) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = static_cast<unsigned>(std::max(16, 4 * threads));
+  o.lease_ms = kLease;
+  o.idle_wait_ms = 100;
+  echomq_worker *w = nullptr;
+  if (echomq_worker_new(&w, url.c_str(), q.c_str(), &o) != ECHOMQ_OK || echomq_worker_start(w) != ECHOMQ_OK) {
+    errors().add("compare: worker engine did not start");
+    echomq_worker_free(w);
+    return 0;
   }
-  return done;
+  std::mutex mu;
+  std::atomic<uint64_t> done{0};
+  parallel(threads, [&](int) {
+    while (done.load() < n) {
+      echomq_job *raw = nullptr;
+      int st = echomq_worker_next(w, 50, &raw);
+      if (st != ECHOMQ_OK) continue;
+      Job j(raw);
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        on_done(j.get());
+      }
+      if (echomq_worker_done(w, j.get()) == ECHOMQ_OK) done.fetch_add(1);
+    }
+  });
+  if (echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) != ECHOMQ_OK) errors().add("compare: drain stop timed out");
+  echomq_worker_free(w);
+  return done.load();
 }
 
 std::string workload_a(const CompareOptions &o) {
@@ -101,14 +124,11 @@ std::string workload_a(const CompareOptions &o) {
   for (size_t r = 0; r < o.workers.size(); ++r) {
     const int n = o.workers[r];
     const std::string q = o.prefix + ".a." + std::to_string(n);
-    auto cl = clients(o.url, n);
-    double enq = enqueue_all(cl[0]->get(), q, groups, payloads);
-    std::vector<uint64_t> done(n, 0);
-    double secs = parallel(n, [&](int i) {
-      done[i] = drain(cl[i]->get(), q, [](const echomq_job *) {});
-    });
-    uint64_t total = 0;
-    for (auto d : done) total += d;
+    Client c(o.url);
+    double enq = enqueue_all(c.get(), q, groups, payloads);
+    auto t0 = Clock::now();
+    uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {});
+    double secs = seconds_since(t0);
     if (total != o.jobs)
       errors().add("compare a: drained " + std::to_string(total) + " of " +
                    std::to_string(o.jobs));
@@ -128,27 +148,40 @@ std::string workload_b(const CompareOptions &o) {
     groups.push_back("p" + std::to_string(p));
     payloads.push_back(std::to_string(p));
   }
-  const std::string q = o.prefix + ".b";
-  Client c(o.url);
-  if (!c.get()) return "null";
-  enqueue_all(c.get(), q, groups, payloads);
-  std::vector<uint64_t> left = counts, last(counts.size(), 0);
-  uint64_t pos = 0;
-  drain(c.get(), q, [&](const echomq_job *j) {
-    ++pos;
-    int p = std::atoi(echomq_job_payload(j, nullptr));
-    if (p >= 0 && size_t(p) < left.size() && left[p] > 0 && --left[p] == 0) last[p] = pos;
-  });
-  std::vector<double> small(last.begin() + 1, last.end());
-  std::string list;
-  for (size_t i = 0; i < small.size(); ++i)
-    list += (i ? ", " : "") + std::to_string(uint64_t(small[i]));
+  std::string runs;
+  for (size_t r = 0; r < o.workers.size(); ++r) {
+    const int n = o.workers[r];
+    const std::string q = o.prefix + ".b." + std::to_string(n);
+    Client c(o.url);
+    if (!c.get()) return "null";
+    enqueue_all(c.get(), q, groups, payloads);
+    std::vector<uint64_t> left = counts, last(counts.size(), 0);
+    uint64_t pos = 0;
+    drain(o.url, q, n, order.size(), [&](const echomq_job *j) {
+      ++pos;
+      int p = std::atoi(echomq_job_payload(j, nullptr));
+      if (p >= 0 && size_t(p) < left.size() && left[p] > 0 && --left[p] == 0) last[p] = pos;
+    });
+    std::vector<double> small(last.begin() + 1, last.end());
+    std::string list;
+    for (size_t i = 0; i < small.size(); ++i)
+      list += (i ? ", " : "") + std::to_string(uint64_t(small[i]));
+    runs += std::string(r ? ", " : "") + "{\"workers\": " + std::to_string(n) +
+            ", \"small_last_positions\": [" + list + "], \"median\": " + json_num(median(small)) +
+            ", \"max\": " + json_num(small.empty() ? 0 : *std::max_element(small.begin(), small.end())) + "}";
+  }
   return "{\"jobs\": " + std::to_string(order.size()) + ", \"heavy\": " + std::to_string(o.heavy) +
          ", \"small\": " + std::to_string(o.small) +
-         ", \"small_jobs\": " + std::to_string(o.small_jobs) + ", \"workers\": 1" +
-         ", \"small_last_positions\": [" + list + "], \"median\": " + json_num(median(small)) +
-         ", \"max\": " + json_num(small.empty() ? 0 : *std::max_element(small.begin(), small.end())) +
-         "}";
+         ", \"small_jobs\": " + std::to_string(o.small_jobs) + ", \"runs\": [" + runs + "]}";
+}
+
+std::string workload_mem(const CompareOptions &o) {
+  std::vector<std::string> groups, payloads(o.mem_jobs, std::string(o.payload, 'x'));
+  for (uint64_t k = 0; k < o.mem_jobs; ++k) groups.push_back(lane_name(k % o.lanes));
+  Client c(o.url);
+  if (!c.get()) return "null";
+  enqueue_all(c.get(), o.prefix + ".mem." + std::to_string(o.payload), groups, payloads);
+  return "{\"jobs\": " + std::to_string(o.mem_jobs) + ", \"payload\": " + std::to_string(o.payload) + "}";
 }
 
 }  // namespace
@@ -159,13 +192,14 @@ int run_compare(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
-                 "         [--prefix cmp]\n");
+                 "         [--prefix cmp] [--phase a|b|mem|all] [--mem-jobs 100000] [--payload 100]\n");
     return 2;
   }
-  std::string a = workload_a(o);
-  std::string b = workload_b(o);
-  std::printf("{\"library\": \"echomq\", \"version\": %s, \"a\": %s, \"b\": %s}\n",
-              json_str(echomq_version_string()).c_str(), a.c_str(), b.c_str());
+  std::string out = "{\"library\": \"echomq\", \"version\": " + json_str(echomq_version_string());
+  if (o.phase == "all" || o.phase == "a") out += ", \"a\": " + workload_a(o);
+  if (o.phase == "all" || o.phase == "b") out += ", \"b\": " + workload_b(o);
+  if (o.phase == "mem") out += ", \"mem\": " + workload_mem(o);
+  std::printf("%s}\n", out.c_str());
   if (errors().count()) {
     for (const auto &m : errors().messages()) std::fprintf(stderr, "compare: %s\n", m.c_str());
     return 1;

@@ -130,12 +130,19 @@ void window_deviation(const std::vector<int> &seq, const std::vector<uint32_t> &
   }
 }
 
-/// Drains `jobs` services with wclaim (weighted) or claim, recording lanes.
+/// Drains `jobs` services with wclaim (weighted) or claim, or with batches
+/// of `batch` turns (claim_batch) when batch > 0, recording lanes.
 std::vector<int> service_order(echomq_client *c, const std::string &q, uint64_t jobs,
-                               bool weighted, uint32_t max_weight) {
+                               bool weighted, uint32_t max_weight, uint32_t batch) {
   std::vector<int> seq;
   while (seq.size() < jobs) {
-    if (weighted) {
+    if (batch > 0) {
+      echomq_job_list *raw = nullptr;
+      if (!ok(echomq_claim_batch(c, q.c_str(), kLease, batch, weighted ? 1 : 0, &raw), c, "claim_batch")) break;
+      JobList l(raw);
+      for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i)
+        seq.push_back(lane_of(echomq_job_list_at(l.get(), i)));
+    } else if (weighted) {
       echomq_job_list *raw = nullptr;
       if (!ok(echomq_wclaim(c, q.c_str(), kLease, max_weight, &raw), c, "wclaim")) break;
       JobList l(raw);
@@ -154,14 +161,17 @@ std::vector<int> service_order(echomq_client *c, const std::string &q, uint64_t 
 
 void weighted_share(Context &ctx, echomq_client *c) {
   const int turns = ctx.sz.weighted_turns;
-  for (bool weighted : {false, true}) {
+  for (int mode = 0; mode < 4; ++mode) {
+    const bool weighted = mode % 2 == 1;
+    const uint32_t batch = mode >= 2 ? 32 : 0;
     std::vector<uint32_t> w(kLanes, 1);
     if (weighted)
       for (int i = 0; i < kLanes; ++i) w[i] = 1 + i % 5;
     uint64_t turn = 0;
     for (auto x : w) turn += x;
     std::vector<double> spreads;
-    const std::string what = weighted ? "wclaim w=1..5" : "claim w=1";
+    const std::string what = std::string(weighted ? "wclaim w=1..5" : "claim w=1") +
+                             (batch ? ", batches of 32" : "");
     ctx.measure("fairness", "worst |served - w| per turn, " + what, 0, "jobs", [&](int) {
       ctx.fresh();
       // Lanes stay backlogged through the measured turns (two spare turns).
@@ -176,7 +186,7 @@ void weighted_share(Context &ctx, echomq_client *c) {
         }
       }
       ok(echomq_enqueue_batch(c, ctx.queue.c_str(), b.get(), nullptr), c, "enqueue_batch");
-      std::vector<int> seq = service_order(c, ctx.queue, turn * turns, weighted, 5);
+      std::vector<int> seq = service_order(c, ctx.queue, turn * turns, weighted, 5, batch);
       double dev = 0, spread = 0;
       window_deviation(seq, w, &dev, &spread);
       spreads.push_back(spread);

@@ -124,6 +124,34 @@ void depth_scale(Context &ctx, echomq_client *c) {
   }
 }
 
+/// Claim with many throttled lanes present (out of the ring until their
+/// throttle ends) against the same backlogged lanes alone: a throttled lane
+/// must cost a claim nothing.
+void throttled_scale(Context &ctx, echomq_client *c) {
+  const uint64_t claims = ctx.sz.ops1;
+  const uint64_t throttled = ctx.sz.lane_counts.size() > 3 ? 10000 : 1000;
+  ctx.fresh();
+  std::vector<Variant> vs;
+  for (bool with : {false, true}) {
+    const std::string q = ctx.queue + (with ? ".throttled" : ".plain");
+    load(c, q, 100, 100 * ((claims * ctx.sz.runs) / 100 + 2), 0);
+    if (with) {
+      Batch b(echomq_batch_create());
+      for (uint64_t i = 0; i < throttled; ++i) {
+        const std::string g = "t" + std::to_string(i);
+        echomq_batch_add(b.get(), g.c_str(), "", 0);
+        ok(echomq_throttle(c, q.c_str(), g.c_str(), 3600000), c, "throttle");
+      }
+      ok(echomq_enqueue_batch(c, q.c_str(), b.get(), nullptr), c, "enqueue_batch");
+    }
+    vs.push_back({"scale-throttled",
+                  with ? "claim, 100 lanes + " + count_name(throttled) + " throttled lanes"
+                       : "claim, 100 lanes, none throttled",
+                  [c, q, claims](int) { return claim_run(c, q, claims); }});
+  }
+  ctx.rounds(1, "ops/s", vs, 0, "none throttled");
+}
+
 }  // namespace
 
 void run_scale(Context &ctx) {
@@ -131,6 +159,7 @@ void run_scale(Context &ctx) {
   if (!c.get()) return;
   lanes_scale(ctx, c.get());
   depth_scale(ctx, c.get());
+  throttled_scale(ctx, c.get());
 }
 
 }  // namespace bench

@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define ECHOMQ_VERSION_MAJOR 0
-#define ECHOMQ_VERSION_MINOR 1
+#define ECHOMQ_VERSION_MINOR 2
 #define ECHOMQ_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as returned by echomq_version(). */
 #define ECHOMQ_VERSION_NUMBER \
@@ -76,6 +76,11 @@ typedef enum echomq_status {
   ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
   ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
                              job is no longer leased: the lease was lost */
+  ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
+                             nothing written (a batch: none of it) */
+  ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
+                             layout (an older EchoMQ): refused, nothing
+                             written. See ECHOMQ_KEY_LAYOUT. */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -133,6 +138,17 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_LIMIT_MAX 1000000000
 #define ECHOMQ_WCLAIM_MAX 10000                   /* jobs in one wclaim */
 #define ECHOMQ_REASON_MAX 4096                    /* bytes of a fail reason; longer is cut */
+#define ECHOMQ_ID_MAX 9007199254740991LL          /* job ids and tokens stay below 2^53 */
+#define ECHOMQ_DEFAULT_MAX_ATTEMPTS 3             /* for a queue without its own default */
+/* Due delayed jobs and expired leases each brought back per claim call at
+ * most: the bounded cost of recovery on the claim path. */
+#define ECHOMQ_RECOVER_MAX 32
+/* Version of the key layout this library reads and writes (docs/keys.md).
+ * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
+#define ECHOMQ_KEY_LAYOUT 2
+#define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
+#define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
+#define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -362,6 +378,180 @@ ECHOMQ_API int echomq_extend(echomq_client *c, const char *queue, uint64_t id, u
                              int64_t lease_ms, int64_t *lease_until_ms);
 
 /* ------------------------------------------------------------------------ */
+/* Batches: many turns of the ring, and settlement fused with the next claim,
+ * in one round trip each. */
+
+/* Claim up to n jobs (1..ECHOMQ_BATCH_MAX) in one call. weighted = 0: the
+ * jobs, order and tokens of n successive echomq_claim calls from the same
+ * state (one job per lane per turn). weighted = 1: turns served as
+ * echomq_wclaim serves them (K = min(weight, depth, limit - active) each),
+ * until n jobs are taken. Recovery of due work runs once per call (bounded
+ * by ECHOMQ_RECOVER_MAX). Returns ECHOMQ_OK with a list of 1..n jobs in
+ * service order, or ECHOMQ_EMPTY with *out NULL.
+ * Errors: as echomq_claim; ETOOLARGE for n over ECHOMQ_BATCH_MAX. */
+ECHOMQ_API int echomq_claim_batch(echomq_client *c, const char *queue, int64_t lease_ms,
+                                  uint32_t n, int weighted, echomq_job_list **out);
+
+/* Retry delays of a fail beyond a number of ms and ECHOMQ_RETRY_BACKOFF:
+ * dead-letter now, whatever attempts are left (a job that can never
+ * succeed); give back unstarted (back to its lane at its mint position at
+ * once, the attempt not counted: for jobs prefetched but never run). */
+#define ECHOMQ_RETRY_DEAD (-2)
+#define ECHOMQ_RETRY_RELEASE (-3)
+
+/* A settlement list: acks and fails of held jobs, sent in one call. Plain
+ * data, no I/O; one thread at a time. */
+typedef struct echomq_settle echomq_settle;
+ECHOMQ_API int echomq_settle_new(echomq_settle **out);
+ECHOMQ_API echomq_settle *echomq_settle_create(void); /* NULL on ENOMEM */
+/* Add an ack. Errors: EINVAL (id or token 0 or above ECHOMQ_ID_MAX),
+ * ETOOLARGE (more than ECHOMQ_BATCH_MAX entries), ENOMEM. */
+ECHOMQ_API int echomq_settle_ack(echomq_settle *s, uint64_t id, uint64_t token);
+/* Add a fail. reason may be NULL (cut at ECHOMQ_REASON_MAX bytes);
+ * retry_delay_ms as echomq_fail, or ECHOMQ_RETRY_DEAD, ECHOMQ_RETRY_RELEASE.
+ * Errors: as echomq_settle_ack, and EINVAL for a bad delay. */
+ECHOMQ_API int echomq_settle_fail(echomq_settle *s, uint64_t id, uint64_t token,
+                                  const char *reason, int64_t retry_delay_ms);
+ECHOMQ_API size_t echomq_settle_count(const echomq_settle *s);
+/* After a successful echomq_settle_claim: entry i's result, in the order
+ * added. Acks: ECHOMQ_OK, ECHOMQ_ESTALE (the lease was lost), ECHOMQ_ENOTFOUND.
+ * Fails: an echomq_fail_outcome (ECHOMQ_FAIL_RETRY also for a release), or
+ * ESTALE, ENOTFOUND. Before a call, or i out of range: ECHOMQ_EINVAL. */
+ECHOMQ_API int echomq_settle_status(const echomq_settle *s, size_t i);
+ECHOMQ_API void echomq_settle_clear(echomq_settle *s);
+ECHOMQ_API void echomq_settle_free(echomq_settle *s);
+
+/* Settle every entry of s (may be NULL or empty), then claim a batch of n
+ * jobs (0 = claim nothing) as echomq_claim_batch does, in one script call:
+ * one round trip per batch of work. Entries are settled each on its own: a
+ * refused one (its status in s) changes nothing and does not stop the
+ * claim. Returns ECHOMQ_OK (with *out NULL when n = 0), or ECHOMQ_EMPTY
+ * when n > 0 and nothing was claimed (the entries were settled).
+ * Settling again after an unknown outcome (ETIMEOUT) is safe: an entry that
+ * went through comes back ESTALE or ENOTFOUND, never settled twice.
+ * Errors: EINVAL (nothing to do, bad n or lease: nothing sent), ETOOLARGE,
+ * ECONN, ETIMEOUT (unknown outcome; jobs claimed by the lost call come back
+ * when their leases expire), ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_settle_claim(echomq_client *c, const char *queue, echomq_settle *s,
+                                   int64_t lease_ms, uint32_t n, int weighted,
+                                   echomq_job_list **out);
+
+/* Extend n leases (1..ECHOMQ_BATCH_MAX) to server now + lease_ms in one
+ * call; statuses[i] (may be NULL) gets OK, ESTALE or ENOTFOUND for each, and
+ * *lease_until_ms (may be NULL) the new deadline. Returns ECHOMQ_OK when the
+ * call went through. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
+ECHOMQ_API int echomq_extend_many(echomq_client *c, const char *queue, const uint64_t *ids,
+                                  const uint64_t *tokens, size_t n, int64_t lease_ms,
+                                  int *statuses, int64_t *lease_until_ms);
+
+/* ------------------------------------------------------------------------ */
+/* The worker engine: the one worker loop under every binding. Any number of
+ * host threads pull jobs (echomq_worker_next) and report what became of
+ * them (done / fail / discard). Inside, one thread claims in batches fused
+ * with the settlement of finished jobs (one round trip per batch), extends
+ * the leases of held jobs past half their length (many in one call), and
+ * when the queue is empty sleeps on the server (a second connection waits
+ * for a wake-up, no polling) until work arrives.
+ *
+ * Thread safety: every echomq_worker_* call is thread-safe, except
+ * echomq_worker_free, which must be the last call on the handle.
+ * Job handles from echomq_worker_next belong to the caller (echomq_job_free);
+ * report each exactly once, then free it. */
+
+typedef struct echomq_worker echomq_worker;
+
+typedef struct echomq_worker_options {
+  unsigned int version;      /* ECHOMQ_WORKER_OPTIONS_VERSION */
+  unsigned int slots;        /* jobs held at once, running or prefetched;
+                                default 8; 1..ECHOMQ_BATCH_MAX */
+  unsigned int prefetch;     /* jobs claimed per round trip at most;
+                                0 = slots (default); 1..slots */
+  int64_t lease_ms;          /* default 30000; extended while a job runs */
+  int weighted;              /* 1 = weighted turns (wclaim); default 0 */
+  int64_t retry_delay_ms;    /* for echomq_worker_fail with
+                                ECHOMQ_RETRY_DEFAULT: default
+                                ECHOMQ_RETRY_BACKOFF (exponential) */
+  int64_t idle_wait_ms;      /* longest server-side wait of an idle round;
+                                default 5000 */
+  int connect_timeout_ms;    /* as echomq_client_options; default 2000 */
+  int command_timeout_ms;    /* default 5000 */
+} echomq_worker_options;
+
+#define ECHOMQ_WORKER_OPTIONS_VERSION 1
+#define ECHOMQ_WORKER_OPTIONS_INIT \
+  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000 }
+/* Retry delay of echomq_worker_fail meaning "the worker's retry_delay_ms". */
+#define ECHOMQ_RETRY_DEFAULT (-4)
+
+ECHOMQ_API int echomq_worker_options_init(echomq_worker_options *opts, unsigned int version);
+
+/* Create a worker for `queue` on the server at `url` (no I/O; opts may be
+ * NULL). Errors: EINVAL (URL, queue name, option values), ENOMEM; *out is
+ * NULL on error. */
+ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const char *queue,
+                                 const echomq_worker_options *opts);
+/* Same, returning the handle (NULL on error). */
+ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
+                                               const echomq_worker_options *opts);
+/* Connect and start the engine. Errors: EINVAL (started already), ECONN,
+ * ETIMEOUT, ENOPERM, ESERVER. */
+ECHOMQ_API int echomq_worker_start(echomq_worker *w);
+
+/* Wait up to timeout_ms (0 = do not wait) for a job to run. ECHOMQ_OK with
+ * *out set, ECHOMQ_EMPTY at the timeout, ECHOMQ_ECANCELED once the worker is
+ * stopping (no new job will come). Errors: EINVAL (not started). */
+ECHOMQ_API int echomq_worker_next(echomq_worker *w, int64_t timeout_ms, echomq_job **out);
+
+/* The job succeeded: acked with the next round trip. Errors: EINVAL,
+ * ENOTFOUND (not held: reported already, or its lease was lost while it
+ * ran, so another worker may have it), ECANCELED (the worker has stopped;
+ * the job comes back when its lease expires). */
+ECHOMQ_API int echomq_worker_done(echomq_worker *w, const echomq_job *job);
+/* The job failed: retried after retry_delay_ms (ms, ECHOMQ_RETRY_BACKOFF,
+ * ECHOMQ_RETRY_DEFAULT) or dead-lettered when out of attempts. reason may be
+ * NULL. Errors: as echomq_worker_done. */
+ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
+                                  int64_t retry_delay_ms);
+/* The job can never succeed: dead-lettered now, attempts left or not. */
+ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+
+/* Stop modes. Both give prefetched, unstarted jobs back to their lanes (at
+ * their mint position, at once, the attempt not counted). */
+#define ECHOMQ_STOP_DRAIN 1   /* wait (up to the timeout) for running jobs to
+                                 be reported, and settle them */
+#define ECHOMQ_STOP_ABANDON 0 /* stop now: running jobs come back when their
+                                 leases expire */
+
+/* Stop the engine (idempotent). Returns ECHOMQ_OK, or ECHOMQ_ETIMEOUT when a
+ * drain timed out with jobs still running (they come back by their leases). */
+ECHOMQ_API int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
+
+typedef struct echomq_worker_stats {
+  unsigned int version;  /* ECHOMQ_WORKER_STATS_VERSION */
+  uint64_t claimed;      /* jobs claimed */
+  uint64_t done;         /* acks settled */
+  uint64_t failed;       /* fails settled (retried, delayed or dead) */
+  uint64_t released;     /* prefetched jobs given back unstarted */
+  uint64_t extended;     /* lease extensions */
+  uint64_t lost;         /* leases lost (expired and reclaimed elsewhere) */
+  uint64_t round_trips;  /* calls to the server (excluding idle waits) */
+  uint64_t errors;       /* failed calls (retried after a backoff) */
+  uint64_t running;      /* handed out, not reported yet */
+  uint64_t buffered;     /* claimed, not handed out yet */
+} echomq_worker_stats;
+#define ECHOMQ_WORKER_STATS_VERSION 1
+/* Errors: EINVAL (NULL, version). */
+ECHOMQ_API int echomq_worker_stats_get(echomq_worker *w, echomq_worker_stats *out);
+
+/* Copies the message of the engine's last failed server call ("" if none)
+ * into buf (cut to cap - 1 bytes, NUL-terminated) and returns its status
+ * (0 if none). The engine retries failed calls itself after a backoff. */
+ECHOMQ_API int echomq_worker_last_error(echomq_worker *w, char *buf, size_t cap);
+
+/* Stop (abandon) if running, and free. NULL is a no-op. */
+ECHOMQ_API void echomq_worker_free(echomq_worker *w);
+
+/* ------------------------------------------------------------------------ */
 /* Lane control. Each call fixes ring membership at once and applies to the
  * lane's existing backlog. Configuring a lane that has no jobs yet works.
  * Errors (all): EINVAL, ECONN, ETIMEOUT, EOOM (server full: nothing written),
@@ -389,6 +579,32 @@ ECHOMQ_API int echomq_set_default_weight(echomq_client *c, const char *queue, ui
 ECHOMQ_API int echomq_set_default_limit(echomq_client *c, const char *queue, uint32_t limit);
 ECHOMQ_API int echomq_set_default_max_attempts(echomq_client *c, const char *queue,
                                                uint32_t max_attempts);
+
+/* Rate limit: at most `jobs` (1..ECHOMQ_RATE_JOBS_MAX) of the lane start per
+ * period_ms (1..ECHOMQ_RATE_PERIOD_MAX_MS), in bursts of up to `burst` (0 =
+ * jobs), on server time (a token bucket). A lane out of tokens leaves the
+ * ring, so it costs claims nothing, and rejoins by itself when its next
+ * token is due (any claim brings it back; blocked claimers wake for it).
+ * Weights and limits compose with it: a turn serves min(weight, depth,
+ * limit - active, tokens). */
+ECHOMQ_API int echomq_set_rate(echomq_client *c, const char *queue, const char *group,
+                               uint32_t jobs, int64_t period_ms, uint32_t burst);
+ECHOMQ_API int echomq_clear_rate(echomq_client *c, const char *queue, const char *group);
+/* Queue default for lanes without their own rate; jobs = 0 clears it. */
+ECHOMQ_API int echomq_set_default_rate(echomq_client *c, const char *queue, uint32_t jobs,
+                                       int64_t period_ms, uint32_t burst);
+/* Throttle a lane by hand (a worker told to back off by a downstream
+ * service): no job of the lane starts before server now + ms
+ * (1..ECHOMQ_DELAY_MAX_MS); then it runs again (under its rate, if any). */
+ECHOMQ_API int echomq_throttle(echomq_client *c, const char *queue, const char *group, int64_t ms);
+/* Size cap: at most `cap` (1..ECHOMQ_CAP_MAX) jobs waiting in the lane
+ * (pending + delayed; running jobs do not count). An enqueue that would
+ * pass it is refused with ECHOMQ_EFULL and writes nothing; a batch is all or
+ * nothing, so one full lane refuses the whole batch. */
+ECHOMQ_API int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
+ECHOMQ_API int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
+/* Queue default cap for lanes without their own; 0 clears it. */
+ECHOMQ_API int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
 
 /* ------------------------------------------------------------------------ */
 /* Inspection (read-only). echomq_stats, _lane, _lanes, _dead and _verify
@@ -436,12 +652,27 @@ typedef struct echomq_lane_info {
   int64_t oldest_enqueued_at_ms;/* enqueue time of the head job, 0 if empty */
   int known;                    /* 1 if the lane has live jobs or settings of its own */
   uint64_t delayed;             /* jobs of the lane waiting for a due time */
+  /* Version 2 (0.2.0). */
+  uint32_t rate_jobs;           /* effective rate limit: rate_jobs per
+                                   rate_period_ms, bursts of rate_burst; 0 = none */
+  int64_t rate_period_ms;
+  uint32_t rate_burst;
+  int rate_is_default;          /* 1 if the rate comes from the queue default */
+  double tokens;                /* tokens now (jobs it may start), -1 without a rate */
+  int64_t next_token_at_ms;     /* server ms when it may next be served (out of
+                                   tokens, or throttled by hand); 0 = now */
+  uint64_t cap;                 /* effective size cap (pending + delayed), 0 = none */
+  int cap_is_default;
 } echomq_lane_info;
 
-#define ECHOMQ_LANE_INFO_VERSION 1
+/* 2 since 0.2.0; a caller built against version 1 passes 1 and gets the
+ * fields up to `delayed` only. */
+#define ECHOMQ_LANE_INFO_VERSION 2
+#define ECHOMQ_LANE_INFO_VERSION_1 1
 
 /* One lane in detail. A lane that is unknown reports zeros (and defaults)
- * with ECHOMQ_OK: lanes exist implicitly. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,
+ * with ECHOMQ_OK: lanes exist implicitly. out->version: ECHOMQ_LANE_INFO_VERSION
+ * (or 1: the version-1 fields only). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,
  * ENOPERM. */
 ECHOMQ_API int echomq_lane(echomq_client *c, const char *queue, const char *group,
                            echomq_lane_info *out);
@@ -483,7 +714,7 @@ ECHOMQ_API const char *echomq_report_at(const echomq_report *r, size_t i);
 ECHOMQ_API void echomq_report_free(echomq_report *r);
 
 /* Check invariants I1-I3 (ring = serviceable lanes, each once; gactive =
- * leased jobs per lane and within limits; every job in exactly one place)
+ * leased jobs per lane; every job in exactly one place)
  * and the queue counters. ECHOMQ_OK with *out holding one line per
  * violation (count 0 = healthy). Runs one script over the whole queue: an
  * operator's call, O(jobs + lanes). Errors: EINVAL, ECONN, ETIMEOUT, ESERVER,

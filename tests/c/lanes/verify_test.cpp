@@ -139,15 +139,15 @@ TEST_CASE("verify reports a counter that drifted", "[verify]") {
   require_verified(h.c.get(), h.q);
 }
 
-TEST_CASE("verify reports a leased job whose hash is gone", "[verify]") {
+TEST_CASE("verify reports a leased job whose record is gone", "[verify]") {
   HealthyQueue h;
   RawValkey raw;
-  const std::string job = h.key("job:" + std::to_string(echomq_job_id(h.leased.get())));
-  ReplyPtr dump = raw.must({"DUMP", job});
-  REQUIRE(dump->type == REDIS_REPLY_STRING);
-  const std::string saved(dump->str, dump->len);
-  REQUIRE(raw.integer({"DEL", job}) == 1);
-  require_reported(violations(h.c.get(), h.q), "DEL of a leased job's hash");
-  raw.must({"RESTORE", job, "0", saved});
+  const std::string id = std::to_string(echomq_job_id(h.leased.get()));
+  ReplyPtr rec = raw.must({"HGET", h.key("jobs"), id});
+  REQUIRE(rec->type == REDIS_REPLY_STRING);
+  const std::string saved(rec->str, rec->len);
+  REQUIRE(raw.integer({"HDEL", h.key("jobs"), id}) == 1);
+  require_reported(violations(h.c.get(), h.q), "HDEL of a leased job's record");
+  raw.must({"HSET", h.key("jobs"), id, saved});
   require_verified(h.c.get(), h.q);
 }

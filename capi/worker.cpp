@@ -1,0 +1,161 @@
+// The extern "C" boundary of the worker engine (cpp/worker.hpp). Every body
+// catches everything; no exception crosses it.
+#include <cstring>
+#include <new>
+
+#include "echomq/echomq.h"
+#include "error.hpp"
+#include "handles.hpp"
+#include "worker.hpp"
+
+struct echomq_worker {
+  echomq_worker(const char* url, const char* queue, const echomq::WorkerOptions& o)
+      : core(url, queue, o) {}
+  echomq::Worker core;
+};
+
+namespace {
+
+template <class F>
+int guard(F&& fn) {
+  try {
+    return fn();
+  } catch (const echomq::Error& e) {
+    return e.code();
+  } catch (const std::bad_alloc&) {
+    return ECHOMQ_ENOMEM;
+  } catch (...) {
+    return ECHOMQ_EINTERNAL;
+  }
+}
+
+int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason) {
+  if (!w || !job) return ECHOMQ_EINVAL;
+  return guard([&] {
+    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "");
+    return ECHOMQ_OK;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+int echomq_worker_options_init(echomq_worker_options* opts, unsigned int version) {
+  if (!opts || version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+  echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
+  *opts = d;
+  return ECHOMQ_OK;
+}
+
+int echomq_worker_new(echomq_worker** out, const char* url, const char* queue,
+                      const echomq_worker_options* opts) {
+  if (!out) return ECHOMQ_EINVAL;
+  *out = nullptr;
+  if (!url || !queue) return ECHOMQ_EINVAL;
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  if (opts) {
+    if (opts->version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+    o = *opts;
+  }
+  if (o.connect_timeout_ms < 1 || o.command_timeout_ms < 1) return ECHOMQ_EINVAL;
+  echomq::WorkerOptions wo;
+  wo.client.timeouts.connect_ms = o.connect_timeout_ms;
+  wo.client.timeouts.command_ms = o.command_timeout_ms;
+  wo.slots = o.slots;
+  wo.prefetch = o.prefetch;
+  wo.lease_ms = o.lease_ms;
+  wo.weighted = o.weighted != 0;
+  wo.retry_delay_ms = o.retry_delay_ms;
+  wo.idle_wait_ms = o.idle_wait_ms;
+  return guard([&] {
+    *out = new echomq_worker(url, queue, wo);
+    return ECHOMQ_OK;
+  });
+}
+
+echomq_worker* echomq_worker_create(const char* url, const char* queue,
+                                    const echomq_worker_options* opts) {
+  echomq_worker* w = nullptr;
+  return echomq_worker_new(&w, url, queue, opts) == ECHOMQ_OK ? w : nullptr;
+}
+
+int echomq_worker_start(echomq_worker* w) {
+  if (!w) return ECHOMQ_EINVAL;
+  return guard([&] {
+    w->core.start();
+    return ECHOMQ_OK;
+  });
+}
+
+int echomq_worker_next(echomq_worker* w, int64_t timeout_ms, echomq_job** out) {
+  if (out) *out = nullptr;
+  if (!w || !out) return ECHOMQ_EINVAL;
+  return guard([&] {
+    echomq::Job j;
+    if (!w->core.next(timeout_ms, j)) return static_cast<int>(ECHOMQ_EMPTY);
+    *out = new echomq_job{std::move(j)};
+    return static_cast<int>(ECHOMQ_OK);
+  });
+}
+
+int echomq_worker_done(echomq_worker* w, const echomq_job* job) {
+  return report(w, job, true, 0, nullptr);
+}
+
+int echomq_worker_fail(echomq_worker* w, const echomq_job* job, const char* reason,
+                       int64_t retry_delay_ms) {
+  return report(w, job, false, retry_delay_ms, reason);
+}
+
+int echomq_worker_discard(echomq_worker* w, const echomq_job* job, const char* reason) {
+  return report(w, job, false, ECHOMQ_RETRY_DEAD, reason);
+}
+
+int echomq_worker_stop(echomq_worker* w, int mode, int64_t timeout_ms) {
+  if (!w || (mode != ECHOMQ_STOP_DRAIN && mode != ECHOMQ_STOP_ABANDON)) return ECHOMQ_EINVAL;
+  return guard([&] {
+    return w->core.stop(mode == ECHOMQ_STOP_DRAIN, timeout_ms) ? ECHOMQ_OK : ECHOMQ_ETIMEOUT;
+  });
+}
+
+int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
+  if (!w || !out || out->version != ECHOMQ_WORKER_STATS_VERSION) return ECHOMQ_EINVAL;
+  return guard([&] {
+    echomq::WorkerStats s = w->core.stats();
+    out->claimed = s.claimed;
+    out->done = s.done;
+    out->failed = s.failed;
+    out->released = s.released;
+    out->extended = s.extended;
+    out->lost = s.lost;
+    out->round_trips = s.round_trips;
+    out->errors = s.errors;
+    out->running = s.running;
+    out->buffered = s.buffered;
+    return ECHOMQ_OK;
+  });
+}
+
+int echomq_worker_last_error(echomq_worker* w, char* buf, size_t cap) {
+  if (!w) return ECHOMQ_EINVAL;
+  return guard([&] {
+    int code = 0;
+    std::string m = w->core.lastError(&code);
+    if (buf && cap > 0) {
+      size_t n = std::min(m.size(), cap - 1);
+      std::memcpy(buf, m.data(), n);
+      buf[n] = '\0';
+    }
+    return code;
+  });
+}
+
+void echomq_worker_free(echomq_worker* w) {
+  try {
+    delete w;
+  } catch (...) {
+  }
+}
+
+}  // extern "C"

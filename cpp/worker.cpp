@@ -1,0 +1,307 @@
+#include "worker.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "error.hpp"
+#include "url.hpp"
+#include "validate.hpp"
+
+namespace echomq {
+namespace {
+
+int64_t steadyMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::chrono::steady_clock::time_point at(int64_t ms) {
+  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(ms));
+}
+
+constexpr int64_t kBackoffFirstMs = 100;
+constexpr int64_t kBackoffMaxMs = 5000;
+
+}  // namespace
+
+Worker::Worker(const std::string& url, const std::string& queue, const WorkerOptions& o)
+    : url_(url), queue_(queue), o_(o), pumpClient_(o.client), waitClient_(o.client) {
+  checkQueueName(queue.c_str());
+  checkRange("slots", o.slots, 1, ECHOMQ_BATCH_MAX);
+  if (o_.prefetch == 0) o_.prefetch = o_.slots;
+  checkRange("prefetch", o_.prefetch, 1, o_.slots);
+  checkRange("lease_ms", o.lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("idle_wait_ms", o.idle_wait_ms, 1, 24LL * 3600 * 1000);
+  if (o.retry_delay_ms != kRetryBackoff && o.retry_delay_ms != kRetryDeadNow)
+    checkRange("retry_delay_ms", o.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+  parseUrl(url);  // a bad URL is refused here, before any I/O
+}
+
+Worker::~Worker() {
+  try {
+    stop(false, 0);
+  } catch (...) {
+  }
+}
+
+void Worker::start() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (started_) invalid("worker already started");
+  pumpClient_.connect(url_);
+  waitClient_.connect(url_);
+  started_ = true;
+  pumpThread_ = std::thread([this] { pump(); });
+  waitThread_ = std::thread([this] { waiter(); });
+}
+
+bool Worker::next(int64_t timeout_ms, Job& out) {
+  checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
+  std::unique_lock<std::mutex> lk(mu_);
+  if (!started_) invalid("worker not started");
+  jobsCv_.wait_until(lk, at(steadyMs() + timeout_ms),
+                     [&] { return !buffer_.empty() || stopping_ || finished_; });
+  if (stopping_ || finished_) fail(ECHOMQ_ECANCELED, "the worker is stopping");
+  if (buffer_.empty()) return false;
+  out = std::move(buffer_.front());
+  buffer_.pop_front();
+  pumpCv_.notify_one();  // room in the buffer: time to claim more
+  return true;
+}
+
+void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
+                    std::string reason) {
+  if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
+      retry_delay_ms != kRetryDeadNow)
+    checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+  if (reason.size() > ECHOMQ_REASON_MAX) reason.resize(ECHOMQ_REASON_MAX);
+  std::lock_guard<std::mutex> lk(mu_);
+  if (finished_) fail(ECHOMQ_ECANCELED, "the worker has stopped; the job comes back when its lease expires");
+  auto it = held_.find(id);
+  if (it == held_.end() || it->second.token != token)
+    fail(ECHOMQ_ENOTFOUND, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
+  held_.erase(it);
+  int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
+  outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason)});
+  pumpCv_.notify_one();
+}
+
+bool Worker::stop(bool drain, int64_t timeout_ms) {
+  std::unique_lock<std::mutex> lk(mu_);
+  if (!started_) {
+    finished_ = true;
+    return true;
+  }
+  if (!stopping_) {
+    stopping_ = true;
+    drain_ = drain;
+  }
+  if (!drain) drain_ = false;
+  pumpCv_.notify_all();
+  jobsCv_.notify_all();
+  waitCv_.notify_all();
+  bool clean = jobsCv_.wait_until(lk, at(steadyMs() + std::max<int64_t>(timeout_ms, 0)),
+                                  [&] { return finished_; });
+  if (!clean) {
+    drain_ = false;  // the rest of the running jobs come back by their leases
+    pumpCv_.notify_all();
+  }
+  lk.unlock();
+  if (pumpThread_.joinable()) pumpThread_.join();
+  // The waiter may be asleep on the server: interrupt it until it is gone.
+  while (waitThread_.joinable()) {
+    waitClient_.cancel();
+    lk.lock();
+    bool gone = waitDone_;
+    lk.unlock();
+    if (gone) {
+      waitThread_.join();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return clean;
+}
+
+WorkerStats Worker::stats() {
+  std::lock_guard<std::mutex> lk(mu_);
+  WorkerStats s = stats_;
+  s.buffered = buffer_.size();
+  s.running = held_.size() >= buffer_.size() ? held_.size() - buffer_.size() : 0;
+  return s;
+}
+
+std::string Worker::lastError(int* code) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (code) *code = lastCode_;
+  return lastError_;
+}
+
+void Worker::recordError(const Error& e) {
+  lastError_ = e.what();
+  lastCode_ = e.code();
+  ++stats_.errors;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) {
+  std::vector<std::pair<uint64_t, uint64_t>> due;
+  for (const auto& [id, h] : held_)
+    if (now >= h.deadline - o_.lease_ms / 2) due.emplace_back(id, h.token);
+  return due;
+}
+
+void Worker::pump() {
+  std::unique_lock<std::mutex> lk(mu_);
+  bool passWake = false;
+  for (;;) {
+    int64_t now = steadyMs();
+    if (stopping_ && !buffer_.empty()) {
+      // Prefetched, never started: back to their lanes at once.
+      for (const Job& j : buffer_) {
+        outbox_.push_back(Settlement{j.id, j.token, false, kRetryRelease, {}});
+        held_.erase(j.id);
+      }
+      buffer_.clear();
+    }
+    size_t running = held_.size() - buffer_.size();
+    size_t held = held_.size();
+    uint32_t free = held < o_.slots ? static_cast<uint32_t>(o_.slots - held) : 0;
+    bool wantClaim = !stopping_ && !idle_ && free > 0 && now >= backoffUntil_ &&
+                     (free >= std::max<uint32_t>(1, o_.prefetch / 2) || buffer_.empty());
+    bool haveOut = !outbox_.empty() && now >= backoffUntil_;
+    auto ext = now >= backoffUntil_ ? dueForExtension(now) : decltype(dueForExtension(now)){};
+    if (!wantClaim && !haveOut && ext.empty()) {
+      if (stopping_ && outbox_.empty() && (!drain_ || running == 0)) break;
+      if (stopping_ && !outbox_.empty() && now < backoffUntil_ && !drain_) break;  // no server: give up
+      if (idle_ && !waitArmed_ && !stopping_) {
+        waitArmed_ = true;
+        waitCv_.notify_one();
+      }
+      int64_t wake = -1;
+      for (const auto& [id, h] : held_) {
+        int64_t t = h.deadline - o_.lease_ms / 2;
+        if (wake < 0 || t < wake) wake = t;
+      }
+      if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
+      if (wake >= 0) {
+        pumpCv_.wait_until(lk, at(std::max(wake, now + 1)));
+      } else {
+        pumpCv_.wait(lk);
+      }
+      if (woken_) {
+        woken_ = false;
+        idle_ = false;
+        passWake = true;
+      }
+      continue;
+    }
+    std::vector<Settlement> out;
+    if (haveOut) out.swap(outbox_);
+    uint32_t n = wantClaim ? std::min(free, o_.prefetch) : 0;
+    const char* flags = passWake ? "w" : "";
+    passWake = false;
+    lk.unlock();
+    int64_t t0 = steadyMs();
+    try {
+      if (!ext.empty()) {
+        std::vector<uint64_t> ids, toks;
+        for (auto& [id, tok] : ext) {
+          ids.push_back(id);
+          toks.push_back(tok);
+        }
+        std::vector<int> st(ids.size());
+        for (size_t i = 0; i < ids.size(); i += ECHOMQ_BATCH_MAX) {
+          size_t m = std::min<size_t>(ECHOMQ_BATCH_MAX, ids.size() - i);
+          pumpClient_.extendMany(queue_.c_str(), &ids[i], &toks[i], m, o_.lease_ms, &st[i]);
+        }
+        lk.lock();
+        ++stats_.round_trips;
+        for (size_t i = 0; i < ids.size(); ++i) {
+          auto it = held_.find(ids[i]);
+          if (it == held_.end() || it->second.token != toks[i]) continue;
+          if (st[i] == ECHOMQ_OK) {
+            it->second.deadline = t0 + o_.lease_ms;
+            ++stats_.extended;
+          } else {  // lost: never hand it out, and its report will be refused
+            held_.erase(it);
+            ++stats_.lost;
+            buffer_.erase(std::remove_if(buffer_.begin(), buffer_.end(),
+                                         [&](const Job& j) { return j.id == ids[i]; }),
+                          buffer_.end());
+          }
+        }
+        lk.unlock();
+      }
+      if (!out.empty() || n > 0) {
+        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags);
+        lk.lock();
+        ++stats_.round_trips;
+        for (size_t i = 0; i < out.size(); ++i) {
+          int c = r.codes[i];
+          if (c == ECHOMQ_ESTALE || c == ECHOMQ_ENOTFOUND) ++stats_.lost;
+          else if (out[i].ack) ++stats_.done;
+          else if (out[i].retry_delay_ms == kRetryRelease) ++stats_.released;
+          else ++stats_.failed;
+        }
+        for (Job& j : r.claimed.jobs) {
+          held_[j.id] = Held{j.token, t0 + o_.lease_ms};
+          buffer_.push_back(std::move(j));
+          ++stats_.claimed;
+        }
+        if (!r.claimed.jobs.empty()) jobsCv_.notify_all();
+        if (n > 0 && r.claimed.jobs.empty()) {
+          idle_ = true;
+          int64_t due = r.claimed.next_due_ms;
+          waitMs_ = due >= 0 ? std::min(o_.idle_wait_ms, due + 1) : o_.idle_wait_ms;
+        }
+        backoffMs_ = 0;
+        lk.unlock();
+      }
+    } catch (const Error& e) {
+      lk.lock();
+      recordError(e);
+      // Settling again is safe: an entry that went through comes back
+      // stale or not found, never settled twice. Jobs the lost call may
+      // have claimed come back when their leases expire.
+      outbox_.insert(outbox_.begin(), out.begin(), out.end());
+      backoffMs_ = backoffMs_ ? std::min(backoffMs_ * 2, kBackoffMaxMs) : kBackoffFirstMs;
+      backoffUntil_ = steadyMs() + backoffMs_;
+      lk.unlock();
+    } catch (...) {
+      lk.lock();
+      lastError_ = "internal error in the worker pump";
+      lastCode_ = ECHOMQ_EINTERNAL;
+      ++stats_.errors;
+      backoffUntil_ = steadyMs() + kBackoffMaxMs;
+      lk.unlock();
+    }
+    lk.lock();
+  }
+  finished_ = true;
+  jobsCv_.notify_all();
+  waitCv_.notify_all();
+}
+
+void Worker::waiter() {
+  std::unique_lock<std::mutex> lk(mu_);
+  for (;;) {
+    waitCv_.wait(lk, [&] { return waitArmed_ || finished_ || stopping_; });
+    if (finished_ || stopping_) break;
+    int64_t ms = waitMs_;
+    lk.unlock();
+    try {
+      waitClient_.waitForWork(queue_.c_str(), std::max<int64_t>(ms, 1));
+    } catch (const Error& e) {
+      lk.lock();
+      if (!stopping_ && e.code() != ECHOMQ_ECANCELED) recordError(e);
+      lk.unlock();
+      if (e.code() != ECHOMQ_ECANCELED) std::this_thread::sleep_for(std::chrono::milliseconds(kBackoffFirstMs));
+    }
+    lk.lock();
+    waitArmed_ = false;
+    woken_ = true;
+    pumpCv_.notify_one();
+  }
+  waitDone_ = true;
+}
+
+}  // namespace echomq

@@ -1,0 +1,101 @@
+// The worker engine: the one worker loop of every binding. Host threads pull
+// jobs (next) and report results (done / fail); inside, one pump thread
+// claims in batches fused with the settlement of finished jobs, extends the
+// leases of held jobs, and sleeps on the server (a second connection waits
+// for a wake-up) when the queue is empty. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "client.hpp"
+#include "error.hpp"
+
+namespace echomq {
+
+struct WorkerOptions {
+  ClientOptions client;
+  uint32_t slots = 8;     // jobs held at once, running or prefetched
+  uint32_t prefetch = 0;  // jobs claimed per round trip at most (0 = slots)
+  int64_t lease_ms = 30000;
+  bool weighted = false;
+  int64_t retry_delay_ms = kRetryBackoff;  // of a fail without its own delay
+  int64_t idle_wait_ms = 5000;             // one server-side wait when idle
+};
+
+struct WorkerStats {
+  uint64_t claimed = 0, done = 0, failed = 0, extended = 0, released = 0, lost = 0;
+  uint64_t round_trips = 0, errors = 0;
+  uint64_t running = 0, buffered = 0;
+};
+
+class Worker {
+ public:
+  // Validates everything; no I/O.
+  Worker(const std::string& url, const std::string& queue, const WorkerOptions& o);
+  ~Worker();  // stops (abandon) if still running
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Connects both connections and starts the pump. Throws as connect does.
+  void start();
+  // A job to run: false at the timeout; throws ECANCELED once stopping.
+  bool next(int64_t timeout_ms, Job& out);
+  // Reports a job handed out by next(). retry_delay_ms: as a settlement, or
+  // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
+  // worker does not hold, ECANCELED after stop.
+  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason);
+  // drain: finish what is running (until timeout_ms) and settle it; abandon:
+  // stop at once (running jobs come back by their leases). Prefetched jobs
+  // go back to their lanes at once in both. Returns false when running jobs
+  // were left at the timeout.
+  bool stop(bool drain, int64_t timeout_ms);
+  WorkerStats stats();
+  // The last error of the engine's own calls ("" if none) and its status.
+  std::string lastError(int* code);
+
+  static constexpr int64_t kRetryDefault = -4;
+
+ private:
+  struct Held {
+    uint64_t token;
+    int64_t deadline;  // local steady ms by which the lease ends at the latest
+  };
+  void pump();
+  void waiter();
+  void recordError(const Error& e);
+  // Under mu_: jobs held whose lease is past half its length.
+  std::vector<std::pair<uint64_t, uint64_t>> dueForExtension(int64_t now);
+
+  std::string url_, queue_;
+  WorkerOptions o_;
+  Client pumpClient_, waitClient_;
+  std::thread pumpThread_, waitThread_;
+
+  std::mutex mu_;
+  std::condition_variable jobsCv_;   // next() waits here
+  std::condition_variable pumpCv_;   // the pump waits here
+  std::condition_variable waitCv_;   // the waiter waits here
+  std::deque<Job> buffer_;           // claimed, not yet handed out
+  std::unordered_map<uint64_t, Held> held_;  // every job leased to this worker
+  std::vector<Settlement> outbox_;
+  WorkerStats stats_;
+  bool started_ = false, stopping_ = false, drain_ = false, finished_ = false;
+  bool idle_ = false;       // the last claim found nothing: wait for a wake-up
+  bool woken_ = false;      // the waiter saw a wake-up (or its wait ended)
+  bool waitArmed_ = false;  // the pump asked the waiter to wait
+  bool waitDone_ = false;   // the waiter thread has ended
+  int64_t waitMs_ = 0;
+  int64_t backoffUntil_ = 0;
+  int64_t backoffMs_ = 0;
+  std::string lastError_;
+  int lastCode_ = 0;
+};
+
+}  // namespace echomq

@@ -1,0 +1,24 @@
+--[[ cap: a lane's size cap (most jobs waiting in it: pending + delayed), or
+-- the queue default. An enqueue that would pass it is refused whole.
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] group ("" = the queue default)   ARGV[3] cap 1..CAP_MAX, or "0" to clear
+-- Returns {OK} or {EINVAL, msg}.
+-- Keeps: I1-I3 untouched (a cap lowered under a lane's backlog only refuses
+-- new jobs; nothing waiting is dropped).
+]]
+--@include lane
+
+local g = ARGV[2]
+local n = argInt(ARGV[3], 0, CAP_MAX)
+if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MAX) .. ')' } end
+local bad = layoutError()
+if bad then return bad end
+if n == 0 then
+  rcall('HDEL', K.gcap, g)
+  if #g > 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
+else
+  rcall('HSET', K.gcap, g, S(n))
+  if #g > 0 then rcall('ZADD', K.lanes, 'NX', 0, g) end
+end
+return { OK }

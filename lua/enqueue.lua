@@ -1,0 +1,114 @@
+#!lua
+--[[ enqueue: add n jobs in one call (ids consecutive in mint order).
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive stats config wake jobs grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
+-- ARGV[4] n   then n pairs: group, payload
+-- Returns {OK, first id, n}; {EFULL, msg} when a lane would pass its size
+-- cap (pending + delayed jobs; the whole call is refused); {EINVAL, msg} or
+-- {ELAYOUT, msg}. A refused call writes nothing.
+-- Keeps: I1 (a lane that becomes serviceable joins the ring once, lanes in
+-- the order of their first job), I3 (each job lands in exactly one place:
+-- its lane or the delayed set). Writes are per lane and per hash, not per job.
+]]
+--@include many
+--@include record
+
+local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
+local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
+local n = argInt(ARGV[4], 1, BATCH_MAX)
+if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
+if #ARGV ~= 4 + 2 * n then return { EINVAL, 'enqueue: argument count does not match n' } end
+for i = 1, n do
+  if #ARGV[3 + 2 * i] == 0 then return { EINVAL, 'enqueue: empty group name' } end
+end
+local bad = layoutError()
+if bad then return bad end
+-- The jobs of each lane in mint order (ids follow once minted).
+local lanes, count = {}, {}
+for i = 1, n do
+  local g = ARGV[3 + 2 * i]
+  if not count[g] then count[g] = 0; lanes[#lanes + 1] = g end
+  count[g] = count[g] + 1
+end
+-- A lane at its size cap refuses the whole call before any write.
+local cq = {}
+for i, g in ipairs(lanes) do cq[i] = g end
+cq[#cq + 1] = ''
+local caps = readFields(K.gcap, cq)
+local capped = {}
+for _, g in ipairs(lanes) do
+  caps[g] = tonumber(caps[g] or caps[''] or '')
+  if caps[g] then capped[#capped + 1] = g end
+end
+if #capped > 0 then
+  local live, act = readFields(K.glive, capped), readFields(K.gactive, capped)
+  for _, g in ipairs(capped) do
+    local waiting = tonumber(live[g] or '0') - tonumber(act[g] or '0')
+    if waiting + count[g] > caps[g] then
+      return { EFULL, 'enqueue: lane ' .. g .. ' holds ' .. waiting .. ' waiting jobs, its cap is ' ..
+        caps[g] .. ': ' .. count[g] .. ' more do not fit (nothing was enqueued)' }
+    end
+  end
+end
+
+local now = serverNowMs()
+if maxatt == 0 then maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
+rcall('HSET', K.config, 'layout', KEY_LAYOUT)
+local last = rcall('INCRBY', K.seq, n)
+local first = last - n + 1
+local recs, idsOf = {}, {}
+for i = 1, n do
+  local g = ARGV[3 + 2 * i]
+  local id = S(first + i - 1)
+  recs[#recs + 1] = id
+  recs[#recs + 1] = packRecord(now, maxatt, maxatt, g, ARGV[4 + 2 * i])
+  if not idsOf[g] then idsOf[g] = {} end
+  local l = idsOf[g]
+  l[#l + 1] = id
+end
+callSliced('HSET', K.jobs, recs)
+rcall('HINCRBY', K.stats, 'enqueued', n)
+local dir = {}
+for _, g in ipairs(lanes) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end
+addCounts(K.glive, lanes, count)
+callSliced('ZADD', K.lanes, dir, { 'NX' })
+if delay > 0 then
+  local due, d = S(now + delay), {}
+  for _, g in ipairs(lanes) do
+    for _, id in ipairs(idsOf[g]) do d[#d + 1] = due; d[#d + 1] = id end
+  end
+  callSliced('ZADD', K.delayed, d)
+  return { OK, first, n }
+end
+-- A lane becomes serviceable when it was empty, runs and is below its ceiling.
+local lim = laneSettings(lanes, false)
+local limited = {}
+for _, g in ipairs(lanes) do if lim[g] then limited[#limited + 1] = g end end
+local act = #limited > 0 and readFields(K.gactive, limited) or {}
+local paused = callSliced('SMISMEMBER', K.paused, lanes)
+local rq = {}
+for i, g in ipairs(lanes) do rq[i] = g end
+rq[#rq + 1] = ''
+local rates, buckets = readFields(K.grate, rq), readFields(K.gbucket, lanes)
+local join = {}
+for i, g in ipairs(lanes) do
+  local was = rcall('EXISTS', pendingKey(g)) == 1
+  local z = {}
+  for _, id in ipairs(idsOf[g]) do z[#z + 1] = id; z[#z + 1] = id end
+  callSliced('ZADD', pendingKey(g), z)
+  if not was and paused[i] == 0 and not (lim[g] and tonumber(act[g] or '0') >= lim[g]) then
+    local r, b = rates[g] or rates[''] or nil, buckets[g] or nil
+    local ok, due = true, nil
+    if r or b then
+      local o, _, d = rateState(parseRate(r), b, now)
+      ok, due = o, d
+    end
+    if ok then join[#join + 1] = g else rcall('ZADD', K.throttled, S(due), g) end
+  end
+end
+if #join > 0 then
+  callSliced('RPUSH', K.ring, join)
+  if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
+end
+return { OK, first, n }

@@ -1,0 +1,44 @@
+-- Per-lane key, integers as strings, server time, argument parsing, and the
+-- layout check every script opens with. (rcall, P, K and the status and
+-- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
+local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
+-- Integers go to Valkey as strings; %.0f keeps 13-digit milliseconds exact.
+local function S(n) return string.format('%.0f', n) end
+local NOW_MS
+local function serverNowMs()
+  if not NOW_MS then
+    local t = rcall('TIME')
+    NOW_MS = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return NOW_MS  -- one instant per script call
+end
+-- A decimal integer argument in [lo, hi]; nil when it is not one.
+local function argInt(s, lo, hi)
+  if type(s) ~= 'string' or not string.match(s, '^%-?%d+$') or #s > 16 then return nil end
+  local n = tonumber(s)
+  if n < lo or n > hi then return nil end
+  return n
+end
+-- Calls cmd(key, [flag,] items...) in slices: unpack() has a stack limit.
+-- Returns the replies of the slices, concatenated when they are arrays.
+local function callSliced(cmd, key, items, prefix)
+  if #items <= 4000 then  -- one call, no copy
+    if prefix then return rcall(cmd, key, prefix[1], unpack(items)) end
+    return rcall(cmd, key, unpack(items))
+  end
+  local out = {}
+  for i = 1, #items, 4000 do
+    local args = { cmd, key }
+    if prefix then for _, a in ipairs(prefix) do args[#args + 1] = a end end
+    for j = i, math.min(i + 3999, #items) do args[#args + 1] = items[j] end
+    local r = rcall(unpack(args))
+    if type(r) == 'table' then for _, v in ipairs(r) do out[#out + 1] = v end end
+  end
+  return out
+end
+-- A queue written by an older key layout is refused, never misread.
+local function layoutError()
+  if rcall('HGET', K.config, 'layout') == KEY_LAYOUT or rcall('EXISTS', K.seq) == 0 then return nil end
+  return { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
+    'drain it with the version that wrote it' }
+end

@@ -1,0 +1,93 @@
+--@include attempt
+--@include many
+-- Settlement of held jobs in one pass: acks (id, token) and fails (id,
+-- token, retry delay, reason; delay RELEASE = give back unstarted). Each is
+-- checked first — the job exists (else NOTFOUND), `token` is its current
+-- attempt and it is leased (else STALE), and no earlier entry of the call
+-- settled it — then the accepted ones are applied: fails one by one, acks
+-- with one write per hash for the whole list. Lane counts and ring places
+-- are fixed once per lane. codes[i] gets each entry's status (fails: the
+-- outcome). Returns the number of entries refused.
+local RELEASE = -3
+local function settle(acks, fails, now, codes)
+  local ids = {}
+  for _, a in ipairs(acks) do ids[#ids + 1] = a[1] end
+  for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
+  if #ids == 0 then return 0 end
+  local recs = callSliced('HMGET', K.jobs, ids)
+  local atts = callSliced('HMGET', K.att, ids)
+  local held = callSliced('ZMSCORE', K.leases, ids)
+  local seen, refused = {}, 0
+  local function check(i, token)
+    local id = ids[i]
+    if not recs[i] then return ENOTFOUND end
+    if seen[id] or not held[i] or unpackAtt(atts[i]) ~= token then return ESTALE end
+    seen[id] = true
+    return OK
+  end
+  -- Fails first, one by one (rare): each fixes its own lane.
+  local nacks = #acks
+  for j, f in ipairs(fails) do
+    local i = nacks + j
+    local st = check(i, f[2])
+    if st == OK then
+      local id = ids[i]
+      local g, _, _, cap = unpackRecord(recs[i])
+      local before = laneState(g)
+      rcall('ZREM', K.leases, id)
+      addActive(g, -1)
+      if f[3] == RELEASE then
+        -- Not an attempt of the job's: the cap rises by the one just used.
+        rcall('HSET', K.jobs, id, withCap(recs[i], cap + 1))
+        rcall('ZADD', pendingKey(g), id, id)
+        rcall('HINCRBY', K.stats, 'released', 1)
+        st = FAIL_RETRY
+      else
+        rcall('HINCRBY', K.stats, 'failed', 1)
+        st = endAttempt(id, g, f[2], cap, f[3], now, f[4])
+      end
+      fixRing(g, before)
+    else
+      refused = refused + 1
+    end
+    codes[i] = st
+  end
+  -- Acks: one write per hash for the whole list, counts per lane.
+  local done, lanes, dropped = {}, {}, {}
+  for i = 1, nacks do
+    local st = check(i, acks[i][2])
+    codes[i] = st
+    if st == OK then
+      local id = ids[i]
+      done[#done + 1] = id
+      local g = unpackRecord(recs[i])
+      if not dropped[g] then lanes[#lanes + 1] = g; dropped[g] = 0 end
+      dropped[g] = dropped[g] + 1
+    else
+      refused = refused + 1
+    end
+  end
+  if #done == 0 then return refused end
+  callSliced('HDEL', K.jobs, done)
+  callSliced('HDEL', K.att, done)
+  callSliced('ZREM', K.leases, done)
+  rcall('HINCRBY', K.stats, 'acked', #done)
+  local minus = {}
+  for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
+  local act = addCounts(K.gactive, lanes, minus)
+  local live = addCounts(K.glive, lanes, minus)
+  local lim = laneSettings(lanes, false)
+  for _, g in ipairs(lanes) do
+    -- Freed from its ceiling: the lane rejoins if it has work, runs and
+    -- has a token (or waits for one).
+    local l = lim[g]
+    if l and act[g] + dropped[g] >= l and act[g] < l then
+      local st, due = laneState(g)
+      if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
+    end
+  end
+  for _, g in ipairs(lanes) do
+    if live[g] <= 0 then forgetIdleLane(g) end
+  end
+  return refused
+end

@@ -1,0 +1,144 @@
+--@include many
+--@include record
+-- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
+-- until now + leaseMs, appending each job to `out` as 8 values: id, group,
+-- payload, token, lease deadline, enqueued at, max attempts, last error.
+-- Exactly what `turns` claims in a row would serve from the same state:
+-- - a turn rotates the ring one step (head to tail) and serves the rotated
+--   lane 1 job; or, weighted, K = min(weight, depth, limit - active) jobs —
+--   whole turns only: a turn that would pass n is left for the next call
+--   (the first is cut to n), so every lane gets its full share per turn;
+-- - the lane leaves the ring (it was just put at the tail) when it is empty
+--   or at its ceiling; no lane can join during the turns.
+-- One turn is one LMOVE. More run on a copy of the ring's head, written back
+-- with one LPOP and one RPUSH; per-lane and per-job fields take one call
+-- per hash. Returns the number of jobs taken.
+local function serveTurns(n, turns, weighted, leaseMs, now, out)
+  if n < 1 then return 0 end
+  local head, len
+  if turns == 1 then
+    local g = rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT')
+    if not g then return 0 end
+    head, len = { g }, 1
+  else
+    len = rcall('LLEN', K.ring)
+    if len == 0 then return 0 end
+    head = rcall('LRANGE', K.ring, 0, math.min(len, turns) - 1)
+  end
+  local m = #head
+  local whole = turns > 1 and m == len  -- the turns may come round to a lane again
+  local lim, wt = laneSettings(head, weighted)
+  -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
+  local q = {}
+  for i, g in ipairs(head) do q[i] = g end
+  q[#q + 1] = ''
+  local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, head)
+  local dr = rates['']
+  local tok, rated = {}, {}
+  for _, g in ipairs(head) do
+    local r = parseRate(rates[g] or dr or nil)
+    if r or buckets[g] then
+      local _, t = rateState(r, buckets[g] or nil, now)
+      tok[g] = t
+      rated[g] = r or false
+    end
+  end
+  -- Active counts matter only under a ceiling: read them for those lanes.
+  local limited = {}
+  for _, g in ipairs(head) do if lim[g] then limited[#limited + 1] = g end end
+  local act = #limited > 0 and readFields(K.gactive, limited) or {}
+  for _, g in ipairs(head) do act[g] = tonumber(act[g] or '0') end
+  local depth, servedBy, lanes = {}, {}, {}
+  local dq, h = {}, 1  -- the ring as the turns see it: dq[h..]
+  for i, g in ipairs(head) do dq[i] = g end
+  local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
+  while taken < n and t < turns and h <= #dq do
+    local g = dq[h]
+    local k = 1
+    if weighted then
+      if not depth[g] then depth[g] = rcall('ZCARD', pendingKey(g)) end
+      k = math.min(wt[g], depth[g])
+      if lim[g] then k = math.min(k, lim[g] - act[g]) end
+      if tok[g] then k = math.min(k, math.floor(tok[g])) end
+      if k < 1 then k = 1 end  -- a ring lane is below its ceiling (I1)
+      if taken + k > n then
+        if taken > 0 then break end
+        k = n
+      end
+    end
+    h = h + 1
+    t = t + 1
+    local popped = rcall('ZPOPMIN', pendingKey(g), k)
+    local got = #popped / 2
+    for i = 1, #popped, 2 do
+      ids[#ids + 1] = popped[i]
+      laneOf[#ids] = g
+    end
+    taken = taken + got
+    act[g] = act[g] + got
+    if not servedBy[g] then servedBy[g] = 0; lanes[#lanes + 1] = g end
+    servedBy[g] = servedBy[g] + got
+    if depth[g] then depth[g] = depth[g] - got else depth[g] = rcall('ZCARD', pendingKey(g)) end
+    if tok[g] then tok[g] = tok[g] - got end
+    if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then
+      if tok[g] and tok[g] < 1 then
+        -- Out of tokens: out of the ring until its next one is due.
+        waiting[#waiting + 1] = S(now + math.ceil((1 - tok[g]) * rated[g][2] / rated[g][1]))
+        waiting[#waiting + 1] = g
+      else
+        dq[#dq + 1] = g
+      end
+    end
+  end
+  -- The ring after those turns: the visited head entries leave the front,
+  -- the lanes still serviceable go to the tail in the order they were served.
+  if turns == 1 then
+    if #dq == 1 then rcall('LREM', K.ring, -1, head[1]) end  -- LMOVE put it at the tail
+  else
+    local back = {}
+    if whole then
+      rcall('LPOP', K.ring, len)
+      for i = h, #dq do back[#back + 1] = dq[i] end
+    else
+      if t > 0 then rcall('LPOP', K.ring, t) end
+      for i = m + 1, #dq do back[#back + 1] = dq[i] end
+    end
+    if #back > 0 then callSliced('RPUSH', K.ring, back) end
+  end
+  if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
+  local spent = {}
+  for _, g in ipairs(lanes) do
+    if tok[g] and rated[g] then spent[#spent + 1] = g; spent[#spent + 1] = packBucket(tok[g], now) end
+  end
+  if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
+  if taken == 0 then return 0 end
+  -- Lease the jobs: the attempt count is the fencing token.
+  local recs = callSliced('HMGET', K.jobs, ids)
+  local atts = callSliced('HMGET', K.att, ids)
+  local deadline = S(now + leaseMs)
+  local attSet, leaseAdd = {}, {}
+  taken = 0
+  for i, id in ipairs(ids) do
+    local g = laneOf[i]
+    if recs[i] then
+      local att, err = unpackAtt(atts[i])
+      local token = att + 1
+      local _, p, at, _, mx = unpackRecord(recs[i])
+      local o = #out
+      out[o + 1] = id; out[o + 2] = g; out[o + 3] = p; out[o + 4] = token
+      out[o + 5] = deadline; out[o + 6] = at; out[o + 7] = mx; out[o + 8] = err
+      attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(token, err)
+      leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
+      taken = taken + 1
+    else
+      servedBy[g] = servedBy[g] - 1  -- an id without a record is no job: verify reports it
+    end
+  end
+  if taken > 0 then
+    callSliced('HSET', K.att, attSet)
+    callSliced('ZADD', K.leases, leaseAdd)
+  end
+  addCounts(K.gactive, lanes, servedBy)
+  addCounts(K.gserved, lanes, servedBy)
+  return taken
+end

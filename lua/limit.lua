@@ -1,0 +1,25 @@
+--[[ limit: set (or clear) a lane's concurrency ceiling.
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] group   ARGV[3] limit 1..LIMIT_MAX, or "0" to clear
+-- Returns {OK} or {EINVAL, msg}.
+-- Keeps: I1 (the lane leaves or joins the ring at once), I2 (a lowered limit
+-- stops new claims; jobs already leased keep their leases).
+]]
+--@include lane
+
+local g = ARGV[2]
+local n = argInt(ARGV[3], 0, LIMIT_MAX)
+if not g or #g == 0 or not n then return { EINVAL, 'limit: bad group or limit' } end
+local bad = layoutError()
+if bad then return bad end
+local before = laneState(g)
+if n == 0 then
+  rcall('HDEL', K.glimit, g)
+else
+  rcall('HSET', K.glimit, g, S(n))
+  rcall('ZADD', K.lanes, 'NX', 0, g)
+end
+fixRing(g, before)
+if n == 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
+return { OK }

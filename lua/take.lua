@@ -1,0 +1,84 @@
+#!lua flags=allow-oom
+--[[ take: settle held jobs, then claim the next ones — the one path of every
+-- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
+-- ack_many, fail, release), fused into one round trip.
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
+-- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
+-- ARGV[5] "1" = weighted turns (wclaim)  ARGV[6] flags: "w" pass a wake-up
+--   on to the next blocked claimer; "s" claim only if every settlement was
+--   accepted
+-- ARGV[7] acks a, then a pairs: id, token
+-- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
+--   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
+--   release: back to its lane, the attempt not counted), reason
+-- Returns {OK or EMPTY, a + f codes, n, n x JOB_FIELDS values, ms to the next
+-- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
+-- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
+-- FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails. {EINVAL, msg} or
+-- {ELAYOUT, msg} change nothing.
+-- Keeps: I1 (rotation moves lanes, never adds a serviceable one twice; a
+-- lane leaves when empty or at its ceiling, rejoins when freed), I2
+-- (gactive = leased jobs; a claim never passes the ceiling), I3 (pending ->
+-- leases -> deleted, or lane, delayed, dead).
+]]
+--@include settle
+--@include recover
+--@include turns
+
+local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
+local n = argInt(ARGV[3], 0, BATCH_MAX)
+local turns = argInt(ARGV[4], 1, BATCH_MAX)
+local flags = ARGV[6] or ''
+if not lease or not n or not turns or (n > 0 and lease < 1) then
+  return { EINVAL, 'take: bad lease, count or turns' }
+end
+local acks, fails = {}, {}
+local na = argInt(ARGV[7], 0, BATCH_MAX)
+if not na then return { EINVAL, 'take: bad ack count' } end
+local i = 8
+for _ = 1, na do
+  local id, tok = argInt(ARGV[i], 1, ID_MAX), argInt(ARGV[i + 1], 1, ID_MAX)
+  if not id or not tok then return { EINVAL, 'take: bad job id or token' } end
+  acks[#acks + 1] = { ARGV[i], tok }
+  i = i + 2
+end
+local nf = argInt(ARGV[i], 0, BATCH_MAX)
+if not nf then return { EINVAL, 'take: bad fail count' } end
+i = i + 1
+for _ = 1, nf do
+  local id, tok = argInt(ARGV[i], 1, ID_MAX), argInt(ARGV[i + 1], 1, ID_MAX)
+  local delay = argInt(ARGV[i + 2], -3, DELAY_MAX_MS)
+  local reason = ARGV[i + 3]
+  if not id or not tok or not delay or not reason or #reason > REASON_MAX then
+    return { EINVAL, 'take: bad fail entry' }
+  end
+  fails[#fails + 1] = { ARGV[i], tok, delay, reason }
+  i = i + 4
+end
+if i ~= #ARGV + 1 then return { EINVAL, 'take: argument count does not match' } end
+local bad = layoutError()
+if bad then return bad end
+
+local now = serverNowMs()
+local codes = {}
+local refused = settle(acks, fails, now, codes)
+local out = { OK, #codes }
+for j = 1, #codes do out[#out + 1] = codes[j] end
+local at = #out + 1
+out[at] = 0
+local taken = 0
+if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
+  recover(now, RECOVER_MAX)
+  rejoinThrottled(now, RECOVER_MAX)
+  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, out)
+  out[at] = taken
+  if taken == 0 then out[1] = EMPTY end
+  -- A blocked claimer woke for this work; pass the wake-up on while work remains.
+  if string.find(flags, 'w', 1, true) and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
+    rcall('RPUSH', K.wake, '1')
+  end
+end
+out[#out + 1] = (taken < n) and nextDue(now) or -1
+return out

@@ -1,0 +1,116 @@
+#!lua flags=no-writes
+--[[ verify: check the invariants of DESIGN.md and the counters (read-only).
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- Returns {OK, violation...}: one line per violation, none when healthy.
+--   I1 the ring holds every serviceable lane exactly once and nothing else;
+--   I2 gactive[g] = leased jobs of g (so never negative);
+--   I3 every live job id is in exactly one place (a lane, leases, delayed,
+--      dead), each place holds only existing jobs, no record or attempt
+--      count is orphaned;
+--   and: the pending counter, glive per lane, lanes listed in the directory.
+-- O(jobs + lanes): an operator's and a test's call, not a hot path.
+]]
+--@include lane
+--@include record
+--@include counts
+
+local bad = layoutError()
+if bad then return bad end
+local out = { OK }
+local function report(msg) out[#out + 1] = msg end
+local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
+
+-- Where each job id lives, and the lanes that hold pending jobs.
+local place, lanesSeen, pendingTotal, live = {}, {}, 0, {}
+local function put(id, where, g)
+  if place[id] then
+    report('I3: job ' .. id .. ' is in ' .. place[id] .. ' and in ' .. where)
+  else
+    place[id] = where
+  end
+  local rec = rcall('HGET', K.jobs, id)
+  if not rec then
+    report('I3: ' .. where .. ' holds job ' .. id .. ' whose record is missing')
+    return nil
+  end
+  local jg = unpackRecord(rec)
+  if g and jg ~= g then report('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g) end
+  if where ~= 'dead' then live[jg] = (live[jg] or 0) + 1 end
+  return jg
+end
+
+local cursor = '0'
+repeat
+  local r = rcall('SCAN', cursor, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', 1000)
+  cursor = r[1]
+  for _, k in ipairs(r[2]) do
+    local g = string.sub(k, #P + 3, #k - 8)
+    lanesSeen[g] = true
+    for _, id in ipairs(rcall('ZRANGE', k, 0, -1)) do
+      put(id, 'lane ' .. g, g)
+      pendingTotal = pendingTotal + 1
+    end
+  end
+until cursor == '0'
+local leasedBy = {}
+for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
+  local g = put(id, 'leases', nil)
+  if g then leasedBy[g] = (leasedBy[g] or 0) + 1 end
+end
+for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do put(id, 'delayed', nil) end
+for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
+for _, id in ipairs(rcall('HKEYS', K.jobs)) do
+  if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
+end
+for _, id in ipairs(rcall('HKEYS', K.att)) do
+  if rcall('HEXISTS', K.jobs, id) == 0 then report('I3: att holds job ' .. id .. ' that does not exist') end
+end
+
+-- I2
+local act = rcall('HGETALL', K.gactive)
+local actOf = {}
+for i = 1, #act, 2 do actOf[act[i]] = tonumber(act[i + 1]) end
+for g, n in pairs(actOf) do
+  if n ~= (leasedBy[g] or 0) then
+    report('I2: gactive[' .. g .. '] = ' .. n .. ' but ' .. (leasedBy[g] or 0) .. ' jobs are leased')
+  end
+end
+for g, n in pairs(leasedBy) do
+  if not actOf[g] then report('I2: lane ' .. g .. ' has ' .. n .. ' leased jobs but no gactive entry') end
+end
+
+-- I1
+-- A lane that waits for a token is in `throttled`; one whose token fell
+-- due since is serviceable and rejoins at the next claim: not a violation.
+local inRing = {}
+for _, g in ipairs(rcall('LRANGE', K.ring, 0, -1)) do
+  if inRing[g] then report('I1: lane ' .. g .. ' is in the ring more than once') end
+  inRing[g] = true
+  if not serviceable(g) then report('I1: lane ' .. g .. ' is in the ring but not serviceable') end
+end
+for g in pairs(lanesSeen) do
+  local st = laneState(g)
+  local waits = rcall('ZSCORE', K.throttled, g)
+  if st == 'ring' and not inRing[g] and not (waits and tonumber(waits) <= serverNowMs()) then
+    report('I1: lane ' .. g .. ' is serviceable but not in the ring')
+  elseif st == 'wait' and not waits then
+    report('I1: lane ' .. g .. ' waits for a token but is not scheduled to rejoin')
+  end
+  if waits and inRing[g] then report('I1: lane ' .. g .. ' is in the ring and in throttled') end
+end
+
+-- Counters and the lane directory.
+local pc = pendingCount()
+if pc ~= pendingTotal then report('counter: the counters give ' .. pc .. ' pending jobs but ' .. pendingTotal .. ' are pending') end
+local gl = rcall('HGETALL', K.glive)
+local liveOf = {}
+for i = 1, #gl, 2 do liveOf[gl[i]] = tonumber(gl[i + 1]) end
+for g, n in pairs(live) do
+  if (liveOf[g] or 0) ~= n then report('counter: glive[' .. g .. '] = ' .. (liveOf[g] or 0) .. ' but lane has ' .. n .. ' live jobs') end
+  if not rcall('ZSCORE', K.lanes, g) then report('directory: lane ' .. g .. ' has live jobs but is not listed') end
+end
+for g, n in pairs(liveOf) do
+  if not live[g] and n ~= 0 then report('counter: glive[' .. g .. '] = ' .. n .. ' but lane has no live job') end
+end
+return out

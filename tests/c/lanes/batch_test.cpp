@@ -1,0 +1,235 @@
+// Batched claims serve exactly what as many single claims would: from two
+// queues brought to identical states by the same random operations, n
+// claims on one and a batch of n on the other give the same (id, lane,
+// token) sequence and leave the same ring; a weighted batch gives the whole
+// turns of successive wclaims that fit in n. Then fused settlement.
+#include "raw_valkey.hpp"
+#include "test_env.hpp"
+
+#include <random>
+#include <sstream>
+
+using namespace emqtest;
+
+namespace {
+
+struct Served {
+  uint64_t id;
+  std::string lane;
+  uint64_t token;
+  bool operator==(const Served &o) const { return id == o.id && lane == o.lane && token == o.token; }
+};
+
+std::string show(const std::vector<Served> &v) {
+  std::ostringstream s;
+  for (const Served &x : v) s << x.id << "/" << x.lane << "/" << x.token << " ";
+  return s.str();
+}
+
+// Short leases and delays: long enough not to end while a state is built
+// (which would make the two copies differ), over before the claims run.
+constexpr int64_t kShort = 150;
+
+// Applies one seed's random history to queue q: lanes, weights, limits,
+// pauses, some jobs leased with a short lease (they expire), some failed
+// with a short delay (they fall due), some acked.
+void build_state(echomq_client *c, const std::string &q, unsigned seed) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int lanes = 2 + pick(7);
+  for (int i = 0, n = 5 + pick(40); i < n; ++i)
+    enqueue(c, q, "L" + std::to_string(pick(lanes)), "p" + std::to_string(i));
+  for (int l = 0; l < lanes; ++l) {
+    const std::string g = "L" + std::to_string(l);
+    if (pick(3) == 0) EMQ_REQUIRE_OK(c, echomq_set_weight(c, q.c_str(), g.c_str(), 1 + pick(4)));
+    if (pick(4) == 0) EMQ_REQUIRE_OK(c, echomq_set_limit(c, q.c_str(), g.c_str(), 1 + pick(3)));
+    if (pick(6) == 0) EMQ_REQUIRE_OK(c, echomq_pause(c, q.c_str(), g.c_str()));
+  }
+  // Deliveries that end in the past: expired leases and short retries.
+  for (int i = 0, n = pick(6); i < n; ++i) {
+    JobPtr j = claim(c, q, kShort + pick(50));
+    if (!j) break;
+    if (pick(2) == 0) {
+      EMQ_REQUIRE_OK(c, echomq_fail(c, q.c_str(), echomq_job_id(j.get()), echomq_job_token(j.get()),
+                                    "x", kShort + pick(50), nullptr));
+    } else if (pick(3) == 0) {
+      ack(c, q, j.get());
+    }
+  }
+  for (int i = 0, n = pick(5); i < n; ++i) {  // held for the whole test
+    JobPtr j = claim(c, q, 60000);
+    if (!j) break;
+  }
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = kShort + pick(50);
+  for (int i = 0, n = pick(4); i < n; ++i) enqueue(c, q, "L" + std::to_string(pick(lanes)), "d", &o);
+}
+
+std::vector<std::string> ring_of(RawValkey &raw, const std::string &q) {
+  std::vector<std::string> out;
+  ReplyPtr r = raw.must({"LRANGE", "emq:{" + q + "}:ring", "0", "-1"});
+  for (size_t i = 0; i < r->elements; ++i) out.emplace_back(r->element[i]->str, r->element[i]->len);
+  return out;
+}
+
+void add(std::vector<Served> &v, const echomq_job *j) {
+  v.push_back({echomq_job_id(j), echomq_job_group(j), echomq_job_token(j)});
+}
+
+}  // namespace
+
+TEST_CASE("a batch of n serves what n claims serve, across many random states", "[batch]") {
+  auto c = connect_client();
+  RawValkey raw;
+  constexpr unsigned kSeeds = 60;
+  std::vector<std::string> qas, qbs;
+  for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+    qas.push_back(fresh_queue("batch-single"));
+    qbs.push_back(fresh_queue("batch-one-call"));
+    build_state(c.get(), qas.back(), seed);
+    build_state(c.get(), qbs.back(), seed);
+  }
+  sleep_ms(kShort + 100);  // short leases expire, short delays fall due
+  for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+    const bool weighted = seed % 2 == 0;
+    const std::string &qa = qas[seed - 1], &qb = qbs[seed - 1];
+    const uint32_t n = 1 + seed % 23;
+    std::vector<Served> singles, batch;
+    if (weighted) {
+      // Whole turns: the turns of successive wclaims while they fit in n
+      // (a turn that would pass n waits for the next batch; the first is cut to n).
+      while (singles.size() < n) {
+        JobListPtr l = wclaim(c.get(), qa, 60000, ECHOMQ_WCLAIM_MAX);
+        if (!l) break;
+        const size_t k = echomq_job_list_count(l.get());
+        if (!singles.empty() && singles.size() + k > n) break;
+        for (size_t i = 0; i < k && singles.size() < n; ++i) add(singles, echomq_job_list_at(l.get(), i));
+      }
+    } else {
+      while (singles.size() < n) {
+        JobPtr j = claim(c.get(), qa, 60000);
+        if (!j) break;
+        add(singles, j.get());
+      }
+    }
+    echomq_job_list *raw_list = nullptr;
+    const int rc = echomq_claim_batch(c.get(), qb.c_str(), 60000, n, weighted ? 1 : 0, &raw_list);
+    JobListPtr l(raw_list);
+    INFO("seed " << seed << (weighted ? " weighted" : "") << ", n " << n);
+    if (singles.empty()) {
+      EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY, rc);
+    } else {
+      EMQ_REQUIRE_OK(c.get(), rc);
+      for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) add(batch, echomq_job_list_at(l.get(), i));
+    }
+    INFO("singles: " << show(singles));
+    INFO("batch:   " << show(batch));
+    REQUIRE(singles == batch);
+    if (!weighted) CHECK(ring_of(raw, qa) == ring_of(raw, qb));
+    require_verified(c.get(), qa);
+    require_verified(c.get(), qb);
+  }
+}
+
+TEST_CASE("settle_claim acks and fails held jobs and claims the next batch in one call", "[batch]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("settle");
+  for (int i = 0; i < 12; ++i) enqueue(c.get(), q, "L" + std::to_string(i % 4), "p");
+  echomq_job_list *first = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), 60000, 4, 0, &first));
+  JobListPtr held(first);
+  REQUIRE(echomq_job_list_count(held.get()) == 4);
+  echomq_settle *s = nullptr;
+  REQUIRE(echomq_settle_new(&s) == ECHOMQ_OK);
+  std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+  const echomq_job *j0 = echomq_job_list_at(held.get(), 0), *j1 = echomq_job_list_at(held.get(), 1),
+                   *j2 = echomq_job_list_at(held.get(), 2);
+  REQUIRE(echomq_settle_ack(s, echomq_job_id(j0), echomq_job_token(j0)) == ECHOMQ_OK);
+  REQUIRE(echomq_settle_fail(s, echomq_job_id(j1), echomq_job_token(j1), "boom", 0) == ECHOMQ_OK);
+  REQUIRE(echomq_settle_fail(s, echomq_job_id(j2), echomq_job_token(j2), "never", ECHOMQ_RETRY_DEAD) ==
+          ECHOMQ_OK);
+  REQUIRE(echomq_settle_ack(s, echomq_job_id(j0), echomq_job_token(j0)) == ECHOMQ_OK);  // twice
+  REQUIRE(echomq_settle_ack(s, 999999, 1) == ECHOMQ_OK);                               // unknown
+  REQUIRE(echomq_settle_ack(s, 0, 1) == ECHOMQ_EINVAL);
+  REQUIRE(echomq_settle_fail(s, 5, 1, "x", -7) == ECHOMQ_EINVAL);
+  REQUIRE(echomq_settle_count(s) == 5);
+  echomq_job_list *next = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s, 60000, 3, 0, &next));
+  JobListPtr got(next);
+  CHECK(echomq_settle_status(s, 0) == ECHOMQ_OK);
+  CHECK(echomq_settle_status(s, 1) == ECHOMQ_FAIL_RETRY);
+  CHECK(echomq_settle_status(s, 2) == ECHOMQ_FAIL_DEAD);
+  CHECK(echomq_settle_status(s, 3) == ECHOMQ_ESTALE);
+  CHECK(echomq_settle_status(s, 4) == ECHOMQ_ENOTFOUND);
+  CHECK(echomq_settle_status(s, 5) == ECHOMQ_EINVAL);
+  REQUIRE(echomq_job_list_count(got.get()) == 3);
+  echomq_queue_stats st = stats(c.get(), q);
+  CHECK(st.acked_total == 1);
+  CHECK(st.dead == 1);
+  CHECK(st.leased == 4);  // j3 and the three just claimed
+  CHECK(st.pending == 6);
+  // The failed job is back in its lane with its reason, and a later turn serves it.
+  bool saw_retry = false;
+  auto look = [&](const echomq_job *j) {
+    if (echomq_job_id(j) != echomq_job_id(j1)) return;
+    saw_retry = true;
+    CHECK(echomq_job_token(j) == echomq_job_token(j1) + 1);
+    CHECK(std::string(echomq_job_last_error(j)) == "boom");
+  };
+  for (size_t i = 0; i < echomq_job_list_count(got.get()); ++i) look(echomq_job_list_at(got.get(), i));
+  while (JobPtr j = claim(c.get(), q, 60000)) look(j.get());
+  CHECK(saw_retry);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a released job goes back to its lane at once without using an attempt", "[batch]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("release");
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.max_attempts = 1;
+  const uint64_t id = enqueue(c.get(), q, "a", "p", &o);
+  enqueue(c.get(), q, "a", "later");
+  for (int round = 0; round < 3; ++round) {
+    JobPtr j = claim(c.get(), q, 60000);
+    REQUIRE(j);
+    REQUIRE(echomq_job_id(j.get()) == id);  // same mint position every time
+    echomq_settle *s = echomq_settle_create();
+    std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+    REQUIRE(echomq_settle_fail(s, id, echomq_job_token(j.get()), "", ECHOMQ_RETRY_RELEASE) == ECHOMQ_OK);
+    EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s, 0, 0, 0, nullptr));
+    CHECK(echomq_settle_status(s, 0) == ECHOMQ_FAIL_RETRY);
+  }
+  // Its one real attempt is still there: a fail now dead-letters it.
+  JobPtr j = claim(c.get(), q, 60000);
+  REQUIRE(echomq_job_id(j.get()) == id);
+  int outcome = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(j.get()), "r", 0, &outcome));
+  CHECK(outcome == ECHOMQ_FAIL_DEAD);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("extend_many moves every held lease and refuses stale ones", "[batch]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("extend-many");
+  for (int i = 0; i < 3; ++i) enqueue(c.get(), q, "L" + std::to_string(i), "p");
+  echomq_job_list *raw_list = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), 1000, 3, 0, &raw_list));
+  JobListPtr l(raw_list);
+  uint64_t ids[3], toks[3];
+  for (size_t i = 0; i < 3; ++i) {
+    ids[i] = echomq_job_id(echomq_job_list_at(l.get(), i));
+    toks[i] = echomq_job_token(echomq_job_list_at(l.get(), i));
+  }
+  toks[2] += 1;  // not its token
+  int st[3] = {9, 9, 9};
+  int64_t until = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_extend_many(c.get(), q.c_str(), ids, toks, 3, 60000, st, &until));
+  CHECK(st[0] == ECHOMQ_OK);
+  CHECK(st[1] == ECHOMQ_OK);
+  CHECK(st[2] == ECHOMQ_ESTALE);
+  CHECK(until > echomq_job_lease_until_ms(echomq_job_list_at(l.get(), 0)));
+  sleep_ms(1100);  // the third lease expires; the extended two do not
+  CHECK(claim(c.get(), q, 60000) != nullptr);
+  CHECK(stats(c.get(), q).leased == 3);
+  require_verified(c.get(), q);
+}
