@@ -39,8 +39,8 @@ step "Go tests (go vet, go test -race)"
 (
   cd bindings/go
   export CGO_ENABLED=1
+  # Static libechomq by default (echomq-static.pc): no LD_LIBRARY_PATH needed.
   export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   go vet ./...
   go test -race -count=1 ./...
   cd ../../examples/go

@@ -14,8 +14,8 @@ if [ ! -f "$build/prefix/lib/pkgconfig/echomq.pc" ]; then
   cmake --build "$build" -j2 --target echomq echomq_static >/dev/null
   cmake --install "$build" --prefix "$build/prefix" >/dev/null
 fi
+# The Go package links libechomq.a by default: no LD_LIBRARY_PATH needed.
 export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 server=$(mktemp -d)/valkey
 trap 'bash "$root/tests/valkey-server.sh" stop "$server"; rmdir "$(dirname "$server")" 2>/dev/null || true' EXIT
