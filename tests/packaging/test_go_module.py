@@ -4,9 +4,9 @@ GOPROXY generated from a release tag (scripts/go-proxy.py), with no
 `replace` line and no network, builds against the installed libechomq found
 by pkg-config, and runs without LD_LIBRARY_PATH against a real server.
 
-The tag is made here, in a temporary clone: the repository's own tags are
-left alone. The clone holds the committed state (HEAD), as CI's fresh clone
-does."""
+The tag is made here, in a temporary repository that fetched HEAD: the
+repository's own tags are left alone. It holds the committed state (HEAD),
+as CI's fresh clone does, so commit before running this test by hand."""
 
 from __future__ import annotations
 
@@ -95,9 +95,10 @@ def test_outside_module_gets_the_tag_builds_and_runs(tmp_path: Path, prefix: Pat
     version = _version()
     tag = f"bindings/go/{version}"
     clone = tmp_path / "clone"
-    _run(["git", "clone", "-q", str(ROOT), str(clone)])
-    _run(["git", "-C", str(clone), "-c", "user.name=release", "-c", "user.email=release@localhost",
-          "tag", "-f", "-a", tag, "-m", tag])
+    # init + fetch HEAD rather than `git clone`: HEAD may be detached (CI).
+    _run(["git", "init", "-q", str(clone)])
+    _run(["git", "-C", str(clone), "fetch", "-q", str(ROOT), "HEAD"])
+    _run(["git", "-C", str(clone), "tag", tag, "FETCH_HEAD"])
     proxy = tmp_path / "proxy"
     _run([sys.executable, str(ROOT / "scripts/go-proxy.py"), "--repo", str(clone), "--tag", tag, "--out", str(proxy)])
 
