@@ -32,7 +32,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dict[str, Path]:
     that scripts/setup-deps.sh has not installed, and no network."""
     given = os.environ.get("ECHOMQ_DIST_DIR")
     if given:
-        out = Path(given)
+        out = Path(given).resolve()
     else:
         out = tmp_path_factory.mktemp("dist")
         env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", "2"))

@@ -21,7 +21,7 @@ from typing import Dict
 
 import pytest
 
-from conftest import ROOT
+ROOT = Path(__file__).resolve().parents[2]
 
 MODULE = "github.com/echomq/echomq/bindings/go"
 
@@ -85,7 +85,7 @@ def _run(cmd, **kw) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def prefix() -> Path:
-    p = Path(os.environ.get("ECHOMQ_PREFIX", ROOT / "build" / "prefix"))
+    p = Path(os.environ.get("ECHOMQ_PREFIX", ROOT / "build" / "prefix")).resolve()
     assert (p / "lib/pkgconfig/echomq-static.pc").exists(), \
         f"install libechomq first: cmake --install build --prefix {p} (or set ECHOMQ_PREFIX)"
     return p
