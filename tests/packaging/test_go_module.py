@@ -136,3 +136,13 @@ def test_outside_module_gets_the_tag_builds_and_runs(tmp_path: Path, prefix: Pat
     out = _run([str(app / "emqapp"), url], env=run_env, cwd=tmp_path).stdout
     assert out.startswith("ok "), out
     print(got.stderr, out)
+
+    # -tags echomq_shared with the rpath bindings/go/README.md shows: links
+    # libechomq.so and still runs without LD_LIBRARY_PATH.
+    libdir = _run(["pkg-config", "--variable=libdir", "echomq"], env=env).stdout.strip()
+    shared_env = dict(env, CGO_LDFLAGS=f"-Wl,-rpath,{libdir}")
+    _run([go, "build", "-tags", "echomq_shared", "-o", "emqapp-shared", "."], cwd=app, env=shared_env)
+    dyn = _run(["readelf", "-d", str(app / "emqapp-shared")]).stdout
+    assert "[libechomq.so.0]" in dyn and "RUNPATH" in dyn, dyn
+    out = _run([str(app / "emqapp-shared"), url], env=run_env, cwd=tmp_path).stdout
+    assert out.startswith("ok "), out
