@@ -56,9 +56,9 @@ def test_lanes_sorted_and_limited(cli):
     rows = cli.json("lanes", "--sort", "served")["lanes"]
     assert {r["group"] for r in rows if r["served"] == 1} == {"a", "b"}
     out = cli.ok("lanes", "--sort", "name").splitlines()
-    assert out[0].split() == ["LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "PAUSED", "SERVED"]
-    assert out[1].split() == ["a", "0", "1/-", "1", "no", "1"]
-    assert out[2].split() == ["b", "4", "1/-", "1", "no", "1"]
+    assert out[0].split() == ["LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"]
+    assert out[1].split() == ["a", "0", "1/-", "1", "-", "-", "no", "1"]
+    assert out[2].split() == ["b", "4", "1/-", "1", "-", "-", "no", "1"]
 
 
 def columns(text):
