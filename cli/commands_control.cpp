@@ -1,4 +1,6 @@
-// Lane control: pause, resume, weight, limit, and the queue-wide defaults.
+// Lane control: pause, resume, weight, limit, rate, throttle, cap, and the
+// queue-wide defaults.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,8 +35,12 @@ int report_lane(Context &ctx, const std::string &group) {
     print(j.text() + "\n");
     return kExitOk;
   }
+  std::string extra;
+  if (r.rate_jobs) extra += ", rate " + rate_text(r);
+  if (r.next_token_at_ms) extra += ", next token in " + human_duration(std::max<int64_t>(0, r.next_token_at_ms - fetch_stats(ctx.session).server_time_ms));
+  if (r.cap) extra += ", cap " + cap_text(r);
   print("lane " + r.group + ": " + (r.paused ? "paused" : "running") + ", weight " +
-        weight_text(r) + ", limit " + limit_text(r) + ", depth " + grouped(r.depth) +
+        weight_text(r) + ", limit " + limit_text(r) + extra + ", depth " + grouped(r.depth) +
         ", active " + grouped(r.active) + ", in ring " + (r.serviceable ? "yes" : "no") + "\n");
   return kExitOk;
 }
@@ -83,18 +89,78 @@ int cmd_limit(Context &ctx) {
   return report_lane(ctx, group);
 }
 
+int cmd_rate(Context &ctx) {
+  const auto &p = ctx.args.positionals();
+  const std::string group = p[0];
+  require_group_name(group);
+  bool clear = p[1] == "none" || p[1] == "default";
+  uint32_t jobs = 0, burst = 0;
+  int64_t period = 0;
+  if (!clear) {
+    if (p.size() != 3) throw CliError(kExitUsage, "rate: give JOBS SECONDS, or none");
+    jobs = static_cast<uint32_t>(parse_uint(p[1], 1, ECHOMQ_RATE_JOBS_MAX, "jobs"));
+    period = parse_seconds_ms(p[2], 1, ECHOMQ_RATE_PERIOD_MAX_MS, "seconds");
+    if (ctx.args.has("burst"))
+      burst = static_cast<uint32_t>(parse_uint(ctx.args.get("burst"), 1, ECHOMQ_RATE_JOBS_MAX, "--burst"));
+  } else if (p.size() != 2) {
+    throw CliError(kExitUsage, "rate: 'none' takes no period");
+  }
+  require_known_lane(ctx, group);
+  echomq_client *c = ctx.session.client();
+  ctx.session.check(clear ? echomq_clear_rate(c, ctx.session.q(), group.c_str())
+                          : echomq_set_rate(c, ctx.session.q(), group.c_str(), jobs, period, burst),
+                    "rate");
+  return report_lane(ctx, group);
+}
+
+int cmd_throttle(Context &ctx) {
+  const std::string group = ctx.args.positionals()[0];
+  require_group_name(group);
+  int64_t ms = parse_seconds_ms(ctx.args.positionals()[1], 1, ECHOMQ_DELAY_MAX_MS, "seconds");
+  require_known_lane(ctx, group);
+  ctx.session.check(echomq_throttle(ctx.session.client(), ctx.session.q(), group.c_str(), ms), "throttle");
+  return report_lane(ctx, group);
+}
+
+int cmd_cap(Context &ctx) {
+  const std::string group = ctx.args.positionals()[0];
+  const std::string value = ctx.args.positionals()[1];
+  require_group_name(group);
+  bool clear = value == "none" || value == "default";
+  uint64_t n = clear ? 0 : parse_uint(value, 1, ECHOMQ_CAP_MAX, "cap");
+  require_known_lane(ctx, group);
+  echomq_client *c = ctx.session.client();
+  ctx.session.check(clear ? echomq_clear_cap(c, ctx.session.q(), group.c_str())
+                          : echomq_set_cap(c, ctx.session.q(), group.c_str(), n),
+                    "cap");
+  return report_lane(ctx, group);
+}
+
 int cmd_defaults(Context &ctx) {
   // Parse every value first: a bad --limit must not leave --weight applied.
   bool set_w = ctx.args.has("weight"), set_l = ctx.args.has("limit"),
-       set_a = ctx.args.has("max-attempts");
-  uint32_t w = 0, l = 0, a = 0;
+       set_a = ctx.args.has("max-attempts"), set_r = ctx.args.has("rate"), set_c = ctx.args.has("cap");
+  uint32_t w = 0, l = 0, a = 0, rj = 0;
+  int64_t rp = 1;
+  uint64_t cap = 0;
+  if (set_r && ctx.args.get("rate") != "none") {
+    // JOBS/SECONDS, e.g. 10/1 or 100/60
+    const std::string v = ctx.args.get("rate");
+    auto slash = v.find('/');
+    if (slash == std::string::npos) throw CliError(kExitUsage, "--rate: give JOBS/SECONDS (e.g. 10/1) or none");
+    rj = static_cast<uint32_t>(parse_uint(v.substr(0, slash), 1, ECHOMQ_RATE_JOBS_MAX, "--rate jobs"));
+    rp = parse_seconds_ms(v.substr(slash + 1), 1, ECHOMQ_RATE_PERIOD_MAX_MS, "--rate seconds");
+  }
+  if (set_c && ctx.args.get("cap") != "none") cap = parse_uint(ctx.args.get("cap"), 1, ECHOMQ_CAP_MAX, "--cap");
   if (set_w) w = static_cast<uint32_t>(parse_uint(ctx.args.get("weight"), 1, ECHOMQ_WEIGHT_MAX, "--weight"));
   if (set_l && ctx.args.get("limit") != "none")
     l = static_cast<uint32_t>(parse_uint(ctx.args.get("limit"), 1, ECHOMQ_LIMIT_MAX, "--limit"));
   if (set_a)
     a = static_cast<uint32_t>(
         parse_uint(ctx.args.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
-  echomq_client *c = (set_w || set_l || set_a) ? ctx.session.client() : nullptr;
+  echomq_client *c = (set_w || set_l || set_a || set_r || set_c) ? ctx.session.client() : nullptr;
+  if (set_r) ctx.session.check(echomq_set_default_rate(c, ctx.session.q(), rj, rp, 0), "defaults --rate");
+  if (set_c) ctx.session.check(echomq_set_default_cap(c, ctx.session.q(), cap), "defaults --cap");
   if (set_w) ctx.session.check(echomq_set_default_weight(c, ctx.session.q(), w), "defaults --weight");
   if (set_l) ctx.session.check(echomq_set_default_limit(c, ctx.session.q(), l), "defaults --limit");
   if (set_a)
@@ -133,11 +199,29 @@ void add_control_commands(std::vector<Command> &out) {
                  "N is 1..1000000000; 'none' removes the lane's own ceiling, so the queue\n"
                  "default applies (unlimited unless 'echomq defaults --limit' set one).",
                  {kForce}, 2, 2, true, cmd_limit});
-  out.push_back({"defaults", "[--weight N] [--limit N|none] [--max-attempts N]",
+  out.push_back({"rate", "GROUP JOBS SECONDS [--burst N] | GROUP none",
+                 "limit how many jobs of a lane start per period (a token bucket on server time)",
+                 "At most JOBS jobs of the lane start per SECONDS (decimals allowed), in bursts\n"
+                 "of up to --burst (default JOBS). A lane out of tokens leaves the ring and\n"
+                 "rejoins by itself when its next token is due. 'none' removes the lane's own\n"
+                 "rate, so the queue default applies ('echomq defaults --rate').",
+                 {kForce, {"burst", 0, "N", "most jobs started at once after a quiet spell"}}, 2, 3,
+                 true, cmd_rate});
+  out.push_back({"throttle", "GROUP SECONDS", "start no job of a lane for a while (back off by hand)",
+                 "For a worker told to back off by a downstream service: the lane leaves the\n"
+                 "ring and runs again (under its rate, if any) when the time is up.",
+                 {kForce}, 2, 2, true, cmd_throttle});
+  out.push_back({"cap", "GROUP N|none", "cap how many jobs may wait in a lane (pending + delayed)",
+                 "An enqueue past the cap is refused (a batch whole) and writes nothing.\n"
+                 "'none' removes the lane's own cap, so the queue default applies.",
+                 {kForce}, 2, 2, true, cmd_cap});
+  out.push_back({"defaults", "[--weight N] [--limit N|none] [--rate J/SECONDS|none] [--cap N|none] [--max-attempts N]",
                  "show or set the queue-wide defaults for lanes without their own settings",
                  "Without options it only shows them.",
                  {{"weight", 0, "N", "default weight, 1..1000000"},
                   {"limit", 0, "N|none", "default concurrency ceiling, or none"},
+                  {"rate", 0, "J/SECONDS|none", "default rate limit (e.g. 10/1), or none"},
+                  {"cap", 0, "N|none", "default size cap, or none"},
                   {"max-attempts", 0, "N", "attempts for jobs enqueued without their own"}},
                  0, 0, true, cmd_defaults});
 }

@@ -76,11 +76,11 @@ int cmd_lanes(Context &ctx) {
     print(j.text() + "\n");
     return kExitOk;
   }
-  Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "PAUSED", "SERVED"},
-          {false, true, true, true, false, true});
+  Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"},
+          {false, true, true, true, true, true, false, true});
   for (const auto &r : top.rows)
     t.add({fit_width(r.group, 48), grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
-           r.paused ? "yes" : "no", grouped(r.served)});
+           rate_short(r), cap_short(r), r.paused ? "yes" : "no", grouped(r.served)});
   print(lines_text(t.lines()));
   return kExitOk;
 }
@@ -109,6 +109,14 @@ int cmd_lane(Context &ctx) {
       {"active", active_limit_text(r)},
       {"limit", limit_text(r)},
       {"weight", weight_text(r)},
+      {"rate", rate_text(r)},
+      {"tokens", r.tokens < 0 ? std::string("-")
+                              : std::to_string(static_cast<int64_t>(r.tokens)) +
+                                    (r.next_token_at_ms > 0
+                                         ? " (next in " + human_duration(std::max<int64_t>(0, r.next_token_at_ms - now)) + ")"
+                                         : std::string())},
+      {"cap", cap_text(r)},
+      {"delayed", grouped(r.delayed)},
       {"paused", r.paused ? "yes" : "no"},
       {"in ring", r.serviceable ? "yes" : "no"},
       {"served", grouped(r.served)},

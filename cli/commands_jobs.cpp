@@ -156,8 +156,10 @@ int claim_many(Context &ctx, int64_t lease, uint32_t max) {
   echomq_job_list *raw = nullptr;
   int rc = echomq_wclaim(ctx.session.client(), ctx.session.q(), lease, max, &raw);
   JobListPtr list(raw);
-  if (rc == ECHOMQ_EMPTY)
+  if (rc == ECHOMQ_EMPTY) {
+    if (ctx.json) print("[]\n");  // --json always prints one JSON value: no jobs
     throw CliError(kExitEmpty, "claim: no job ready in queue '" + ctx.session.queue() + "'");
+  }
   ctx.session.check(rc, "claim");
   size_t n = echomq_job_list_count(list.get());
   if (ctx.json) {
@@ -187,8 +189,10 @@ int cmd_claim(Context &ctx) {
   int rc = wait ? echomq_bclaim(ctx.session.client(), ctx.session.q(), lease, wait_ms, &raw)
                 : echomq_claim(ctx.session.client(), ctx.session.q(), lease, &raw);
   JobPtr job(raw);
-  if (rc == ECHOMQ_EMPTY)
+  if (rc == ECHOMQ_EMPTY) {
+    if (ctx.json) print("null\n");  // --json always prints one JSON value: no job
     throw CliError(kExitEmpty, "claim: no job ready in queue '" + ctx.session.queue() + "'");
+  }
   ctx.session.check(rc, "claim");
   if (ctx.json) {
     Json j;

@@ -1,7 +1,10 @@
 #include "format.hpp"
 
+#include "char_width.hpp"
+
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 namespace emqcli {
 
@@ -137,6 +140,22 @@ size_t utf8_seq_len(std::string_view s, size_t i) {
   return n;
 }
 
+// The code point of the valid UTF-8 sequence of length n at s[i].
+uint32_t utf8_code_point(std::string_view s, size_t i, size_t n) {
+  static const unsigned char lead_mask[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+  uint32_t cp = static_cast<unsigned char>(s[i]) & lead_mask[n];
+  for (size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3f);
+  return cp;
+}
+
+// Bytes and columns of the character at s[i]; a malformed byte is one byte
+// and one column (it is shown escaped or as a replacement mark).
+std::pair<size_t, size_t> char_at(std::string_view s, size_t i) {
+  size_t n = utf8_seq_len(s, i);
+  if (n == 0) return {1, 1};
+  return {n, static_cast<size_t>(char_width(utf8_code_point(s, i, n)))};
+}
+
 }  // namespace
 
 bool utf8_valid(std::string_view s) {
@@ -203,10 +222,15 @@ std::string display_bytes(std::string_view bytes, size_t max_chars) {
   return out;
 }
 
+// Widths by terminal columns, not bytes or code points: a wide character
+// (CJK, emoji) takes two, a combining mark none, or table rows shift.
 size_t display_width(std::string_view s) {
   size_t w = 0;
-  for (unsigned char ch : s)
-    if ((ch & 0xc0) != 0x80) ++w;
+  for (size_t i = 0; i < s.size();) {
+    auto [bytes, cols] = char_at(s, i);
+    w += cols;
+    i += bytes;
+  }
   return w;
 }
 
@@ -215,13 +239,12 @@ std::string fit_width(std::string_view s, size_t width) {
   if (width == 0) return "";
   std::string out;
   size_t w = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto ch = static_cast<unsigned char>(s[i]);
-    if ((ch & 0xc0) != 0x80) {
-      if (w + 1 >= width) break;
-      ++w;
-    }
-    out += s[i];
+  for (size_t i = 0; i < s.size();) {
+    auto [bytes, cols] = char_at(s, i);
+    if (w + cols + 1 > width) break;  // keep a column for the "…"
+    w += cols;
+    out.append(s.substr(i, bytes));
+    i += bytes;
   }
   return out + "…";
 }

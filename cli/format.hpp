@@ -47,7 +47,8 @@ std::string base64(std::string_view bytes);
 /// \xNN, newlines and tabs as \n and \t; cut to `max_chars` with "…".
 std::string display_bytes(std::string_view bytes, size_t max_chars);
 
-/// Terminal columns taken by UTF-8 text (one per code point; good enough for names).
+/// Terminal columns taken by UTF-8 text: 2 per wide character (CJK, emoji),
+/// 0 per combining mark, 1 otherwise (char_width.hpp).
 size_t display_width(std::string_view s);
 
 /// Cut UTF-8 text to at most `width` columns, ending with "…" when cut.

@@ -38,6 +38,16 @@ LaneRow lane_row(const echomq_lane_info &info) {
   r.serviceable = info.serviceable != 0;
   r.served = info.served;
   r.oldest_enqueued_at_ms = info.oldest_enqueued_at_ms;
+  r.known = info.known != 0;
+  r.delayed = info.delayed;
+  r.rate_jobs = info.rate_jobs;
+  r.rate_period_ms = info.rate_period_ms;
+  r.rate_burst = info.rate_burst;
+  r.rate_is_default = info.rate_is_default != 0;
+  r.tokens = info.tokens;
+  r.next_token_at_ms = info.next_token_at_ms;
+  r.cap = info.cap;
+  r.cap_is_default = info.cap_is_default != 0;
   return r;
 }
 
@@ -99,10 +109,9 @@ LaneTop top_lanes(Session &s, LaneSort sort, size_t limit, size_t page) {
   return out;
 }
 
-bool lane_known(const LaneRow &r) {
-  return r.depth > 0 || r.active > 0 || r.served > 0 || r.paused || !r.limit_is_default ||
-         !r.weight_is_default;
-}
+// The server decides (a lane with live jobs, delayed ones too, or settings
+// of its own); the CLI does not keep a copy of the rule.
+bool lane_known(const LaneRow &r) { return r.known; }
 
 LaneRow fetch_lane(Session &s, const std::string &group) {
   echomq_lane_info info{};

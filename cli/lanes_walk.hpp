@@ -31,6 +31,16 @@ struct LaneRow {
   bool serviceable = false;
   uint64_t served = 0;
   int64_t oldest_enqueued_at_ms = 0;
+  bool known = false;  // the server's rule: live jobs or settings of its own
+  uint64_t delayed = 0;
+  uint32_t rate_jobs = 0;  // 0 = no rate limit
+  int64_t rate_period_ms = 0;
+  uint32_t rate_burst = 0;
+  bool rate_is_default = true;
+  double tokens = -1;
+  int64_t next_token_at_ms = 0;
+  uint64_t cap = 0;  // 0 = no size cap
+  bool cap_is_default = true;
 };
 
 LaneRow lane_row(const echomq_lane_info &info);

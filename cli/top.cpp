@@ -109,15 +109,15 @@ class TopView {
     served += queue_rates_.empty() ? "-" : rate_text(queue_rates_.back()) + "/s  " + sparkline(queue_rates_);
     out.push_back(served);
     out.push_back(error.empty() ? "" : "error: " + error);
-    Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND"},
-            {false, true, true, true, true, true, false});
+    Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"},
+            {false, true, true, true, true, true, false, true});
     for (const auto &r : f.lanes.rows) {
       auto it = samples_.find(r.group);
       bool has_rate = it != samples_.end() && !it->second.rates.empty();
       std::string name = fit_width(r.group, 32) + (r.paused ? " (paused)" : "");
       t.add({name, grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
              grouped(r.served), has_rate ? rate_text(it->second.rates.back()) : "-",
-             has_rate ? sparkline(it->second.rates) : ""});
+             has_rate ? sparkline(it->second.rates) : "", rate_short(r)});
     }
     for (auto &l : t.lines()) out.push_back(std::move(l));
     return out;

@@ -11,6 +11,25 @@ std::string limit_text(const LaneRow &r) {
   return r.limit_is_default ? t + " (queue default)" : t;
 }
 
+std::string rate_short(const LaneRow &r) {
+  if (r.rate_jobs == 0) return "-";
+  return std::to_string(r.rate_jobs) + "/" + human_duration(r.rate_period_ms);
+}
+
+std::string rate_text(const LaneRow &r) {
+  std::string t = r.rate_jobs == 0 ? "none"
+                                   : std::to_string(r.rate_jobs) + " per " + human_duration(r.rate_period_ms) +
+                                         ", burst " + std::to_string(r.rate_burst);
+  return r.rate_is_default ? t + " (queue default)" : t;
+}
+
+std::string cap_short(const LaneRow &r) { return r.cap == 0 ? "-" : grouped(r.cap); }
+
+std::string cap_text(const LaneRow &r) {
+  std::string t = r.cap == 0 ? "none" : grouped(r.cap);
+  return r.cap_is_default ? t + " (queue default)" : t;
+}
+
 std::string weight_text(const LaneRow &r) {
   std::string t = std::to_string(r.weight);
   return r.weight_is_default ? t + " (queue default)" : t;
@@ -33,6 +52,27 @@ void lane_json(Json &j, const LaneRow &r, int64_t now_ms) {
   j.key("oldest_enqueued_at_ms");
   if (r.oldest_enqueued_at_ms == 0) j.null();
   else j.num(r.oldest_enqueued_at_ms);
+  j.key("known").boolean(r.known);
+  j.key("delayed").num(r.delayed);
+  j.key("rate");
+  if (r.rate_jobs == 0) {
+    j.null();
+  } else {
+    j.begin_object().key("jobs").num(static_cast<uint64_t>(r.rate_jobs));
+    j.key("period_ms").num(r.rate_period_ms).key("burst").num(static_cast<uint64_t>(r.rate_burst));
+    j.end_object();
+  }
+  j.key("rate_is_default").boolean(r.rate_is_default);
+  j.key("tokens");
+  if (r.tokens < 0) j.null();
+  else j.num(r.tokens);
+  j.key("next_token_at_ms");
+  if (r.next_token_at_ms == 0) j.null();
+  else j.num(r.next_token_at_ms);
+  j.key("cap");
+  if (r.cap == 0) j.null();
+  else j.num(r.cap);
+  j.key("cap_is_default").boolean(r.cap_is_default);
   if (now_ms > 0) {
     j.key("oldest_age_ms");
     if (r.oldest_enqueued_at_ms == 0) j.null();

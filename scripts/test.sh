@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, then the C/C++ suite
 # (ctest), the Python suite and the CLI suite (pytest), the Go suite
-# (go vet + go test -race), smoke runs of the demo and the benchmark, the
-# C/C++ suite again under ASan+UBSan and under TSan (build/asan,
-# build/tsan), and a bounded libFuzzer run over input validation
-# (build/fuzz, ECHOMQ_FUZZ_SECONDS, default 60).
+# (go vet + go test -race), the packaging tests (pytest: the wheel, the Go
+# module as an outside user gets it), smoke runs of the demo and the
+# benchmark, the C/C++ suite again under ASan+UBSan and under TSan
+# (build/asan, build/tsan), and a bounded libFuzzer run over input
+# validation (build/fuzz, ECHOMQ_FUZZ_SECONDS, default 60).
 # Each suite starts and stops its own throwaway valkey-server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +28,12 @@ cmake --install "$build" --prefix "$build/prefix" >/dev/null
 step "C and C++ tests (ctest)"
 ctest --test-dir "$build" --output-on-failure
 
-step "Python package (pip install .)"
-python3 -m pip install -q --disable-pip-version-check --no-build-isolation "$root"
+step "Python package (sdist and wheel: python -m build; install the wheel)"
+# The wheel is built from the sdist, so a file missing from the sdist fails here.
+rm -rf "$build/dist"
+CMAKE_BUILD_PARALLEL_LEVEL=2 python3 -m build --no-isolation --outdir "$build/dist" "$root" \
+  >"$build/python-build.log" 2>&1 || { tail -n 60 "$build/python-build.log"; exit 1; }
+python3 -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$build/dist"/echomq-*.whl
 
 step "Python and CLI tests (pytest)"
 ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q tests/python tests/cli
@@ -37,13 +42,21 @@ step "Go tests (go vet, go test -race)"
 (
   cd bindings/go
   export CGO_ENABLED=1
+  # Static libechomq by default (echomq-static.pc): no LD_LIBRARY_PATH needed.
   export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # Go's build cache does not notice a changed C library (`go help cache`):
+  # a stamp of the installed header and archive in the cgo flags rebuilds the
+  # cgo packages, and relinks, whenever libechomq changes.
+  stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+  export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
   go vet ./...
   go test -race -count=1 ./...
   cd ../../examples/go
   go vet ./...
 )
+
+step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
+ECHOMQ_DIST_DIR="$build/dist" ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q tests/packaging
 
 step "demo and benchmark smoke runs"
 BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh

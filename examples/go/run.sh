@@ -14,8 +14,11 @@ if [ ! -f "$build/prefix/lib/pkgconfig/echomq.pc" ]; then
   cmake --build "$build" -j2 --target echomq echomq_static >/dev/null
   cmake --install "$build" --prefix "$build/prefix" >/dev/null
 fi
+# The Go package links libechomq.a by default: no LD_LIBRARY_PATH needed.
 export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# Go's build cache does not notice a rebuilt libechomq: a stamp in the cgo flags does.
+stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
 
 server=$(mktemp -d)/valkey
 trap 'bash "$root/tests/valkey-server.sh" stop "$server"; rmdir "$(dirname "$server")" 2>/dev/null || true' EXIT

@@ -63,3 +63,45 @@ def test_defaults_show_and_set(cli):
     assert lane["limit"] == 7 and lane["limit_is_default"] is True
     assert cli.json("claim")["max_attempts"] == 5
     assert cli.json("defaults", "--limit", "none")["limit"] is None
+
+
+def test_rate_throttle_and_cap(cli):
+    for i in range(3):
+        cli.ok("enqueue", "alice", f"a{i}")
+    cli.ok("enqueue", "bob", "b0")
+    lane = cli.json("rate", "alice", "1", "60", "--burst", "1")
+    assert lane["rate"] == {"jobs": 1, "period_ms": 60000, "burst": 1}
+    assert lane["rate_is_default"] is False and lane["tokens"] == 1.0
+    got = [cli.json("claim")["group"] for _ in range(2)]
+    assert sorted(got) == ["alice", "bob"]  # alice's one token, then it waits
+    assert cli.run("claim").returncode == EMPTY
+    lane = cli.json("lane", "alice")
+    assert lane["serviceable"] is False and lane["next_token_at_ms"] is not None
+    assert cli.json("rate", "alice", "none")["rate"] is None
+    assert cli.json("claim")["group"] == "alice"  # free again at once
+    # A hand-set throttle, then a cap.
+    assert cli.json("throttle", "alice", "30")["serviceable"] is False
+    assert cli.run("claim").returncode == EMPTY
+    assert cli.json("cap", "alice", "1")["cap"] == 1
+    p = cli.run("enqueue", "alice", "over")
+    assert p.returncode != OK and "cap is 1" in one_line_error(p)
+    assert cli.json("lane", "alice")["depth"] == 1  # nothing written
+    assert cli.json("cap", "alice", "none")["cap"] is None
+    cli.ok("enqueue", "alice", "fits")
+    out = cli.ok("lanes").splitlines()
+    assert out[0].split()[4:6] == ["RATE", "CAP"]
+
+
+def test_rate_cap_bad_values_are_usage_errors(cli):
+    cli.ok("enqueue", "alice", "x")
+    for args in (["rate", "alice", "0", "1"], ["rate", "alice", "5", "0"], ["rate", "alice", "5"],
+                 ["cap", "alice", "0"], ["throttle", "alice", "-1"], ["defaults", "--rate", "5"]):
+        p = cli.run(*args)
+        assert p.returncode == 2, args
+    assert cli.json("lane", "alice")["rate"] is None and cli.json("lane", "alice")["cap"] is None
+
+
+def test_lane_with_only_delayed_jobs_is_known(cli):
+    cli.ok("enqueue", "later", "x", "--delay", "60")
+    lane = cli.json("lane", "later")
+    assert lane["known"] is True and lane["delayed"] == 1

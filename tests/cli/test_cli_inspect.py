@@ -3,6 +3,8 @@
 import base64
 import json
 import random
+import re
+import unicodedata
 
 from .cli_helpers import NOT_FOUND, OK, VIOLATIONS, one_line_error
 
@@ -54,9 +56,35 @@ def test_lanes_sorted_and_limited(cli):
     rows = cli.json("lanes", "--sort", "served")["lanes"]
     assert {r["group"] for r in rows if r["served"] == 1} == {"a", "b"}
     out = cli.ok("lanes", "--sort", "name").splitlines()
-    assert out[0].split() == ["LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "PAUSED", "SERVED"]
-    assert out[1].split() == ["a", "0", "1/-", "1", "no", "1"]
-    assert out[2].split() == ["b", "4", "1/-", "1", "no", "1"]
+    assert out[0].split() == ["LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"]
+    assert out[1].split() == ["a", "0", "1/-", "1", "-", "-", "no", "1"]
+    assert out[2].split() == ["b", "4", "1/-", "1", "-", "-", "no", "1"]
+
+
+def columns(text):
+    """Terminal columns of text: wide (CJK, emoji) 2, combining marks and
+    format characters 0, else 1."""
+    w = 0
+    for ch in text:
+        if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        w += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return w
+
+
+def test_lanes_table_aligns_wide_and_combining_names(cli):
+    names = ["acme", "\U0001F680rocket", "\u65e5\u672c\u8a9e", "e\u0301clair", "\U0001F469\u200d\U0001F4BBdev", "zz"]
+    load(cli, {n: i + 1 for i, n in enumerate(names)})
+    lines = cli.ok("lanes", "--sort", "name").splitlines()
+    assert len(lines) == 1 + len(names)
+    # DEPTH is right-aligned: its last column is the same on every row when
+    # widths are counted in terminal columns (bytes or code points shift the
+    # rows of the emoji, CJK and combining names).
+    ends = {columns(re.match(r"\S+\s+\S+", line).group(0)) for line in lines}
+    assert len(ends) == 1, lines
+    assert {line.split()[0] for line in lines[1:]} == set(names)
+    # The lane column is as wide as the widest name: 6 CJK columns + 2 spaces.
+    assert columns(lines[0][:lines[0].index("DEPTH")]) == max(columns(n) for n in names) + 2
 
 
 def test_lanes_walks_many_pages_with_a_bounded_top(cli):

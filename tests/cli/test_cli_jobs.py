@@ -1,6 +1,7 @@
 """Job commands: enqueue (argument, stdin, --lines), claim, ack, fail, with
 stale and unknown jobs refused by their own exit codes."""
 
+import json
 import time
 
 from .cli_helpers import EMPTY, NOT_FOUND, OK, STALE, USAGE, one_line_error
@@ -114,3 +115,14 @@ def test_weighted_claim_takes_weight_jobs_from_one_lane(cli):
     assert p.returncode == USAGE and "--max must be an integer 1..10000" in one_line_error(p)
     p = cli.run("claim", "--max", "2", "--wait", "1")
     assert p.returncode == USAGE
+
+
+def test_claim_json_with_nothing_to_claim_prints_json(cli):
+    # --json always prints one JSON value on stdout, also when the exit code is 7.
+    for args, empty in ((("claim",), None), (("claim", "--wait", "0.1"), None), (("claim", "--max", "4"), [])):
+        p = cli.run(*args, "--json")
+        assert p.returncode == EMPTY, args
+        assert json.loads(p.stdout) == empty, (args, p.stdout)
+        assert "no job ready" in one_line_error(p)
+    cli.ok("enqueue", "alice", "x")
+    assert cli.json("claim")["payload"] == "x"

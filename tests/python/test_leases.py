@@ -114,3 +114,15 @@ def test_ack_many_settles_a_wclaim_in_one_call(queue):
     assert queue.ack_many(jobs[2:]) == []
     assert queue.stats().leased == 0
     assert queue.verify() == []
+
+
+def test_claimed_job_carries_the_previous_failure_reason(queue):
+    queue.enqueue("a", "flaky", max_attempts=3)
+    first = queue.claim(lease=30)
+    assert first.last_error == ""
+    first.fail("smtp down", retry_in=0)
+    second = queue.claim(lease=30)
+    assert second.id == first.id and second.token == 2
+    assert second.last_error == "smtp down"
+    second.ack()
+    assert queue.verify() == []

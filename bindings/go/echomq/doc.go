@@ -80,11 +80,12 @@
 //
 // # Linking
 //
-// All cgo flags live in internal/capi/cgo_flags.go. By default pkg-config
-// finds echomq.pc and the shared library (set PKG_CONFIG_PATH for another
-// prefix and LD_LIBRARY_PATH to run). With the build tag echomq_static the
-// package links the repository's own build instead, by path:
-// build/prefix/lib/libechomq.a plus -lhiredis -lstdc++, as installed by
-// `cmake --install build --prefix build/prefix`; no run-time library path
-// is needed then.
+// All cgo flags live in internal/capi/cgo_flags.go. By default the package
+// links the static libechomq.a of an installed libechomq, found by
+// `pkg-config --static echomq-static` (set PKG_CONFIG_PATH for a prefix
+// pkg-config does not search), so a program needs no libechomq.so and no
+// LD_LIBRARY_PATH at run time; hiredis and the C++ runtime come from the
+// system. With the build tag echomq_shared it links libechomq.so through
+// echomq.pc instead, and then needs the library at run time (a system
+// prefix, an rpath or LD_LIBRARY_PATH).
 package echomq

@@ -2,15 +2,19 @@ package capi
 
 // All cgo flags of the module live in this file.
 //
-// Default: pkg-config finds an installed libechomq (echomq.pc), linked as a
-// shared library. Set PKG_CONFIG_PATH to <prefix>/lib/pkgconfig for a
-// non-system prefix, and LD_LIBRARY_PATH (or an rpath) to run the result.
+// Default: the static libechomq.a of an installed libechomq, found by
+// pkg-config through echomq-static.pc (installed by `cmake --install` beside
+// echomq.pc). --static adds what the archive needs: -lhiredis, -lstdc++,
+// -lm, -lpthread. The program then runs without libechomq.so and without
+// LD_LIBRARY_PATH; hiredis and the C++ runtime come from the system's own
+// library path. Set PKG_CONFIG_PATH to <prefix>/lib/pkgconfig for a prefix
+// pkg-config does not search by default.
 //
-// Tag echomq_static: link the static libechomq.a of the repository's own
-// build, installed with `cmake --install build --prefix build/prefix` at the
-// repository root. No pkg-config and no run-time library path are needed.
+// Tag echomq_shared: link the shared libechomq.so through echomq.pc instead
+// (one copy of the library for many programs, upgraded without a rebuild).
+// The program then needs the library at run time: a system prefix known to
+// ld.so, an rpath (CGO_LDFLAGS=-Wl,-rpath,<prefix>/lib) or LD_LIBRARY_PATH.
 
-// #cgo !echomq_static pkg-config: echomq
-// #cgo echomq_static CFLAGS: -I${SRCDIR}/../../../../build/prefix/include
-// #cgo echomq_static LDFLAGS: ${SRCDIR}/../../../../build/prefix/lib/libechomq.a -lhiredis -lstdc++ -lm -lpthread
+// #cgo !echomq_shared pkg-config: --static echomq-static
+// #cgo echomq_shared pkg-config: echomq
 import "C"
