@@ -99,13 +99,15 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
   pumpCv_.notify_all();
   jobsCv_.notify_all();
   waitCv_.notify_all();
-  bool clean = jobsCv_.wait_until(lk, at(steadyMs() + std::max<int64_t>(timeout_ms, 0)),
-                                  [&] { return finished_; });
+  // Clamped so that the deadline cannot overflow the clock (a year is "forever").
+  int64_t wait = std::min<int64_t>(std::max<int64_t>(timeout_ms, 0), 365LL * 24 * 3600 * 1000);
+  bool clean = jobsCv_.wait_until(lk, at(steadyMs() + wait), [&] { return finished_; });
   if (!clean) {
     drain_ = false;  // the rest of the running jobs come back by their leases
     pumpCv_.notify_all();
   }
   lk.unlock();
+  std::lock_guard<std::mutex> joining(joinMu_);
   if (pumpThread_.joinable()) pumpThread_.join();
   // The waiter may be asleep on the server: interrupt it until it is gone.
   while (waitThread_.joinable()) {
@@ -119,7 +121,11 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return clean;
+  if (!drain) return true;
+  // A drain is clean when no job was left running: also when an abandon
+  // from another thread cut it short.
+  lk.lock();
+  return held_.empty();
 }
 
 WorkerStats Worker::stats() {
@@ -240,7 +246,12 @@ void Worker::pump() {
           if (c == ECHOMQ_ESTALE || c == ECHOMQ_ENOTFOUND) ++stats_.lost;
           else if (out[i].ack) ++stats_.done;
           else if (out[i].retry_delay_ms == kRetryRelease) ++stats_.released;
-          else ++stats_.failed;
+          else {
+            ++stats_.failed;
+            if (c == ECHOMQ_FAIL_DEAD) ++stats_.dead;
+            else if (c == ECHOMQ_FAIL_DELAYED) ++stats_.delayed;
+            else ++stats_.retried;
+          }
         }
         for (Job& j : r.claimed.jobs) {
           held_[j.id] = Held{j.token, t0 + o_.lease_ms};

@@ -499,7 +499,10 @@ ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, co
                                  leases expire */
 
 /* Stop the engine (idempotent). Returns ECHOMQ_OK, or ECHOMQ_ETIMEOUT when a
- * drain timed out with jobs still running (they come back by their leases). */
+ * drain ended with jobs still running: it timed out, or an abandon from
+ * another thread cut it short (they come back by their leases). A drain and
+ * an abandon may run on two threads at once (a second signal while a
+ * graceful stop waits). */
 ECHOMQ_API int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
 
 typedef struct echomq_worker_stats {
@@ -514,6 +517,10 @@ typedef struct echomq_worker_stats {
   uint64_t errors;       /* failed calls (retried after a backoff) */
   uint64_t running;      /* handed out, not reported yet */
   uint64_t buffered;     /* claimed, not handed out yet */
+  /* What the settled fails became: failed = retried + delayed + dead. */
+  uint64_t retried;      /* straight back to their lanes */
+  uint64_t delayed;      /* to the delayed set for a later retry (backoff) */
+  uint64_t dead;         /* dead-lettered: out of attempts, or discarded */
 } echomq_worker_stats;
 #define ECHOMQ_WORKER_STATS_VERSION 1
 /* Errors: EINVAL (NULL, version). */
