@@ -47,8 +47,15 @@ Worker::~Worker() {
 void Worker::start() {
   std::lock_guard<std::mutex> lk(mu_);
   if (started_) invalid("worker already started");
-  pumpClient_.connect(url_);
-  waitClient_.connect(url_);
+  try {
+    pumpClient_.connect(url_);
+    waitClient_.connect(url_);
+  } catch (const Error& e) {
+    // Kept for echomq_worker_last_error: the status alone does not say why.
+    lastError_ = e.what();
+    lastCode_ = e.code();
+    throw;
+  }
   started_ = true;
   pumpThread_ = std::thread([this] { pump(); });
   waitThread_ = std::thread([this] { waiter(); });
@@ -203,7 +210,10 @@ void Worker::pump() {
     std::vector<Settlement> out;
     if (haveOut) out.swap(outbox_);
     uint32_t n = wantClaim ? std::min(free, o_.prefetch) : 0;
-    const char* flags = passWake ? "w" : "";
+    // "t": weighted batches end at a turn boundary, so that a lane's turn is
+    // never split between two round trips and weights hold across batches.
+    std::string flags = passWake ? "w" : "";
+    if (o_.weighted) flags += 't';
     passWake = false;
     lk.unlock();
     int64_t t0 = steadyMs();
@@ -238,7 +248,7 @@ void Worker::pump() {
         lk.unlock();
       }
       if (!out.empty() || n > 0) {
-        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags);
+        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
         lk.lock();
         ++stats_.round_trips;
         for (size_t i = 0; i < out.size(); ++i) {

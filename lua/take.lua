@@ -7,7 +7,8 @@
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
 -- ARGV[5] "1" = weighted turns (wclaim)  ARGV[6] flags: "w" pass a wake-up
 --   on to the next blocked claimer; "s" claim only if every settlement was
---   accepted
+--   accepted; "t" whole weighted turns: stop before a turn that does not
+--   fit in what is left of n (unless nothing was taken yet)
 -- ARGV[7] acks a, then a pairs: id, token
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
@@ -70,7 +71,7 @@ out[at] = 0
 local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(now, RECOVER_MAX)
-  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, out)
+  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, out, string.find(flags, 't', 1, true) ~= nil)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.

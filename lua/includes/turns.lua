@@ -12,7 +12,11 @@
 -- The turns run on a copy of the ring's head; the ring is then written back
 -- in one LPOP and one RPUSH, and every per-lane and per-job field with one
 -- call per hash. Returns the number of jobs taken.
-local function serveTurns(n, turns, weighted, leaseMs, now, out)
+-- wholeTurns: when weighted, stop before a turn whose K does not fit in
+-- what is left of n (unless nothing was taken yet), rather than cut it
+-- short: that lane is served whole by the next call (the worker engine's
+-- batches, so that weights hold across batch boundaries).
+local function serveTurns(n, turns, weighted, leaseMs, now, out, wholeTurns)
   local len = rcall('LLEN', K.ring)
   if len == 0 or n < 1 then return 0 end
   local m = math.min(len, turns)
@@ -27,14 +31,19 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
   local ids, laneOf, taken, t = {}, {}, 0, 0
   while taken < n and t < turns and h <= #dq do
     local g = dq[h]
-    h = h + 1
-    t = t + 1
     local k = 1
     if weighted then
-      k = math.min(wt[g], n - taken)
+      k = wt[g]
       if lim[g] then k = math.min(k, lim[g] - act[g]) end
       if k < 1 then k = 1 end  -- a ring lane is below its ceiling (I1)
+      if depth[g] and depth[g] < k then k = depth[g] end
+      if k > n - taken then
+        if wholeTurns and taken > 0 then break end
+        k = n - taken
+      end
     end
+    h = h + 1
+    t = t + 1
     local popped = rcall('ZPOPMIN', pendingKey(g), k)
     local got = #popped / 2
     for i = 1, #popped, 2 do

@@ -443,7 +443,10 @@ typedef struct echomq_worker_options {
   unsigned int prefetch;     /* jobs claimed per round trip at most;
                                 0 = slots (default); 1..slots */
   int64_t lease_ms;          /* default 30000; extended while a job runs */
-  int weighted;              /* 1 = weighted turns (wclaim); default 0 */
+  int weighted;              /* 1 = weighted turns (wclaim); default 0.
+                                A batch then ends at a turn boundary: a
+                                lane's turn is not split between two round
+                                trips unless its K exceeds the batch */
   int64_t retry_delay_ms;    /* for echomq_worker_fail with
                                 ECHOMQ_RETRY_DEFAULT: default
                                 ECHOMQ_RETRY_BACKOFF (exponential) */
@@ -470,7 +473,8 @@ ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const cha
 ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
                                                const echomq_worker_options *opts);
 /* Connect and start the engine. Errors: EINVAL (started already), ECONN,
- * ETIMEOUT, ENOPERM, ESERVER. */
+ * ETIMEOUT, ENOPERM, ESERVER; the message of a failed connect is kept for
+ * echomq_worker_last_error. */
 ECHOMQ_API int echomq_worker_start(echomq_worker *w);
 
 /* Wait up to timeout_ms (0 = do not wait) for a job to run. ECHOMQ_OK with
