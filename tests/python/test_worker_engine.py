@@ -98,8 +98,8 @@ def test_bad_worker_options_are_refused_before_io():
         q = c.queue("q")
         with pytest.raises(echomq.InvalidArgument, match="slots"):
             echomq.Worker(q, print, concurrency=4, slots=2)
-        with pytest.raises(echomq.InvalidArgument, match="batch"):
-            echomq.Worker(q, print, concurrency=1, prefetch=1, batch=3)
+        with pytest.raises(echomq.InvalidArgument, match="prefetch"):
+            echomq.Worker(q, print, concurrency=1, prefetch=echomq.BATCH_MAX)
         with pytest.raises(echomq.InvalidArgument, match="concurrency"):
             echomq.Worker(q, print, concurrency=0)
         with pytest.raises(TypeError):

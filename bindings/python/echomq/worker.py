@@ -122,8 +122,6 @@ class Worker:
             like any lease and go back to their lanes at once on stop.
         slots: jobs held at once, running or prefetched (default
             ``concurrency + prefetch``; at least ``concurrency``).
-        batch: jobs claimed per round trip at most (default: as many as
-            there are free slots).
         weighted: serve weighted turns (each lane gets min(weight, depth,
             limit headroom) jobs per turn, as :meth:`Queue.wclaim`).
         lease: lease per job in seconds (default: the queue's); the engine
@@ -163,7 +161,6 @@ class Worker:
         concurrency: int = DEFAULT_CONCURRENCY,
         prefetch: Optional[int] = None,
         slots: Optional[int] = None,
-        batch: Optional[int] = None,
         weighted: bool = False,
         lease: Optional[_convert.Seconds] = None,
         retry_in: Optional[_convert.Seconds] = None,
@@ -196,7 +193,7 @@ class Worker:
                 raise InvalidArgument(f"slots ({n_slots}) must be at least concurrency ({self._concurrency})")
         if n_slots > _echomq.BATCH_MAX:
             raise InvalidArgument(f"concurrency + prefetch must be at most {_echomq.BATCH_MAX}, got {n_slots}")
-        per_trip = 0 if batch is None else _convert.to_count("batch", batch, maximum=n_slots)
+        per_trip = 0  # the engine claims as many jobs as there are free slots per round trip
         lease_ms = queue._lease_ms(lease)
         retry_ms = (
             _echomq.RETRY_BACKOFF if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0)
