@@ -161,3 +161,16 @@ def test_layout_error_for_an_old_queue(client, resp):
         assert echomq.error_class(-6) is echomq.LayoutError
     finally:
         resp("DEL", "emq:{%s}:seq" % name)
+
+
+def test_a_failed_start_raises_and_join_does_not_hang():
+    with echomq.Client(connect_timeout=0.5) as c:
+        c._url = "valkey://127.0.0.1:1"  # nothing listens there
+        w = echomq.Worker(c.queue("q"), print)
+        assert w.join(0) is True  # not started: nothing to wait for
+        with pytest.raises(echomq.ConnectionError) as ei:
+            w.start()
+        assert "127.0.0.1" in str(ei.value) or "connect" in str(ei.value).lower()
+        t0 = time.monotonic()
+        assert w.join(5) is False
+        assert time.monotonic() - t0 < 1.0, "join after a failed start returns at once"

@@ -15,7 +15,9 @@ import (
 // Handler processes one job. Returning nil acks the job; returning an
 // error fails it (retried as Worker.RetryIn says, or dead-lettered when out
 // of attempts); returning an error wrapped by Discard dead-letters it now.
-// A panic counts as an error.
+// A panic counts as an error. The job is settled by the Worker's engine:
+// its Queue() has no Client, so Ack, Fail and Extend on it return
+// ErrClosed.
 type Handler func(ctx context.Context, job *Job) error
 
 // Defaults of a Worker, the same as the Python Worker's.

@@ -36,6 +36,10 @@ func TestWorkerDiscardDeadLettersAtOnce(t *testing.T) {
 			case "wrapped":
 				return fmt.Errorf("scoring: %w", Discard(errors.New("no such player")))
 			}
+			// The engine settles the job: its queue has a name but no client.
+			if j.Queue().Name() != q.Name() || !errors.Is(j.Ack(context.Background()), ErrClosed) {
+				t.Errorf("a worker's job settled outside the engine")
+			}
 			return nil
 		},
 		OnError: func(err error) { t.Errorf("worker: %v", err) },

@@ -260,7 +260,12 @@ class Worker:
         if self._started:
             raise RuntimeError("a Worker runs once")
         self._started = True
-        self._raw.start()
+        try:
+            self._raw.start()
+        except BaseException:
+            self._stop.set()
+            self._finished.set()  # join() returns False at once: nothing ran
+            raise
         self._last_activity = time.monotonic()
         for i in range(self._concurrency):
             t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
@@ -286,6 +291,8 @@ class Worker:
         """Wait for the worker to stop.  True when it stopped with every job
         settled and its threads ended; False at the timeout, or when jobs
         were left running (abandoned, or past the drain timeout)."""
+        if not self._started:
+            return True
         deadline = None if timeout is None else time.monotonic() + timeout
         # Short steps: the main thread must stay responsive to signals.
         while not self._finished.is_set():
