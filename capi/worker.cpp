@@ -133,6 +133,9 @@ int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
     out->errors = s.errors;
     out->running = s.running;
     out->buffered = s.buffered;
+    out->retried = s.retried;
+    out->delayed = s.delayed;
+    out->dead = s.dead;
     return ECHOMQ_OK;
   });
 }

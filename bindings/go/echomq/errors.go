@@ -17,6 +17,7 @@ const (
 	CodeTooLarge Code = -2  // payload or batch over the limit
 	CodeNotFound Code = -3  // no such job
 	CodeStale    Code = -4  // the token is not the current attempt: lease lost
+	CodeLayout   Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeConn     Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout  Code = -11 // no reply in time: outcome unknown
 	CodeCanceled Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
@@ -34,6 +35,7 @@ var codeNames = map[Code]string{
 	CodeTooLarge: "too large",
 	CodeNotFound: "not found",
 	CodeStale:    "stale lease",
+	CodeLayout:   "key layout mismatch",
 	CodeConn:     "connection error",
 	CodeTimeout:  "timeout",
 	CodeCanceled: "canceled",
@@ -86,6 +88,9 @@ var (
 	ErrTooLarge   = &Error{Code: CodeTooLarge}
 	ErrNotFound   = &Error{Code: CodeNotFound}
 	ErrStaleLease = &Error{Code: CodeStale}
+	// ErrLayout: the queue's keys were written with another key layout
+	// (an older EchoMQ); refused, nothing written. See docs/keys.md.
+	ErrLayout     = &Error{Code: CodeLayout}
 	ErrConnection = &Error{Code: CodeConn}
 	ErrTimeout    = &Error{Code: CodeTimeout}
 	ErrCanceled   = &Error{Code: CodeCanceled}

@@ -19,6 +19,7 @@ __all__ = [
     "TooLargeError",
     "NotFoundError",
     "StaleLeaseError",
+    "LayoutError",
     "ConnectionError",
     "TimeoutError",
     "CanceledError",
@@ -73,6 +74,13 @@ class StaleLeaseError(EchoMQError):
     (ECHOMQ_ESTALE).  Nothing changed."""
 
     code = -4
+
+
+class LayoutError(EchoMQError):
+    """The queue's keys were written with another key layout (an older
+    EchoMQ): refused, nothing written (ECHOMQ_ELAYOUT).  See docs/keys.md."""
+
+    code = -6
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -135,6 +143,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         TooLargeError,
         NotFoundError,
         StaleLeaseError,
+        LayoutError,
         ConnectionError,
         TimeoutError,
         CanceledError,

@@ -172,6 +172,21 @@ class Queue:
         k = _echomq.WCLAIM_MAX if max is None else _convert.to_count("max", max, maximum=_echomq.WCLAIM_MAX)
         return [Job._from_raw(self, raw) for raw in self._client._raw.wclaim(self._name, ms, k)]
 
+    def claim_batch(self, n: int, lease: Optional[_convert.Seconds] = None, *, weighted: bool = False) -> List[Job]:
+        """Claim up to ``n`` jobs (1..``echomq.BATCH_MAX``) in one call.
+
+        Unweighted: exactly the jobs, order and tokens of ``n`` successive
+        :meth:`claim` calls from the same state (one job per lane per turn).
+        ``weighted=True``: each turn serves min(weight, depth, limit - active)
+        jobs of its lane, as :meth:`wclaim` does, until ``n`` are taken (the
+        last turn may be cut short).  Returns the jobs in service order, an
+        empty list when nothing is ready.
+        """
+        k = _convert.to_count("n", n, maximum=_echomq.BATCH_MAX)
+        ms = self._lease_ms(lease)
+        raws = self._client._raw.claim_batch(self._name, ms, k, bool(weighted))
+        return [Job._from_raw(self, raw) for raw in raws]
+
     def ack_many(self, jobs: Iterable[Job]) -> List[Job]:
         """Acknowledge many leased jobs (typically one :meth:`wclaim`'s) in
         one round trip per ``echomq.WCLAIM_MAX`` jobs.

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_c056f8c0d4ada5b9(const char*);
+  void cgo_panic__capi_ca3ccd6fb19f701d(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_c056f8c0d4ada5b9(p);
+  cgo_panic__capi_ca3ccd6fb19f701d(p);
 }
 
 
@@ -458,6 +458,126 @@ int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, siz
   return rc;
 }
 
+int emqgo_claim_batch(echomq_client *c, const char *queue, int64_t lease_ms, uint32_t n,
+                      int weighted, uint64_t *OUT_HANDLE) {
+  echomq_job_list *l = NULL;
+  int rc = echomq_claim_batch(c, queue, lease_ms, n, weighted, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* Options of a worker engine, in this order (EMQGO_WOPT_* indexes). */
+enum {
+  EMQGO_WOPT_SLOTS = 0,
+  EMQGO_WOPT_PREFETCH,
+  EMQGO_WOPT_LEASE_MS,
+  EMQGO_WOPT_WEIGHTED,
+  EMQGO_WOPT_RETRY_DELAY_MS,
+  EMQGO_WOPT_IDLE_WAIT_MS,
+  EMQGO_WOPT_CONNECT_TIMEOUT_MS,
+  EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_NUMS
+};
+
+/* The engine's default options into nums (EMQGO_WOPT_NUMS entries). */
+void emqgo_worker_defaults(int64_t *nums, size_t n) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  int64_t v[EMQGO_WOPT_NUMS];
+  size_t i;
+  v[EMQGO_WOPT_SLOTS] = o.slots;
+  v[EMQGO_WOPT_PREFETCH] = o.prefetch;
+  v[EMQGO_WOPT_LEASE_MS] = o.lease_ms;
+  v[EMQGO_WOPT_WEIGHTED] = o.weighted;
+  v[EMQGO_WOPT_RETRY_DELAY_MS] = o.retry_delay_ms;
+  v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
+  v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
+  v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
+}
+
+/* A worker engine from options in nums (EMQGO_WOPT_NUMS entries): returns
+ * the status, and the handle (0 on error) in OUT_HANDLE. */
+int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_t n,
+                        uint64_t *OUT_HANDLE) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  echomq_worker *w = NULL;
+  int rc;
+  *OUT_HANDLE = 0;
+  if (n != EMQGO_WOPT_NUMS) return ECHOMQ_EINVAL;
+  if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+    return ECHOMQ_EINVAL;
+  o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
+  o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
+  o.lease_ms = nums[EMQGO_WOPT_LEASE_MS];
+  o.weighted = nums[EMQGO_WOPT_WEIGHTED] != 0;
+  o.retry_delay_ms = nums[EMQGO_WOPT_RETRY_DELAY_MS];
+  o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
+  o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
+  o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  rc = echomq_worker_new(&w, url, queue, &o);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)w;
+  return rc;
+}
+
+/* The engine's last error message into buf (a Go []byte); returns its status. */
+int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
+  return echomq_worker_last_error(w, buf, cap);
+}
+
+int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_worker_next(w, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* Counters of a worker engine, in this order (EMQGO_WSTATS_* indexes). */
+enum {
+  EMQGO_WSTATS_CLAIMED = 0,
+  EMQGO_WSTATS_DONE,
+  EMQGO_WSTATS_FAILED,
+  EMQGO_WSTATS_RELEASED,
+  EMQGO_WSTATS_EXTENDED,
+  EMQGO_WSTATS_LOST,
+  EMQGO_WSTATS_ROUND_TRIPS,
+  EMQGO_WSTATS_ERRORS,
+  EMQGO_WSTATS_RUNNING,
+  EMQGO_WSTATS_BUFFERED,
+  EMQGO_WSTATS_RETRIED,
+  EMQGO_WSTATS_DELAYED,
+  EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_NUMS
+};
+
+int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
+  echomq_worker_stats s;
+  int64_t v[EMQGO_WSTATS_NUMS];
+  size_t i;
+  int rc;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  rc = echomq_worker_stats_get(w, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_WSTATS_CLAIMED] = (int64_t)s.claimed;
+  v[EMQGO_WSTATS_DONE] = (int64_t)s.done;
+  v[EMQGO_WSTATS_FAILED] = (int64_t)s.failed;
+  v[EMQGO_WSTATS_RELEASED] = (int64_t)s.released;
+  v[EMQGO_WSTATS_EXTENDED] = (int64_t)s.extended;
+  v[EMQGO_WSTATS_LOST] = (int64_t)s.lost;
+  v[EMQGO_WSTATS_ROUND_TRIPS] = (int64_t)s.round_trips;
+  v[EMQGO_WSTATS_ERRORS] = (int64_t)s.errors;
+  v[EMQGO_WSTATS_RUNNING] = (int64_t)s.running;
+  v[EMQGO_WSTATS_BUFFERED] = (int64_t)s.buffered;
+  v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
+  v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
+  v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
+  return rc;
+}
+
 /* Bytes of C heap in use (glibc mallinfo2), for the leak tests. */
 uint64_t emqgo_c_heap_in_use(void) {
   struct mallinfo2 m = mallinfo2();
@@ -468,7 +588,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_c056f8c0d4ada5b9(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ca3ccd6fb19f701d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -478,7 +598,7 @@ void _wrap_Swig_free_capi_c056f8c0d4ada5b9(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -491,7 +611,7 @@ void *_wrap_Swig_malloc_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -502,7 +622,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -513,7 +633,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -524,7 +644,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_OK_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -535,7 +655,7 @@ intgo _wrap_ECHOMQ_OK_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EMPTY_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -546,7 +666,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EINVAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -557,7 +677,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -568,7 +688,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -579,7 +699,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ESTALE_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -590,7 +710,18 @@ intgo _wrap_ECHOMQ_ESTALE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ELAYOUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -601,7 +732,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -612,7 +743,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -623,7 +754,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ESERVER_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -634,7 +765,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -645,7 +776,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EPROTO_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -656,7 +787,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -667,7 +798,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +809,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -689,7 +820,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -700,7 +831,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -711,7 +842,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -722,7 +853,51 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RETRY_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_STOP_DRAIN);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_STOP_ABANDON);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_KEY_LAYOUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -733,7 +908,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -744,7 +919,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_c056f8c0d4ada5b9() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -755,7 +930,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_c056f8c0d4ada5b9() {
 }
 
 
-_gostring_ _wrap_strerror_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -771,7 +946,7 @@ _gostring_ _wrap_strerror_capi_c056f8c0d4ada5b9(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_c056f8c0d4ada5b9() {
+intgo _wrap_version_capi_ca3ccd6fb19f701d() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -782,7 +957,7 @@ intgo _wrap_version_capi_c056f8c0d4ada5b9() {
 }
 
 
-_gostring_ _wrap_version_string_capi_c056f8c0d4ada5b9() {
+_gostring_ _wrap_version_string_capi_ca3ccd6fb19f701d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -796,7 +971,7 @@ _gostring_ _wrap_version_string_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_check_queue_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -814,7 +989,7 @@ intgo _wrap_check_queue_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -832,7 +1007,7 @@ intgo _wrap_check_group_name_capi_c056f8c0d4ada5b9(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -852,7 +1027,7 @@ intgo _wrap_client_connect_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -862,7 +1037,7 @@ void _wrap_client_free_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -878,7 +1053,7 @@ _gostring_ _wrap_client_errmsg_capi_c056f8c0d4ada5b9(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -891,7 +1066,7 @@ intgo _wrap_client_errcode_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -904,7 +1079,7 @@ intgo _wrap_client_connected_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -914,7 +1089,7 @@ void _wrap_client_cancel_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -927,7 +1102,7 @@ intgo _wrap_client_ping_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -943,7 +1118,7 @@ _gostring_ _wrap_job_group_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -959,7 +1134,7 @@ _gostring_ _wrap_job_last_error_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -969,7 +1144,7 @@ void _wrap_job_free_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -982,7 +1157,7 @@ long long _wrap_job_list_count_capi_c056f8c0d4ada5b9(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -997,7 +1172,7 @@ struct echomq_job *_wrap_job_list_at_capi_c056f8c0d4ada5b9(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1007,7 +1182,7 @@ void _wrap_job_list_free_capi_c056f8c0d4ada5b9(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_c056f8c0d4ada5b9() {
+struct echomq_batch *_wrap_batch_create_capi_ca3ccd6fb19f701d() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1018,7 +1193,7 @@ struct echomq_batch *_wrap_batch_create_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_batch_add_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1044,7 +1219,7 @@ intgo _wrap_batch_add_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1057,7 +1232,7 @@ long long _wrap_batch_count_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1072,7 +1247,7 @@ long long _wrap_batch_id_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1082,7 +1257,7 @@ void _wrap_batch_clear_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1092,7 +1267,7 @@ void _wrap_batch_free_capi_c056f8c0d4ada5b9(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1116,7 +1291,7 @@ intgo _wrap_ack_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1155,7 +1330,7 @@ intgo _wrap_extend_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1184,7 +1359,7 @@ intgo _wrap_set_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1211,7 +1386,7 @@ intgo _wrap_clear_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1240,7 +1415,7 @@ intgo _wrap_set_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1267,7 +1442,7 @@ intgo _wrap_clear_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1294,7 +1469,7 @@ intgo _wrap_pause_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1321,7 +1496,7 @@ intgo _wrap_resume_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1343,7 +1518,7 @@ intgo _wrap_set_default_weight_capi_c056f8c0d4ada5b9(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1365,7 +1540,7 @@ intgo _wrap_set_default_limit_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1387,7 +1562,7 @@ intgo _wrap_set_default_max_attempts_capi_c056f8c0d4ada5b9(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1400,7 +1575,7 @@ long long _wrap_lane_list_count_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1410,7 +1585,7 @@ void _wrap_lane_list_free_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1449,7 +1624,7 @@ intgo _wrap_redrive_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1482,7 +1657,108 @@ intgo _wrap_redrive_all_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
+intgo _wrap_worker_start_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  result = (int)echomq_worker_start(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_done_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  result = (int)echomq_worker_done(arg1,(struct echomq_job const *)arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_fail_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (int)echomq_worker_fail(arg1,(struct echomq_job const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_discard_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_worker_discard(arg1,(struct echomq_job const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stop_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int arg2 ;
+  int64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (int)echomq_worker_stop(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_worker_free_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  echomq_worker_free(arg1);
+  
+}
+
+
+long long _wrap_report_count_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1495,7 +1771,7 @@ long long _wrap_report_count_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1513,7 +1789,7 @@ _gostring_ _wrap_report_at_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1523,7 +1799,7 @@ void _wrap_report_free_capi_c056f8c0d4ada5b9(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_ID_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1811,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1547,7 +1823,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1559,7 +1835,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1571,7 +1847,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1583,7 +1859,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1595,7 +1871,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1883,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1619,7 +1895,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_LANES_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1631,7 +1907,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_RING_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1643,7 +1919,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1655,7 +1931,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1943,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1679,7 +1955,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1691,7 +1967,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1703,7 +1979,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1715,7 +1991,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1727,7 +2003,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +2015,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1751,7 +2027,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1763,7 +2039,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1775,7 +2051,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1787,7 +2063,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1799,7 +2075,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1811,7 +2087,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1823,7 +2099,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1835,7 +2111,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1847,7 +2123,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1859,7 +2135,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +2147,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1883,7 +2159,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1895,7 +2171,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1907,7 +2183,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1919,7 +2195,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1931,7 +2207,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1943,7 +2219,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1955,7 +2231,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1967,7 +2243,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_c056f8c0d4ada5b9() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_c056f8c0d4ada5b9() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_ca3ccd6fb19f701d() {
   int result;
   intgo _swig_go_result;
   
@@ -1979,7 +2255,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_c056f8c0d4ada5b9() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_c056f8c0d4ada5b9(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_ca3ccd6fb19f701d(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -1996,7 +2272,7 @@ struct echomq_client *_wrap_client_create_capi_c056f8c0d4ada5b9(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2012,7 +2288,7 @@ void _wrap_job_numbers_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2028,7 +2304,7 @@ void _wrap_job_payload_copy_capi_c056f8c0d4ada5b9(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2078,7 +2354,7 @@ intgo _wrap_enqueue_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2104,7 +2380,7 @@ intgo _wrap_enqueue_batch_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2139,7 +2415,7 @@ intgo _wrap_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2176,7 +2452,7 @@ intgo _wrap_wclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2213,7 +2489,7 @@ intgo _wrap_bclaim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2252,7 +2528,7 @@ intgo _wrap_ack_claim_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2298,7 +2574,7 @@ intgo _wrap_fail_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2324,7 +2600,7 @@ intgo _wrap_stats_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2357,7 +2633,7 @@ intgo _wrap_lane_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2399,7 +2675,7 @@ intgo _wrap_lanes_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2417,7 +2693,7 @@ _gostring_ _wrap_lane_list_group_capi_c056f8c0d4ada5b9(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2435,7 +2711,7 @@ void _wrap_lane_list_numbers_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_c056f8c0d4ada5b9(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2451,7 +2727,7 @@ _gostring_ _wrap_lane_list_cursor_capi_c056f8c0d4ada5b9(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2488,7 +2764,7 @@ intgo _wrap_dead_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2521,7 +2797,7 @@ intgo _wrap_verify_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2559,7 +2835,446 @@ intgo _wrap_ack_many_capi_c056f8c0d4ada5b9(struct echomq_client *_swig_go_0, _go
 }
 
 
-long long _wrap_c_heap_in_use_capi_c056f8c0d4ada5b9() {
+intgo _wrap_claim_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t arg3 ;
+  uint32_t arg4 ;
+  int arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_claim_batch(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_SLOTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_PREFETCH;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_LEASE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WEIGHTED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_RETRY_DELAY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_IDLE_WAIT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_CONNECT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_COMMAND_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_worker_defaults_capi_ca3ccd6fb19f701d(_goslice_ _swig_go_0) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  size_t arg2 ;
+  
+  
+  arg1 = (int64_t *)_swig_go_0.array;
+  arg2 = (size_t)_swig_go_0.len;
+  
+  
+  emqgo_worker_defaults(arg1,arg2);
+  
+}
+
+
+intgo _wrap_worker_create_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  char *arg1 = (char *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  uint64_t temp5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg5 = &temp5;
+  }
+  
+  result = (int)emqgo_worker_create((char const *)arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp5;
+  }
+  free(arg1); 
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_last_error_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  char *arg2 = (char *) 0 ;
+  size_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  arg2 = (char *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  
+  result = (int)emqgo_worker_last_error(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t arg2 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int64_t)_swig_go_1; 
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)emqgo_worker_next(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_CLAIMED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DONE_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DONE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_FAILED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RELEASED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_EXTENDED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_LOST_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_LOST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_ROUND_TRIPS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_ERRORS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RUNNING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_BUFFERED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RETRIED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DELAYED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DEAD;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_ca3ccd6fb19f701d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stats_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  size_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  arg2 = (int64_t *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  
+  result = (int)emqgo_worker_stats(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_c_heap_in_use_capi_ca3ccd6fb19f701d() {
   uint64_t result;
   long long _swig_go_result;
   
