@@ -34,6 +34,7 @@ from .errors import (
     ConnectionError,
     EchoMQError,
     InternalError,
+    FullError,
     InvalidArgument,
     LayoutError,
     NotFoundError,

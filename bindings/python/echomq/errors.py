@@ -20,6 +20,7 @@ __all__ = [
     "NotFoundError",
     "StaleLeaseError",
     "LayoutError",
+    "FullError",
     "ConnectionError",
     "TimeoutError",
     "CanceledError",
@@ -74,6 +75,13 @@ class StaleLeaseError(EchoMQError):
     (ECHOMQ_ESTALE).  Nothing changed."""
 
     code = -4
+
+
+class FullError(EchoMQError):
+    """The lane is at its size cap (ECHOMQ_EFULL): the enqueue was refused
+    and wrote nothing (a batch: none of its jobs)."""
+
+    code = -5
 
 
 class LayoutError(EchoMQError):
@@ -144,6 +152,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         NotFoundError,
         StaleLeaseError,
         LayoutError,
+        FullError,
         ConnectionError,
         TimeoutError,
         CanceledError,

@@ -111,6 +111,16 @@ py::dict lane_dict(const echomq_lane_info &li) {
   d["serviceable"] = li.serviceable != 0;
   d["served"] = li.served;
   d["oldest_enqueued_at_ms"] = li.oldest_enqueued_at_ms;
+  d["known"] = li.known != 0;
+  d["delayed"] = li.delayed;
+  d["rate_jobs"] = li.rate_jobs;
+  d["rate_period_ms"] = li.rate_period_ms;
+  d["rate_burst"] = li.rate_burst;
+  d["rate_is_default"] = li.rate_is_default != 0;
+  d["tokens"] = li.tokens;
+  d["next_token_at_ms"] = li.next_token_at_ms;
+  d["cap"] = li.cap;
+  d["cap_is_default"] = li.cap_is_default != 0;
   return d;
 }
 
@@ -198,6 +208,9 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("DELAY_MAX_MS") = ECHOMQ_DELAY_MAX_MS;
   m.attr("ATTEMPTS_MAX") = ECHOMQ_ATTEMPTS_MAX;
   m.attr("WEIGHT_MAX") = ECHOMQ_WEIGHT_MAX;
+  m.attr("RATE_JOBS_MAX") = ECHOMQ_RATE_JOBS_MAX;
+  m.attr("RATE_PERIOD_MAX_MS") = ECHOMQ_RATE_PERIOD_MAX_MS;
+  m.attr("CAP_MAX") = ECHOMQ_CAP_MAX;
   m.attr("LIMIT_MAX") = ECHOMQ_LIMIT_MAX;
   m.attr("WCLAIM_MAX") = ECHOMQ_WCLAIM_MAX;
   m.attr("REASON_MAX") = ECHOMQ_REASON_MAX;
@@ -582,6 +595,63 @@ PYBIND11_MODULE(_echomq, m) {
              self.call([&](echomq_client *c) { return echomq_resume(c, q, g); });
            },
            py::arg("queue"), py::arg("group"), "Resume a paused lane.")
+      .def("set_rate",
+           [](Client &self, const std::string &queue, const std::string &group, uint32_t jobs,
+              int64_t period_ms, uint32_t burst) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_rate(c, q, g, jobs, period_ms, burst); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
+           "Set a lane's rate limit.")
+      .def("clear_rate",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_rate(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default rate.")
+      .def("set_default_rate",
+           [](Client &self, const std::string &queue, uint32_t jobs, int64_t period_ms, uint32_t burst) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_rate(c, q, jobs, period_ms, burst); });
+           },
+           py::arg("queue"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
+           "Set the queue's default rate limit (jobs 0 clears it).")
+      .def("throttle",
+           [](Client &self, const std::string &queue, const std::string &group, int64_t ms) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_throttle(c, q, g, ms); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("ms"), "Start no job of a lane for ms.")
+      .def("set_cap",
+           [](Client &self, const std::string &queue, const std::string &group, uint64_t cap) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_cap(c, q, g, cap); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("cap"), "Set a lane's size cap.")
+      .def("clear_cap",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_cap(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default cap.")
+      .def("set_default_cap",
+           [](Client &self, const std::string &queue, uint64_t cap) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_cap(c, q, cap); });
+           },
+           py::arg("queue"), py::arg("cap"), "Set the queue's default size cap (0 clears it).")
       .def("set_default_weight",
            [](Client &self, const std::string &queue, uint32_t w) {
              const char *q = cstr(queue, "queue name");

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_ca3ccd6fb19f701d(const char*);
+  void cgo_panic__capi_bdfc13d4555b37d1(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_ca3ccd6fb19f701d(p);
+  cgo_panic__capi_bdfc13d4555b37d1(p);
 }
 
 
@@ -247,6 +247,14 @@ enum {
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
   EMQGO_LANE_KNOWN,
   EMQGO_LANE_DELAYED,
+  EMQGO_LANE_RATE_JOBS,
+  EMQGO_LANE_RATE_PERIOD_MS,
+  EMQGO_LANE_RATE_BURST,
+  EMQGO_LANE_RATE_IS_DEFAULT,
+  EMQGO_LANE_TOKENS_MILLI,
+  EMQGO_LANE_NEXT_TOKEN_AT_MS,
+  EMQGO_LANE_CAP,
+  EMQGO_LANE_CAP_IS_DEFAULT,
   EMQGO_LANE_NUMS
 };
 
@@ -386,6 +394,14 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
   v[EMQGO_LANE_KNOWN] = l->known;
   v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
+  v[EMQGO_LANE_RATE_JOBS] = (int64_t)l->rate_jobs;
+  v[EMQGO_LANE_RATE_PERIOD_MS] = l->rate_period_ms;
+  v[EMQGO_LANE_RATE_BURST] = (int64_t)l->rate_burst;
+  v[EMQGO_LANE_RATE_IS_DEFAULT] = l->rate_is_default;
+  v[EMQGO_LANE_TOKENS_MILLI] = l->tokens < 0 ? -1 : (int64_t)(l->tokens * 1000.0);
+  v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
+  v[EMQGO_LANE_CAP] = (int64_t)l->cap;
+  v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -588,7 +604,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_ca3ccd6fb19f701d(void *_swig_go_0) {
+void _wrap_Swig_free_capi_bdfc13d4555b37d1(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -598,7 +614,7 @@ void _wrap_Swig_free_capi_ca3ccd6fb19f701d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_bdfc13d4555b37d1(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -611,7 +627,7 @@ void *_wrap_Swig_malloc_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -622,7 +638,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -633,7 +649,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -644,7 +660,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_OK_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -655,7 +671,7 @@ intgo _wrap_ECHOMQ_OK_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_EMPTY_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -666,7 +682,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_EINVAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -677,7 +693,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -688,7 +704,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -699,7 +715,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ESTALE_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -710,7 +726,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -721,7 +737,18 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_EFULL_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EFULL);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -732,7 +759,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -743,7 +770,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -754,7 +781,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ESERVER_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -765,7 +792,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -776,7 +803,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_EPROTO_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -787,7 +814,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -798,7 +825,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -809,7 +836,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -820,7 +847,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -831,7 +858,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -842,7 +869,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -853,7 +880,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -864,7 +891,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -875,7 +902,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -886,7 +913,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -897,7 +924,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -908,7 +935,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -919,7 +946,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_ca3ccd6fb19f701d() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -930,7 +957,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_ca3ccd6fb19f701d() {
 }
 
 
-_gostring_ _wrap_strerror_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_bdfc13d4555b37d1(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -946,7 +973,7 @@ _gostring_ _wrap_strerror_capi_ca3ccd6fb19f701d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_ca3ccd6fb19f701d() {
+intgo _wrap_version_capi_bdfc13d4555b37d1() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -957,7 +984,7 @@ intgo _wrap_version_capi_ca3ccd6fb19f701d() {
 }
 
 
-_gostring_ _wrap_version_string_capi_ca3ccd6fb19f701d() {
+_gostring_ _wrap_version_string_capi_bdfc13d4555b37d1() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -971,7 +998,7 @@ _gostring_ _wrap_version_string_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_check_queue_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_bdfc13d4555b37d1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -989,7 +1016,7 @@ intgo _wrap_check_queue_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_bdfc13d4555b37d1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1007,7 +1034,7 @@ intgo _wrap_check_group_name_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1027,7 +1054,7 @@ intgo _wrap_client_connect_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1037,7 +1064,7 @@ void _wrap_client_free_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1053,7 +1080,7 @@ _gostring_ _wrap_client_errmsg_capi_ca3ccd6fb19f701d(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1066,7 +1093,7 @@ intgo _wrap_client_errcode_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1079,7 +1106,7 @@ intgo _wrap_client_connected_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1089,7 +1116,7 @@ void _wrap_client_cancel_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1102,7 +1129,7 @@ intgo _wrap_client_ping_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_bdfc13d4555b37d1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1118,7 +1145,7 @@ _gostring_ _wrap_job_group_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_bdfc13d4555b37d1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1134,7 +1161,7 @@ _gostring_ _wrap_job_last_error_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_bdfc13d4555b37d1(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1144,7 +1171,7 @@ void _wrap_job_free_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_bdfc13d4555b37d1(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1157,7 +1184,7 @@ long long _wrap_job_list_count_capi_ca3ccd6fb19f701d(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_bdfc13d4555b37d1(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1172,7 +1199,7 @@ struct echomq_job *_wrap_job_list_at_capi_ca3ccd6fb19f701d(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_bdfc13d4555b37d1(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1182,7 +1209,7 @@ void _wrap_job_list_free_capi_ca3ccd6fb19f701d(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_ca3ccd6fb19f701d() {
+struct echomq_batch *_wrap_batch_create_capi_bdfc13d4555b37d1() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1193,7 +1220,7 @@ struct echomq_batch *_wrap_batch_create_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_batch_add_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_bdfc13d4555b37d1(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1219,7 +1246,7 @@ intgo _wrap_batch_add_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_bdfc13d4555b37d1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1232,7 +1259,7 @@ long long _wrap_batch_count_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_bdfc13d4555b37d1(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1247,7 +1274,7 @@ long long _wrap_batch_id_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_bdfc13d4555b37d1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1257,7 +1284,7 @@ void _wrap_batch_clear_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_bdfc13d4555b37d1(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1267,7 +1294,7 @@ void _wrap_batch_free_capi_ca3ccd6fb19f701d(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1291,7 +1318,7 @@ intgo _wrap_ack_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1330,7 +1357,7 @@ intgo _wrap_extend_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1359,7 +1386,7 @@ intgo _wrap_set_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1386,7 +1413,7 @@ intgo _wrap_clear_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1415,7 +1442,7 @@ intgo _wrap_set_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1442,7 +1469,7 @@ intgo _wrap_clear_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1469,7 +1496,7 @@ intgo _wrap_pause_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1496,7 +1523,7 @@ intgo _wrap_resume_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1518,7 +1545,7 @@ intgo _wrap_set_default_weight_capi_ca3ccd6fb19f701d(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1540,7 +1567,7 @@ intgo _wrap_set_default_limit_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1562,7 +1589,200 @@ intgo _wrap_set_default_max_attempts_capi_ca3ccd6fb19f701d(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
+intgo _wrap_set_rate_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  int64_t arg5 ;
+  uint32_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint32_t)_swig_go_5; 
+  
+  result = (int)echomq_set_rate(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_rate_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_clear_rate(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_rate_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_default_rate(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_throttle_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (int)echomq_throttle(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_cap_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_set_cap(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_cap_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_clear_cap(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_cap_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_default_cap(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_lane_list_count_capi_bdfc13d4555b37d1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1575,7 +1795,7 @@ long long _wrap_lane_list_count_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_bdfc13d4555b37d1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1585,7 +1805,7 @@ void _wrap_lane_list_free_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1624,7 +1844,7 @@ intgo _wrap_redrive_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1657,7 +1877,7 @@ intgo _wrap_redrive_all_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1670,7 +1890,7 @@ intgo _wrap_worker_start_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1685,7 +1905,7 @@ intgo _wrap_worker_done_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1709,7 +1929,7 @@ intgo _wrap_worker_fail_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1731,7 +1951,7 @@ intgo _wrap_worker_discard_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -1748,7 +1968,7 @@ intgo _wrap_worker_stop_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -1758,7 +1978,7 @@ void _wrap_worker_free_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_bdfc13d4555b37d1(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1771,7 +1991,7 @@ long long _wrap_report_count_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_bdfc13d4555b37d1(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1789,7 +2009,7 @@ _gostring_ _wrap_report_at_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_bdfc13d4555b37d1(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1799,7 +2019,7 @@ void _wrap_report_free_capi_ca3ccd6fb19f701d(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_ID_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1811,7 +2031,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1823,7 +2043,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1835,7 +2055,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1847,7 +2067,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1859,7 +2079,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +2091,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1883,7 +2103,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1895,7 +2115,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_LANES_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1907,7 +2127,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_RING_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1919,7 +2139,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1931,7 +2151,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1943,7 +2163,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1955,7 +2175,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1967,7 +2187,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1979,7 +2199,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -1991,7 +2211,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2003,7 +2223,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2015,7 +2235,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2027,7 +2247,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2039,7 +2259,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2051,7 +2271,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2063,7 +2283,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2075,7 +2295,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2087,7 +2307,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2099,7 +2319,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2111,7 +2331,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2123,7 +2343,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2135,7 +2355,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2147,7 +2367,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2159,7 +2379,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2171,7 +2391,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2183,7 +2403,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2195,7 +2415,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2207,7 +2427,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2219,7 +2439,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2231,7 +2451,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2243,7 +2463,103 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_JOBS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_PERIOD_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_IS_DEFAULT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_TOKENS_MILLI;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_NEXT_TOKEN_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_CAP_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_CAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bdfc13d4555b37d1() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_CAP_IS_DEFAULT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2255,7 +2571,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_ca3ccd6fb19f701d() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_ca3ccd6fb19f701d(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_bdfc13d4555b37d1(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2272,7 +2588,7 @@ struct echomq_client *_wrap_client_create_capi_ca3ccd6fb19f701d(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_bdfc13d4555b37d1(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2288,7 +2604,7 @@ void _wrap_job_numbers_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_bdfc13d4555b37d1(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2304,7 +2620,7 @@ void _wrap_job_payload_copy_capi_ca3ccd6fb19f701d(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2354,7 +2670,7 @@ intgo _wrap_enqueue_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2380,7 +2696,7 @@ intgo _wrap_enqueue_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2415,7 +2731,7 @@ intgo _wrap_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2452,7 +2768,7 @@ intgo _wrap_wclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2489,7 +2805,7 @@ intgo _wrap_bclaim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2528,7 +2844,7 @@ intgo _wrap_ack_claim_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2574,7 +2890,7 @@ intgo _wrap_fail_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2600,7 +2916,7 @@ intgo _wrap_stats_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2633,7 +2949,7 @@ intgo _wrap_lane_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2675,7 +2991,7 @@ intgo _wrap_lanes_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_bdfc13d4555b37d1(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2693,7 +3009,7 @@ _gostring_ _wrap_lane_list_group_capi_ca3ccd6fb19f701d(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_bdfc13d4555b37d1(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2711,7 +3027,7 @@ void _wrap_lane_list_numbers_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_ca3ccd6fb19f701d(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_bdfc13d4555b37d1(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2727,7 +3043,7 @@ _gostring_ _wrap_lane_list_cursor_capi_ca3ccd6fb19f701d(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2764,7 +3080,7 @@ intgo _wrap_dead_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2797,7 +3113,7 @@ intgo _wrap_verify_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2835,7 +3151,7 @@ intgo _wrap_ack_many_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_bdfc13d4555b37d1(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2874,7 +3190,7 @@ intgo _wrap_claim_batch_capi_ca3ccd6fb19f701d(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2886,7 +3202,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2898,7 +3214,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2910,7 +3226,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2922,7 +3238,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2934,7 +3250,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2946,7 +3262,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2958,7 +3274,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2970,7 +3286,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -2982,7 +3298,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_ca3ccd6fb19f701d() {
 }
 
 
-void _wrap_worker_defaults_capi_ca3ccd6fb19f701d(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_bdfc13d4555b37d1(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -2996,7 +3312,7 @@ void _wrap_worker_defaults_capi_ca3ccd6fb19f701d(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_bdfc13d4555b37d1(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3040,7 +3356,7 @@ intgo _wrap_worker_create_capi_ca3ccd6fb19f701d(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3059,7 +3375,7 @@ intgo _wrap_worker_last_error_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3087,7 +3403,7 @@ intgo _wrap_worker_next_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3099,7 +3415,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3111,7 +3427,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3123,7 +3439,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3135,7 +3451,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3147,7 +3463,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3159,7 +3475,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3171,7 +3487,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3183,7 +3499,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3195,7 +3511,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3207,7 +3523,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3219,7 +3535,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3231,7 +3547,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3243,7 +3559,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_ca3ccd6fb19f701d() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_bdfc13d4555b37d1() {
   int result;
   intgo _swig_go_result;
   
@@ -3255,7 +3571,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_ca3ccd6fb19f701d() {
 }
 
 
-intgo _wrap_worker_stats_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_bdfc13d4555b37d1(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3274,7 +3590,7 @@ intgo _wrap_worker_stats_capi_ca3ccd6fb19f701d(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_ca3ccd6fb19f701d() {
+long long _wrap_c_heap_in_use_capi_bdfc13d4555b37d1() {
   uint64_t result;
   long long _swig_go_result;
   

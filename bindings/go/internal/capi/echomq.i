@@ -113,6 +113,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_ENOTFOUND = ECHOMQ_ENOTFOUND;
 %constant int ECHOMQ_ESTALE = ECHOMQ_ESTALE;
 %constant int ECHOMQ_ELAYOUT = ECHOMQ_ELAYOUT;
+%constant int ECHOMQ_EFULL = ECHOMQ_EFULL;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -185,6 +186,15 @@ int echomq_resume(echomq_client *c, const char *queue, const char *group);
 int echomq_set_default_weight(echomq_client *c, const char *queue, uint32_t weight);
 int echomq_set_default_limit(echomq_client *c, const char *queue, uint32_t limit);
 int echomq_set_default_max_attempts(echomq_client *c, const char *queue, uint32_t max_attempts);
+int echomq_set_rate(echomq_client *c, const char *queue, const char *group, uint32_t jobs,
+                    int64_t period_ms, uint32_t burst);
+int echomq_clear_rate(echomq_client *c, const char *queue, const char *group);
+int echomq_set_default_rate(echomq_client *c, const char *queue, uint32_t jobs, int64_t period_ms,
+                            uint32_t burst);
+int echomq_throttle(echomq_client *c, const char *queue, const char *group, int64_t ms);
+int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
+int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
+int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
 
 size_t echomq_lane_list_count(const echomq_lane_list *l);
 void echomq_lane_list_free(echomq_lane_list *l);
@@ -259,6 +269,14 @@ enum {
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
   EMQGO_LANE_KNOWN,
   EMQGO_LANE_DELAYED,
+  EMQGO_LANE_RATE_JOBS,
+  EMQGO_LANE_RATE_PERIOD_MS,
+  EMQGO_LANE_RATE_BURST,
+  EMQGO_LANE_RATE_IS_DEFAULT,
+  EMQGO_LANE_TOKENS_MILLI,
+  EMQGO_LANE_NEXT_TOKEN_AT_MS,
+  EMQGO_LANE_CAP,
+  EMQGO_LANE_CAP_IS_DEFAULT,
   EMQGO_LANE_NUMS
 };
 
@@ -398,6 +416,14 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
   v[EMQGO_LANE_KNOWN] = l->known;
   v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
+  v[EMQGO_LANE_RATE_JOBS] = (int64_t)l->rate_jobs;
+  v[EMQGO_LANE_RATE_PERIOD_MS] = l->rate_period_ms;
+  v[EMQGO_LANE_RATE_BURST] = (int64_t)l->rate_burst;
+  v[EMQGO_LANE_RATE_IS_DEFAULT] = l->rate_is_default;
+  v[EMQGO_LANE_TOKENS_MILLI] = l->tokens < 0 ? -1 : (int64_t)(l->tokens * 1000.0);
+  v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
+  v[EMQGO_LANE_CAP] = (int64_t)l->cap;
+  v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
