@@ -7,6 +7,7 @@
 #include <new>
 
 #include "error.hpp"
+#include "guard.hpp"
 #include "handles.hpp"
 #include "validate.hpp"
 
@@ -51,16 +52,10 @@ int guarded(echomq_client* c, F&& fn) {
 
 template <class F>
 int guardedNoClient(F&& fn) {
-  try {
+  return emqcapi::guard([&] {
     fn();
-    return ECHOMQ_OK;
-  } catch (const echomq::Error& e) {
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return ECHOMQ_ENOMEM;
-  } catch (...) {
-    return ECHOMQ_EINTERNAL;
-  }
+    return static_cast<int>(ECHOMQ_OK);
+  });
 }
 
 void requireOut(const void* p, const char* name) {
@@ -163,16 +158,7 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
     o.timeouts.command_ms = opts->command_timeout_ms;
     o.max_payload = opts->max_payload_bytes;
   }
-  try {
-    *out = new echomq_client(o);
-    return ECHOMQ_OK;
-  } catch (const echomq::Error& e) {
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return ECHOMQ_ENOMEM;
-  } catch (...) {
-    return ECHOMQ_EINTERNAL;
-  }
+  return guardedNoClient([&] { *out = new echomq_client(o); });
 }
 
 echomq_client* echomq_client_create(const echomq_client_options* opts) {

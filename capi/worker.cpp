@@ -5,6 +5,7 @@
 
 #include "echomq/echomq.h"
 #include "error.hpp"
+#include "guard.hpp"
 #include "handles.hpp"
 #include "worker.hpp"
 
@@ -16,18 +17,7 @@ struct echomq_worker {
 
 namespace {
 
-template <class F>
-int guard(F&& fn) {
-  try {
-    return fn();
-  } catch (const echomq::Error& e) {
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return ECHOMQ_ENOMEM;
-  } catch (...) {
-    return ECHOMQ_EINTERNAL;
-  }
-}
+using emqcapi::guard;
 
 int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason) {
   if (!w || !job) return ECHOMQ_EINVAL;
@@ -133,6 +123,9 @@ int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
     out->errors = s.errors;
     out->running = s.running;
     out->buffered = s.buffered;
+    out->retried = s.retried;
+    out->delayed = s.delayed;
+    out->dead = s.dead;
     return ECHOMQ_OK;
   });
 }

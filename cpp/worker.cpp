@@ -47,8 +47,15 @@ Worker::~Worker() {
 void Worker::start() {
   std::lock_guard<std::mutex> lk(mu_);
   if (started_) invalid("worker already started");
-  pumpClient_.connect(url_);
-  waitClient_.connect(url_);
+  try {
+    pumpClient_.connect(url_);
+    waitClient_.connect(url_);
+  } catch (const Error& e) {
+    // Kept for echomq_worker_last_error: the status alone does not say why.
+    lastError_ = e.what();
+    lastCode_ = e.code();
+    throw;
+  }
   started_ = true;
   pumpThread_ = std::thread([this] { pump(); });
   waitThread_ = std::thread([this] { waiter(); });
@@ -99,13 +106,15 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
   pumpCv_.notify_all();
   jobsCv_.notify_all();
   waitCv_.notify_all();
-  bool clean = jobsCv_.wait_until(lk, at(steadyMs() + std::max<int64_t>(timeout_ms, 0)),
-                                  [&] { return finished_; });
+  // Clamped so that the deadline cannot overflow the clock (a year is "forever").
+  int64_t wait = std::min<int64_t>(std::max<int64_t>(timeout_ms, 0), 365LL * 24 * 3600 * 1000);
+  bool clean = jobsCv_.wait_until(lk, at(steadyMs() + wait), [&] { return finished_; });
   if (!clean) {
     drain_ = false;  // the rest of the running jobs come back by their leases
     pumpCv_.notify_all();
   }
   lk.unlock();
+  std::lock_guard<std::mutex> joining(joinMu_);
   if (pumpThread_.joinable()) pumpThread_.join();
   // The waiter may be asleep on the server: interrupt it until it is gone.
   while (waitThread_.joinable()) {
@@ -119,7 +128,11 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  return clean;
+  if (!drain) return true;
+  // A drain is clean when no job was left running: also when an abandon
+  // from another thread cut it short.
+  lk.lock();
+  return held_.empty();
 }
 
 WorkerStats Worker::stats() {
@@ -197,7 +210,9 @@ void Worker::pump() {
     std::vector<Settlement> out;
     if (haveOut) out.swap(outbox_);
     uint32_t n = wantClaim ? std::min(free, o_.prefetch) : 0;
-    const char* flags = passWake ? "w" : "";
+    // Weighted batches end at a turn boundary (lua/includes/turns.lua), so a
+    // lane's turn is never split between two round trips.
+    std::string flags = passWake ? "w" : "";
     passWake = false;
     lk.unlock();
     int64_t t0 = steadyMs();
@@ -232,7 +247,7 @@ void Worker::pump() {
         lk.unlock();
       }
       if (!out.empty() || n > 0) {
-        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags);
+        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
         lk.lock();
         ++stats_.round_trips;
         for (size_t i = 0; i < out.size(); ++i) {
@@ -240,7 +255,12 @@ void Worker::pump() {
           if (c == ECHOMQ_ESTALE || c == ECHOMQ_ENOTFOUND) ++stats_.lost;
           else if (out[i].ack) ++stats_.done;
           else if (out[i].retry_delay_ms == kRetryRelease) ++stats_.released;
-          else ++stats_.failed;
+          else {
+            ++stats_.failed;
+            if (c == ECHOMQ_FAIL_DEAD) ++stats_.dead;
+            else if (c == ECHOMQ_FAIL_DELAYED) ++stats_.delayed;
+            else ++stats_.retried;
+          }
         }
         for (Job& j : r.claimed.jobs) {
           held_[j.id] = Held{j.token, t0 + o_.lease_ms};

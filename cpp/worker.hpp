@@ -33,6 +33,8 @@ struct WorkerStats {
   uint64_t claimed = 0, done = 0, failed = 0, extended = 0, released = 0, lost = 0;
   uint64_t round_trips = 0, errors = 0;
   uint64_t running = 0, buffered = 0;
+  // What the settled fails became (failed = retried + delayed + dead).
+  uint64_t retried = 0, delayed = 0, dead = 0;
 };
 
 class Worker {
@@ -79,6 +81,7 @@ class Worker {
   std::thread pumpThread_, waitThread_;
 
   std::mutex mu_;
+  std::mutex joinMu_;  // stop() may run on two threads at once (drain, then abandon)
   std::condition_variable jobsCv_;   // next() waits here
   std::condition_variable pumpCv_;   // the pump waits here
   std::condition_variable waitCv_;   // the waiter waits here

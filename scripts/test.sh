@@ -53,6 +53,8 @@ step "Go tests (go vet, go test -race)"
   go test -race -count=1 ./...
   cd ../../examples/go
   go vet ./...
+  cd ../../bench/workers/go
+  go vet ./...
 )
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
@@ -61,6 +63,7 @@ ECHOMQ_DIST_DIR="$build/dist" ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q
 step "demo and benchmark smoke runs"
 BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 "$build/bench/echomq_bench" --quick --check
+ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1
 
 # The sanitizer trees build the library and the C/C++ tests only, unoptimised
 # (Debug compiles several times faster; the tests wait on the server anyway).

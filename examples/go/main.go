@@ -75,7 +75,7 @@ func main() {
 
 	served := newTally()
 	w := &echomq.Worker{
-		URL: *url, Queue: queue, Concurrency: *workers, Batch: 10, Lease: 10 * time.Second,
+		URL: *url, Queue: queue, Concurrency: *workers, Weighted: true, Prefetch: 10, Lease: 10 * time.Second,
 		Handler: func(_ context.Context, j *echomq.Job) error {
 			time.Sleep(*work) // the "work"
 			served.add(j.Group)

@@ -148,6 +148,9 @@ func (c *Client) run(ctx context.Context, blocking bool, fn func(h capi.Client) 
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	if c == nil { // the queue of a job handed out by a Worker: settled through the engine
+		return 0, ErrClosed
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h := c.h

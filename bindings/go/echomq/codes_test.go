@@ -18,7 +18,8 @@ func TestCodesMatchC(t *testing.T) {
 	pairs := map[Code]int{
 		CodeOK: capi.ECHOMQ_OK, CodeEmpty: capi.ECHOMQ_EMPTY, CodeInvalid: capi.ECHOMQ_EINVAL,
 		CodeTooLarge: capi.ECHOMQ_ETOOLARGE, CodeNotFound: capi.ECHOMQ_ENOTFOUND,
-		CodeStale: capi.ECHOMQ_ESTALE, CodeConn: capi.ECHOMQ_ECONN, CodeTimeout: capi.ECHOMQ_ETIMEOUT,
+		CodeStale: capi.ECHOMQ_ESTALE, CodeLayout: capi.ECHOMQ_ELAYOUT, CodeFull: capi.ECHOMQ_EFULL, CodeConn: capi.ECHOMQ_ECONN,
+		CodeTimeout:  capi.ECHOMQ_ETIMEOUT,
 		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeServer: capi.ECHOMQ_ESERVER,
 		CodeNoPerm: capi.ECHOMQ_ENOPERM, CodeProto: capi.ECHOMQ_EPROTO,
 		CodeNoMem: capi.ECHOMQ_ENOMEM, CodeInternal: capi.ECHOMQ_EINTERNAL,

@@ -17,7 +17,9 @@
 //		err = job.Ack(ctx)
 //	}
 //
-// For a pool of goroutines that claim, extend, ack and fail, use Worker.
+// For a pool of goroutines that run a handler over a queue, use Worker: a
+// thin layer over libechomq's worker engine, which claims, settles, extends
+// leases and stops for every language binding alike.
 //
 // # Nothing to claim
 //
@@ -51,7 +53,8 @@
 //
 // A *Client is one connection. It may be shared by goroutines: a mutex
 // serialises the calls, so they take turns on the connection. For parallel
-// work give each goroutine its own Client (the Worker does this). Close may
+// work give each goroutine its own Client (the Worker's engine has its own
+// connections). Close may
 // be called from any goroutine; it interrupts a blocking claim in progress.
 // Queue
 // values and Job values are plain data and may be shared freely.

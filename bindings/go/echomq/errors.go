@@ -17,6 +17,8 @@ const (
 	CodeTooLarge Code = -2  // payload or batch over the limit
 	CodeNotFound Code = -3  // no such job
 	CodeStale    Code = -4  // the token is not the current attempt: lease lost
+	CodeFull     Code = -5  // the lane is at its size cap: the enqueue wrote nothing
+	CodeLayout   Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeConn     Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout  Code = -11 // no reply in time: outcome unknown
 	CodeCanceled Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
@@ -38,6 +40,8 @@ var codeNames = map[Code]string{
 	CodeTooLarge: "too large",
 	CodeNotFound: "not found",
 	CodeStale:    "stale lease",
+	CodeFull:     "lane is full",
+	CodeLayout:   "key layout mismatch",
 	CodeConn:     "connection error",
 	CodeTimeout:  "timeout",
 	CodeCanceled: "canceled",
@@ -94,6 +98,12 @@ var (
 	ErrTooLarge   = &Error{Code: CodeTooLarge}
 	ErrNotFound   = &Error{Code: CodeNotFound}
 	ErrStaleLease = &Error{Code: CodeStale}
+	// ErrLayout: the queue's keys were written with another key layout
+	// (an older EchoMQ); refused, nothing written. See docs/keys.md.
+	ErrLayout = &Error{Code: CodeLayout}
+	// ErrFull: the lane is at its size cap; the enqueue (a batch: all of it)
+	// wrote nothing.
+	ErrFull       = &Error{Code: CodeFull}
 	ErrConnection = &Error{Code: CodeConn}
 	ErrTimeout    = &Error{Code: CodeTimeout}
 	ErrCanceled   = &Error{Code: CodeCanceled}

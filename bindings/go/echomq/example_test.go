@@ -42,9 +42,8 @@ func ExampleWorker() {
 		URL:         "valkey://127.0.0.1:6379",
 		Queue:       "emails",
 		Concurrency: 8,
-		Batch:       10, // weighted turns: lane weights apply
+		Weighted:    true, // lane weights apply
 		Lease:       30 * time.Second,
-		RetryIn:     echomq.Backoff,
 		Handler: func(ctx context.Context, j *echomq.Job) error {
 			fmt.Printf("sending %s for %s\n", j.Payload, j.Group)
 			return nil // ack; an error fails the job

@@ -14,7 +14,7 @@ import (
 var live liveHandles
 
 type liveHandles struct {
-	clients, jobs, lists, batches, lanes, reports atomic.Int64
+	clients, jobs, lists, batches, lanes, reports, workers atomic.Int64
 }
 
 func (l *liveHandles) add(n *atomic.Int64, d int64) { n.Add(d) }
@@ -22,7 +22,7 @@ func (l *liveHandles) add(n *atomic.Int64, d int64) { n.Add(d) }
 // total is the number of C handles not yet freed.
 func (l *liveHandles) total() int64 {
 	return l.clients.Load() + l.jobs.Load() + l.lists.Load() + l.batches.Load() +
-		l.lanes.Load() + l.reports.Load()
+		l.lanes.Load() + l.reports.Load() + l.workers.Load()
 }
 
 // jobFromHandle copies a C job into a Go Job; it does not free the handle.

@@ -34,7 +34,7 @@ type Stats struct {
 const (
 	jobNums   = 7
 	statsNums = 16
-	laneNums  = 12
+	laneNums  = 20
 )
 
 // Stats reads the queue's figures.
@@ -70,17 +70,40 @@ type LaneInfo struct {
 	OldestEnqueued  time.Time // enqueue time of the head job; zero if none
 	Known           bool      // the lane has live jobs or settings of its own
 	Delayed         uint64    // jobs of the lane waiting for a due time
+	Rate            *Rate     // effective rate limit, nil = none
+	RateIsDefault   bool      // the rate comes from the queue default
+	Tokens          float64   // jobs it may start now; -1 without a rate
+	NextToken       time.Time // when it may next be served (out of tokens or throttled); zero = now
+	Cap             uint64    // effective size cap (pending + delayed), 0 = none
+	CapIsDefault    bool
+}
+
+// Rate is a lane's rate limit: at most Jobs job starts per Per, in bursts of
+// up to Burst (a token bucket on the server's clock).
+type Rate struct {
+	Jobs  uint32
+	Per   time.Duration
+	Burst uint32
 }
 
 func laneFromNumbers(group string, n []int64) LaneInfo {
-	return LaneInfo{
+	l := LaneInfo{
 		Group: group, Depth: uint64(n[0]), Active: uint64(n[1]),
 		Limit: uint32(n[2]), Weight: uint32(n[3]),
 		LimitIsDefault: n[4] != 0, WeightIsDefault: n[5] != 0,
 		Paused: n[6] != 0, Serviceable: n[7] != 0,
 		Served: uint64(n[8]), OldestEnqueued: msTime(n[9]),
 		Known: n[10] != 0, Delayed: uint64(n[11]),
+		RateIsDefault: n[15] != 0, Tokens: float64(n[16]) / 1000,
+		NextToken: msTime(n[17]), Cap: uint64(n[18]), CapIsDefault: n[19] != 0,
 	}
+	if n[12] > 0 {
+		l.Rate = &Rate{Jobs: uint32(n[12]), Per: time.Duration(n[13]) * time.Millisecond, Burst: uint32(n[14])}
+	}
+	if n[16] < 0 {
+		l.Tokens = -1
+	}
+	return l
 }
 
 // Lane reads one lane. An unknown lane reports zeros and the defaults:

@@ -114,7 +114,8 @@ const Backoff time.Duration = -1
 
 // Fail fails this attempt with a reason (cut at its first NUL byte and at
 // 4096 bytes). retryIn 0 puts the job straight back in its lane, > 0 after
-// that delay, Backoff after an exponential delay. A job that has used its
+// that delay, Backoff after an exponential delay (RetryNow is the same as
+// 0). A job that has used its
 // max attempts is dead-lettered instead.
 func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (FailOutcome, error) {
 	q := j.q
@@ -122,8 +123,11 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 		return 0, err
 	}
 	delay := ceilMS(retryIn)
-	if retryIn == Backoff {
+	switch {
+	case retryIn == Backoff:
 		delay = -1
+	case retryIn == RetryNow:
+		delay = 0
 	}
 	var out [1]int64
 	_, err := q.c.do(ctx, func(h capi.Client) int {

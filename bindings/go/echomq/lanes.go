@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"time"
 
 	"github.com/echomq/echomq/bindings/go/internal/capi"
 )
@@ -30,6 +31,52 @@ func (q *Queue) Limit(ctx context.Context, group string, n uint32) error {
 // unless a default is set).
 func (q *Queue) ClearLimit(ctx context.Context, group string) error {
 	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Clear_limit(h, q.name, group) })
+}
+
+// Rate limits the lane to jobs starts per `per` (1 ms .. 24 h), in bursts of
+// up to burst (0 = jobs): a token bucket on the server's clock. A lane out of
+// tokens leaves the ring and rejoins by itself when its next token is due.
+func (q *Queue) Rate(ctx context.Context, group string, jobs uint32, per time.Duration, burst uint32) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int {
+		return capi.Set_rate(h, q.name, group, uint(jobs), per.Milliseconds(), uint(burst))
+	})
+}
+
+// ClearRate puts the lane back on the queue's default rate (none unless set).
+func (q *Queue) ClearRate(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Clear_rate(h, q.name, group) })
+}
+
+// DefaultRate sets the rate of lanes without their own; jobs 0 clears it.
+func (q *Queue) DefaultRate(ctx context.Context, jobs uint32, per time.Duration, burst uint32) error {
+	if jobs == 0 {
+		per = time.Millisecond
+	}
+	return q.laneCall(ctx, "", func(h capi.Client) int {
+		return capi.Set_default_rate(h, q.name, uint(jobs), per.Milliseconds(), uint(burst))
+	})
+}
+
+// Throttle starts no job of the lane for d (at least 1 ms): for a worker told
+// to back off by a downstream service. Then the lane runs again.
+func (q *Queue) Throttle(ctx context.Context, group string, d time.Duration) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Throttle(h, q.name, group, d.Milliseconds()) })
+}
+
+// Cap limits how many jobs may wait in the lane (pending + delayed); an
+// enqueue past it fails with ErrFull and writes nothing.
+func (q *Queue) Cap(ctx context.Context, group string, n uint64) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Set_cap(h, q.name, group, n) })
+}
+
+// ClearCap puts the lane back on the queue's default cap (none unless set).
+func (q *Queue) ClearCap(ctx context.Context, group string) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Clear_cap(h, q.name, group) })
+}
+
+// DefaultCap sets the cap of lanes without their own; 0 clears it.
+func (q *Queue) DefaultCap(ctx context.Context, n uint64) error {
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_default_cap(h, q.name, n) })
 }
 
 // Pause stops serving the lane; it keeps its jobs. Idempotent.

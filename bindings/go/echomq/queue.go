@@ -165,6 +165,37 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 	return jobs, nil
 }
 
+// ClaimBatch leases up to n jobs (1..10,000) in one call. Unweighted, it
+// serves exactly the jobs, order and tokens of n successive Claims from the
+// same state (one job per lane per turn); weighted, each turn serves
+// min(weight, depth, limit - active) jobs of its lane as WClaim does, until
+// n are taken (the last turn may be cut short). It returns ErrEmpty when
+// no lane is serviceable.
+func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weighted bool) ([]*Job, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	if n < 1 || n > batchMax {
+		return nil, invalid("claim batch n must be 1.." + strconv.Itoa(batchMax))
+	}
+	w := 0
+	if weighted {
+		w = 1
+	}
+	var out [1]uint64
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Claim_batch(h, q.name, ceilMS(lease), uint(n), w, out[:])
+	})
+	jobs := takeJobList(q, out[0]) // freed on every path, error or not
+	if err != nil {
+		return nil, err
+	}
+	if Code(rc) == CodeEmpty || len(jobs) == 0 {
+		return nil, ErrEmpty
+	}
+	return jobs, nil
+}
+
 // BClaimSlice bounds one blocking wait on the server, so that a
 // cancellation that misses the call in progress costs at most this long.
 const BClaimSlice = time.Second
@@ -220,4 +251,7 @@ func (q *Queue) claimed(rc int, err error, addr uint64) (*Job, error) {
 	return job, nil
 }
 
-const wclaimMax = 10000
+const (
+	wclaimMax = 10000
+	batchMax  = 10000
+)

@@ -34,7 +34,9 @@ from .errors import (
     ConnectionError,
     EchoMQError,
     InternalError,
+    FullError,
     InvalidArgument,
+    LayoutError,
     NotFoundError,
     OutOfMemoryError,
     PermissionError,
@@ -53,7 +55,7 @@ from .errors import (
 from .info import LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, Queue
-from .worker import Worker, WorkerStats
+from .worker import DiscardJob, Worker, WorkerStats
 
 __version__: str = _echomq.version_string()
 """Version of the libechomq built into this package."""
@@ -68,6 +70,7 @@ ATTEMPTS_MAX: int = _echomq.ATTEMPTS_MAX
 WEIGHT_MAX: int = _echomq.WEIGHT_MAX
 LIMIT_MAX: int = _echomq.LIMIT_MAX
 REASON_MAX: int = _echomq.REASON_MAX
+KEY_LAYOUT: int = _echomq.KEY_LAYOUT
 
 
 def version() -> str:
@@ -90,6 +93,7 @@ __all__ = [
     "LaneInfo",
     "Worker",
     "WorkerStats",
+    "DiscardJob",
     "UNSET",
     "error_class",
     "version",
@@ -104,5 +108,6 @@ __all__ = [
     "WEIGHT_MAX",
     "LIMIT_MAX",
     "REASON_MAX",
+    "KEY_LAYOUT",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

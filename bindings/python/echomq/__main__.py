@@ -44,7 +44,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     w.add_argument("url", help="valkey://host:port[/db] or unix:///path")
     w.add_argument("queue", help="queue name")
     w.add_argument("handler", help="module:function called with each job")
-    w.add_argument("-c", "--concurrency", type=int, default=4, help="slots (default 4)")
+    w.add_argument("-c", "--concurrency", type=int, default=4, help="handler threads (default 4)")
+    w.add_argument("--prefetch", type=int, default=None,
+                   help="jobs claimed ahead of the handlers (default: concurrency)")
+    w.add_argument("--weighted", action="store_true", help="serve weighted turns (lane weights apply)")
     w.add_argument("--lease", type=float, default=30.0, help="lease per job in seconds (default 30)")
     w.add_argument("--retry-in", type=float, default=None,
                    help="retry delay after a failure in seconds (default: exponential backoff)")
@@ -58,10 +61,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     handler = load_handler(args.handler)
     with connect(args.url, lease=args.lease) as client:
         worker = Worker(client.queue(args.queue), handler, concurrency=args.concurrency,
-                        retry_in=args.retry_in, idle_timeout=args.burst)
+                        prefetch=args.prefetch, weighted=args.weighted, retry_in=args.retry_in,
+                        idle_timeout=args.burst)
         stats = worker.run()
     print(f"acked={stats.acked} failed={stats.failed} retried={stats.retried} dead={stats.dead} "
-          f"lost={stats.lost} errors={stats.errors}", flush=True)
+          f"lost={stats.lost} errors={stats.errors} discarded={stats.discarded}", flush=True)
     return 0
 
 

@@ -19,6 +19,8 @@ __all__ = [
     "TooLargeError",
     "NotFoundError",
     "StaleLeaseError",
+    "LayoutError",
+    "FullError",
     "ConnectionError",
     "TimeoutError",
     "CanceledError",
@@ -78,6 +80,20 @@ class StaleLeaseError(EchoMQError):
     (ECHOMQ_ESTALE).  Nothing changed."""
 
     code = -4
+
+
+class FullError(EchoMQError):
+    """The lane is at its size cap (ECHOMQ_EFULL): the enqueue was refused
+    and wrote nothing (a batch: none of its jobs)."""
+
+    code = -5
+
+
+class LayoutError(EchoMQError):
+    """The queue's keys were written with another key layout (an older
+    EchoMQ): refused, nothing written (ECHOMQ_ELAYOUT).  See docs/keys.md."""
+
+    code = -6
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -174,6 +190,8 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         TooLargeError,
         NotFoundError,
         StaleLeaseError,
+        LayoutError,
+        FullError,
         ConnectionError,
         TimeoutError,
         CanceledError,

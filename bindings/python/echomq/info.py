@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,12 @@ class LaneInfo:
     ``serviceable`` is true when the lane is in the ring now.
     ``oldest_enqueued_at`` is the head job's enqueue time (server clock,
     seconds since the epoch), or ``None`` when the lane has no pending job.
+    ``known``: the lane has live jobs (delayed ones too) or settings of its
+    own; ``delayed``: its jobs waiting for a due time.  ``rate`` is ``(jobs,
+    period in seconds, burst)`` or ``None``; ``tokens`` the jobs it may start
+    now (``None`` without a rate); ``next_token_at`` when it may next be
+    served when out of tokens or throttled (server clock), else ``None``.
+    ``cap`` is its size cap (pending + delayed) or ``None``.
     """
 
     group: str
@@ -63,10 +69,24 @@ class LaneInfo:
     serviceable: bool
     served: int
     oldest_enqueued_at: Optional[float]
+    known: bool
+    delayed: int
+    rate: Optional[Tuple[int, float, int]]
+    rate_is_default: bool
+    tokens: Optional[float]
+    next_token_at: Optional[float]
+    cap: Optional[int]
+    cap_is_default: bool
 
     @classmethod
     def _from_raw(cls, d: Dict[str, Any]) -> "LaneInfo":
         d = dict(d)
+        jobs, period, burst = d.pop("rate_jobs"), d.pop("rate_period_ms"), d.pop("rate_burst")
+        d["rate"] = (jobs, period / 1000.0, burst) if jobs else None
+        d["tokens"] = d["tokens"] if d["tokens"] >= 0 else None
+        nxt = d.pop("next_token_at_ms")
+        d["next_token_at"] = nxt / 1000.0 if nxt else None
+        d["cap"] = d["cap"] or None
         d["limit"] = d["limit"] or None
         oldest = d.pop("oldest_enqueued_at_ms")
         d["oldest_enqueued_at"] = oldest / 1000.0 if oldest else None

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Uni
 
 from . import _convert, _echomq
 from .info import LaneInfo, QueueStats
+from .errors import InvalidArgument
 from .job import Job
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -172,6 +173,21 @@ class Queue:
         k = _echomq.WCLAIM_MAX if max is None else _convert.to_count("max", max, maximum=_echomq.WCLAIM_MAX)
         return [Job._from_raw(self, raw) for raw in self._client._raw.wclaim(self._name, ms, k)]
 
+    def claim_batch(self, n: int, lease: Optional[_convert.Seconds] = None, *, weighted: bool = False) -> List[Job]:
+        """Claim up to ``n`` jobs (1..``echomq.BATCH_MAX``) in one call.
+
+        Unweighted: exactly the jobs, order and tokens of ``n`` successive
+        :meth:`claim` calls from the same state (one job per lane per turn).
+        ``weighted=True``: each turn serves min(weight, depth, limit - active)
+        jobs of its lane, as :meth:`wclaim` does, until ``n`` are taken (the
+        last turn may be cut short).  Returns the jobs in service order, an
+        empty list when nothing is ready.
+        """
+        k = _convert.to_count("n", n, maximum=_echomq.BATCH_MAX)
+        ms = self._lease_ms(lease)
+        raws = self._client._raw.claim_batch(self._name, ms, k, bool(weighted))
+        return [Job._from_raw(self, raw) for raw in raws]
+
     def ack_many(self, jobs: Iterable[Job]) -> List[Job]:
         """Acknowledge many leased jobs (typically one :meth:`wclaim`'s) in
         one round trip per ``echomq.WCLAIM_MAX`` jobs.
@@ -209,6 +225,41 @@ class Queue:
         else:
             self._client._raw.set_limit(self._name, g, _convert.to_count("limit", n, maximum=_echomq.LIMIT_MAX))
 
+    def rate(self, group: str, jobs: Optional[int], per: _convert.Seconds = 1.0, *, burst: Optional[int] = None) -> None:
+        """Limit lane ``group`` to ``jobs`` job starts per ``per`` seconds, in
+        bursts of up to ``burst`` (default ``jobs``): a token bucket on the
+        server's clock.  A lane out of tokens leaves the ring and rejoins by
+        itself.  ``jobs=None`` clears the lane's own rate (the queue default
+        applies)."""
+        g = _convert.group_name(group)
+        if jobs is None:
+            self._client._raw.clear_rate(self._name, g)
+            return
+        j = _convert.to_count("jobs", jobs, maximum=_echomq.RATE_JOBS_MAX)
+        p = _convert.to_ms("per", per)
+        if p > _echomq.RATE_PERIOD_MAX_MS:
+            raise InvalidArgument(f"per must be at most {_echomq.RATE_PERIOD_MAX_MS // 1000} s")
+        b = 0 if burst is None else _convert.to_count("burst", burst, maximum=_echomq.RATE_JOBS_MAX)
+        self._client._raw.set_rate(self._name, g, j, p, b)
+
+    def throttle(self, group: str, seconds: _convert.Seconds) -> None:
+        """Start no job of lane ``group`` for ``seconds`` (back off by hand,
+        e.g. after a downstream service answered 429); then it runs again."""
+        ms = _convert.to_ms("seconds", seconds)
+        if ms > _echomq.DELAY_MAX_MS:
+            raise InvalidArgument("throttle is too long")
+        self._client._raw.throttle(self._name, _convert.group_name(group), ms)
+
+    def cap(self, group: str, n: Optional[int]) -> None:
+        """Cap lane ``group`` at ``n`` jobs waiting (pending + delayed): an
+        enqueue past it raises :class:`~echomq.FullError` and writes nothing.
+        ``None`` clears the lane's own cap."""
+        g = _convert.group_name(group)
+        if n is None:
+            self._client._raw.clear_cap(self._name, g)
+        else:
+            self._client._raw.set_cap(self._name, g, _convert.to_count("cap", n, maximum=_echomq.CAP_MAX))
+
     def pause(self, group: str) -> None:
         """Pause lane ``group``: it keeps its jobs and is never served until
         :meth:`resume`.  Idempotent."""
@@ -224,13 +275,28 @@ class Queue:
         weight: Union[int, _Unset] = UNSET,
         limit: Union[int, None, _Unset] = UNSET,
         max_attempts: Union[int, _Unset] = UNSET,
+        rate: Union[Tuple[int, _convert.Seconds], None, _Unset] = UNSET,
+        cap: Union[int, None, _Unset] = UNSET,
     ) -> None:
         """Set queue-wide defaults for lanes without their own setting.
 
         Only the settings given change.  ``limit=None`` clears the default
         limit (lanes unlimited).  ``max_attempts`` applies to jobs enqueued
-        without their own.  All values are checked before anything is sent.
+        without their own.  ``rate=(jobs, per_seconds)`` or ``None``;
+        ``cap=n`` or ``None``.  All values are checked before anything is sent.
         """
+        rj, rp = -1, 1
+        if not isinstance(rate, _Unset):
+            if rate is None:
+                rj = 0
+            else:
+                rj = _convert.to_count("rate jobs", rate[0], maximum=_echomq.RATE_JOBS_MAX)
+                rp = _convert.to_ms("rate period", rate[1])
+                if rp > _echomq.RATE_PERIOD_MAX_MS:
+                    raise InvalidArgument("rate period is too long")
+        cp = -1
+        if not isinstance(cap, _Unset):
+            cp = 0 if cap is None else _convert.to_count("cap", cap, maximum=_echomq.CAP_MAX)
         w = None if isinstance(weight, _Unset) else _convert.to_count("weight", weight, maximum=_echomq.WEIGHT_MAX)
         lim: Optional[int] = None
         if not isinstance(limit, _Unset):
@@ -247,6 +313,10 @@ class Queue:
             raw.set_default_limit(self._name, lim)
         if att is not None:
             raw.set_default_max_attempts(self._name, att)
+        if rj >= 0:
+            raw.set_default_rate(self._name, rj, rp, 0)
+        if cp >= 0:
+            raw.set_default_cap(self._name, cp)
 
     # -- inspection --------------------------------------------------------
 

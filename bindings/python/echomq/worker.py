@@ -1,21 +1,20 @@
-"""A worker that runs a handler over a queue with N concurrent slots.
+"""A worker that runs a handler over a queue: a thin layer over libechomq's
+worker engine (``echomq_worker_*``).
 
-Each slot is a thread with its own :class:`~echomq.Client` (one connection
-each).  A slot claims one job at a time, runs the handler, acks on return
-(fused with the next claim: one round trip per job) and fails the attempt
-with the exception text on raise.  A keeper thread with its own connection
-extends the leases of jobs that run long, so a slow handler keeps its job.
+The engine, in C, does the work of a worker loop once for every language:
+it claims jobs in batches fused with the settlement of finished ones (one
+round trip per batch), extends the leases of running jobs, sleeps on the
+server when the queue is empty and gives prefetched, unstarted jobs back to
+their lanes when it stops.  This module only runs ``concurrency`` threads
+that take a job from the engine, call the handler and report the result;
+every call into the engine releases the GIL.
 
-Stopping (``stop()``, SIGINT or SIGTERM under :meth:`Worker.run`) claims
-nothing new and lets every running handler finish and settle its job:
-nothing is left half-done or under lease.  Slots waiting for work are woken
-at once with ``Client.cancel()``, which interrupts only the server-side wait
-of a blocking claim (a cancelled claim has claimed nothing; a claim already
-in its script returns its job, which the slot runs and settles before it
-stops).  A second signal stops waiting: the clients are
-closed (interrupting their calls) and the jobs still running come back to
-their lanes when their leases expire (delivery is at-least-once, so nothing
-is lost).
+Stopping (``stop()``, SIGINT or SIGTERM under :meth:`Worker.run`) is a
+drain: nothing new is handed out, prefetched jobs go back to their lanes at
+once, and running handlers finish and have their jobs settled, for up to
+``drain_timeout``.  A second signal (or ``stop(abandon=True)``) stops
+waiting: jobs still running come back to their lanes when their leases
+expire (delivery is at-least-once, so nothing is lost).
 """
 
 from __future__ import annotations
@@ -28,31 +27,65 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
-from . import _convert
-from .client import Client
-from .errors import CanceledError, EchoMQError, NotFoundError, StaleLeaseError
-from .job import FailOutcome, Job
+from . import _convert, _echomq
+from .errors import EchoMQError, InvalidArgument, StaleLeaseError, error_class
+from .job import Job
 from .queue import Queue
 
 log = logging.getLogger("echomq.worker")
 
 Handler = Callable[[Job], Any]
-"""A handler takes the claimed :class:`~echomq.Job`; its return acks the job
-and an exception fails the attempt."""
+"""A handler takes the claimed :class:`~echomq.Job`; its return acks the job,
+an exception fails the attempt and :class:`DiscardJob` dead-letters it."""
+
+ErrorHook = Callable[[EchoMQError], Any]
+"""Called with errors that do not stop the worker (see ``on_error``)."""
+
+_ENOTFOUND = -3
+_ECANCELED = -12
+
+DEFAULT_CONCURRENCY = 4
+"""Handler threads of a Worker by default (the Go Worker's default too)."""
+DEFAULT_DRAIN_TIMEOUT = 30.0
+"""Seconds a graceful stop waits for running handlers by default."""
+
+
+class DiscardJob(Exception):
+    """Raise from a handler when the job can never succeed: it is
+    dead-lettered now, whatever attempts it has left (no retry).  The
+    exception text is the reason kept with the dead job.
+
+    Example::
+
+        def handler(job):
+            if not job.payload:
+                raise echomq.DiscardJob("empty payload")
+    """
 
 
 @dataclass
 class WorkerStats:
-    """What a worker did.
+    """What a worker did: the engine's counters plus the handlers' outcomes.
 
     Attributes:
         acked: jobs the handler finished and that were acknowledged.
-        failed: handler exceptions (each failed one attempt).
-        retried: failed attempts that were re-queued.
-        dead: failed attempts that dead-lettered their job.
-        lost: jobs whose lease was lost before they could be settled (they
-            were, or will be, delivered again).
-        errors: connection or server errors met (and retried) by the slots.
+        failed: handler exceptions (each failed one attempt; includes
+            discards).
+        retried: failed attempts that were re-queued, at once or after a
+            delay (``delayed`` counts the latter).
+        dead: failed attempts that dead-lettered their job (out of attempts,
+            or discarded).
+        lost: leases lost before the job could be settled (the job was, or
+            will be, delivered again).
+        errors: failed server calls of the engine (retried after a backoff).
+        discarded: handlers that raised :class:`DiscardJob`.
+        claimed: jobs the engine claimed.
+        released: prefetched jobs given back to their lanes unstarted.
+        extended: lease extensions.
+        delayed: failed attempts waiting in the delayed set for their retry.
+        round_trips: calls to the server (idle waits excluded).
+        running: jobs handed to a handler, not reported yet.
+        buffered: jobs claimed ahead, not handed out yet.
     """
 
     acked: int = 0
@@ -61,48 +94,55 @@ class WorkerStats:
     dead: int = 0
     lost: int = 0
     errors: int = 0
-
-
-class _Held:
-    """A job a slot is running, as the lease keeper sees it."""
-
-    __slots__ = ("job", "renew_at")
-
-    def __init__(self, job: Job, renew_at: float) -> None:
-        self.job = job
-        self.renew_at = renew_at
-
-
-class _Slot:
-    __slots__ = ("index", "client", "queue", "thread")
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.client: Optional[Client] = None
-        self.queue: Optional[Queue] = None
-        self.thread: Optional[threading.Thread] = None
+    discarded: int = 0
+    claimed: int = 0
+    released: int = 0
+    extended: int = 0
+    delayed: int = 0
+    round_trips: int = 0
+    running: int = 0
+    buffered: int = 0
 
 
 class Worker:
-    """Runs ``handler(job)`` over ``queue`` with ``concurrency`` slots.
+    """Runs ``handler(job)`` over ``queue`` with ``concurrency`` threads on
+    one worker engine.
 
     Args:
-        queue: the queue to drain; its client gives the URL and options of the
-            slots' own clients (the queue's client itself is not used by the
-            slots).
+        queue: the queue to drain; its client gives the URL and timeouts of
+            the engine's own two connections (the queue's client itself is
+            not used).
         handler: called with each :class:`~echomq.Job`; returning acks it,
-            raising fails the attempt with the exception text.
-        concurrency: slots (threads, one connection each).
-        lease: lease per job in seconds (default: the queue's); long-running
-            jobs are extended automatically before half of it has passed.
-        wait: seconds a slot with nothing to do waits on the server per
-            blocking claim (it wakes at once when work arrives); also the
-            longest a graceful stop waits for an idle slot.
-        retry_in: retry delay after a failure: ``None`` = exponential backoff,
-            ``0`` = straight back to the lane, or seconds.
-        fused: ack and claim the next job in one round trip.
-        idle_timeout: if set, a slot stops once no job was ready for that many
-            seconds (a "burst" run that drains the queue and returns).
+            raising fails the attempt with the exception text, raising
+            :class:`DiscardJob` dead-letters the job now.
+        concurrency: handler threads (default 4).
+        prefetch: jobs claimed ahead of the handlers, so the next job is
+            ready when a handler finishes (default: ``concurrency``;
+            ``0`` = none).  Prefetched jobs count against their lane's limit
+            like any lease and go back to their lanes at once on stop.
+        slots: jobs held at once, running or prefetched (default
+            ``concurrency + prefetch``; at least ``concurrency``).
+        weighted: serve weighted turns (each lane gets min(weight, depth,
+            limit headroom) jobs per turn, as :meth:`Queue.wclaim`).
+        lease: lease per job in seconds (default: the queue's); the engine
+            extends the leases of running jobs past half of it.
+        retry_in: retry delay after a failure: ``None`` = exponential backoff
+            (1 s, 2 s, 4 s, ... at most 1 h; the default), ``0`` = straight
+            back to the lane, or seconds.
+        idle_timeout: if set, the worker stops (drains) once no job was
+            handed out for that many seconds and no handler is running (a
+            "burst" run that drains the queue and returns).
+        drain_timeout: seconds a graceful stop waits for running handlers
+            (default 30); after it their jobs come back by their leases.
+        on_error: called with each error that does not stop the worker: a
+            failed server call of the engine (it retries by itself), or a
+            lease lost while the handler ran (:class:`StaleLeaseError`).
+            Called from the worker's threads; exceptions it raises are
+            logged and ignored.
+        wait: longest server-side wait of an idle round in seconds (default
+            5); the engine wakes at once when work arrives either way.
+        fused: ignored (the engine always settles and claims in one round
+            trip); kept for compatibility.
 
     Example::
 
@@ -118,41 +158,96 @@ class Worker:
         queue: Queue,
         handler: Handler,
         *,
-        concurrency: int = 4,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        prefetch: Optional[int] = None,
+        slots: Optional[int] = None,
+        weighted: bool = False,
         lease: Optional[_convert.Seconds] = None,
-        wait: _convert.Seconds = 1.0,
         retry_in: Optional[_convert.Seconds] = None,
-        fused: bool = True,
         idle_timeout: Optional[_convert.Seconds] = None,
+        drain_timeout: _convert.Seconds = DEFAULT_DRAIN_TIMEOUT,
+        on_error: Optional[ErrorHook] = None,
+        wait: Optional[_convert.Seconds] = None,
+        fused: bool = True,
     ) -> None:
         if not isinstance(queue, Queue):
             raise TypeError(f"queue must be an echomq.Queue, not {type(queue).__name__}")
         if not callable(handler):
             raise TypeError("handler must be callable")
+        if on_error is not None and not callable(on_error):
+            raise TypeError("on_error must be callable")
+        client = queue.client
+        if client.url is None:
+            raise InvalidArgument("the queue's client has never connected: the Worker takes its URL")
+        defaults = _echomq.WORKER_DEFAULTS
         self._queue = queue
         self._handler = handler
+        self._on_error = on_error
         self._concurrency = _convert.to_count("concurrency", concurrency, maximum=1024)
-        self._lease = queue.lease if lease is None else _convert.to_ms("lease", lease) / 1000.0
-        self._wait = _convert.to_ms("wait", wait) / 1000.0
-        self._retry_in = retry_in if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0) / 1000.0
-        self._fused = bool(fused)
+        pre = self._concurrency if prefetch is None else _convert.to_count("prefetch", prefetch, minimum=0)
+        if slots is None:
+            n_slots = self._concurrency + pre
+        else:
+            n_slots = _convert.to_count("slots", slots, maximum=_echomq.BATCH_MAX)
+            if n_slots < self._concurrency:
+                raise InvalidArgument(f"slots ({n_slots}) must be at least concurrency ({self._concurrency})")
+        if n_slots > _echomq.BATCH_MAX:
+            raise InvalidArgument(f"concurrency + prefetch must be at most {_echomq.BATCH_MAX}, got {n_slots}")
+        per_trip = 0  # the engine claims as many jobs as there are free slots per round trip
+        lease_ms = queue._lease_ms(lease)
+        retry_ms = (
+            _echomq.RETRY_BACKOFF if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0)
+        )
+        wait_ms = defaults["idle_wait_ms"] if wait is None else _convert.to_ms("wait", wait)
         self._idle = None if idle_timeout is None else _convert.to_ms("idle_timeout", idle_timeout) / 1000.0
+        self._drain_ms = _convert.to_ms("drain_timeout", drain_timeout, minimum=0)
+        del fused  # the engine always fuses settlement with the next claim
+        connect_ms = _convert.to_ms("connect_timeout", client._connect_timeout)
+        command_ms = _convert.to_ms("timeout", client._timeout)
+        self._options: Dict[str, Any] = dict(
+            slots=n_slots, prefetch=per_trip, lease_ms=lease_ms, weighted=bool(weighted),
+            retry_delay_ms=retry_ms, idle_wait_ms=wait_ms,
+        )
+        # Creating the engine checks the URL, queue name and every option; no I/O.
+        self._raw = _echomq.Worker(
+            client.url, queue.name, n_slots, per_trip, lease_ms, bool(weighted), retry_ms, wait_ms,
+            connect_ms, command_ms,
+        )
+        self._lock = threading.Lock()
+        self._failed = 0
+        self._discarded = 0
+        self._running = 0
+        self._last_activity = 0.0
+        self._errors_seen = 0
         self._stop = threading.Event()
         self._abandon = threading.Event()
-        self._lock = threading.Lock()
-        self._held: Dict[int, _Held] = {}
-        self._stats = WorkerStats()
-        self._slots: List[_Slot] = []
-        self._keeper: Optional[threading.Thread] = None
+        self._finished = threading.Event()  # the engine has stopped
+        self._clean = False  # no job was left running by the stop
+        self._threads: List[threading.Thread] = []
+        self._control: Optional[threading.Thread] = None
         self._started = False
 
     # -- public control ----------------------------------------------------
 
     @property
+    def options(self) -> Dict[str, Any]:
+        """The engine options this worker runs with (slots, prefetch per
+        round trip (0 = all free slots), lease_ms, weighted, retry_delay_ms
+        (-1 = exponential backoff), idle_wait_ms)."""
+        return dict(self._options)
+
+    @property
     def stats(self) -> WorkerStats:
-        """A copy of the counters so far."""
+        """The counters so far (final once the worker has stopped)."""
+        e = self._raw.stats()
         with self._lock:
-            return WorkerStats(**vars(self._stats))
+            failed, discarded = self._failed, self._discarded
+        return WorkerStats(
+            acked=e["done"], failed=failed, retried=e["retried"] + e["delayed"], dead=e["dead"],
+            lost=e["lost"], errors=e["errors"], discarded=discarded, claimed=e["claimed"],
+            released=e["released"], extended=e["extended"], delayed=e["delayed"],
+            round_trips=e["round_trips"], running=e["running"], buffered=e["buffered"],
+        )
 
     @property
     def stopping(self) -> bool:
@@ -160,58 +255,58 @@ class Worker:
         return self._stop.is_set()
 
     def start(self) -> None:
-        """Start the slots and the lease keeper in background threads and
-        return.  Stop with :meth:`stop`.  Connection errors of the first
-        connect are raised here."""
+        """Connect the engine and start the handler threads; returns at once.
+        Stop with :meth:`stop`.  Connection errors are raised here."""
         if self._started:
             raise RuntimeError("a Worker runs once")
         self._started = True
-        base = self._queue.client
         try:
-            for i in range(self._concurrency):
-                slot = _Slot(i)
-                slot.client = base.clone()
-                slot.queue = slot.client.queue(self._queue.name, lease=self._lease)
-                self._slots.append(slot)
-            keeper_client = base.clone()
+            self._raw.start()
         except BaseException:
-            for slot in self._slots:
-                if slot.client is not None:
-                    slot.client.close()
+            self._stop.set()
+            self._finished.set()  # join() returns False at once: nothing ran
             raise
-        for slot in self._slots:
-            slot.thread = threading.Thread(
-                target=self._slot_main, args=(slot,), name=f"echomq-slot-{slot.index}", daemon=True
-            )
-            slot.thread.start()
-        self._keeper = threading.Thread(
-            target=self._keeper_main, args=(keeper_client,), name="echomq-lease-keeper", daemon=True
-        )
-        self._keeper.start()
+        self._last_activity = time.monotonic()
+        for i in range(self._concurrency):
+            t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+        self._control = threading.Thread(target=self._control_main, name="echomq-worker-control", daemon=True)
+        self._control.start()
 
-    def stop(self) -> None:
-        """Ask the worker to stop: claim nothing new, let running handlers
-        finish and settle their jobs.  Returns at once; see :meth:`join`.
-        Safe to call from any thread or a signal handler."""
+    def stop(self, *, abandon: bool = False) -> None:
+        """Ask the worker to stop.  Graceful by default: hand out nothing new,
+        give prefetched jobs back to their lanes at once and let running
+        handlers finish (up to ``drain_timeout``); returns at once, see
+        :meth:`join`.  ``abandon=True`` stops without waiting for running
+        handlers (their jobs come back when their leases expire); it returns
+        once the engine has stopped.  Safe from any thread or a signal
+        handler."""
         self._stop.set()
-        for slot in self._slots:  # wake idle slots now, not after their wait
-            if slot.client is not None:
-                slot.client.cancel()
+        if abandon and self._started and not self._abandon.is_set():
+            self._abandon.set()
+            self._raw.stop(_echomq.STOP_ABANDON, 0)
 
     def join(self, timeout: Optional[float] = None) -> bool:
-        """Wait for the slots to finish; True when they all have."""
+        """Wait for the worker to stop.  True when it stopped with every job
+        settled and its threads ended; False at the timeout, or when jobs
+        were left running (abandoned, or past the drain timeout)."""
+        if not self._started:
+            return True
         deadline = None if timeout is None else time.monotonic() + timeout
-        for slot in self._slots:
-            while slot.thread is not None and slot.thread.is_alive():
-                if self._abandon.is_set():
-                    return False
-                step = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
-                if step <= 0:
-                    return False
-                slot.thread.join(step)
-        self._stop.set()
-        if self._keeper is not None:
-            self._keeper.join()
+        # Short steps: the main thread must stay responsive to signals.
+        while not self._finished.is_set():
+            step = 0.1 if deadline is None else min(0.1, deadline - time.monotonic())
+            if step <= 0:
+                return False
+            self._finished.wait(step)
+        if not self._clean:
+            return False
+        for t in self._threads:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            t.join(left)
+            if t.is_alive():
+                return False
         return True
 
     def run(self, *, handle_signals: bool = True) -> WorkerStats:
@@ -233,8 +328,6 @@ class Worker:
         finally:
             for sig, old in previous.items():
                 signal.signal(sig, old)
-            if self._abandon.is_set():
-                self._close_all()
         return self.stats
 
     def __enter__(self) -> "Worker":
@@ -250,134 +343,105 @@ class Worker:
     def _on_signal(self, signum: int, frame: object) -> None:
         if self._stop.is_set():
             log.warning("second signal %d: not waiting for running handlers", signum)
-            self._abandon.set()
+            self.stop(abandon=True)
         else:
             log.info("signal %d: stopping after the running jobs", signum)
-        self.stop()
+            self.stop()
 
-    def _close_all(self) -> None:
-        for slot in self._slots:
-            if slot.client is not None:
-                slot.client.close()
-
-    def _count(self, field: str, n: int = 1) -> None:
-        with self._lock:
-            setattr(self._stats, field, getattr(self._stats, field) + n)
-
-    def _hold(self, job: Job) -> None:
-        with self._lock:
-            self._held[job.id] = _Held(job, time.monotonic() + self._lease / 2)
-
-    def _release(self, job: Job) -> None:
-        with self._lock:
-            self._held.pop(job.id, None)
-
-    def _claim(self, slot: _Slot) -> Optional[Job]:
-        """One blocking claim; None on timeout, cancel or a transient error."""
-        assert slot.queue is not None
-        wait = self._wait if self._idle is None else min(self._wait, self._idle)
-        try:
-            return slot.queue.claim(wait=wait)
-        except CanceledError:  # woken by stop(), or closed by an abandoning stop
-            return None
-
-    def _slot_main(self, slot: _Slot) -> None:
-        backoff = 0.05
-        idle_since = time.monotonic()
-        job: Optional[Job] = None
-        try:
-            while True:
-                try:
-                    if job is None:
-                        if self._stop.is_set():
-                            return
-                        job = self._claim(slot)
-                        if job is None:
-                            if self._idle is not None and time.monotonic() - idle_since >= self._idle:
-                                return
-                            continue
-                    idle_since = time.monotonic()
-                    job = self._process(job)
-                    backoff = 0.05
-                except EchoMQError as exc:
-                    # Connection trouble, or a settle whose outcome is unknown:
-                    # the job is left to its lease and comes back if the
-                    # settle did not happen.
-                    job = None
-                    self._count("errors")
-                    log.warning("slot %d: %s; retrying in %.2fs", slot.index, exc, backoff)
-                    if self._stop.wait(backoff):
-                        return
-                    backoff = min(backoff * 2, 2.0)
-        finally:
-            if slot.client is not None and not self._abandon.is_set():
-                slot.client.close()
-
-    def _process(self, job: Job) -> Optional[Job]:
-        """Runs the handler on job, settles it; returns the next job if the
-        ack was fused with a claim."""
-        self._hold(job)
-        try:
-            try:
-                self._handler(job)
-            except Exception as exc:  # the handler's failure is the job's, not the worker's
-                self._release(job)
-                reason = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-                log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
-                log.debug("traceback of job %d", job.id, exc_info=exc)
-                self._settle_failed(job, reason)
-                return None
-            self._release(job)
-            try:
-                if self._fused and not self._stop.is_set():
-                    nxt = job.ack_and_claim(self._lease)
-                else:
-                    job.ack()
-                    nxt = None
-            except (StaleLeaseError, NotFoundError) as exc:
-                self._count("lost")
-                log.warning("job %d: lease lost before its ack (%s)", job.id, exc)
-                return None
-            self._count("acked")
-            return nxt
-        finally:
-            self._release(job)
-
-    def _settle_failed(self, job: Job, reason: str) -> None:
-        self._count("failed")
-        try:
-            outcome = job.fail(reason, retry_in=self._retry_in)
-        except (StaleLeaseError, NotFoundError) as exc:
-            self._count("lost")
-            log.warning("job %d: lease lost before its fail (%s)", job.id, exc)
+    def _report_error(self, err: EchoMQError) -> None:
+        log.warning("%s", err)
+        if self._on_error is None:
             return
-        self._count("dead" if outcome == FailOutcome.DEAD else "retried")
-
-    def _keeper_main(self, client: Client) -> None:
-        """Extends the leases of running jobs before half of them has passed."""
-        tick = max(0.02, min(1.0, self._lease / 4))
-        lease_ms = max(1, int(self._lease * 1000))
-        name = self._queue.name
         try:
-            while not (self._stop.is_set() and self._all_slots_done()):
-                time.sleep(tick)
-                now = time.monotonic()
-                with self._lock:
-                    due = [h for h in self._held.values() if h.renew_at <= now]
-                for h in due:
-                    try:
-                        client._raw.extend(name, h.job.id, h.job.token, lease_ms)
-                    except (StaleLeaseError, NotFoundError):
-                        continue  # settled meanwhile, or lost: the slot finds out
-                    except EchoMQError as exc:
-                        self._count("errors")
-                        log.warning("lease keeper: %s", exc)
-                        continue
-                    with self._lock:
-                        if h.job.id in self._held:
-                            h.renew_at = time.monotonic() + self._lease / 2
-        finally:
-            client.close()
+            self._on_error(err)
+        except Exception:  # the hook's failure must not stop the worker
+            log.exception("on_error hook raised")
 
-    def _all_slots_done(self) -> bool:
-        return all(s.thread is None or not s.thread.is_alive() for s in self._slots)
+    def _poll_errors(self) -> None:
+        """Hands new engine errors to the hook (the engine keeps the last one)."""
+        n = self._raw.stats()["errors"]
+        if n > self._errors_seen:
+            self._errors_seen = n
+            code, message = self._raw.last_error()
+            if code != 0:
+                self._report_error(error_class(code)(f"worker engine: {message}", code))
+
+    def _idle_expired(self) -> bool:
+        if self._idle is None:
+            return False
+        with self._lock:
+            if self._running > 0 or time.monotonic() - self._last_activity < self._idle:
+                return False
+        return self._raw.stats()["buffered"] == 0
+
+    def _control_main(self) -> None:
+        """Watches for a stop request, the idle timeout and engine errors,
+        then drains the engine."""
+        try:
+            while not self._stop.wait(0.05):
+                self._poll_errors()
+                if self._idle_expired():
+                    log.info("no job for %.2fs: stopping", self._idle)
+                    self._stop.set()
+            self._clean = bool(self._raw.stop(_echomq.STOP_DRAIN, self._drain_ms))
+            if not self._clean and not self._abandon.is_set():
+                log.warning("drain timed out: jobs still running come back when their leases expire")
+            self._poll_errors()
+        except EchoMQError as exc:  # a bug or allocation failure: stop anyway
+            self._report_error(exc)
+            self._raw.stop(_echomq.STOP_ABANDON, 0)
+        finally:
+            self._finished.set()
+
+    def _host_main(self) -> None:
+        raw = self._raw
+        while True:
+            got = raw.next(1000)
+            if got is None:
+                continue
+            if isinstance(got, str):  # the engine is stopping: nothing more comes
+                return
+            tup, ref = got
+            job = Job._from_raw(self._queue, tup)
+            with self._lock:
+                self._running += 1
+                self._last_activity = time.monotonic()
+            try:
+                status = self._process(job, ref)
+            finally:
+                with self._lock:
+                    self._running -= 1
+                    self._last_activity = time.monotonic()
+            if status == _ENOTFOUND:
+                self._report_error(StaleLeaseError(
+                    f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
+            elif status == _ECANCELED:
+                log.warning("job %d: the worker stopped before it was reported; it comes back when "
+                            "its lease expires", job.id)
+
+    def _process(self, job: Job, ref: Any) -> int:
+        """Runs the handler and reports the result; returns the report status."""
+        try:
+            self._handler(job)
+        except DiscardJob as exc:
+            reason = str(exc) or "discarded"
+            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.token, reason)
+            with self._lock:
+                self._failed += 1
+                self._discarded += 1
+            return int(self._raw.discard(ref, _convert.reason_bytes(reason)))
+        except BaseException as exc:  # the handler's failure is the job's, not the worker's
+            reason = _reason(exc)
+            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
+            log.debug("traceback of job %d", job.id, exc_info=exc)
+            with self._lock:
+                self._failed += 1
+            status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
+                raise
+            return status
+        return int(self._raw.done(ref))
+
+
+def _reason(exc: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(exc), exc)).strip()

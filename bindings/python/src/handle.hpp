@@ -45,6 +45,10 @@ using JobListPtr = std::unique_ptr<echomq_job_list, JobListFree>;
 using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListFree>;
 using ReportPtr = std::unique_ptr<echomq_report, ReportFree>;
 using BatchPtr = std::unique_ptr<echomq_batch, BatchFree>;
+struct WorkerFree {
+  void operator()(echomq_worker *w) const noexcept { echomq_worker_free(w); }
+};
+using WorkerPtr = std::unique_ptr<echomq_worker, WorkerFree>;
 
 // Refuses a string with an embedded NUL: the C API takes NUL-terminated
 // names, so such a name would silently be cut. Throws Error{ECHOMQ_EINVAL}.

@@ -22,6 +22,49 @@ using emqpy::Error;
 
 namespace {
 
+// A job handed out by a worker engine, kept until it is reported.
+struct WorkerJob {
+  emqpy::JobPtr job;
+};
+
+// An echomq_worker handle. Its calls are thread-safe in C, so no lock here;
+// the Python object lives while any thread is inside one of its methods.
+struct Worker {
+  Worker(const std::string &url, const std::string &queue, unsigned int slots, unsigned int prefetch,
+         int64_t lease_ms, bool weighted, int64_t retry_delay_ms, int64_t idle_wait_ms,
+         int connect_timeout_ms, int command_timeout_ms) {
+    echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+    o.slots = slots;
+    o.prefetch = prefetch;
+    o.lease_ms = lease_ms;
+    o.weighted = weighted ? 1 : 0;
+    o.retry_delay_ms = retry_delay_ms;
+    o.idle_wait_ms = idle_wait_ms;
+    o.connect_timeout_ms = connect_timeout_ms;
+    o.command_timeout_ms = command_timeout_ms;
+    echomq_worker *h = nullptr;
+    int rc = echomq_worker_new(&h, emqpy::cstr(url, "url"), emqpy::cstr(queue, "queue name"), &o);
+    if (rc != ECHOMQ_OK) emqpy::throw_status(rc, "cannot create the worker (bad URL, queue name or option)");
+    w.reset(h);
+  }
+  // Turns a failed status into an Error with the engine's message.
+  void check(int rc) {
+    if (rc >= 0) return;
+    char buf[1024];
+    echomq_worker_last_error(w.get(), buf, sizeof buf);
+    std::string msg = echomq_strerror(rc);
+    if (rc == ECHOMQ_ECONN || rc == ECHOMQ_ETIMEOUT || rc == ECHOMQ_ENOPERM || rc == ECHOMQ_ESERVER) {
+      if (buf[0] != '\0') msg = buf;
+    }
+    emqpy::throw_status(rc, msg.c_str());
+  }
+  emqpy::WorkerPtr w;
+};
+
+}  // namespace
+
+namespace {
+
 // Text from the library is UTF-8; a fail reason may have been cut inside a
 // character, so decode leniently rather than fail on the way out.
 py::str text(const char *s) {
@@ -68,6 +111,16 @@ py::dict lane_dict(const echomq_lane_info &li) {
   d["serviceable"] = li.serviceable != 0;
   d["served"] = li.served;
   d["oldest_enqueued_at_ms"] = li.oldest_enqueued_at_ms;
+  d["known"] = li.known != 0;
+  d["delayed"] = li.delayed;
+  d["rate_jobs"] = li.rate_jobs;
+  d["rate_period_ms"] = li.rate_period_ms;
+  d["rate_burst"] = li.rate_burst;
+  d["rate_is_default"] = li.rate_is_default != 0;
+  d["tokens"] = li.tokens;
+  d["next_token_at_ms"] = li.next_token_at_ms;
+  d["cap"] = li.cap;
+  d["cap_is_default"] = li.cap_is_default != 0;
   return d;
 }
 
@@ -155,6 +208,9 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("DELAY_MAX_MS") = ECHOMQ_DELAY_MAX_MS;
   m.attr("ATTEMPTS_MAX") = ECHOMQ_ATTEMPTS_MAX;
   m.attr("WEIGHT_MAX") = ECHOMQ_WEIGHT_MAX;
+  m.attr("RATE_JOBS_MAX") = ECHOMQ_RATE_JOBS_MAX;
+  m.attr("RATE_PERIOD_MAX_MS") = ECHOMQ_RATE_PERIOD_MAX_MS;
+  m.attr("CAP_MAX") = ECHOMQ_CAP_MAX;
   m.attr("LIMIT_MAX") = ECHOMQ_LIMIT_MAX;
   m.attr("WCLAIM_MAX") = ECHOMQ_WCLAIM_MAX;
   m.attr("REASON_MAX") = ECHOMQ_REASON_MAX;
@@ -162,6 +218,128 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("FAIL_RETRY") = int(ECHOMQ_FAIL_RETRY);
   m.attr("FAIL_DELAYED") = int(ECHOMQ_FAIL_DELAYED);
   m.attr("FAIL_DEAD") = int(ECHOMQ_FAIL_DEAD);
+  m.attr("RETRY_DEFAULT") = ECHOMQ_RETRY_DEFAULT;
+  m.attr("STOP_DRAIN") = ECHOMQ_STOP_DRAIN;
+  m.attr("STOP_ABANDON") = ECHOMQ_STOP_ABANDON;
+  m.attr("KEY_LAYOUT") = ECHOMQ_KEY_LAYOUT;
+  {
+    echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
+    py::dict defaults;
+    defaults["slots"] = d.slots;
+    defaults["prefetch"] = d.prefetch;
+    defaults["lease_ms"] = d.lease_ms;
+    defaults["weighted"] = d.weighted != 0;
+    defaults["retry_delay_ms"] = d.retry_delay_ms;
+    defaults["idle_wait_ms"] = d.idle_wait_ms;
+    defaults["connect_timeout_ms"] = d.connect_timeout_ms;
+    defaults["command_timeout_ms"] = d.command_timeout_ms;
+    m.attr("WORKER_DEFAULTS") = defaults;
+  }
+
+  // The job handles the engine hands out: kept whole so that done / fail /
+  // discard report exactly the delivery that was handed out.
+  py::class_<WorkerJob>(m, "WorkerJob", "A job handed out by a Worker engine (opaque).")
+      .def_property_readonly("id", [](const WorkerJob &j) { return echomq_job_id(j.job.get()); })
+      .def_property_readonly("token", [](const WorkerJob &j) { return echomq_job_token(j.job.get()); });
+
+  py::class_<Worker>(m, "Worker", "The worker engine of libechomq (an echomq_worker handle).")
+      // No I/O: the factory keeps the GIL.
+      .def(py::init<const std::string &, const std::string &, unsigned int, unsigned int, int64_t, bool,
+                    int64_t, int64_t, int, int>(),
+           py::arg("url"), py::arg("queue"), py::arg("slots"), py::arg("prefetch"), py::arg("lease_ms"),
+           py::arg("weighted"), py::arg("retry_delay_ms"), py::arg("idle_wait_ms"),
+           py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"))
+      .def("start",
+           [](Worker &self) {
+             py::gil_scoped_release nogil;
+             self.check(echomq_worker_start(self.w.get()));
+           },
+           "Connect and start the engine.")
+      .def("next",
+           [](Worker &self, int64_t timeout_ms) -> py::object {
+             echomq_job *j = nullptr;
+             int rc;
+             {
+               py::gil_scoped_release nogil;
+               rc = echomq_worker_next(self.w.get(), timeout_ms, &j);
+             }
+             emqpy::JobPtr job(j);
+             if (rc == ECHOMQ_EMPTY) return py::none();
+             if (rc == ECHOMQ_ECANCELED) return py::str("stopped");
+             self.check(rc);
+             py::tuple t = job_tuple(job.get());
+             return py::make_tuple(t, WorkerJob{std::move(job)});
+           },
+           py::arg("timeout_ms"),
+           "(job tuple, handle), None at the timeout, or 'stopped' once the engine stops.")
+      .def("done",
+           [](Worker &self, const WorkerJob &j) {
+             py::gil_scoped_release nogil;
+             return echomq_worker_done(self.w.get(), j.job.get());
+           },
+           py::arg("job"), "Report success; returns the status (0, ENOTFOUND or ECANCELED).")
+      .def("fail",
+           [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms) {
+             const char *r = reason.c_str();
+             py::gil_scoped_release nogil;
+             return echomq_worker_fail(self.w.get(), j.job.get(), r, retry_delay_ms);
+           },
+           py::arg("job"), py::arg("reason"), py::arg("retry_delay_ms"),
+           "Report a failure; returns the status (0, ENOTFOUND or ECANCELED).")
+      .def("discard",
+           [](Worker &self, const WorkerJob &j, const std::string &reason) {
+             const char *r = reason.c_str();
+             py::gil_scoped_release nogil;
+             return echomq_worker_discard(self.w.get(), j.job.get(), r);
+           },
+           py::arg("job"), py::arg("reason"), "Dead-letter now; returns the status.")
+      .def("stop",
+           [](Worker &self, int mode, int64_t timeout_ms) {
+             int rc;
+             {
+               py::gil_scoped_release nogil;
+               rc = echomq_worker_stop(self.w.get(), mode, timeout_ms);
+             }
+             if (rc != ECHOMQ_OK && rc != ECHOMQ_ETIMEOUT) self.check(rc);
+             return rc == ECHOMQ_OK;
+           },
+           py::arg("mode"), py::arg("timeout_ms"), "Stop; True unless a drain left jobs running.")
+      .def("stats",
+           [](Worker &self) {
+             echomq_worker_stats s{};
+             s.version = ECHOMQ_WORKER_STATS_VERSION;
+             {
+               py::gil_scoped_release nogil;
+               self.check(echomq_worker_stats_get(self.w.get(), &s));
+             }
+             py::dict d;
+             d["claimed"] = s.claimed;
+             d["done"] = s.done;
+             d["failed"] = s.failed;
+             d["released"] = s.released;
+             d["extended"] = s.extended;
+             d["lost"] = s.lost;
+             d["round_trips"] = s.round_trips;
+             d["errors"] = s.errors;
+             d["running"] = s.running;
+             d["buffered"] = s.buffered;
+             d["retried"] = s.retried;
+             d["delayed"] = s.delayed;
+             d["dead"] = s.dead;
+             return d;
+           },
+           "The engine's counters as a dict.")
+      .def("last_error",
+           [](Worker &self) {
+             char buf[1024];
+             int code;
+             {
+               py::gil_scoped_release nogil;
+               code = echomq_worker_last_error(self.w.get(), buf, sizeof buf);
+             }
+             return py::make_tuple(code, text(buf));
+           },
+           "(status, message) of the engine's last failed server call ((0, '') if none).");
 
   py::class_<Client>(m, "Client", "One connection to one Valkey server (an echomq_client handle).")
       // Creating the handle does no I/O, so the factory keeps the GIL.
@@ -286,6 +464,23 @@ PYBIND11_MODULE(_echomq, m) {
            py::arg("queue"), py::arg("lease_ms"), py::arg("max"),
            "Weighted claim: up to max jobs from one lane, as a list of tuples.")
 
+      .def("claim_batch",
+           [](Client &self, const std::string &queue, int64_t lease_ms, uint32_t n, bool weighted) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobListPtr list;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job_list *l = nullptr;
+               self.call([&](echomq_client *c) {
+                 return echomq_claim_batch(c, q, lease_ms, n, weighted ? 1 : 0, &l);
+               });
+               list.reset(l);
+             }
+             return job_list(list.get());
+           },
+           py::arg("queue"), py::arg("lease_ms"), py::arg("n"), py::arg("weighted"),
+           "Claim up to n jobs (n turns of the ring) in one call, as a list of tuples.")
+
       // Settle
       .def("ack",
            [](Client &self, const std::string &queue, uint64_t id, uint64_t token) {
@@ -400,6 +595,63 @@ PYBIND11_MODULE(_echomq, m) {
              self.call([&](echomq_client *c) { return echomq_resume(c, q, g); });
            },
            py::arg("queue"), py::arg("group"), "Resume a paused lane.")
+      .def("set_rate",
+           [](Client &self, const std::string &queue, const std::string &group, uint32_t jobs,
+              int64_t period_ms, uint32_t burst) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_rate(c, q, g, jobs, period_ms, burst); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
+           "Set a lane's rate limit.")
+      .def("clear_rate",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_rate(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default rate.")
+      .def("set_default_rate",
+           [](Client &self, const std::string &queue, uint32_t jobs, int64_t period_ms, uint32_t burst) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_rate(c, q, jobs, period_ms, burst); });
+           },
+           py::arg("queue"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
+           "Set the queue's default rate limit (jobs 0 clears it).")
+      .def("throttle",
+           [](Client &self, const std::string &queue, const std::string &group, int64_t ms) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_throttle(c, q, g, ms); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("ms"), "Start no job of a lane for ms.")
+      .def("set_cap",
+           [](Client &self, const std::string &queue, const std::string &group, uint64_t cap) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_cap(c, q, g, cap); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("cap"), "Set a lane's size cap.")
+      .def("clear_cap",
+           [](Client &self, const std::string &queue, const std::string &group) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_cap(c, q, g); });
+           },
+           py::arg("queue"), py::arg("group"), "Return a lane to the default cap.")
+      .def("set_default_cap",
+           [](Client &self, const std::string &queue, uint64_t cap) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_default_cap(c, q, cap); });
+           },
+           py::arg("queue"), py::arg("cap"), "Set the queue's default size cap (0 clears it).")
       .def("set_default_weight",
            [](Client &self, const std::string &queue, uint32_t w) {
              const char *q = cstr(queue, "queue name");

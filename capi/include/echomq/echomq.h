@@ -467,7 +467,10 @@ typedef struct echomq_worker_options {
   unsigned int prefetch;     /* jobs claimed per round trip at most;
                                 0 = slots (default); 1..slots */
   int64_t lease_ms;          /* default 30000; extended while a job runs */
-  int weighted;              /* 1 = weighted turns (wclaim); default 0 */
+  int weighted;              /* 1 = weighted turns (wclaim); default 0.
+                                A batch then ends at a turn boundary: a
+                                lane's turn is not split between two round
+                                trips unless its K exceeds the batch */
   int64_t retry_delay_ms;    /* for echomq_worker_fail with
                                 ECHOMQ_RETRY_DEFAULT: default
                                 ECHOMQ_RETRY_BACKOFF (exponential) */
@@ -494,7 +497,8 @@ ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const cha
 ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
                                                const echomq_worker_options *opts);
 /* Connect and start the engine. Errors: EINVAL (started already), ECONN,
- * ETIMEOUT, ENOPERM, ESERVER. */
+ * ETIMEOUT, ENOPERM, ESERVER; the message of a failed connect is kept for
+ * echomq_worker_last_error. */
 ECHOMQ_API int echomq_worker_start(echomq_worker *w);
 
 /* Wait up to timeout_ms (0 = do not wait) for a job to run. ECHOMQ_OK with
@@ -523,7 +527,10 @@ ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, co
                                  leases expire */
 
 /* Stop the engine (idempotent). Returns ECHOMQ_OK, or ECHOMQ_ETIMEOUT when a
- * drain timed out with jobs still running (they come back by their leases). */
+ * drain ended with jobs still running: it timed out, or an abandon from
+ * another thread cut it short (they come back by their leases). A drain and
+ * an abandon may run on two threads at once (a second signal while a
+ * graceful stop waits). */
 ECHOMQ_API int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
 
 typedef struct echomq_worker_stats {
@@ -538,6 +545,10 @@ typedef struct echomq_worker_stats {
   uint64_t errors;       /* failed calls (retried after a backoff) */
   uint64_t running;      /* handed out, not reported yet */
   uint64_t buffered;     /* claimed, not handed out yet */
+  /* What the settled fails became: failed = retried + delayed + dead. */
+  uint64_t retried;      /* straight back to their lanes */
+  uint64_t delayed;      /* to the delayed set for a later retry (backoff) */
+  uint64_t dead;         /* dead-lettered: out of attempts, or discarded */
 } echomq_worker_stats;
 #define ECHOMQ_WORKER_STATS_VERSION 1
 /* Errors: EINVAL (NULL, version). */

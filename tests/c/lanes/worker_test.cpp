@@ -128,7 +128,11 @@ TEST_CASE("fail retries with backoff by default, discard dead-letters at once", 
   echomq_queue_stats s = stats(c.get(), q);
   CHECK(s.delayed == 1);  // backoff: 1 s after the first attempt
   CHECK(s.dead == 1);     // with two attempts left
-  CHECK(worker_stats(w.get()).failed == 2);
+  echomq_worker_stats ws = worker_stats(w.get());
+  CHECK(ws.failed == 2);
+  CHECK(ws.delayed == 1);  // what the fails became, from the settle outcomes
+  CHECK(ws.dead == 1);
+  CHECK(ws.retried == 0);
   require_verified(c.get(), q);
 }
 
@@ -254,4 +258,24 @@ TEST_CASE("connections killed under a running engine lose no job and ack none tw
   char msg[256];
   CHECK(echomq_worker_last_error(w.get(), msg, sizeof msg) != ECHOMQ_OK);
   require_verified(c.get(), q);
+}
+
+TEST_CASE("a drain and an abandon may stop the engine from two threads at once", "[worker]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("engine-two-stops");
+  enqueue(c.get(), q, "a", "held");
+  WorkerPtr w = start_worker(q, ECHOMQ_WORKER_OPTIONS_INIT);
+  echomq_job *j = nullptr;
+  REQUIRE(echomq_worker_next(w.get(), 3000, &j) == ECHOMQ_OK);
+  int drained = 0;
+  std::thread drainer([&] { drained = echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000); });
+  sleep_ms(200);  // the drain waits for the running job
+  const int64_t t0 = mono_ms();
+  CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_ABANDON, 0) == ECHOMQ_OK);
+  drainer.join();
+  CHECK(mono_ms() - t0 < 3000);  // the abandon ended the drain's wait
+  CHECK(drained == ECHOMQ_ETIMEOUT);  // the job was left running
+  CHECK(echomq_worker_done(w.get(), j) == ECHOMQ_ECANCELED);
+  echomq_job_free(j);
+  CHECK(stats(c.get(), q).leased == 1);  // it comes back by its lease
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_a7ab8b22c8cca548(const char*);
+  void cgo_panic__capi_bef49f52735afd93(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_a7ab8b22c8cca548(p);
+  cgo_panic__capi_bef49f52735afd93(p);
 }
 
 
@@ -247,6 +247,14 @@ enum {
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
   EMQGO_LANE_KNOWN,
   EMQGO_LANE_DELAYED,
+  EMQGO_LANE_RATE_JOBS,
+  EMQGO_LANE_RATE_PERIOD_MS,
+  EMQGO_LANE_RATE_BURST,
+  EMQGO_LANE_RATE_IS_DEFAULT,
+  EMQGO_LANE_TOKENS_MILLI,
+  EMQGO_LANE_NEXT_TOKEN_AT_MS,
+  EMQGO_LANE_CAP,
+  EMQGO_LANE_CAP_IS_DEFAULT,
   EMQGO_LANE_NUMS
 };
 
@@ -386,6 +394,14 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
   v[EMQGO_LANE_KNOWN] = l->known;
   v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
+  v[EMQGO_LANE_RATE_JOBS] = (int64_t)l->rate_jobs;
+  v[EMQGO_LANE_RATE_PERIOD_MS] = l->rate_period_ms;
+  v[EMQGO_LANE_RATE_BURST] = (int64_t)l->rate_burst;
+  v[EMQGO_LANE_RATE_IS_DEFAULT] = l->rate_is_default;
+  v[EMQGO_LANE_TOKENS_MILLI] = l->tokens < 0 ? -1 : (int64_t)(l->tokens * 1000.0);
+  v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
+  v[EMQGO_LANE_CAP] = (int64_t)l->cap;
+  v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -467,6 +483,126 @@ int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, siz
   return rc;
 }
 
+int emqgo_claim_batch(echomq_client *c, const char *queue, int64_t lease_ms, uint32_t n,
+                      int weighted, uint64_t *OUT_HANDLE) {
+  echomq_job_list *l = NULL;
+  int rc = echomq_claim_batch(c, queue, lease_ms, n, weighted, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* Options of a worker engine, in this order (EMQGO_WOPT_* indexes). */
+enum {
+  EMQGO_WOPT_SLOTS = 0,
+  EMQGO_WOPT_PREFETCH,
+  EMQGO_WOPT_LEASE_MS,
+  EMQGO_WOPT_WEIGHTED,
+  EMQGO_WOPT_RETRY_DELAY_MS,
+  EMQGO_WOPT_IDLE_WAIT_MS,
+  EMQGO_WOPT_CONNECT_TIMEOUT_MS,
+  EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_NUMS
+};
+
+/* The engine's default options into nums (EMQGO_WOPT_NUMS entries). */
+void emqgo_worker_defaults(int64_t *nums, size_t n) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  int64_t v[EMQGO_WOPT_NUMS];
+  size_t i;
+  v[EMQGO_WOPT_SLOTS] = o.slots;
+  v[EMQGO_WOPT_PREFETCH] = o.prefetch;
+  v[EMQGO_WOPT_LEASE_MS] = o.lease_ms;
+  v[EMQGO_WOPT_WEIGHTED] = o.weighted;
+  v[EMQGO_WOPT_RETRY_DELAY_MS] = o.retry_delay_ms;
+  v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
+  v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
+  v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
+}
+
+/* A worker engine from options in nums (EMQGO_WOPT_NUMS entries): returns
+ * the status, and the handle (0 on error) in OUT_HANDLE. */
+int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_t n,
+                        uint64_t *OUT_HANDLE) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  echomq_worker *w = NULL;
+  int rc;
+  *OUT_HANDLE = 0;
+  if (n != EMQGO_WOPT_NUMS) return ECHOMQ_EINVAL;
+  if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+    return ECHOMQ_EINVAL;
+  o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
+  o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
+  o.lease_ms = nums[EMQGO_WOPT_LEASE_MS];
+  o.weighted = nums[EMQGO_WOPT_WEIGHTED] != 0;
+  o.retry_delay_ms = nums[EMQGO_WOPT_RETRY_DELAY_MS];
+  o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
+  o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
+  o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  rc = echomq_worker_new(&w, url, queue, &o);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)w;
+  return rc;
+}
+
+/* The engine's last error message into buf (a Go []byte); returns its status. */
+int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
+  return echomq_worker_last_error(w, buf, cap);
+}
+
+int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_worker_next(w, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* Counters of a worker engine, in this order (EMQGO_WSTATS_* indexes). */
+enum {
+  EMQGO_WSTATS_CLAIMED = 0,
+  EMQGO_WSTATS_DONE,
+  EMQGO_WSTATS_FAILED,
+  EMQGO_WSTATS_RELEASED,
+  EMQGO_WSTATS_EXTENDED,
+  EMQGO_WSTATS_LOST,
+  EMQGO_WSTATS_ROUND_TRIPS,
+  EMQGO_WSTATS_ERRORS,
+  EMQGO_WSTATS_RUNNING,
+  EMQGO_WSTATS_BUFFERED,
+  EMQGO_WSTATS_RETRIED,
+  EMQGO_WSTATS_DELAYED,
+  EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_NUMS
+};
+
+int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
+  echomq_worker_stats s;
+  int64_t v[EMQGO_WSTATS_NUMS];
+  size_t i;
+  int rc;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  rc = echomq_worker_stats_get(w, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_WSTATS_CLAIMED] = (int64_t)s.claimed;
+  v[EMQGO_WSTATS_DONE] = (int64_t)s.done;
+  v[EMQGO_WSTATS_FAILED] = (int64_t)s.failed;
+  v[EMQGO_WSTATS_RELEASED] = (int64_t)s.released;
+  v[EMQGO_WSTATS_EXTENDED] = (int64_t)s.extended;
+  v[EMQGO_WSTATS_LOST] = (int64_t)s.lost;
+  v[EMQGO_WSTATS_ROUND_TRIPS] = (int64_t)s.round_trips;
+  v[EMQGO_WSTATS_ERRORS] = (int64_t)s.errors;
+  v[EMQGO_WSTATS_RUNNING] = (int64_t)s.running;
+  v[EMQGO_WSTATS_BUFFERED] = (int64_t)s.buffered;
+  v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
+  v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
+  v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
+  return rc;
+}
+
 /* Bytes of C heap in use (glibc mallinfo2), for the leak tests. */
 uint64_t emqgo_c_heap_in_use(void) {
   struct mallinfo2 m = mallinfo2();
@@ -477,7 +613,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a7ab8b22c8cca548(void *_swig_go_0) {
+void _wrap_Swig_free_capi_bef49f52735afd93(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -487,7 +623,7 @@ void _wrap_Swig_free_capi_a7ab8b22c8cca548(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_bef49f52735afd93(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -500,7 +636,7 @@ void *_wrap_Swig_malloc_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -511,7 +647,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -522,7 +658,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -533,7 +669,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -544,7 +680,7 @@ intgo _wrap_ECHOMQ_OK_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -555,7 +691,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -566,7 +702,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -577,7 +713,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -588,7 +724,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -599,7 +735,29 @@ intgo _wrap_ECHOMQ_ESTALE_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ELAYOUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EFULL);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -610,7 +768,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -621,7 +779,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -632,7 +790,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -643,7 +801,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -654,7 +812,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -665,7 +823,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -676,7 +834,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -687,7 +845,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -698,7 +856,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -709,7 +867,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -720,7 +878,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -731,7 +889,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -742,7 +900,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -753,7 +911,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -764,7 +922,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -775,7 +933,51 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RETRY_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_STOP_DRAIN);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_STOP_ABANDON);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_KEY_LAYOUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -786,7 +988,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -797,7 +999,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7ab8b22c8cca548() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -808,7 +1010,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7ab8b22c8cca548() {
 }
 
 
-_gostring_ _wrap_strerror_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_bef49f52735afd93(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -824,7 +1026,7 @@ _gostring_ _wrap_strerror_capi_a7ab8b22c8cca548(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_a7ab8b22c8cca548() {
+intgo _wrap_version_capi_bef49f52735afd93() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -835,7 +1037,7 @@ intgo _wrap_version_capi_a7ab8b22c8cca548() {
 }
 
 
-_gostring_ _wrap_version_string_capi_a7ab8b22c8cca548() {
+_gostring_ _wrap_version_string_capi_bef49f52735afd93() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -849,7 +1051,7 @@ _gostring_ _wrap_version_string_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_check_queue_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -867,7 +1069,7 @@ intgo _wrap_check_queue_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -885,7 +1087,7 @@ intgo _wrap_check_group_name_capi_a7ab8b22c8cca548(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -905,7 +1107,7 @@ intgo _wrap_client_connect_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -915,7 +1117,7 @@ void _wrap_client_free_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -931,7 +1133,7 @@ _gostring_ _wrap_client_errmsg_capi_a7ab8b22c8cca548(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -944,7 +1146,7 @@ intgo _wrap_client_errcode_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -957,7 +1159,7 @@ intgo _wrap_client_connected_capi_a7ab8b22c8cca548(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -967,7 +1169,7 @@ void _wrap_client_cancel_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -980,7 +1182,7 @@ intgo _wrap_client_ping_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -996,7 +1198,7 @@ _gostring_ _wrap_job_group_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1012,7 +1214,7 @@ _gostring_ _wrap_job_last_error_capi_a7ab8b22c8cca548(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1022,7 +1224,7 @@ void _wrap_job_free_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1035,7 +1237,7 @@ long long _wrap_job_list_count_capi_a7ab8b22c8cca548(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1050,7 +1252,7 @@ struct echomq_job *_wrap_job_list_at_capi_a7ab8b22c8cca548(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1060,7 +1262,7 @@ void _wrap_job_list_free_capi_a7ab8b22c8cca548(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_a7ab8b22c8cca548() {
+struct echomq_batch *_wrap_batch_create_capi_bef49f52735afd93() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1071,7 +1273,7 @@ struct echomq_batch *_wrap_batch_create_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_batch_add_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1097,7 +1299,7 @@ intgo _wrap_batch_add_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1110,7 +1312,7 @@ long long _wrap_batch_count_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1125,7 +1327,7 @@ long long _wrap_batch_id_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1135,7 +1337,7 @@ void _wrap_batch_clear_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1145,7 +1347,7 @@ void _wrap_batch_free_capi_a7ab8b22c8cca548(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1169,7 +1371,7 @@ intgo _wrap_ack_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1208,7 +1410,7 @@ intgo _wrap_extend_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1237,7 +1439,7 @@ intgo _wrap_set_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1264,7 +1466,7 @@ intgo _wrap_clear_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1293,7 +1495,7 @@ intgo _wrap_set_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1320,7 +1522,7 @@ intgo _wrap_clear_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1347,7 +1549,7 @@ intgo _wrap_pause_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1374,7 +1576,7 @@ intgo _wrap_resume_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1396,7 +1598,7 @@ intgo _wrap_set_default_weight_capi_a7ab8b22c8cca548(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1418,7 +1620,7 @@ intgo _wrap_set_default_limit_capi_a7ab8b22c8cca548(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1440,7 +1642,200 @@ intgo _wrap_set_default_max_attempts_capi_a7ab8b22c8cca548(struct echomq_client 
 }
 
 
-long long _wrap_lane_list_count_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
+intgo _wrap_set_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  int64_t arg5 ;
+  uint32_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint32_t)_swig_go_5; 
+  
+  result = (int)echomq_set_rate(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_clear_rate(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_default_rate(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_throttle_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (int)echomq_throttle(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_set_cap(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_clear_cap(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_default_cap(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_lane_list_count_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1453,7 +1848,7 @@ long long _wrap_lane_list_count_capi_a7ab8b22c8cca548(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1463,7 +1858,7 @@ void _wrap_lane_list_free_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1502,7 +1897,7 @@ intgo _wrap_redrive_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1535,7 +1930,108 @@ intgo _wrap_redrive_all_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_report_count_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0) {
+intgo _wrap_worker_start_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  result = (int)echomq_worker_start(arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_done_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  result = (int)echomq_worker_done(arg1,(struct echomq_job const *)arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_fail_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int64_t)_swig_go_3; 
+  
+  result = (int)echomq_worker_fail(arg1,(struct echomq_job const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_discard_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_worker_discard(arg1,(struct echomq_job const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stop_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int arg2 ;
+  int64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (int)echomq_worker_stop(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_worker_free_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  echomq_worker_free(arg1);
+  
+}
+
+
+long long _wrap_report_count_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1548,7 +2044,7 @@ long long _wrap_report_count_capi_a7ab8b22c8cca548(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_bef49f52735afd93(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1566,7 +2062,7 @@ _gostring_ _wrap_report_at_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -1576,7 +2072,7 @@ void _wrap_report_free_capi_a7ab8b22c8cca548(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1588,7 +2084,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1600,7 +2096,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +2108,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1624,7 +2120,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1636,7 +2132,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1648,7 +2144,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1660,7 +2156,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1672,7 +2168,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +2180,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1696,7 +2192,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1708,7 +2204,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1720,7 +2216,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1732,7 +2228,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1744,7 +2240,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1756,7 +2252,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1768,7 +2264,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1780,7 +2276,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1792,7 +2288,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1804,7 +2300,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1816,7 +2312,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1828,7 +2324,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1840,7 +2336,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1852,7 +2348,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1864,7 +2360,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1876,7 +2372,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1888,7 +2384,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1900,7 +2396,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1912,7 +2408,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1924,7 +2420,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1936,7 +2432,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1948,7 +2444,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1960,7 +2456,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1972,7 +2468,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1984,7 +2480,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -1996,7 +2492,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -2008,7 +2504,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -2020,7 +2516,103 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_a7ab8b22c8cca548() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_a7ab8b22c8cca548() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_JOBS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_PERIOD_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_RATE_IS_DEFAULT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_TOKENS_MILLI;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_NEXT_TOKEN_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_CAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_CAP_IS_DEFAULT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93() {
   int result;
   intgo _swig_go_result;
   
@@ -2032,7 +2624,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_a7ab8b22c8cca548() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_a7ab8b22c8cca548(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_bef49f52735afd93(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2049,7 +2641,7 @@ struct echomq_client *_wrap_client_create_capi_a7ab8b22c8cca548(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2065,7 +2657,7 @@ void _wrap_job_numbers_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2081,7 +2673,7 @@ void _wrap_job_payload_copy_capi_a7ab8b22c8cca548(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2131,7 +2723,7 @@ intgo _wrap_enqueue_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2157,7 +2749,7 @@ intgo _wrap_enqueue_batch_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2192,7 +2784,7 @@ intgo _wrap_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2229,7 +2821,7 @@ intgo _wrap_wclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2266,7 +2858,7 @@ intgo _wrap_bclaim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2305,7 +2897,7 @@ intgo _wrap_ack_claim_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2351,7 +2943,7 @@ intgo _wrap_fail_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2377,7 +2969,7 @@ intgo _wrap_stats_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2410,7 +3002,7 @@ intgo _wrap_lane_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2452,7 +3044,7 @@ intgo _wrap_lanes_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2470,7 +3062,7 @@ _gostring_ _wrap_lane_list_group_capi_a7ab8b22c8cca548(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2488,7 +3080,7 @@ void _wrap_lane_list_numbers_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_a7ab8b22c8cca548(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2504,7 +3096,7 @@ _gostring_ _wrap_lane_list_cursor_capi_a7ab8b22c8cca548(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2541,7 +3133,7 @@ intgo _wrap_dead_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2574,7 +3166,7 @@ intgo _wrap_verify_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2614,7 +3206,7 @@ intgo _wrap_doctor_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2652,7 +3244,446 @@ intgo _wrap_ack_many_capi_a7ab8b22c8cca548(struct echomq_client *_swig_go_0, _go
 }
 
 
-long long _wrap_c_heap_in_use_capi_a7ab8b22c8cca548() {
+intgo _wrap_claim_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t arg3 ;
+  uint32_t arg4 ;
+  int arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_claim_batch(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_SLOTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_PREFETCH;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_LEASE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WEIGHTED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_RETRY_DELAY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_IDLE_WAIT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_CONNECT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_COMMAND_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_worker_defaults_capi_bef49f52735afd93(_goslice_ _swig_go_0) {
+  int64_t *arg1 = (int64_t *) 0 ;
+  size_t arg2 ;
+  
+  
+  arg1 = (int64_t *)_swig_go_0.array;
+  arg2 = (size_t)_swig_go_0.len;
+  
+  
+  emqgo_worker_defaults(arg1,arg2);
+  
+}
+
+
+intgo _wrap_worker_create_capi_bef49f52735afd93(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+  char *arg1 = (char *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  uint64_t temp5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  
+  arg1 = (char *)malloc(_swig_go_0.n + 1);
+  memcpy(arg1, _swig_go_0.p, _swig_go_0.n);
+  arg1[_swig_go_0.n] = '\0';
+  
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg5 = &temp5;
+  }
+  
+  result = (int)emqgo_worker_create((char const *)arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp5;
+  }
+  free(arg1); 
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_last_error_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  char *arg2 = (char *) 0 ;
+  size_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  arg2 = (char *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  
+  result = (int)emqgo_worker_last_error(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t arg2 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int64_t)_swig_go_1; 
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)emqgo_worker_next(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_CLAIMED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DONE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_FAILED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RELEASED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_EXTENDED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_LOST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_ROUND_TRIPS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_ERRORS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RUNNING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_BUFFERED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_RETRIED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DELAYED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_DEAD;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stats_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t *arg2 = (int64_t *) 0 ;
+  size_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  
+  arg2 = (int64_t *)_swig_go_1.array;
+  arg3 = (size_t)_swig_go_1.len;
+  
+  
+  result = (int)emqgo_worker_stats(arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_c_heap_in_use_capi_bef49f52735afd93() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -37,6 +37,7 @@
 %rename(Batch) echomq_batch;
 %rename(LaneList) echomq_lane_list;
 %rename(Report) echomq_report;
+%rename(Worker) echomq_worker;
 
 /* The handles are opaque in C; declaring them empty here (never emitted into
  * C) gives them plain Go names instead of mangled ones. */
@@ -48,6 +49,7 @@ struct echomq_job_list {};
 struct echomq_batch {};
 struct echomq_lane_list {};
 struct echomq_report {};
+struct echomq_worker {};
 %clearnodefaultctor;
 %clearnodefaultdtor;
 
@@ -110,6 +112,8 @@ struct echomq_report {};
 %constant int ECHOMQ_ETOOLARGE = ECHOMQ_ETOOLARGE;
 %constant int ECHOMQ_ENOTFOUND = ECHOMQ_ENOTFOUND;
 %constant int ECHOMQ_ESTALE = ECHOMQ_ESTALE;
+%constant int ECHOMQ_ELAYOUT = ECHOMQ_ELAYOUT;
+%constant int ECHOMQ_EFULL = ECHOMQ_EFULL;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -127,6 +131,10 @@ struct echomq_report {};
 %constant int ECHOMQ_FAIL_DELAYED = ECHOMQ_FAIL_DELAYED;
 %constant int ECHOMQ_FAIL_DEAD = ECHOMQ_FAIL_DEAD;
 %constant int ECHOMQ_RETRY_BACKOFF = ECHOMQ_RETRY_BACKOFF;
+%constant int ECHOMQ_RETRY_DEFAULT = ECHOMQ_RETRY_DEFAULT;
+%constant int ECHOMQ_STOP_DRAIN = ECHOMQ_STOP_DRAIN;
+%constant int ECHOMQ_STOP_ABANDON = ECHOMQ_STOP_ABANDON;
+%constant int ECHOMQ_KEY_LAYOUT = ECHOMQ_KEY_LAYOUT;
 
 %constant int ECHOMQ_DEFAULT_MAX_PAYLOAD = ECHOMQ_DEFAULT_MAX_PAYLOAD;
 %constant int ECHOMQ_BATCH_MAX = ECHOMQ_BATCH_MAX;
@@ -138,6 +146,7 @@ typedef struct echomq_job_list echomq_job_list;
 typedef struct echomq_batch echomq_batch;
 typedef struct echomq_lane_list echomq_lane_list;
 typedef struct echomq_report echomq_report;
+typedef struct echomq_worker echomq_worker;
 
 const char *echomq_strerror(int status);
 unsigned int echomq_version(void);
@@ -181,12 +190,29 @@ int echomq_resume(echomq_client *c, const char *queue, const char *group);
 int echomq_set_default_weight(echomq_client *c, const char *queue, uint32_t weight);
 int echomq_set_default_limit(echomq_client *c, const char *queue, uint32_t limit);
 int echomq_set_default_max_attempts(echomq_client *c, const char *queue, uint32_t max_attempts);
+int echomq_set_rate(echomq_client *c, const char *queue, const char *group, uint32_t jobs,
+                    int64_t period_ms, uint32_t burst);
+int echomq_clear_rate(echomq_client *c, const char *queue, const char *group);
+int echomq_set_default_rate(echomq_client *c, const char *queue, uint32_t jobs, int64_t period_ms,
+                            uint32_t burst);
+int echomq_throttle(echomq_client *c, const char *queue, const char *group, int64_t ms);
+int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
+int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
+int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
 
 size_t echomq_lane_list_count(const echomq_lane_list *l);
 void echomq_lane_list_free(echomq_lane_list *l);
 int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids, size_t n,
                    uint64_t *redriven);
 int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t *redriven);
+int echomq_worker_start(echomq_worker *w);
+int echomq_worker_done(echomq_worker *w, const echomq_job *job);
+int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
+                       int64_t retry_delay_ms);
+int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
+void echomq_worker_free(echomq_worker *w);
+
 size_t echomq_report_count(const echomq_report *r);
 const char *echomq_report_at(const echomq_report *r, size_t i);
 void echomq_report_free(echomq_report *r);
@@ -247,6 +273,14 @@ enum {
   EMQGO_LANE_OLDEST_ENQUEUED_AT_MS,
   EMQGO_LANE_KNOWN,
   EMQGO_LANE_DELAYED,
+  EMQGO_LANE_RATE_JOBS,
+  EMQGO_LANE_RATE_PERIOD_MS,
+  EMQGO_LANE_RATE_BURST,
+  EMQGO_LANE_RATE_IS_DEFAULT,
+  EMQGO_LANE_TOKENS_MILLI,
+  EMQGO_LANE_NEXT_TOKEN_AT_MS,
+  EMQGO_LANE_CAP,
+  EMQGO_LANE_CAP_IS_DEFAULT,
   EMQGO_LANE_NUMS
 };
 
@@ -386,6 +420,14 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_OLDEST_ENQUEUED_AT_MS] = l->oldest_enqueued_at_ms;
   v[EMQGO_LANE_KNOWN] = l->known;
   v[EMQGO_LANE_DELAYED] = (int64_t)l->delayed;
+  v[EMQGO_LANE_RATE_JOBS] = (int64_t)l->rate_jobs;
+  v[EMQGO_LANE_RATE_PERIOD_MS] = l->rate_period_ms;
+  v[EMQGO_LANE_RATE_BURST] = (int64_t)l->rate_burst;
+  v[EMQGO_LANE_RATE_IS_DEFAULT] = l->rate_is_default;
+  v[EMQGO_LANE_TOKENS_MILLI] = l->tokens < 0 ? -1 : (int64_t)(l->tokens * 1000.0);
+  v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
+  v[EMQGO_LANE_CAP] = (int64_t)l->cap;
+  v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -464,6 +506,126 @@ int emqgo_ack_many(echomq_client *c, const char *queue, const uint64_t *ids, siz
   rc = echomq_ack_many(c, queue, ids, tokens, n, st, NULL);
   for (i = 0; i < n; i++) statuses[i] = rc == ECHOMQ_OK ? st[i] : rc;
   free(st);
+  return rc;
+}
+
+int emqgo_claim_batch(echomq_client *c, const char *queue, int64_t lease_ms, uint32_t n,
+                      int weighted, uint64_t *OUT_HANDLE) {
+  echomq_job_list *l = NULL;
+  int rc = echomq_claim_batch(c, queue, lease_ms, n, weighted, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* Options of a worker engine, in this order (EMQGO_WOPT_* indexes). */
+enum {
+  EMQGO_WOPT_SLOTS = 0,
+  EMQGO_WOPT_PREFETCH,
+  EMQGO_WOPT_LEASE_MS,
+  EMQGO_WOPT_WEIGHTED,
+  EMQGO_WOPT_RETRY_DELAY_MS,
+  EMQGO_WOPT_IDLE_WAIT_MS,
+  EMQGO_WOPT_CONNECT_TIMEOUT_MS,
+  EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_NUMS
+};
+
+/* The engine's default options into nums (EMQGO_WOPT_NUMS entries). */
+void emqgo_worker_defaults(int64_t *nums, size_t n) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  int64_t v[EMQGO_WOPT_NUMS];
+  size_t i;
+  v[EMQGO_WOPT_SLOTS] = o.slots;
+  v[EMQGO_WOPT_PREFETCH] = o.prefetch;
+  v[EMQGO_WOPT_LEASE_MS] = o.lease_ms;
+  v[EMQGO_WOPT_WEIGHTED] = o.weighted;
+  v[EMQGO_WOPT_RETRY_DELAY_MS] = o.retry_delay_ms;
+  v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
+  v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
+  v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
+}
+
+/* A worker engine from options in nums (EMQGO_WOPT_NUMS entries): returns
+ * the status, and the handle (0 on error) in OUT_HANDLE. */
+int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_t n,
+                        uint64_t *OUT_HANDLE) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  echomq_worker *w = NULL;
+  int rc;
+  *OUT_HANDLE = 0;
+  if (n != EMQGO_WOPT_NUMS) return ECHOMQ_EINVAL;
+  if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
+      nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+    return ECHOMQ_EINVAL;
+  o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
+  o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
+  o.lease_ms = nums[EMQGO_WOPT_LEASE_MS];
+  o.weighted = nums[EMQGO_WOPT_WEIGHTED] != 0;
+  o.retry_delay_ms = nums[EMQGO_WOPT_RETRY_DELAY_MS];
+  o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
+  o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
+  o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  rc = echomq_worker_new(&w, url, queue, &o);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)w;
+  return rc;
+}
+
+/* The engine's last error message into buf (a Go []byte); returns its status. */
+int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
+  return echomq_worker_last_error(w, buf, cap);
+}
+
+int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_worker_next(w, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* Counters of a worker engine, in this order (EMQGO_WSTATS_* indexes). */
+enum {
+  EMQGO_WSTATS_CLAIMED = 0,
+  EMQGO_WSTATS_DONE,
+  EMQGO_WSTATS_FAILED,
+  EMQGO_WSTATS_RELEASED,
+  EMQGO_WSTATS_EXTENDED,
+  EMQGO_WSTATS_LOST,
+  EMQGO_WSTATS_ROUND_TRIPS,
+  EMQGO_WSTATS_ERRORS,
+  EMQGO_WSTATS_RUNNING,
+  EMQGO_WSTATS_BUFFERED,
+  EMQGO_WSTATS_RETRIED,
+  EMQGO_WSTATS_DELAYED,
+  EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_NUMS
+};
+
+int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
+  echomq_worker_stats s;
+  int64_t v[EMQGO_WSTATS_NUMS];
+  size_t i;
+  int rc;
+  memset(&s, 0, sizeof s);
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  rc = echomq_worker_stats_get(w, &s);
+  if (rc != ECHOMQ_OK) return rc;
+  v[EMQGO_WSTATS_CLAIMED] = (int64_t)s.claimed;
+  v[EMQGO_WSTATS_DONE] = (int64_t)s.done;
+  v[EMQGO_WSTATS_FAILED] = (int64_t)s.failed;
+  v[EMQGO_WSTATS_RELEASED] = (int64_t)s.released;
+  v[EMQGO_WSTATS_EXTENDED] = (int64_t)s.extended;
+  v[EMQGO_WSTATS_LOST] = (int64_t)s.lost;
+  v[EMQGO_WSTATS_ROUND_TRIPS] = (int64_t)s.round_trips;
+  v[EMQGO_WSTATS_ERRORS] = (int64_t)s.errors;
+  v[EMQGO_WSTATS_RUNNING] = (int64_t)s.running;
+  v[EMQGO_WSTATS_BUFFERED] = (int64_t)s.buffered;
+  v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
+  v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
+  v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
 
