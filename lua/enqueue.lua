@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive stats config wake jobs grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -13,6 +13,7 @@
 ]]
 --@include many
 --@include record
+--@include lane
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
