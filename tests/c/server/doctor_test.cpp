@@ -97,8 +97,9 @@ TEST_CASE("doctor names what an ACL user may and may not run on a queue", "[doct
   const std::string q = fresh_queue("doctor-acl");
   AclUser producer{raw, "emq-doctor-producer"};
   raw.must({"ACL", "SETUSER", producer.name, "reset", "on", ">pw", "~emq:*", "+ping",
-            "+script|load", "+evalsha", "+time", "+exists", "+hdel", "+hget", "+hincrby",
-            "+hmget", "+hset", "+incrby", "+llen", "+rpush", "+smismember", "+zadd"});
+            "+script|load", "+evalsha", "+time", "+exists", "+hdel", "+hexists", "+hget",
+            "+hincrby", "+hmget", "+hset", "+incrby", "+llen", "+lrem", "+rpush",
+            "+sismember", "+smismember", "+zadd", "+zrem"});
   Doctor d = doctor(c.get(), q, producer.name.c_str());
   INFO(d.lines[5]);
   CHECK(starts(d.lines[5], "ok acl: user 'emq-doctor-producer' may enqueue; may not claim and "
