@@ -75,14 +75,19 @@ sanitized() {
   cmake --build "$dir" -j2
 }
 
+# One test asserts throughput (fast lanes served 4x more than a rate-limited
+# one within 3 s of claims); an unoptimised sanitizer build cannot claim that
+# fast, so it runs in the plain suite above only.
+san_skip='served at that rate while 50 lanes run at full speed'
+
 step "C and C++ tests under ASan + UBSan ($build/asan)"
 sanitized "$build/asan" -DECHOMQ_SANITIZE=ON
 ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir "$build/asan" --output-on-failure
+  ctest --test-dir "$build/asan" --output-on-failure -E "$san_skip"
 
 step "C and C++ tests under TSan ($build/tsan)"
 sanitized "$build/tsan" -DECHOMQ_SANITIZE_THREAD=ON
-TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$build/tsan" --output-on-failure
+TSAN_OPTIONS=halt_on_error=1 ctest --test-dir "$build/tsan" --output-on-failure -E "$san_skip"
 
 step "fuzzing names, URLs and arguments for ${ECHOMQ_FUZZ_SECONDS:-60} s ($build/fuzz)"
 CC=clang CXX=clang++ cmake -S . -B "$build/fuzz" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
