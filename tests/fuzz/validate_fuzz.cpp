@@ -106,6 +106,9 @@ void fuzzCalls(FuzzedDataProvider &in) {
   const bool qok = queueOracle(std::string(q));
   const bool lease_bad = n1 < 1 || n1 > ECHOMQ_LEASE_MAX_MS;
   const bool job_bad = id == 0 || token == 0;
+  // Settling calls also bound ids and tokens by ECHOMQ_ID_MAX (2^53 - 1).
+  const bool settle_bad = job_bad || id > static_cast<uint64_t>(ECHOMQ_ID_MAX) ||
+                          token > static_cast<uint64_t>(ECHOMQ_ID_MAX);
   int judged = -1;  // -1: not fully judged; else 1 = must be EINVAL, 0 = must be ECONN
   int rc = ECHOMQ_OK;
   switch (in.ConsumeIntegralInRange<int>(0, 13)) {
@@ -127,11 +130,11 @@ void fuzzCalls(FuzzedDataProvider &in) {
       break;
     case 4:
       rc = echomq_ack(c, q, id, token);
-      judged = !qok || job_bad;
+      judged = !qok || settle_bad;
       break;
     case 5:
       rc = echomq_fail(c, q, id, token, payload.c_str(), n1, &st);
-      judged = !qok || job_bad ||
+      judged = !qok || settle_bad ||
                (n1 != ECHOMQ_RETRY_BACKOFF && (n1 < 0 || n1 > ECHOMQ_DELAY_MAX_MS));
       break;
     case 6:
@@ -140,7 +143,7 @@ void fuzzCalls(FuzzedDataProvider &in) {
       break;
     case 7:
       rc = echomq_ack_many(c, q, ids.data(), ids.data(), ids.size(), nullptr, &acked);
-      judged = !qok || ids.empty() || id == 0;
+      judged = !qok || ids.empty() || id == 0 || id > static_cast<uint64_t>(ECHOMQ_ID_MAX);
       break;
     case 8: rc = echomq_set_weight(c, q, g, u); break;
     case 9: rc = echomq_set_limit(c, q, g, u); break;
@@ -152,7 +155,7 @@ void fuzzCalls(FuzzedDataProvider &in) {
     case 12: rc = echomq_redrive(c, q, ids.data(), ids.size(), &moved); break;
     case 13:
       rc = echomq_ack_claim(c, q, id, token, n1, &job);
-      judged = !qok || job_bad || lease_bad;
+      judged = !qok || settle_bad || lease_bad;
       break;
   }
   if (rc != ECHOMQ_EINVAL && rc != ECHOMQ_ETOOLARGE && rc != ECHOMQ_ECONN) broken("call status", queue);
