@@ -1,5 +1,5 @@
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive stats config wake jobs grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -10,6 +10,7 @@
 -- the order of their first job), I3 (each job lands in exactly one place:
 -- its lane or the delayed set). Writes are per lane and per hash, not per job.
 ]]
+--@include lane
 --@include many
 --@include record
 

@@ -111,6 +111,26 @@ TEST_CASE("a lane out of tokens leaves the ring and rejoins through claims alone
   require_verified(c.get(), q);
 }
 
+TEST_CASE("a job enqueued into a lane out of tokens waits outside the ring", "[rate]") {
+  auto c = connect_client();
+  RawValkey raw;
+  const std::string q = fresh_queue("rate-enqueue");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_rate(c.get(), q.c_str(), "a", 1, 300, 1));
+  enqueue(c.get(), q, "a", "first");
+  JobPtr j = claim(c.get(), q, 60000);  // its one token
+  REQUIRE(j);
+  ack(c.get(), q, j.get());
+  enqueue(c.get(), q, "a", "second");  // the lane is empty: it would join, but has no token
+  CHECK_FALSE(in_ring(raw, q, "a"));
+  require_verified(c.get(), q);
+  CHECK(claim(c.get(), q, 60000) == nullptr);
+  sleep_ms(350);
+  JobPtr again = claim(c.get(), q, 60000);  // rejoined through the claim alone
+  REQUIRE(again);
+  CHECK(payload_of(again.get()) == "second");
+  require_verified(c.get(), q);
+}
+
 TEST_CASE("a blocked claimer wakes when a throttled lane's token is due", "[rate]") {
   auto c = connect_client();
   const std::string q = fresh_queue("rate-wake");
