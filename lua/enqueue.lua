@@ -11,9 +11,9 @@
 -- the order of their first job), I3 (each job lands in exactly one place:
 -- its lane or the delayed set). Writes are per lane and per hash, not per job.
 ]]
+--@include lane
 --@include many
 --@include record
---@include lane
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)

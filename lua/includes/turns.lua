@@ -82,8 +82,10 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
     if tok[g] then tok[g] = tok[g] - got end
     if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then
       if tok[g] and tok[g] < 1 then
-        -- Out of tokens: out of the ring until its next one is due.
-        waiting[#waiting + 1] = S(now + math.ceil((1 - tok[g]) * rated[g][2] / rated[g][1]))
+        -- Out of tokens: out of the ring until its next one is due, reckoned
+        -- from the bucket as stored (as every later check reads it).
+        local _, _, due = rateState(rated[g], packBucket(tok[g], now), now)
+        waiting[#waiting + 1] = S(due)
         waiting[#waiting + 1] = g
       else
         dq[#dq + 1] = g

@@ -41,13 +41,18 @@ TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 50 lanes run
   std::vector<int64_t> slow_at;  // server ms of each delivery of the slow lane
   const int64_t t0 = mono_ms();
   int claims = 0;
+  // One round trip per job (ack fused with the next claim), so a turn of 51
+  // lanes stays well under the slow lane's 100 ms between tokens.
+  JobPtr j = claim(c.get(), q, 60000);
   while (mono_ms() - t0 < 3000) {
-    JobPtr j = claim(c.get(), q, 60000);
     REQUIRE(j);
     const std::string g = echomq_job_group(j.get());
     ++served[g];
     if (g == "slow") slow_at.push_back(echomq_job_lease_until_ms(j.get()) - 60000);
-    ack(c.get(), q, j.get());
+    echomq_job *next = nullptr;
+    EMQ_REQUIRE_OK(c.get(), echomq_ack_claim(c.get(), q.c_str(), echomq_job_id(j.get()),
+                                             echomq_job_token(j.get()), 60000, &next));
+    j.reset(next);
     if (++claims % 25 == 0) {
       // Never in the ring without a token.
       echomq_lane_info li = lane(c.get(), q, "slow");
@@ -103,6 +108,26 @@ TEST_CASE("a lane out of tokens leaves the ring and rejoins through claims alone
     back = j && std::string(echomq_job_group(j.get())) == "a";
   }
   CHECK(back);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a job enqueued into a lane out of tokens waits outside the ring", "[rate]") {
+  auto c = connect_client();
+  RawValkey raw;
+  const std::string q = fresh_queue("rate-enqueue");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_rate(c.get(), q.c_str(), "a", 1, 300, 1));
+  enqueue(c.get(), q, "a", "first");
+  JobPtr j = claim(c.get(), q, 60000);  // its one token
+  REQUIRE(j);
+  ack(c.get(), q, j.get());
+  enqueue(c.get(), q, "a", "second");  // the lane is empty: it would join, but has no token
+  CHECK_FALSE(in_ring(raw, q, "a"));
+  require_verified(c.get(), q);
+  CHECK(claim(c.get(), q, 60000) == nullptr);
+  sleep_ms(350);
+  JobPtr again = claim(c.get(), q, 60000);  // rejoined through the claim alone
+  REQUIRE(again);
+  CHECK(payload_of(again.get()) == "second");
   require_verified(c.get(), q);
 }
 
