@@ -63,7 +63,7 @@ def test_raising_handler_retries_then_dead_letters(queue):
         if job.text == "flaky" and job.attempt == 1:
             raise KeyError("first time unlucky")
 
-    stats = echomq.Worker(queue, handler, concurrency=2, retry_in=0, idle_timeout=0.8).run(handle_signals=False)
+    stats = echomq.Worker(queue, handler, concurrency=2, retry_in=0, idle_timeout=2.0).run(handle_signals=False)
     assert calls == {"bad": 3, "flaky": 2, "good": 1}
     assert (stats.acked, stats.failed, stats.retried, stats.dead) == (2, 4, 3, 1)
     dead = queue.dead()
