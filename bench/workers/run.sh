@@ -20,12 +20,8 @@ threads=8
 slots=16
 export PATH="$PATH:/usr/local/go/bin"
 
-if [ ! -f "$build/prefix/lib/pkgconfig/echomq.pc" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j2 --target echomq echomq_static >/dev/null
-  cmake --install "$build" --prefix "$build/prefix" >/dev/null
-fi
-export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# shellcheck source=../../scripts/prefix.sh
+. "$root/scripts/prefix.sh"
 export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 work=$(mktemp -d)

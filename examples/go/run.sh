@@ -9,13 +9,9 @@ root=$(cd "$here/../.." && pwd)
 build=${ECHOMQ_BUILD_DIR:-$root/build}
 export PATH="$PATH:/usr/local/go/bin"
 
-if [ ! -f "$build/prefix/lib/pkgconfig/echomq.pc" ]; then
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-  cmake --build "$build" -j2 --target echomq echomq_static >/dev/null
-  cmake --install "$build" --prefix "$build/prefix" >/dev/null
-fi
+# shellcheck source=../../scripts/prefix.sh
+. "$root/scripts/prefix.sh"
 # The Go package links libechomq.a by default: no LD_LIBRARY_PATH needed.
-export PKG_CONFIG_PATH="$build/prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 # Go's build cache does not notice a rebuilt libechomq: a stamp in the cgo flags does.
 stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
 export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
