@@ -43,7 +43,7 @@
 #include <stdint.h>
 
 #define ECHOMQ_VERSION_MAJOR 0
-#define ECHOMQ_VERSION_MINOR 2
+#define ECHOMQ_VERSION_MINOR 3
 #define ECHOMQ_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as returned by echomq_version(). */
 #define ECHOMQ_VERSION_NUMBER \
