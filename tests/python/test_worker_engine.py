@@ -4,18 +4,14 @@ the batch claim and layout error the binding exposes."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 import echomq
 from emq_helpers import wait_for
-
-ROOT = Path(__file__).resolve().parents[2]
+from emq_valkey import Server
 
 
 def test_discard_dead_letters_at_once(queue):
@@ -110,12 +106,8 @@ def test_bad_worker_options_are_refused_before_io():
 
 
 def test_on_error_fires_when_the_server_goes_away(make_queue):
-    d = tempfile.mkdtemp(prefix="emq-pytest-gone-")
-    script = ROOT / "tests" / "valkey-server.sh"
-    subprocess.run(["bash", str(script), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
-    stopped = False
-    try:
-        url = Path(d, "url").read_text().strip()
+    with Server(prefix="emq-pytest-gone-") as server:
+        url = server.url
         errors = []
         with echomq.connect(url, timeout=0.5, connect_timeout=0.5) as c:
             q = c.queue("gone")
@@ -125,16 +117,12 @@ def test_on_error_fires_when_the_server_goes_away(make_queue):
                                    drain_timeout=1)
             worker.start()
             assert done.wait(5)
-            subprocess.run(["bash", str(script), "stop", d], check=True, timeout=60)
-            stopped = True
+            server.stop()
             assert wait_for(lambda: errors, timeout=10), "no error reported"
             worker.stop(abandon=True)
             worker.join(5)
         assert isinstance(errors[0], (echomq.ConnectionError, echomq.TimeoutError)), errors
         assert worker.stats.errors >= 1
-    finally:
-        if not stopped:
-            subprocess.run(["bash", str(script), "stop", d], check=False, timeout=60)
 
 
 def test_claim_batch_serves_turns_in_one_call(queue):

@@ -8,7 +8,7 @@
 // the GIL.
 #pragma once
 
-#include <echomq/echomq.h>
+#include <echomq/echomq.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -25,30 +25,12 @@ struct Error {
   std::string message;
 };
 
-struct JobFree {
-  void operator()(echomq_job *j) const noexcept { echomq_job_free(j); }
-};
-struct JobListFree {
-  void operator()(echomq_job_list *l) const noexcept { echomq_job_list_free(l); }
-};
-struct LaneListFree {
-  void operator()(echomq_lane_list *l) const noexcept { echomq_lane_list_free(l); }
-};
-struct ReportFree {
-  void operator()(echomq_report *r) const noexcept { echomq_report_free(r); }
-};
-struct BatchFree {
-  void operator()(echomq_batch *b) const noexcept { echomq_batch_free(b); }
-};
-using JobPtr = std::unique_ptr<echomq_job, JobFree>;
-using JobListPtr = std::unique_ptr<echomq_job_list, JobListFree>;
-using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListFree>;
-using ReportPtr = std::unique_ptr<echomq_report, ReportFree>;
-using BatchPtr = std::unique_ptr<echomq_batch, BatchFree>;
-struct WorkerFree {
-  void operator()(echomq_worker *w) const noexcept { echomq_worker_free(w); }
-};
-using WorkerPtr = std::unique_ptr<echomq_worker, WorkerFree>;
+using echomq::BatchPtr;
+using echomq::JobListPtr;
+using echomq::JobPtr;
+using echomq::LaneListPtr;
+using echomq::ReportPtr;
+using echomq::WorkerPtr;
 
 // Refuses a string with an embedded NUL: the C API takes NUL-terminated
 // names, so such a name would silently be cut. Throws Error{ECHOMQ_EINVAL}.

@@ -141,7 +141,7 @@ TEST_CASE("settle_claim acks and fails held jobs and claims the next batch in on
   REQUIRE(echomq_job_list_count(held.get()) == 4);
   echomq_settle *s = nullptr;
   REQUIRE(echomq_settle_new(&s) == ECHOMQ_OK);
-  std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+  SettlePtr own(s);
   const echomq_job *j0 = echomq_job_list_at(held.get(), 0), *j1 = echomq_job_list_at(held.get(), 1),
                    *j2 = echomq_job_list_at(held.get(), 2);
   REQUIRE(echomq_settle_ack(s, echomq_job_id(j0), echomq_job_token(j0)) == ECHOMQ_OK);
@@ -194,7 +194,7 @@ TEST_CASE("a released job goes back to its lane at once without using an attempt
     REQUIRE(j);
     REQUIRE(echomq_job_id(j.get()) == id);  // same mint position every time
     echomq_settle *s = echomq_settle_create();
-    std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+    SettlePtr own(s);
     REQUIRE(echomq_settle_fail(s, id, echomq_job_token(j.get()), "", ECHOMQ_RETRY_RELEASE) == ECHOMQ_OK);
     EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s, 0, 0, 0, nullptr));
     CHECK(echomq_settle_status(s, 0) == ECHOMQ_FAIL_RETRY);
