@@ -9,6 +9,7 @@
 #include "error.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "mapping.hpp"
 #include "validate.hpp"
 
 namespace {
@@ -371,11 +372,7 @@ namespace {
 int settleAdd(echomq_settle* s, echomq::Settlement e) {
   if (!s) return ECHOMQ_EINVAL;
   return guardedNoClient([&] {
-    if (e.id == 0 || e.id > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("job id out of range");
-    if (e.token == 0 || e.token > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("token out of range");
-    if (!e.ack && e.retry_delay_ms != ECHOMQ_RETRY_BACKOFF && e.retry_delay_ms != ECHOMQ_RETRY_DEAD &&
-        e.retry_delay_ms != ECHOMQ_RETRY_RELEASE)
-      echomq::checkRange("retry_delay_ms", e.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+    echomq::checkSettlement(e);
     if (s->entries.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "settlement list is full");
     s->entries.push_back(std::move(e));
     s->codes.clear();
@@ -480,23 +477,17 @@ int echomq_resume(echomq_client* c, const char* queue, const char* group) {
 }
 int echomq_set_default_weight(echomq_client* c, const char* queue, uint32_t weight) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default weight", weight, 1, ECHOMQ_WEIGHT_MAX);
-    c->core.setDefault(queue, "weight", weight);
+    c->core.setDefault(queue, echomq::QueueDefault::Weight, weight);
   });
 }
 int echomq_set_default_limit(echomq_client* c, const char* queue, uint32_t limit) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default limit", limit, 0, ECHOMQ_LIMIT_MAX);
-    c->core.setDefault(queue, "limit", limit);
+    c->core.setDefault(queue, echomq::QueueDefault::Limit, limit);
   });
 }
 int echomq_set_default_max_attempts(echomq_client* c, const char* queue, uint32_t max_attempts) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default max attempts", max_attempts, 1, ECHOMQ_ATTEMPTS_MAX);
-    c->core.setDefault(queue, "maxatt", max_attempts);
+    c->core.setDefault(queue, echomq::QueueDefault::MaxAttempts, max_attempts);
   });
 }
 
@@ -545,7 +536,7 @@ int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
     requireOut(out, "out");
     if (out->version != ECHOMQ_QUEUE_STATS_VERSION)
       echomq::invalid("stats: set out->version to ECHOMQ_QUEUE_STATS_VERSION");
-    *out = c->core.stats(queue);
+    *out = emqcapi::toC(c->core.stats(queue));
   });
 }
 
@@ -555,7 +546,7 @@ int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_l
     const unsigned v = out->version;
     if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_1)
       echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
-    echomq_lane_info l = c->core.lane(queue, group);
+    echomq_lane_info l = emqcapi::toC(c->core.lane(queue, group));
     // A version-1 caller's struct ends before the version-2 fields.
     std::memcpy(out, &l, v == ECHOMQ_LANE_INFO_VERSION ? sizeof l : offsetof(echomq_lane_info, rate_jobs));
     out->version = v;
@@ -579,7 +570,8 @@ int echomq_lanes(echomq_client* c, const char* queue, const char* after, size_t 
     auto* l = new echomq_lane_list();
     try {
       bool more = false;
-      l->lanes = c->core.lanes(queue, after, count, more);
+      for (const echomq::LaneInfo& x : c->core.lanes(queue, after, count, more))
+        l->lanes.push_back(emqcapi::toC(x));
       l->has_next = more && !l->lanes.empty();
       if (l->has_next) l->next = l->lanes.back().group;
     } catch (...) {

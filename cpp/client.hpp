@@ -8,15 +8,15 @@
 #include <vector>
 
 #include "connection.hpp"
-#include "echomq/echomq.h"
 #include "keys.hpp"
 #include "script_runner.hpp"
+#include "types.hpp"
 
 namespace echomq {
 
 struct ClientOptions {
   Timeouts timeouts;
-  size_t max_payload = ECHOMQ_DEFAULT_MAX_PAYLOAD;
+  size_t max_payload = kDefaultMaxPayload;
 };
 
 struct Job {
@@ -46,9 +46,12 @@ struct Settlement {
   int64_t retry_delay_ms = 0;
   std::string reason;
 };
-constexpr int64_t kRetryBackoff = -1;
-constexpr int64_t kRetryDeadNow = -2;
-constexpr int64_t kRetryRelease = -3;
+
+// Checks one settlement's id, token and retry delay (EINVAL), before any I/O.
+void checkSettlement(const Settlement& s);
+
+// A queue-wide default (the scripts' "weight", "limit", "maxatt").
+enum class QueueDefault { Weight, Limit, MaxAttempts };
 
 // What one take call did: a code per settlement (acks: OK, ESTALE,
 // ENOTFOUND; fails: the outcome or ESTALE, ENOTFOUND) and the jobs claimed.
@@ -65,7 +68,7 @@ struct NewJob {
   size_t payload_len;
 };
 
-// One finding of doctor(): an echomq_doctor_level and "check: finding; advice".
+// One finding of doctor(): a DoctorLevel and "check: finding; advice".
 struct DoctorLine {
   int level;
   std::string text;
@@ -80,7 +83,7 @@ class Client {
   void cancel() { conn_.cancel(); }
   void ping();
 
-  // Enqueues jobs (1..ECHOMQ_BATCH_MAX) in one atomic script call; returns
+  // Enqueues jobs (1..kBatchMax) in one atomic script call; returns
   // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
@@ -114,7 +117,8 @@ class Client {
   void setWeight(const char* queue, const char* group, uint32_t weight);  // 0 clears
   void setLimit(const char* queue, const char* group, uint32_t limit);    // 0 clears
   void setPaused(const char* queue, const char* group, bool paused);
-  void setDefault(const char* queue, const char* what, uint32_t value);
+  // Validates value for `what` (weight 1.., limit 0.., max attempts 1..).
+  void setDefault(const char* queue, QueueDefault what, uint32_t value);
   // Rate limit of a lane (group) or the queue default (group NULL): jobs per
   // period_ms with a burst (0 = jobs); jobs 0 clears.
   void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
@@ -123,10 +127,10 @@ class Client {
   // Size cap of a lane or the queue default (group NULL); 0 clears.
   void setCap(const char* queue, const char* group, uint64_t cap);
 
-  echomq_queue_stats stats(const char* queue);
-  echomq_lane_info lane(const char* queue, const char* group);
+  QueueStats stats(const char* queue);
+  LaneInfo lane(const char* queue, const char* group);
   // Returns the page; `more` tells whether a further page may exist.
-  std::vector<echomq_lane_info> lanes(const char* queue, const char* after, size_t count,
+  std::vector<LaneInfo> lanes(const char* queue, const char* after, size_t count,
                                       bool& more);
   std::vector<Job> dead(const char* queue, uint64_t offset, size_t count);
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);

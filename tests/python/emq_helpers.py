@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+from emq_valkey import Resp, RespError  # noqa: F401  (where older tests look for them)
+
 
 def wait_for(predicate, timeout: float = 10.0, interval: float = 0.02) -> bool:
     """Polls predicate until it is true or timeout passes; returns its last value."""
