@@ -27,8 +27,9 @@ std::string show(const std::vector<Served> &v) {
 }
 
 // Short leases and delays: long enough not to end while a state is built
-// (which would make the two copies differ), over before the claims run.
-constexpr int64_t kShort = 150;
+// (which would make the two copies differ, also on a loaded machine), over
+// before the claims run.
+constexpr int64_t kShort = 400;
 
 // Applies one seed's random history to queue q: lanes, weights, limits,
 // pauses, some jobs leased with a short lease (they expire), some failed
