@@ -211,6 +211,7 @@ int64_t echomq_job_enqueued_at_ms(const echomq_job* j) { return j ? j->j.enqueue
 int64_t echomq_job_dead_at_ms(const echomq_job* j) { return j ? j->j.dead_at_ms : 0; }
 const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_error.c_str() : ""; }
 void echomq_job_free(echomq_job* j) { delete j; }
+uint64_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt : 0; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
 const echomq_job* echomq_job_list_at(const echomq_job_list* l, size_t i) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "nonce.hpp"
 #include "validate.hpp"
 
 namespace echomq {
@@ -122,7 +123,7 @@ void checkSettlements(const std::vector<Settlement>& s) {
   }
 }
 
-// Reply of take: {status, m, m codes, n, n x 8 job fields, next due}.
+// Reply of take: {status, m, m codes, n, n x 9 job fields, next due}.
 TakeResult decodeTake(const redisReply* r) {
   TakeResult out;
   int st = scriptStatus(r, "take");
@@ -130,11 +131,11 @@ TakeResult decodeTake(const redisReply* r) {
   size_t at = 2 + m;
   for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
   uint64_t n = u64(r, at, "take");
-  if (r->elements != at + 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
+  if (r->elements != at + 2 + 9 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
   ClaimResult& c = out.claimed;
   c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = at + 1 + 8 * i;
+    size_t b = at + 1 + 9 * i;
     Job& j = c.jobs[i];
     j.id = u64(r, b, "claim id");
     j.group = str(r, b + 1, "claim group");
@@ -144,6 +145,7 @@ TakeResult decodeTake(const redisReply* r) {
     j.enqueued_at_ms = i64(r, b + 5, "claim enqueued");
     j.max_attempts = static_cast<uint32_t>(u64(r, b + 6, "claim max attempts"));
     j.last_error = str(r, b + 7, "claim last error");
+    j.attempt = u64(r, b + 8, "claim attempt");
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");
@@ -161,6 +163,9 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   argv_.own(static_cast<long long>(turns));
   argv_.ref(weighted ? "1" : "0", 1);
   argv_.ref(flags, std::strlen(flags));
+  // A fresh nonce per call: the tokens of this call's claims are made from
+  // it, so a claim lost in a failover never shares a token with a later one.
+  argv_.own(std::to_string(freshNonce()));
   size_t acks = 0;
   for (const Settlement& x : s) acks += x.ack ? 1 : 0;
   argv_.own(static_cast<long long>(acks));
@@ -554,7 +559,8 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.id = u64(r.get(), b, "dead");
     j.group = str(r.get(), b + 1, "dead");
     j.payload = str(r.get(), b + 2, "dead");
-    j.token = u64(r.get(), b + 3, "dead");
+    j.token = u64(r.get(), b + 3, "dead");  // the attempts used, as before 0.3
+    j.attempt = j.token;
     j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + 4, "dead"));
     j.enqueued_at_ms = i64(r.get(), b + 5, "dead");
     j.dead_at_ms = i64(r.get(), b + 6, "dead");

@@ -23,7 +23,8 @@ struct Job {
   uint64_t id = 0;
   std::string group;
   std::string payload;
-  uint64_t token = 0;
+  uint64_t token = 0;    // fences this delivery (dead jobs: the attempts used)
+  uint64_t attempt = 0;  // attempts so far, this delivery included
   uint32_t max_attempts = 0;
   int64_t lease_until_ms = 0;
   int64_t enqueued_at_ms = 0;

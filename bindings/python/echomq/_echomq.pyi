@@ -2,7 +2,7 @@
 
 from typing import Dict, List, Optional, Tuple, Union
 
-_RawJob = Tuple[int, str, bytes, int, int, int, int, int, str]
+_RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int]
 _Name = Union[str, bytes]
 
 HEADER_VERSION: int

@@ -425,14 +425,14 @@ class Worker:
             self._handler(job)
         except DiscardJob as exc:
             reason = str(exc) or "discarded"
-            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
             with self._lock:
                 self._failed += 1
                 self._discarded += 1
             return int(self._raw.discard(ref, _convert.reason_bytes(reason)))
         except BaseException as exc:  # the handler's failure is the job's, not the worker's
             reason = _reason(exc)
-            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.attempt, reason)
             log.debug("traceback of job %d", job.id, exc_info=exc)
             with self._lock:
                 self._failed += 1

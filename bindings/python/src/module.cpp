@@ -82,7 +82,7 @@ py::tuple job_tuple(const echomq_job *j) {
                         py::bytes(payload != nullptr ? payload : "", len), echomq_job_token(j),
                         echomq_job_max_attempts(j), echomq_job_lease_until_ms(j),
                         echomq_job_enqueued_at_ms(j), echomq_job_dead_at_ms(j),
-                        text(echomq_job_last_error(j)));
+                        text(echomq_job_last_error(j)), echomq_job_attempt(j));
 }
 
 py::object job_or_none(const emqpy::JobPtr &j) {

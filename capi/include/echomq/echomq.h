@@ -74,8 +74,8 @@ typedef enum echomq_status {
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
   ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
-  ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
-                             job is no longer leased: the lease was lost */
+  ECHOMQ_ESTALE = -4,     /* token is not the job's current delivery's, or
+                             the job is no longer leased: the lease was lost */
   ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
                              nothing written (a batch: none of it) */
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
@@ -145,7 +145,7 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_RECOVER_MAX 32
 /* Version of the key layout this library reads and writes (docs/keys.md).
  * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
-#define ECHOMQ_KEY_LAYOUT 2
+#define ECHOMQ_KEY_LAYOUT 3
 #define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
 #define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
 #define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
@@ -229,8 +229,11 @@ ECHOMQ_API const char *echomq_job_group(const echomq_job *j);
  * general, though a NUL is stored after the last byte for convenience. */
 ECHOMQ_API const char *echomq_job_payload(const echomq_job *j, size_t *len);
 ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
-/* Fencing token: the attempt count of this delivery. Pass it to ack, fail
- * and extend. For dead jobs, the attempts used. */
+/* Fencing token of this delivery (1..ECHOMQ_ID_MAX). Pass it to ack, fail
+ * and extend. Since 0.3 it is not the attempt count: every delivery of a job
+ * gets a new token, made from a random nonce the claiming call draws, so no
+ * other delivery of the job has it, also after a failover to a replica that
+ * never saw this claim. For dead jobs, the attempts used (as before 0.3). */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
 /* Server ms: lease deadline (0 if not leased), enqueue time, and for dead
@@ -242,6 +245,11 @@ ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
  * job, why the previous attempt failed; on a dead job, why it died. */
 ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
+/* Attempt count (since 0.3): on a claimed job, the number of this delivery
+ * (1 for the first; a job given back unstarted with ECHOMQ_RETRY_RELEASE
+ * does not use up an attempt, but its next delivery still counts one up);
+ * on a dead job, the attempts used. 0 for NULL. */
+ECHOMQ_API uint64_t echomq_job_attempt(const echomq_job *j);
 
 /* A list of jobs (wclaim, dead listing). Jobs inside are owned by the list. */
 typedef struct echomq_job_list echomq_job_list;
@@ -327,7 +335,7 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
 
 /* ------------------------------------------------------------------------ */
 /* Settle a leased job. `token` is the job's echomq_job_token of the delivery
- * being settled. A token that is not the current attempt, or a job that is
+ * being settled. A token that is not the current delivery's, or a job that is
  * no longer leased, gets ECHOMQ_ESTALE and changes nothing. */
 
 /* Acknowledge: the job is done and deleted.
