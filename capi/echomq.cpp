@@ -32,12 +32,16 @@ int record(echomq_client* c, int code, const char* msg) {
   return code;
 }
 
-// Runs fn on a live handle; maps every exception to a status on c.
+// Runs fn on a live handle; maps every exception to a status on c. A call
+// that wrote and was not confirmed durable in time is ECHOMQ_UNCONFIRMED.
 template <class F>
 int guarded(echomq_client* c, F&& fn) {
   if (!c) return ECHOMQ_EINVAL;
   try {
+    c->core.beginCall();
     fn();
+    const std::string why = c->core.confirmWrites();
+    if (!why.empty()) return record(c, ECHOMQ_UNCONFIRMED, why.c_str());
     return ok(c);
   } catch (const echomq::Error& e) {
     return record(c, e.code(), e.what());
@@ -100,6 +104,7 @@ const char* echomq_strerror(int status) {
   switch (status) {
     case ECHOMQ_OK: return "ok";
     case ECHOMQ_EMPTY: return "nothing to claim";
+    case ECHOMQ_UNCONFIRMED: return "done, but not confirmed durable in time";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
@@ -139,8 +144,15 @@ int echomq_check_group_name(const char* group) {
 /* ---- client ---- */
 
 int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (!opts) return ECHOMQ_EINVAL;
+  const echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (version == ECHOMQ_CLIENT_OPTIONS_VERSION_1) {
+    // A version-1 struct ends before the wait_* fields.
+    std::memcpy(opts, &d, offsetof(echomq_client_options, wait_replicas));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
+  if (version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
   *opts = d;
   return ECHOMQ_OK;
 }
@@ -150,13 +162,21 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
   *out = nullptr;
   echomq::ClientOptions o;
   if (opts) {
-    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION && opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_1)
+      return ECHOMQ_EINVAL;
     if (opts->connect_timeout_ms < 1 || opts->command_timeout_ms < 1) return ECHOMQ_EINVAL;
     if (opts->max_payload_bytes < 1 || opts->max_payload_bytes > ECHOMQ_HARD_MAX_PAYLOAD)
       return ECHOMQ_EINVAL;
     o.timeouts.connect_ms = opts->connect_timeout_ms;
     o.timeouts.command_ms = opts->command_timeout_ms;
     o.max_payload = opts->max_payload_bytes;
+    if (opts->version >= 2) {  // the wait_* fields exist
+      if (!echomq::Durability::valid(opts->wait_replicas, opts->wait_aof, opts->wait_timeout_ms))
+        return ECHOMQ_EINVAL;
+      o.durability.replicas = opts->wait_replicas;
+      o.durability.aof = opts->wait_aof != 0;
+      o.durability.timeout_ms = opts->wait_timeout_ms;
+    }
   }
   return guardedNoClient([&] { *out = new echomq_client(o); });
 }

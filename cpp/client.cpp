@@ -71,7 +71,42 @@ Argv& Client::start(Script s, const QueueKeys& k) {
 }
 
 ReplyPtr Client::run(Script s, int read_timeout_ms) {
+  // take marks itself: a claim that found nothing and settled nothing has
+  // nothing for its caller to lose.
+  if (!scripts_.readOnly(s) && s != Script::Take) wrote_ = true;
   return scripts_.run(conn_, s, argv_, read_timeout_ms);
+}
+
+std::string Client::confirmWrites() {
+  const Durability& d = opts_.durability;
+  if (!wrote_ || !d.on()) return {};
+  wrote_ = false;
+  try {
+    Argv a;
+    const char* cmd = d.aof ? "WAITAOF" : "WAIT";
+    a.ref(cmd, std::strlen(cmd));
+    if (d.aof) a.own(1LL);  // the local AOF
+    a.own(static_cast<long long>(d.replicas));
+    a.own(static_cast<long long>(d.timeout_ms));
+    // The server blocks up to the timeout: read for longer than that.
+    ReplyPtr r = conn_.command(a, d.timeout_ms + opts_.timeouts.command_ms);
+    if (r->type == REDIS_REPLY_ERROR) return std::string("the server refused the wait: ") + r->str;
+    long long local = 1, replicas = 0;
+    if (d.aof && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+      local = r->element[0]->integer;
+      replicas = r->element[1]->integer;
+    } else if (!d.aof && r->type == REDIS_REPLY_INTEGER) {
+      replicas = r->integer;
+    } else {
+      return "unexpected reply to the wait";
+    }
+    if (local >= 1 && replicas >= d.replicas) return {};
+    std::string why = "not confirmed in " + std::to_string(d.timeout_ms) + " ms:";
+    if (d.aof) why += local >= 1 ? " local AOF fsynced," : " local AOF not fsynced,";
+    return why + " " + std::to_string(replicas) + " of " + std::to_string(d.replicas) + " replicas";
+  } catch (const Error& e) {
+    return std::string("the wait failed (the write happened): ") + e.what();
+  }
 }
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
@@ -184,6 +219,7 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   }
   TakeResult res = decodeTake(run(Script::Take).get());
   if (res.codes.size() != s.size()) echomq::fail(ECHOMQ_EPROTO, "take: unexpected code count");
+  if (!s.empty() || !res.claimed.jobs.empty()) wrote_ = true;
   // The script answers acks first, then fails: back to the caller's order.
   std::vector<int> codes(s.size());
   size_t a = 0, f = acks;
