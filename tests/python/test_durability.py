@@ -17,9 +17,10 @@ from conftest import SERVER_SCRIPT
 from emq_helpers import Resp, wait_for
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def replica(url: str) -> Iterator[str]:
-    """A second server, replicating the session's server while the test runs."""
+    """A second server, replicating the session's server while this module's
+    tests run (one full sync: the primary delays it by repl-diskless-sync-delay)."""
     d = tempfile.mkdtemp(prefix="emq-pytest-replica-")
     subprocess.run(["bash", str(SERVER_SCRIPT), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
     try:
