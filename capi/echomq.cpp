@@ -33,12 +33,16 @@ int record(echomq_client* c, int code, const char* msg) {
   return code;
 }
 
-// Runs fn on a live handle; maps every exception to a status on c.
+// Runs fn on a live handle; maps every exception to a status on c. A call
+// that wrote and was not confirmed durable in time is ECHOMQ_UNCONFIRMED.
 template <class F>
 int guarded(echomq_client* c, F&& fn) {
   if (!c) return ECHOMQ_EINVAL;
   try {
+    c->core.beginCall();
     fn();
+    const std::string why = c->core.confirmWrites();
+    if (!why.empty()) return record(c, ECHOMQ_UNCONFIRMED, why.c_str());
     return ok(c);
   } catch (const echomq::Error& e) {
     return record(c, e.code(), e.what());
@@ -101,6 +105,7 @@ const char* echomq_strerror(int status) {
   switch (status) {
     case ECHOMQ_OK: return "ok";
     case ECHOMQ_EMPTY: return "nothing to claim";
+    case ECHOMQ_UNCONFIRMED: return "done, but not confirmed durable in time";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
@@ -140,8 +145,15 @@ int echomq_check_group_name(const char* group) {
 /* ---- client ---- */
 
 int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (!opts) return ECHOMQ_EINVAL;
+  const echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (version == ECHOMQ_CLIENT_OPTIONS_VERSION_1) {
+    // A version-1 struct ends before the wait_* fields.
+    std::memcpy(opts, &d, offsetof(echomq_client_options, wait_replicas));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
+  if (version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
   *opts = d;
   return ECHOMQ_OK;
 }
@@ -151,13 +163,21 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
   *out = nullptr;
   echomq::ClientOptions o;
   if (opts) {
-    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION && opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_1)
+      return ECHOMQ_EINVAL;
     if (opts->connect_timeout_ms < 1 || opts->command_timeout_ms < 1) return ECHOMQ_EINVAL;
     if (opts->max_payload_bytes < 1 || opts->max_payload_bytes > ECHOMQ_HARD_MAX_PAYLOAD)
       return ECHOMQ_EINVAL;
     o.timeouts.connect_ms = opts->connect_timeout_ms;
     o.timeouts.command_ms = opts->command_timeout_ms;
     o.max_payload = opts->max_payload_bytes;
+    if (opts->version >= 2) {  // the wait_* fields exist
+      if (!echomq::Durability::valid(opts->wait_replicas, opts->wait_aof, opts->wait_timeout_ms))
+        return ECHOMQ_EINVAL;
+      o.durability.replicas = opts->wait_replicas;
+      o.durability.aof = opts->wait_aof != 0;
+      o.durability.timeout_ms = opts->wait_timeout_ms;
+    }
   }
   return guardedNoClient([&] { *out = new echomq_client(o); });
 }
@@ -212,6 +232,7 @@ int64_t echomq_job_enqueued_at_ms(const echomq_job* j) { return j ? j->j.enqueue
 int64_t echomq_job_dead_at_ms(const echomq_job* j) { return j ? j->j.dead_at_ms : 0; }
 const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_error.c_str() : ""; }
 void echomq_job_free(echomq_job* j) { delete j; }
+uint64_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt : 0; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
 const echomq_job* echomq_job_list_at(const echomq_job_list* l, size_t i) {

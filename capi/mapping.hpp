@@ -14,6 +14,7 @@ namespace emqcapi {
 #define EMQ_SAME(core, c) static_assert(static_cast<long long>(echomq::core) == static_cast<long long>(c), #c)
 EMQ_SAME(kOk, ECHOMQ_OK);
 EMQ_SAME(kEmpty, ECHOMQ_EMPTY);
+EMQ_SAME(kUnconfirmed, ECHOMQ_UNCONFIRMED);
 EMQ_SAME(kInvalid, ECHOMQ_EINVAL);
 EMQ_SAME(kTooLarge, ECHOMQ_ETOOLARGE);
 EMQ_SAME(kNotFound, ECHOMQ_ENOTFOUND);
@@ -55,6 +56,8 @@ EMQ_SAME(kRecoverMax, ECHOMQ_RECOVER_MAX);
 EMQ_SAME(kRateJobsMax, ECHOMQ_RATE_JOBS_MAX);
 EMQ_SAME(kRatePeriodMaxMs, ECHOMQ_RATE_PERIOD_MAX_MS);
 EMQ_SAME(kCapMax, ECHOMQ_CAP_MAX);
+EMQ_SAME(kWaitReplicasMax, ECHOMQ_WAIT_REPLICAS_MAX);
+EMQ_SAME(kWaitTimeoutMaxMs, ECHOMQ_WAIT_TIMEOUT_MAX_MS);
 EMQ_SAME(kDoctorOk, ECHOMQ_DOCTOR_OK);
 EMQ_SAME(kDoctorWarn, ECHOMQ_DOCTOR_WARN);
 EMQ_SAME(kDoctorFail, ECHOMQ_DOCTOR_FAIL);

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "nonce.hpp"
 #include "replies_gen.hpp"
 #include "validate.hpp"
 
@@ -71,7 +72,42 @@ Argv& Client::start(Script s, const QueueKeys& k) {
 }
 
 ReplyPtr Client::run(Script s, int read_timeout_ms) {
+  // take marks itself: a claim that found nothing and settled nothing has
+  // nothing for its caller to lose.
+  if (!scripts_.readOnly(s) && s != Script::Take) wrote_ = true;
   return scripts_.run(conn_, s, argv_, read_timeout_ms);
+}
+
+std::string Client::confirmWrites() {
+  const Durability& d = opts_.durability;
+  if (!wrote_ || !d.on()) return {};
+  wrote_ = false;
+  try {
+    Argv a;
+    const char* cmd = d.aof ? "WAITAOF" : "WAIT";
+    a.ref(cmd, std::strlen(cmd));
+    if (d.aof) a.own(1LL);  // the local AOF
+    a.own(static_cast<long long>(d.replicas));
+    a.own(static_cast<long long>(d.timeout_ms));
+    // The server blocks up to the timeout: read for longer than that.
+    ReplyPtr r = conn_.command(a, d.timeout_ms + opts_.timeouts.command_ms);
+    if (r->type == REDIS_REPLY_ERROR) return std::string("the server refused the wait: ") + r->str;
+    long long local = 1, replicas = 0;
+    if (d.aof && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+      local = r->element[0]->integer;
+      replicas = r->element[1]->integer;
+    } else if (!d.aof && r->type == REDIS_REPLY_INTEGER) {
+      replicas = r->integer;
+    } else {
+      return "unexpected reply to the wait";
+    }
+    if (local >= 1 && replicas >= d.replicas) return {};
+    std::string why = "not confirmed in " + std::to_string(d.timeout_ms) + " ms:";
+    if (d.aof) why += local >= 1 ? " local AOF fsynced," : " local AOF not fsynced,";
+    return why + " " + std::to_string(replicas) + " of " + std::to_string(d.replicas) + " replicas";
+  } catch (const Error& e) {
+    return std::string("the wait failed (the write happened): ") + e.what();
+  }
 }
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
@@ -147,6 +183,7 @@ TakeResult decodeTake(const redisReply* r) {
     j.enqueued_at_ms = i64(r, b + F::enqueued_at, "claim enqueued");
     j.max_attempts = static_cast<uint32_t>(u64(r, b + F::max_attempts, "claim max attempts"));
     j.last_error = str(r, b + F::last_error, "claim last error");
+    j.attempt = u64(r, b + F::attempt, "claim attempt");
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");
@@ -164,6 +201,9 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   argv_.own(static_cast<long long>(turns));
   argv_.ref(weighted ? "1" : "0", 1);
   argv_.ref(flags, std::strlen(flags));
+  // A fresh nonce per call: the tokens of this call's claims are made from
+  // it, so a claim lost in a failover never shares a token with a later one.
+  argv_.own(std::to_string(freshNonce()));
   size_t acks = 0;
   for (const Settlement& x : s) acks += x.ack ? 1 : 0;
   argv_.own(static_cast<long long>(acks));
@@ -182,6 +222,7 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   }
   TakeResult res = decodeTake(run(Script::Take).get());
   if (res.codes.size() != s.size()) echomq::fail(kProto, "take: unexpected code count");
+  if (!s.empty() || !res.claimed.jobs.empty()) wrote_ = true;
   // The script answers acks first, then fails: back to the caller's order.
   std::vector<int> codes(s.size());
   size_t a = 0, f = acks;
@@ -573,7 +614,8 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.id = u64(r.get(), b + F::id, "dead");
     j.group = str(r.get(), b + F::group, "dead");
     j.payload = str(r.get(), b + F::payload, "dead");
-    j.token = u64(r.get(), b + F::attempts, "dead");
+    j.token = u64(r.get(), b + F::attempts, "dead");  // the attempts used, as before 0.3
+    j.attempt = j.token;
     j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + F::max_attempts, "dead"));
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");

@@ -14,16 +14,33 @@
 
 namespace echomq {
 
+// What a writing call waits for before it reports success
+// (echomq_client_options.wait_*): WAIT for `replicas`, WAITAOF for the local
+// AOF, at most timeout_ms.
+struct Durability {
+  int replicas = 0;
+  bool aof = false;
+  int timeout_ms = 1000;
+  bool on() const { return replicas > 0 || aof; }
+  // The C options' values are in range.
+  static bool valid(int replicas, int aof, int timeout_ms) {
+    return replicas >= 0 && replicas <= kWaitReplicasMax && (aof == 0 || aof == 1) &&
+           timeout_ms >= 1 && timeout_ms <= kWaitTimeoutMaxMs;
+  }
+};
+
 struct ClientOptions {
   Timeouts timeouts;
   size_t max_payload = kDefaultMaxPayload;
+  Durability durability;
 };
 
 struct Job {
   uint64_t id = 0;
   std::string group;
   std::string payload;
-  uint64_t token = 0;
+  uint64_t token = 0;    // fences this delivery (dead jobs: the attempts used)
+  uint64_t attempt = 0;  // attempts so far, this delivery included
   uint32_t max_attempts = 0;
   int64_t lease_until_ms = 0;
   int64_t enqueued_at_ms = 0;
@@ -80,6 +97,13 @@ class Client {
 
   void connect(const std::string& url);
   bool connected() const { return conn_.connected(); }
+  // Durability: every operation that writes marks the call; confirmWrites()
+  // then waits as opts.durability says (one WAIT / WAITAOF for the whole
+  // call) and returns "" when confirmed or nothing needed it, else why not.
+  // The write itself happened either way. beginCall() forgets a mark left
+  // by a call that failed.
+  void beginCall() { wrote_ = false; }
+  std::string confirmWrites();
   void cancel() { conn_.cancel(); }
   void ping();
 
@@ -158,6 +182,7 @@ class Client {
                    long long value, long long hi);
 
   ClientOptions opts_;
+  bool wrote_ = false;  // a writing script ran in this call
   Connection conn_;
   ScriptRunner scripts_;
   Argv argv_;

@@ -14,6 +14,7 @@ namespace echomq {
 enum Status : int {
   kOk = 0,
   kEmpty = 1,
+  kUnconfirmed = 2,  // done, but not confirmed durable in time
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
@@ -60,6 +61,8 @@ constexpr uint32_t kRecoverMax = 32;
 constexpr uint32_t kRateJobsMax = 1000000;
 constexpr int64_t kRatePeriodMaxMs = 24LL * 3600 * 1000;
 constexpr uint64_t kCapMax = 1000000000;
+constexpr int kWaitReplicasMax = 100;
+constexpr int kWaitTimeoutMaxMs = 60000;
 
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };

@@ -155,6 +155,13 @@ void Worker::recordError(const Error& e) {
   ++stats_.errors;
 }
 
+void Worker::noteUnconfirmed(const std::string& why) {
+  if (why.empty()) return;
+  lastError_ = why;
+  lastCode_ = kUnconfirmed;
+  ++stats_.unconfirmed;
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) {
   std::vector<std::pair<uint64_t, uint64_t>> due;
   for (const auto& [id, h] : held_)
@@ -224,12 +231,15 @@ void Worker::pump() {
           toks.push_back(tok);
         }
         std::vector<int> st(ids.size());
+        pumpClient_.beginCall();
         for (size_t i = 0; i < ids.size(); i += kBatchMax) {
           size_t m = std::min<size_t>(kBatchMax, ids.size() - i);
           pumpClient_.extendMany(queue_.c_str(), &ids[i], &toks[i], m, o_.lease_ms, &st[i]);
         }
+        const std::string why = pumpClient_.confirmWrites();
         lk.lock();
         ++stats_.round_trips;
+        noteUnconfirmed(why);
         for (size_t i = 0; i < ids.size(); ++i) {
           auto it = held_.find(ids[i]);
           if (it == held_.end() || it->second.token != toks[i]) continue;
@@ -247,9 +257,15 @@ void Worker::pump() {
         lk.unlock();
       }
       if (!out.empty() || n > 0) {
+        pumpClient_.beginCall();
         TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
+        // Not confirmed durable in time is still done: the jobs are ours and
+        // the settlements went through (a failover may undo them; then the
+        // jobs come back by their leases, never to a stale holder).
+        const std::string why = pumpClient_.confirmWrites();
         lk.lock();
         ++stats_.round_trips;
+        noteUnconfirmed(why);
         for (size_t i = 0; i < out.size(); ++i) {
           int c = r.codes[i];
           if (c == kStale || c == kNotFound) ++stats_.lost;

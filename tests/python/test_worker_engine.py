@@ -27,7 +27,7 @@ def test_discard_dead_letters_at_once(queue):
     assert sorted(calls) == ["fine", "hopeless"], "a discarded job is not retried"
     assert (stats.acked, stats.failed, stats.discarded, stats.dead, stats.retried) == (1, 1, 1, 1, 0)
     dead = queue.dead()
-    assert len(dead) == 1 and dead[0].payload == b"hopeless" and dead[0].token == 1
+    assert len(dead) == 1 and dead[0].payload == b"hopeless" and dead[0].attempt == 1
     assert dead[0].last_error == "bad input: cannot parse"
     s = queue.stats()
     assert (s.pending, s.leased, s.delayed, s.dead) == (0, 0, 0, 1)
@@ -129,7 +129,7 @@ def test_claim_batch_serves_turns_in_one_call(queue):
     queue.enqueue_many([(g, f"{g}{i}") for i in range(3) for g in ("a", "b")])
     jobs = queue.claim_batch(4, lease=10)
     assert [j.text for j in jobs] == ["a0", "b0", "a1", "b1"]
-    assert all(j.token == 1 for j in jobs)
+    assert all(j.attempt == 1 for j in jobs)
     queue.weight("a", 2)
     rest = queue.claim_batch(10, weighted=True)
     assert [j.text for j in rest] == ["a2", "b2"]

@@ -39,10 +39,17 @@ const char *cstr(const std::string &s, const char *what);
 // Throws Error for a status below zero; returns the status otherwise.
 [[noreturn]] void throw_status(int status, const char *message);
 
+// Why the last call made on this thread wrote but was not confirmed durable
+// in time (ECHOMQ_UNCONFIRMED), "" if none; clears it. Per thread: a call
+// runs on its caller's thread, with or without the GIL.
+std::string take_unconfirmed();
+void note_unconfirmed(const char *message);
+
 class Client {
  public:
   // Creates the handle (no I/O). Throws Error on bad options.
-  Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes);
+  Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes,
+         int wait_replicas = 0, int wait_aof = 0, int wait_timeout_ms = 1000);
   ~Client();
   Client(const Client &) = delete;
   Client &operator=(const Client &) = delete;
@@ -55,6 +62,7 @@ class Client {
     if (c_ == nullptr) throw Error{ECHOMQ_ECONN, "client is closed"};
     int rc = f(c_);
     if (rc < 0) fail(rc);
+    if (rc == ECHOMQ_UNCONFIRMED) note_unconfirmed(echomq_client_errmsg(c_));
     return rc;
   }
 

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_bef49f52735afd93(const char*);
+  void cgo_panic__capi_4f49ee8421c14d47(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_bef49f52735afd93(p);
+  cgo_panic__capi_4f49ee8421c14d47(p);
 }
 
 
@@ -209,6 +209,7 @@ enum {
   EMQGO_JOB_ENQUEUED_AT_MS,
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
+  EMQGO_JOB_ATTEMPT,
   EMQGO_JOB_NUMS
 };
 
@@ -281,6 +282,7 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_ENQUEUED_AT_MS] = echomq_job_enqueued_at_ms(j);
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
+  v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -613,7 +615,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_bef49f52735afd93(void *_swig_go_0) {
+void _wrap_Swig_free_capi_4f49ee8421c14d47(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -623,7 +625,7 @@ void _wrap_Swig_free_capi_bef49f52735afd93(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_bef49f52735afd93(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_4f49ee8421c14d47(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -636,7 +638,7 @@ void *_wrap_Swig_malloc_capi_bef49f52735afd93(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -647,7 +649,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -658,7 +660,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -669,7 +671,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -680,7 +682,7 @@ intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -691,7 +693,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -702,7 +704,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -713,7 +715,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -724,7 +726,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -735,7 +737,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -746,7 +748,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -757,7 +759,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -768,7 +770,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -779,7 +781,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -790,7 +792,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -801,7 +803,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -812,7 +814,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -823,7 +825,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -834,7 +836,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -845,7 +847,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -856,7 +858,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -867,7 +869,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -878,7 +880,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -889,7 +891,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -900,7 +902,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -911,7 +913,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -922,7 +924,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -933,7 +935,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -944,7 +946,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -955,7 +957,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -966,7 +968,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -977,7 +979,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -988,7 +990,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -999,7 +1001,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -1010,7 +1012,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93() {
 }
 
 
-_gostring_ _wrap_strerror_capi_bef49f52735afd93(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_4f49ee8421c14d47(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1026,7 +1028,7 @@ _gostring_ _wrap_strerror_capi_bef49f52735afd93(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_bef49f52735afd93() {
+intgo _wrap_version_capi_4f49ee8421c14d47() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1037,7 +1039,7 @@ intgo _wrap_version_capi_bef49f52735afd93() {
 }
 
 
-_gostring_ _wrap_version_string_capi_bef49f52735afd93() {
+_gostring_ _wrap_version_string_capi_4f49ee8421c14d47() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1051,7 +1053,7 @@ _gostring_ _wrap_version_string_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_check_queue_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1069,7 +1071,7 @@ intgo _wrap_check_queue_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1087,7 +1089,7 @@ intgo _wrap_check_group_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1107,7 +1109,7 @@ intgo _wrap_client_connect_capi_bef49f52735afd93(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1117,7 +1119,7 @@ void _wrap_client_free_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1133,7 +1135,7 @@ _gostring_ _wrap_client_errmsg_capi_bef49f52735afd93(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1146,7 +1148,7 @@ intgo _wrap_client_errcode_capi_bef49f52735afd93(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1159,7 +1161,7 @@ intgo _wrap_client_connected_capi_bef49f52735afd93(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1169,7 +1171,7 @@ void _wrap_client_cancel_capi_bef49f52735afd93(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1182,7 +1184,7 @@ intgo _wrap_client_ping_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1198,7 +1200,7 @@ _gostring_ _wrap_job_group_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1214,7 +1216,7 @@ _gostring_ _wrap_job_last_error_capi_bef49f52735afd93(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1224,7 +1226,7 @@ void _wrap_job_free_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1237,7 +1239,7 @@ long long _wrap_job_list_count_capi_bef49f52735afd93(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1252,7 +1254,7 @@ struct echomq_job *_wrap_job_list_at_capi_bef49f52735afd93(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1262,7 +1264,7 @@ void _wrap_job_list_free_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_bef49f52735afd93() {
+struct echomq_batch *_wrap_batch_create_capi_4f49ee8421c14d47() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1273,7 +1275,7 @@ struct echomq_batch *_wrap_batch_create_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_batch_add_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1299,7 +1301,7 @@ intgo _wrap_batch_add_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1312,7 +1314,7 @@ long long _wrap_batch_count_capi_bef49f52735afd93(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1327,7 +1329,7 @@ long long _wrap_batch_id_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1337,7 +1339,7 @@ void _wrap_batch_clear_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1347,7 +1349,7 @@ void _wrap_batch_free_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1371,7 +1373,7 @@ intgo _wrap_ack_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1410,7 +1412,7 @@ intgo _wrap_extend_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1439,7 +1441,7 @@ intgo _wrap_set_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1466,7 +1468,7 @@ intgo _wrap_clear_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1495,7 +1497,7 @@ intgo _wrap_set_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1522,7 +1524,7 @@ intgo _wrap_clear_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1549,7 +1551,7 @@ intgo _wrap_pause_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1576,7 +1578,7 @@ intgo _wrap_resume_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1598,7 +1600,7 @@ intgo _wrap_set_default_weight_capi_bef49f52735afd93(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1620,7 +1622,7 @@ intgo _wrap_set_default_limit_capi_bef49f52735afd93(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1642,7 +1644,7 @@ intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1675,7 +1677,7 @@ intgo _wrap_set_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1702,7 +1704,7 @@ intgo _wrap_clear_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1728,7 +1730,7 @@ intgo _wrap_set_default_rate_capi_bef49f52735afd93(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1757,7 +1759,7 @@ intgo _wrap_throttle_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1786,7 +1788,7 @@ intgo _wrap_set_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1813,7 +1815,7 @@ intgo _wrap_clear_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1835,7 +1837,7 @@ intgo _wrap_set_default_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1848,7 +1850,7 @@ long long _wrap_lane_list_count_capi_bef49f52735afd93(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1858,7 +1860,7 @@ void _wrap_lane_list_free_capi_bef49f52735afd93(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1897,7 +1899,7 @@ intgo _wrap_redrive_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1930,7 +1932,7 @@ intgo _wrap_redrive_all_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1943,7 +1945,7 @@ intgo _wrap_worker_start_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1958,7 +1960,7 @@ intgo _wrap_worker_done_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1982,7 +1984,7 @@ intgo _wrap_worker_fail_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2004,7 +2006,7 @@ intgo _wrap_worker_discard_capi_bef49f52735afd93(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2021,7 +2023,7 @@ intgo _wrap_worker_stop_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2031,7 +2033,7 @@ void _wrap_worker_free_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2044,7 +2046,7 @@ long long _wrap_report_count_capi_bef49f52735afd93(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_bef49f52735afd93(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2062,7 +2064,7 @@ _gostring_ _wrap_report_at_capi_bef49f52735afd93(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2072,7 +2074,7 @@ void _wrap_report_free_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2084,7 +2086,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2096,7 +2098,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2108,7 +2110,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2120,7 +2122,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2132,7 +2134,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2144,7 +2146,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2156,7 +2158,19 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_ATTEMPT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2168,7 +2182,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2180,7 +2194,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2192,7 +2206,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2204,7 +2218,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2216,7 +2230,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2228,7 +2242,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2240,7 +2254,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2252,7 +2266,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2264,7 +2278,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2276,7 +2290,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2288,7 +2302,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2300,7 +2314,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2312,7 +2326,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2324,7 +2338,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2336,7 +2350,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2348,7 +2362,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2360,7 +2374,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2386,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2398,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2410,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2422,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2434,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2446,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2458,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2470,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2482,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2494,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2506,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2518,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2530,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2542,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2554,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2566,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2578,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2590,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2602,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +2614,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +2626,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +2638,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_bef49f52735afd93(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_4f49ee8421c14d47(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2641,7 +2655,7 @@ struct echomq_client *_wrap_client_create_capi_bef49f52735afd93(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2657,7 +2671,7 @@ void _wrap_job_numbers_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2673,7 +2687,7 @@ void _wrap_job_payload_copy_capi_bef49f52735afd93(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2723,7 +2737,7 @@ intgo _wrap_enqueue_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2749,7 +2763,7 @@ intgo _wrap_enqueue_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2784,7 +2798,7 @@ intgo _wrap_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2821,7 +2835,7 @@ intgo _wrap_wclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2858,7 +2872,7 @@ intgo _wrap_bclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2897,7 +2911,7 @@ intgo _wrap_ack_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2943,7 +2957,7 @@ intgo _wrap_fail_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2969,7 +2983,7 @@ intgo _wrap_stats_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3002,7 +3016,7 @@ intgo _wrap_lane_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3044,7 +3058,7 @@ intgo _wrap_lanes_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3062,7 +3076,7 @@ _gostring_ _wrap_lane_list_group_capi_bef49f52735afd93(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3080,7 +3094,7 @@ void _wrap_lane_list_numbers_capi_bef49f52735afd93(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3096,7 +3110,7 @@ _gostring_ _wrap_lane_list_cursor_capi_bef49f52735afd93(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3133,7 +3147,7 @@ intgo _wrap_dead_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3166,7 +3180,7 @@ intgo _wrap_verify_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3206,7 +3220,7 @@ intgo _wrap_doctor_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3244,7 +3258,7 @@ intgo _wrap_ack_many_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3283,7 +3297,7 @@ intgo _wrap_claim_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3295,7 +3309,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3307,7 +3321,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3319,7 +3333,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3331,7 +3345,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3343,7 +3357,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3355,7 +3369,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3367,7 +3381,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3379,7 +3393,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3391,7 +3405,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93() {
 }
 
 
-void _wrap_worker_defaults_capi_bef49f52735afd93(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_4f49ee8421c14d47(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3405,7 +3419,7 @@ void _wrap_worker_defaults_capi_bef49f52735afd93(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_bef49f52735afd93(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_4f49ee8421c14d47(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3449,7 +3463,7 @@ intgo _wrap_worker_create_capi_bef49f52735afd93(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3468,7 +3482,7 @@ intgo _wrap_worker_last_error_capi_bef49f52735afd93(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3496,7 +3510,7 @@ intgo _wrap_worker_next_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3508,7 +3522,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3520,7 +3534,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3532,7 +3546,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3544,7 +3558,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3556,7 +3570,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3568,7 +3582,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3580,7 +3594,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3592,7 +3606,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3604,7 +3618,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3616,7 +3630,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3628,7 +3642,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3640,7 +3654,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3652,7 +3666,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47() {
   int result;
   intgo _swig_go_result;
   
@@ -3664,7 +3678,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_worker_stats_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3683,7 +3697,7 @@ intgo _wrap_worker_stats_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_bef49f52735afd93() {
+long long _wrap_c_heap_in_use_capi_4f49ee8421c14d47() {
   uint64_t result;
   long long _swig_go_result;
   
