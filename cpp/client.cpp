@@ -7,34 +7,13 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "script_reply.hpp"
 #include "validate.hpp"
 
 namespace echomq {
 namespace {
 
 constexpr size_t kRedriveChunk = 1000;
-
-// Reply arrays start with a status; negative ones carry a message.
-int scriptStatus(const redisReply* r, const char* what) {
-  if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
-    echomq::fail(ECHOMQ_EPROTO, std::string(what) + ": unexpected reply shape");
-  int64_t st = replyInt(r->element[0], what);
-  if (st < 0) {
-    std::string msg = r->elements > 1 ? replyStr(r->element[1], what) : std::string(what);
-    echomq::fail(static_cast<int>(st), msg);
-  }
-  return static_cast<int>(st);
-}
-
-uint64_t u64(const redisReply* arr, size_t i, const char* what) {
-  return static_cast<uint64_t>(replyInt(replyAt(arr, i, what), what));
-}
-int64_t i64(const redisReply* arr, size_t i, const char* what) {
-  return replyInt(replyAt(arr, i, what), what);
-}
-std::string str(const redisReply* arr, size_t i, const char* what) {
-  return replyStr(replyAt(arr, i, what), what);
-}
 
 int64_t steadyMs() {
   using namespace std::chrono;
@@ -73,8 +52,8 @@ ReplyPtr Client::run(Script s, int read_timeout_ms) {
   return scripts_.run(conn_, s, argv_, read_timeout_ms);
 }
 
-std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                      int64_t delay_ms, uint32_t max_attempts) {
+Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                           uint32_t max_attempts) {
   const QueueKeys& k = keysFor(queue);
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > ECHOMQ_BATCH_MAX)
@@ -88,6 +67,8 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
       echomq::fail(ECHOMQ_ETOOLARGE, "payload of " + std::to_string(j.payload_len) +
                                  " bytes is over the limit of " +
                                  std::to_string(opts_.max_payload));
+    if (j.key_len > ECHOMQ_DEDUP_KEY_MAX)
+      invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
   }
   // One script call: the batch is atomic, and ECHOMQ_BATCH_MAX bounds how
   // long it holds the server.
@@ -99,6 +80,12 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
     argv_.ref(j.group, j.group_len);
     argv_.ref(j.payload ? j.payload : "", j.payload_len);
   }
+  return argv_;
+}
+
+std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
+                                      int64_t delay_ms, uint32_t max_attempts) {
+  startEnqueue(queue, jobs, delay_ms, max_attempts);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1, "enqueue");
@@ -130,11 +117,11 @@ TakeResult decodeTake(const redisReply* r) {
   size_t at = 2 + m;
   for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
   uint64_t n = u64(r, at, "take");
-  if (r->elements != at + 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
+  if (r->elements != at + 2 + 9 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
   ClaimResult& c = out.claimed;
   c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = at + 1 + 8 * i;
+    size_t b = at + 1 + 9 * i;
     Job& j = c.jobs[i];
     j.id = u64(r, b, "claim id");
     j.group = str(r, b + 1, "claim group");
@@ -144,6 +131,7 @@ TakeResult decodeTake(const redisReply* r) {
     j.enqueued_at_ms = i64(r, b + 5, "claim enqueued");
     j.max_attempts = static_cast<uint32_t>(u64(r, b + 6, "claim max attempts"));
     j.last_error = str(r, b + 7, "claim last error");
+    j.cap = u64(r, b + 8, "claim cap");
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");
@@ -334,7 +322,7 @@ ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
                  int64_t retry_delay_ms) {
-  if (retry_delay_ms != ECHOMQ_RETRY_BACKOFF)
+  if (retry_delay_ms != ECHOMQ_RETRY_BACKOFF && retry_delay_ms != ECHOMQ_RETRY_DEAD)
     checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, ECHOMQ_REASON_MAX);
@@ -546,10 +534,10 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
   ReplyPtr r = run(Script::Dead);
   scriptStatus(r.get(), "dead");
   uint64_t n = u64(r.get(), 1, "dead");
-  if (r->elements != 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "dead: unexpected reply length");
+  if (r->elements != 2 + 9 * n) echomq::fail(ECHOMQ_EPROTO, "dead: unexpected reply length");
   std::vector<Job> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 8 * i;
+    size_t b = 2 + 9 * i;
     Job& j = out[i];
     j.id = u64(r.get(), b, "dead");
     j.group = str(r.get(), b + 1, "dead");
@@ -559,6 +547,8 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.enqueued_at_ms = i64(r.get(), b + 5, "dead");
     j.dead_at_ms = i64(r.get(), b + 6, "dead");
     j.last_error = str(r.get(), b + 7, "dead");
+    j.cap = u64(r.get(), b + 8, "dead");
+    j.state = ECHOMQ_JOB_DEAD;
   }
   return out;
 }

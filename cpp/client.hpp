@@ -29,6 +29,14 @@ struct Job {
   int64_t enqueued_at_ms = 0;
   int64_t dead_at_ms = 0;
   std::string last_error;
+  uint64_t cap = 0;           // attempt cap: attempts + max after a redrive
+  int state = ECHOMQ_JOB_LEASED;
+  int64_t due_at_ms = 0;      // delayed jobs
+  // Which attempt of its current budget (echomq_job_attempt).
+  uint32_t attempt() const {
+    uint64_t base = cap > max_attempts ? cap - max_attempts : 0;
+    return token > base ? static_cast<uint32_t>(token - base) : 0;
+  }
 };
 
 struct ClaimResult {
@@ -63,6 +71,15 @@ struct NewJob {
   size_t group_len;
   const char* payload;
   size_t payload_len;
+  const char* key = nullptr;  // idempotency key (NULL or "" = none)
+  size_t key_len = 0;
+};
+
+// What an enqueue did: each job's id, and which were duplicates of a job
+// enqueued before with the same idempotency key.
+struct EnqueueResult {
+  std::vector<uint64_t> ids;
+  std::vector<bool> duplicate;
 };
 
 // One finding of doctor(): an echomq_doctor_level and "check: finding; advice".
@@ -84,6 +101,10 @@ class Client {
   // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
+  // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
+  // the default window.
+  EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                             uint32_t max_attempts, int64_t window_ms);
 
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   // n successive turns of the ring in one call (weighted: turns as wclaim
@@ -132,12 +153,22 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
+  // Everyday operations (cpp/ops.cpp).
+  Job getJob(const char* queue, uint64_t id);
+  void deleteJob(const char* queue, uint64_t id);
+  // One bounded purge step; returns jobs removed, updates cursor and more.
+  uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
+                     uint64_t& cursor, bool& more);
+  std::vector<std::string> queues();
   // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 
  private:
   const QueueKeys& keysFor(const char* queue);
+  // Validates an enqueue and starts its script call (jobs and options).
+  Argv& startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                     uint32_t max_attempts);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);

@@ -38,7 +38,9 @@ local function callSliced(cmd, key, items, prefix)
 end
 -- A queue written by an older key layout is refused, never misread.
 local function layoutError()
-  if rcall('HGET', K.config, 'layout') == KEY_LAYOUT or rcall('EXISTS', K.seq) == 0 then return nil end
+  -- Layout 3 only added keys to layout 2 (docs/keys.md): both read the same.
+  local v = rcall('HGET', K.config, 'layout')
+  if v == KEY_LAYOUT or v == '2' or rcall('EXISTS', K.seq) == 0 then return nil end
   return { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
     'drain it with the version that wrote it' }
 end

@@ -1,8 +1,9 @@
 --@include many
 --@include record
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
--- until now + leaseMs, appending each job to `out` as 8 values: id, group,
--- payload, token, lease deadline, enqueued at, max attempts, last error.
+-- until now + leaseMs, appending each job to `out` as 9 values: id, group,
+-- payload, token, lease deadline, enqueued at, max attempts, last error,
+-- attempt cap.
 -- Exactly what `turns` claims in a row would serve from the same state:
 -- - a turn rotates the ring one step (head to tail) and serves the rotated
 --   lane 1 job; or, weighted, K = min(weight, depth, limit - active) jobs —
@@ -125,10 +126,11 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
     if recs[i] then
       local att, err = unpackAtt(atts[i])
       local token = att + 1
-      local _, p, at, _, mx = unpackRecord(recs[i])
+      local _, p, at, cap, mx = unpackRecord(recs[i])
       local o = #out
       out[o + 1] = id; out[o + 2] = g; out[o + 3] = p; out[o + 4] = token
       out[o + 5] = deadline; out[o + 6] = at; out[o + 7] = mx; out[o + 8] = err
+      out[o + 9] = S(cap)
       attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(token, err)
       leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
       taken = taken + 1
