@@ -19,6 +19,7 @@ __all__ = [
     "TooLargeError",
     "NotFoundError",
     "StaleLeaseError",
+    "LeasedError",
     "LayoutError",
     "FullError",
     "ConnectionError",
@@ -94,6 +95,13 @@ class LayoutError(EchoMQError):
     EchoMQ): refused, nothing written (ECHOMQ_ELAYOUT).  See docs/keys.md."""
 
     code = -6
+
+
+class LeasedError(EchoMQError):
+    """The job is leased by a worker now (ECHOMQ_ELEASED): a delete was
+    refused and changed nothing.  Settle it, or let its lease expire, first."""
+
+    code = -7
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -191,6 +199,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         NotFoundError,
         StaleLeaseError,
         LayoutError,
+        LeasedError,
         FullError,
         ConnectionError,
         TimeoutError,

@@ -41,6 +41,10 @@ an exception fails the attempt and :class:`DiscardJob` dead-letters it."""
 ErrorHook = Callable[[EchoMQError], Any]
 """Called with errors that do not stop the worker (see ``on_error``)."""
 
+JobHook = Callable[[Job, Any], Any]
+"""A job hook: ``hook(job, result)`` for a completed job (the handler's
+return value), ``hook(job, exc)`` for a failed or dead one."""
+
 _ENOTFOUND = -3
 _ECANCELED = -12
 
@@ -61,6 +65,11 @@ class DiscardJob(Exception):
             if not job.payload:
                 raise echomq.DiscardJob("empty payload")
     """
+
+
+NoRetry = DiscardJob
+"""The "don't retry" failure: another name of :class:`DiscardJob` (one class,
+so ``except DiscardJob`` catches it too)."""
 
 
 @dataclass
@@ -141,6 +150,18 @@ class Worker:
             logged and ignored.
         wait: longest server-side wait of an idle round in seconds (default
             5); the engine wakes at once when work arrives either way.
+        on_completed: ``hook(job, result)`` after a handler returned and
+            its job was reported done.
+        on_failed: ``hook(job, exc)`` after a handler raised and its job
+            was reported failed (every failed attempt, also the last).
+        on_dead: ``hook(job, exc)`` after a failure that dead-letters the
+            job: :class:`NoRetry`, or its last attempt
+            (``job.attempt >= job.max_attempts``); called after
+            ``on_failed``.  The hooks run on the handler's thread once the
+            job is reported to the engine, which settles it with its next
+            round trip; a job whose lease was lost meanwhile gets no hook
+            (``on_error`` hears of it).  Exceptions they raise are logged
+            and ignored.
         fused: ignored (the engine always settles and claims in one round
             trip); kept for compatibility.
 
@@ -169,6 +190,9 @@ class Worker:
         on_error: Optional[ErrorHook] = None,
         wait: Optional[_convert.Seconds] = None,
         fused: bool = True,
+        on_completed: Optional[JobHook] = None,
+        on_failed: Optional[JobHook] = None,
+        on_dead: Optional[JobHook] = None,
     ) -> None:
         if not isinstance(queue, Queue):
             raise TypeError(f"queue must be an echomq.Queue, not {type(queue).__name__}")
@@ -176,6 +200,10 @@ class Worker:
             raise TypeError("handler must be callable")
         if on_error is not None and not callable(on_error):
             raise TypeError("on_error must be callable")
+        for name, hook in (("on_completed", on_completed), ("on_failed", on_failed), ("on_dead", on_dead)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name} must be callable")
+        self._hooks = {"completed": on_completed, "failed": on_failed, "dead": on_dead}
         client = queue.client
         if client.url is None:
             raise InvalidArgument("the queue's client has never connected: the Worker takes its URL")
@@ -419,28 +447,49 @@ class Worker:
                 log.warning("job %d: the worker stopped before it was reported; it comes back when "
                             "its lease expires", job.id)
 
+    def _hook(self, which: str, job: Job, arg: Any) -> None:
+        hook = self._hooks[which]
+        if hook is None:
+            return
+        try:
+            hook(job, arg)
+        except Exception:  # a hook's failure is not the job's
+            log.exception("on_%s hook of job %d raised", which, job.id)
+
     def _process(self, job: Job, ref: Any) -> int:
         """Runs the handler and reports the result; returns the report status."""
         try:
-            self._handler(job)
+            result = self._handler(job)
         except DiscardJob as exc:
             reason = str(exc) or "discarded"
-            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
             with self._lock:
                 self._failed += 1
                 self._discarded += 1
-            return int(self._raw.discard(ref, _convert.reason_bytes(reason)))
+            status = int(self._raw.discard(ref, _convert.reason_bytes(reason)))
+            if status == 0:
+                self._hook("failed", job, exc)
+                self._hook("dead", job, exc)
+            return status
         except BaseException as exc:  # the handler's failure is the job's, not the worker's
             reason = _reason(exc)
-            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d/%d) failed: %s", job.id, job.group, job.attempt,
+                        job.max_attempts, reason)
             log.debug("traceback of job %d", job.id, exc_info=exc)
             with self._lock:
                 self._failed += 1
             status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+            if status == 0 and isinstance(exc, Exception):
+                self._hook("failed", job, exc)
+                if job.attempt >= job.max_attempts:
+                    self._hook("dead", job, exc)
             if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
                 raise
             return status
-        return int(self._raw.done(ref))
+        status = int(self._raw.done(ref))
+        if status == 0:
+            self._hook("completed", job, result)
+        return status
 
 
 def _reason(exc: BaseException) -> str:
