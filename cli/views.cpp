@@ -87,6 +87,13 @@ std::string job_payload(const echomq_job *job) {
   return p == nullptr ? std::string() : std::string(p, len);
 }
 
+std::string attempt_text(const echomq_job *job) {
+  std::string s = std::to_string(echomq_job_attempt(job)) + "/" + std::to_string(echomq_job_max_attempts(job));
+  if (echomq_job_attempt(job) != echomq_job_token(job))
+    s += " (token " + std::to_string(echomq_job_token(job)) + ")";
+  return s;
+}
+
 void job_json(Json &j, const echomq_job *job) {
   std::string payload = job_payload(job);
   j.begin_object();
@@ -94,6 +101,7 @@ void job_json(Json &j, const echomq_job *job) {
   j.key("group").str(echomq_job_group(job));
   j.key("token").num(static_cast<uint64_t>(echomq_job_token(job)));
   j.key("max_attempts").num(static_cast<uint64_t>(echomq_job_max_attempts(job)));
+  j.key("attempt").num(static_cast<uint64_t>(echomq_job_attempt(job)));
   if (utf8_valid(payload)) j.key("payload").str(payload);
   else j.key("payload_base64").str(base64(payload));
   j.key("enqueued_at_ms").num(static_cast<int64_t>(echomq_job_enqueued_at_ms(job)));

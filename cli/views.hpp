@@ -28,6 +28,9 @@ void lane_json(Json &j, const LaneRow &r, int64_t now_ms);
 
 /// A job as a JSON object; the payload as "payload" when it is UTF-8 text,
 /// else as "payload_base64".
+/// "1/2", or "1/2 (token 3)" when the token counts more (redriven or released).
+std::string attempt_text(const echomq_job *job);
+
 void job_json(Json &j, const echomq_job *job);
 
 /// The job's payload bytes.
