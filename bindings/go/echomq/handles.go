@@ -43,6 +43,9 @@ func jobFromHandle(q *Queue, j capi.Job) *Job {
 		EnqueuedAt:  msTime(n[4]),
 		DeadAt:      msTime(n[5]),
 		LastError:   capi.Job_last_error(j),
+		Attempt:     uint32(n[7]),
+		State:       JobState(n[8]),
+		DueAt:       msTime(n[9]),
 		q:           q,
 	}
 }

@@ -19,6 +19,13 @@ type Job struct {
 	EnqueuedAt  time.Time // server clock
 	DeadAt      time.Time // server clock; zero unless dead-lettered
 	LastError   string    // reason of the last failure, "" if none
+	// Attempt is which attempt of its current budget this delivery is,
+	// 1..MaxAttempts (a dead job: the attempts of its last budget). It is
+	// Token unless the job was redriven (a fresh budget) or given back
+	// unstarted by a stopping worker; the token keeps counting across both.
+	Attempt uint32
+	State   JobState  // where the job is (Queue.Job); StateLeased for claims
+	DueAt   time.Time // server clock; when a delayed job falls due, else zero
 
 	q *Queue
 }
