@@ -285,6 +285,15 @@ class Worker:
     def start(self) -> None:
         """Connect the engine and start the handler threads; returns at once.
         Stop with :meth:`stop`.  Connection errors are raised here."""
+        self._start_engine()
+        for i in range(self._concurrency):
+            t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _start_engine(self) -> None:
+        """Connects the engine and starts the control thread (stop requests,
+        the idle timeout, engine errors, the drain)."""
         if self._started:
             raise RuntimeError("a Worker runs once")
         self._started = True
@@ -295,10 +304,6 @@ class Worker:
             self._finished.set()  # join() returns False at once: nothing ran
             raise
         self._last_activity = time.monotonic()
-        for i in range(self._concurrency):
-            t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
-            self._threads.append(t)
-            t.start()
         self._control = threading.Thread(target=self._control_main, name="echomq-worker-control", daemon=True)
         self._control.start()
 
@@ -431,21 +436,31 @@ class Worker:
                 return
             tup, ref = got
             job = Job._from_raw(self._queue, tup)
-            with self._lock:
-                self._running += 1
-                self._last_activity = time.monotonic()
+            self._begin_job()
             try:
                 status = self._process(job, ref)
             finally:
-                with self._lock:
-                    self._running -= 1
-                    self._last_activity = time.monotonic()
-            if status == _ENOTFOUND:
-                self._report_error(StaleLeaseError(
-                    f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
-            elif status == _ECANCELED:
-                log.warning("job %d: the worker stopped before it was reported; it comes back when "
-                            "its lease expires", job.id)
+                self._end_job()
+            self._after(job, status)
+
+    def _begin_job(self) -> None:
+        with self._lock:
+            self._running += 1
+            self._last_activity = time.monotonic()
+
+    def _end_job(self) -> None:
+        with self._lock:
+            self._running -= 1
+            self._last_activity = time.monotonic()
+
+    def _after(self, job: Job, status: int) -> None:
+        """Reports what the engine said to a job's report."""
+        if status == _ENOTFOUND:
+            self._report_error(StaleLeaseError(
+                f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
+        elif status == _ECANCELED:
+            log.warning("job %d: the worker stopped before it was reported; it comes back when "
+                        "its lease expires", job.id)
 
     def _hook(self, which: str, job: Job, arg: Any) -> None:
         hook = self._hooks[which]
@@ -460,7 +475,22 @@ class Worker:
         """Runs the handler and reports the result; returns the report status."""
         try:
             result = self._handler(job)
-        except DiscardJob as exc:
+        except BaseException as exc:  # the handler's failure is the job's, not the worker's
+            status = self._settle(job, ref, exc, None)
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
+                raise
+            return status
+        return self._settle(job, ref, None, result)
+
+    def _settle(self, job: Job, ref: Any, exc: Optional[BaseException], result: Any) -> int:
+        """Reports a handler's outcome to the engine and calls the hooks;
+        returns the report status."""
+        if exc is None:
+            status = int(self._raw.done(ref))
+            if status == 0:
+                self._hook("completed", job, result)
+            return status
+        if isinstance(exc, DiscardJob):
             reason = str(exc) or "discarded"
             log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
             with self._lock:
@@ -471,24 +501,17 @@ class Worker:
                 self._hook("failed", job, exc)
                 self._hook("dead", job, exc)
             return status
-        except BaseException as exc:  # the handler's failure is the job's, not the worker's
-            reason = _reason(exc)
-            log.warning("job %d (lane %r, attempt %d/%d) failed: %s", job.id, job.group, job.attempt,
-                        job.max_attempts, reason)
-            log.debug("traceback of job %d", job.id, exc_info=exc)
-            with self._lock:
-                self._failed += 1
-            status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
-            if status == 0 and isinstance(exc, Exception):
-                self._hook("failed", job, exc)
-                if job.attempt >= job.max_attempts:
-                    self._hook("dead", job, exc)
-            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
-                raise
-            return status
-        status = int(self._raw.done(ref))
-        if status == 0:
-            self._hook("completed", job, result)
+        reason = _reason(exc)
+        log.warning("job %d (lane %r, attempt %d/%d) failed: %s", job.id, job.group, job.attempt,
+                    job.max_attempts, reason)
+        log.debug("traceback of job %d", job.id, exc_info=exc)
+        with self._lock:
+            self._failed += 1
+        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+        if status == 0 and isinstance(exc, Exception):
+            self._hook("failed", job, exc)
+            if job.attempt >= job.max_attempts:
+                self._hook("dead", job, exc)
         return status
 
 

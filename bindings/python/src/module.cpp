@@ -520,6 +520,29 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("group"), py::arg("max"), py::arg("clear_settings"), py::arg("cursor"),
            "One bounded purge step: (removed, more, next cursor).")
+      .def("release",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token) {
+             const char *q = cstr(queue, "queue name");
+             echomq_settle *s = echomq_settle_create();
+             if (s == nullptr) throw Error{ECHOMQ_ENOMEM, "cannot allocate a settlement"};
+             int st = ECHOMQ_EINVAL;
+             try {
+               int rc = echomq_settle_fail(s, id, token, nullptr, ECHOMQ_RETRY_RELEASE);
+               if (rc != ECHOMQ_OK) emqpy::throw_status(rc, "release: bad job id or token");
+               {
+                 py::gil_scoped_release nogil;
+                 self.call([&](echomq_client *c) { return echomq_settle_claim(c, q, s, 1000, 0, 0, nullptr); });
+               }
+               st = echomq_settle_status(s, 0);
+             } catch (...) {
+               echomq_settle_free(s);
+               throw;
+             }
+             echomq_settle_free(s);
+             return st;
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"),
+           "Give a leased job back to its lane unstarted (the attempt not counted): its status.")
       .def("queues",
            [](Client &self) {
              emqpy::ReportPtr report;
