@@ -272,9 +272,7 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
   int code = take(k, {s}, 0, 0, 1, false, "").codes.at(0);
   if (code == ECHOMQ_ENOTFOUND)
     echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " not found");
-  if (code == ECHOMQ_ESTALE)
-    echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " is not leased with token " +
-                           std::to_string(s.token) + " (its lease was lost: it expired and was reclaimed, or it was settled)");
+  if (code == ECHOMQ_ESTALE) echomq::fail(code, std::string(what) + ": " + staleReason(queue, s));
   return code;
 }
 
@@ -334,9 +332,7 @@ int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t l
   int st = ECHOMQ_OK;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
   if (st == ECHOMQ_ENOTFOUND) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
-  if (st == ECHOMQ_ESTALE)
-    echomq::fail(st, "extend: job " + std::to_string(id) + " is not leased with token " +
-                         std::to_string(token) + " (its lease was lost)");
+  if (st == ECHOMQ_ESTALE) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}}));
   return d;
 }
 

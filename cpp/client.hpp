@@ -180,6 +180,9 @@ class Client {
                          bool weighted, const char* flags);
   // Settles one job and throws its refusal as an error.
   int settleOne(const char* queue, const Settlement& s, const char* what);
+  // Why settlement s was refused as stale, said truthfully: another
+  // delivery holds the job now, or it is no longer leased (and where it is).
+  std::string staleReason(const char* queue, const Settlement& s);
   // Validates and runs a per-lane setting: group and a value in 0..hi.
   void laneSetting(Script s, const char* queue, const char* group, const char* what,
                    long long value, long long hi);

@@ -85,6 +85,25 @@ uint64_t Client::purgeLane(const char* queue, const char* group, uint32_t max, b
   return removed;
 }
 
+std::string Client::staleReason(const char* queue, const Settlement& s) {
+  std::string job = "job " + std::to_string(s.id);
+  std::string tok = "token " + std::to_string(s.token);
+  Job j;
+  try {
+    j = getJob(queue, s.id);  // read-only, off the hot path: only after a refusal
+  } catch (const Error&) {
+    return job + " is not leased with " + tok + " (its lease was lost)";
+  }
+  if (j.token != s.token)
+    return tok + " is stale: " + job + " was delivered again (current token " + std::to_string(j.token) +
+           "), so this holder's lease was lost";
+  const char* where = j.state == ECHOMQ_JOB_PENDING   ? "back in its lane (its lease expired)"
+                      : j.state == ECHOMQ_JOB_DELAYED ? "waiting for a retry (it was failed)"
+                      : j.state == ECHOMQ_JOB_DEAD    ? "dead-lettered"
+                                                      : "leased";
+  return job + " is no longer leased with " + tok + ": it is " + where;
+}
+
 std::vector<std::string> Client::queues() {
   // SCAN walks the keyspace in bounded steps; a queue has a config key from
   // its first enqueue. Names hold no brace or colon, so the key parses back.

@@ -1,6 +1,8 @@
 """Everyday operations: enqueue --key, job, delete, purge, queues, fail
 --no-retry, and the truthful attempt after a redrive."""
 
+import time
+
 from .cli_helpers import NOT_FOUND, OK, USAGE, one_line_error
 
 LEASED = 10
@@ -89,3 +91,20 @@ def test_attempts_after_a_redrive_are_truthful(cli):
     cli.ok("fail", str(jid), str(cli.json("claim")["token"]))
     dead = cli.ok("dead")
     assert "2/2 (token 4)" in dead and "4/2" not in dead
+
+
+def test_a_stale_ack_says_what_happened(cli):
+    jid = int(cli.ok("enqueue", "a", "x"))
+    first = cli.json("claim", "--lease", "0.05")
+    cli.ok("pause", "a")
+    time.sleep(0.1)
+    assert cli.run("claim").returncode == 7  # brings the expired lease back to its paused lane
+    p = cli.run("ack", str(jid), str(first["token"]))
+    assert p.returncode == 5
+    err = one_line_error(p)
+    assert "no longer leased with token 1: it is back in its lane" in err and "current" not in err
+    cli.ok("resume", "a")
+    again = cli.json("claim")
+    p = cli.run("ack", str(jid), "1")
+    assert p.returncode == 5 and "token 1 is stale" in one_line_error(p) and "current token 2" in one_line_error(p)
+    cli.ok("ack", str(jid), str(again["token"]))

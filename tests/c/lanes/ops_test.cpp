@@ -255,3 +255,38 @@ TEST_CASE("after a redrive the attempt counts within the fresh budget", "[ops]")
   CHECK(echomq_job_attempt(echomq_job_list_at(dead, 0)) == 2);
   echomq_job_list_free(dead);
 }
+
+TEST_CASE("a stale settlement says whether the job was delivered again or is no longer leased", "[ops]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("stalemsg");
+  uint64_t id = enqueue(c.get(), q, "a", "x");
+  auto first = claim(c.get(), q, 50);
+  EMQ_REQUIRE_OK(c.get(), echomq_pause(c.get(), q.c_str(), "a"));
+  sleep_ms(80);
+  // A claim brings the expired lease back to its (paused) lane: the job is
+  // pending again and token 1 is still its last delivery.
+  echomq_job *none = nullptr;
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY, echomq_claim(c.get(), q.c_str(), kLease, &none));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, 1));
+  std::string msg = echomq_client_errmsg(c.get());
+  INFO(msg);
+  CHECK(msg.find("is no longer leased with token 1: it is back in its lane") != std::string::npos);
+  CHECK(msg.find("current") == std::string::npos);
+  EMQ_REQUIRE_OK(c.get(), echomq_resume(c.get(), q.c_str(), "a"));
+  auto again = claim(c.get(), q, kLease);
+  REQUIRE(echomq_job_token(again.get()) == 2);
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, 1));
+  msg = echomq_client_errmsg(c.get());
+  INFO(msg);
+  CHECK(msg.find("token 1 is stale") != std::string::npos);
+  CHECK(msg.find("current token 2") != std::string::npos);
+  ack(c.get(), q, again.get());
+  // Failed to the delayed set: the holder's own token, no longer leased.
+  id = enqueue(c.get(), q, "a", "y");
+  auto j = claim(c.get(), q, kLease);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "r", 60000, nullptr));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, 1));
+  msg = echomq_client_errmsg(c.get());
+  INFO(msg);
+  CHECK(msg.find("is no longer leased with token 1: it is waiting for a retry") != std::string::npos);
+}
