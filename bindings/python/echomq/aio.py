@@ -43,7 +43,7 @@ from .info import LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import JobId, Queue
 from .worker import Worker as _ThreadWorker
-from .worker import WorkerStats
+from .worker import _STOPPING, WorkerStats
 
 log = logging.getLogger("echomq.aio")
 
@@ -284,15 +284,13 @@ class Worker(_ThreadWorker):
 
     async def _host_task(self) -> None:
         loop = asyncio.get_running_loop()
-        raw = self._raw
         while True:
-            got = await loop.run_in_executor(self._pool, raw.next, 250)
+            got = self._handed_out(await loop.run_in_executor(self._pool, self._raw.next, 250))
+            if got is _STOPPING:
+                return
             if got is None:
                 continue
-            if isinstance(got, str):  # the engine is stopping: nothing more comes
-                return
-            tup, ref = got
-            job = Job._from_raw(self._queue, tup)
+            job, ref = got
             self._begin_job()
             try:
                 try:

@@ -46,6 +46,7 @@ JobHook = Callable[[Job, Any], Any]
 return value), ``hook(job, exc)`` for a failed or dead one."""
 
 _ENOTFOUND = -3
+_STOPPING = object()  # the engine is stopping (Worker._handed_out)
 _ECANCELED = -12
 
 DEFAULT_CONCURRENCY = 4
@@ -427,21 +428,27 @@ class Worker:
             self._finished.set()
 
     def _host_main(self) -> None:
-        raw = self._raw
         while True:
-            got = raw.next(1000)
+            got = self._handed_out(self._raw.next(1000))
+            if got is _STOPPING:
+                return
             if got is None:
                 continue
-            if isinstance(got, str):  # the engine is stopping: nothing more comes
-                return
-            tup, ref = got
-            job = Job._from_raw(self._queue, tup)
+            job, ref = got
             self._begin_job()
             try:
                 status = self._process(job, ref)
             finally:
                 self._end_job()
             self._after(job, status)
+
+    def _handed_out(self, got: Any) -> Any:
+        """What the engine's next() gave: None (nothing yet), _STOPPING (the
+        engine is stopping: nothing more comes), or (job, ref)."""
+        if got is None or isinstance(got, str):
+            return None if got is None else _STOPPING
+        tup, ref = got
+        return Job._from_raw(self._queue, tup), ref
 
     def _begin_job(self) -> None:
         with self._lock:

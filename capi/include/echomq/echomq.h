@@ -335,6 +335,7 @@ ECHOMQ_API uint64_t echomq_batch_id(const echomq_batch *b, size_t i);
 /* Add a job with an idempotency key (1..ECHOMQ_DEDUP_KEY_MAX bytes; NULL
  * or "" = none), deduplicated as echomq_enqueue does, also against earlier
  * entries of the same batch. The window is the options' dedup_window_ms.
+ * Copies group, payload and key (the caller keeps its buffers).
  * Errors: as echomq_batch_add, and EINVAL for a key that is too long. */
 ECHOMQ_API int echomq_batch_add_keyed(echomq_batch *b, const char *group, const char *payload,
                                       size_t payload_len, const char *idempotency_key);
@@ -777,7 +778,8 @@ ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_
 ECHOMQ_API int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t *redriven);
 
 /* ------------------------------------------------------------------------ */
-/* Everyday operations on jobs, lanes and queues (0.3). */
+/* Everyday operations on jobs, lanes and queues (0.3). Each uses the client
+ * handle like every call: one thread at a time. */
 
 /* Look a job up by id (read-only, EVALSHA_RO): its state
  * (echomq_job_state_of), lane, payload, attempts (echomq_job_token: the
@@ -817,7 +819,8 @@ ECHOMQ_API int echomq_purge_lane_all(echomq_client *c, const char *queue, const 
  * "emq:{*}:config"): no registry to keep, bounded work per round trip,
  * O(keys) in all: an operator's call. A queue is listed once it was first
  * enqueued to. In a cluster it lists the queues of the node it is connected
- * to: list each primary (docs/keys.md). Errors: EINVAL (NULL out), ECONN,
+ * to: list each primary (docs/keys.md). *out is the caller's: free it with
+ * echomq_report_free. Errors: EINVAL (NULL out), ECONN,
  * ETIMEOUT, ESERVER, ENOPERM. */
 typedef struct echomq_report echomq_report;
 ECHOMQ_API int echomq_queues(echomq_client *c, echomq_report **out);
