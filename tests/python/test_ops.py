@@ -140,3 +140,18 @@ def test_attempt_counts_within_a_redriven_budget(queue):
     job.fail("again", retry_in=0)
     dead = queue.dead()
     assert (dead[0].token, dead[0].attempt) == (2, 1)
+
+
+def test_expired_keys_are_dropped_by_later_keyed_enqueues(queue, resp):
+    idem, exp = f"emq:{{{queue.name}}}:idem", f"emq:{{{queue.name}}}:idemexp"
+    for i in range(5):
+        queue.enqueue("a", "x", key=f"short-{i}", dedup_window=0.05)
+    assert resp("HLEN", idem) == 5 and resp("ZCARD", exp) == 5
+    time.sleep(0.08)
+    queue.enqueue("a", "x")  # an enqueue without a key costs nothing extra
+    assert resp("HLEN", idem) == 5
+    queue.enqueue("a", "x", key="long")
+    assert resp("HLEN", idem) == 1 and resp("ZCARD", exp) == 1
+    entry = resp("HGET", idem, "long").decode()
+    _, ends = entry.split()
+    assert int(ends) - queue.stats().server_time * 1000 > 23 * 3600 * 1000  # the 24 h default
