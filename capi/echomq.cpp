@@ -231,8 +231,10 @@ int64_t echomq_job_lease_until_ms(const echomq_job* j) { return j ? j->j.lease_u
 int64_t echomq_job_enqueued_at_ms(const echomq_job* j) { return j ? j->j.enqueued_at_ms : 0; }
 int64_t echomq_job_dead_at_ms(const echomq_job* j) { return j ? j->j.dead_at_ms : 0; }
 const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_error.c_str() : ""; }
+int echomq_job_state_of(const echomq_job* j) { return j ? j->j.state : 0; }
+uint32_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt() : 0; }
+int64_t echomq_job_due_at_ms(const echomq_job* j) { return j ? j->j.due_at_ms : 0; }
 void echomq_job_free(echomq_job* j) { delete j; }
-uint64_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt : 0; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
 const echomq_job* echomq_job_list_at(const echomq_job_list* l, size_t i) {
@@ -243,35 +245,67 @@ void echomq_job_list_free(echomq_job_list* l) { delete l; }
 /* ---- enqueue ---- */
 
 int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_ENQUEUE_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION &&
+                version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
+    return ECHOMQ_EINVAL;
   echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  // A version-1 caller's struct ends after max_attempts.
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_1) {
+    opts->version = version;
+    opts->delay_ms = d.delay_ms;
+    opts->max_attempts = d.max_attempts;
+    return ECHOMQ_OK;
+  }
   *opts = d;
   return ECHOMQ_OK;
 }
 
 namespace {
-void readEnqueueOptions(const echomq_enqueue_options* opts, int64_t& delay, uint32_t& maxatt) {
-  delay = 0;
-  maxatt = 0;
-  if (!opts) return;
-  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION)
+// The fields of the caller's version only: a version-1 struct is shorter.
+struct EnqueueOpts {
+  int64_t delay = 0;
+  uint32_t maxatt = 0;
+  const char* key = nullptr;
+  int64_t window = 0;
+};
+EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
+  EnqueueOpts o;
+  if (!opts) return o;
+  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION &&
+      opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1)
     echomq::invalid("enqueue options: unknown version " + std::to_string(opts->version));
-  delay = opts->delay_ms;
-  maxatt = opts->max_attempts;
+  o.delay = opts->delay_ms;
+  o.maxatt = opts->max_attempts;
+  if (opts->version >= 2) {
+    o.key = opts->idempotency_key;
+    o.window = opts->dedup_window_ms;
+    if (o.key && !*o.key) echomq::invalid("idempotency key is empty (NULL means none)");
+    if (o.key && std::strlen(o.key) > ECHOMQ_DEDUP_KEY_MAX)
+      echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
+  }
+  return o;
 }
 }  // namespace
 
 int echomq_enqueue(echomq_client* c, const char* queue, const char* group, const char* payload,
                    size_t payload_len, const echomq_enqueue_options* opts, uint64_t* id_out) {
-  return guarded(c, [&] {
-    int64_t delay;
-    uint32_t maxatt;
-    readEnqueueOptions(opts, delay, maxatt);
+  bool dup = false;
+  int rc = guarded(c, [&] {
+    EnqueueOpts o = readEnqueueOptions(opts);
     if (!group) echomq::invalid("group name is NULL");
     std::vector<echomq::NewJob> one{{group, std::strlen(group), payload, payload_len}};
-    auto ids = c->core.enqueue(queue, one, delay, maxatt);
-    if (id_out) *id_out = ids.front();
+    if (!o.key) {
+      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt);
+      if (id_out) *id_out = ids.front();
+      return;
+    }
+    one[0].key = o.key;
+    one[0].key_len = std::strlen(o.key);
+    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window);
+    if (id_out) *id_out = r.ids.front();
+    dup = r.duplicate.front();
   });
+  return rc == ECHOMQ_OK && dup ? ECHOMQ_DUPLICATE : rc;
 }
 
 int echomq_batch_new(echomq_batch** out) {
@@ -283,20 +317,35 @@ int echomq_batch_new(echomq_batch** out) {
 echomq_batch* echomq_batch_create(void) { return new (std::nothrow) echomq_batch(); }
 
 int echomq_batch_add(echomq_batch* b, const char* group, const char* payload, size_t payload_len) {
+  return echomq_batch_add_keyed(b, group, payload, payload_len, nullptr);
+}
+
+int echomq_batch_add_keyed(echomq_batch* b, const char* group, const char* payload,
+                           size_t payload_len, const char* key) {
   if (!b) return ECHOMQ_EINVAL;
   return guardedNoClient([&] {
     echomq::checkGroupName(group);
+    if (key && std::strlen(key) > ECHOMQ_DEDUP_KEY_MAX)
+      echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
     if (payload_len > 0 && !payload) echomq::invalid("payload is NULL with a non-zero length");
     if (payload_len > ECHOMQ_HARD_MAX_PAYLOAD) echomq::fail(ECHOMQ_ETOOLARGE, "payload too large");
     if (b->groups.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "batch is full");
     b->groups.emplace_back(group);
     try {
       b->payloads.emplace_back(payload ? payload : "", payload_len);
+      try {
+        b->keys.emplace_back(key ? key : "");
+      } catch (...) {
+        b->payloads.pop_back();
+        throw;
+      }
     } catch (...) {
       b->groups.pop_back();
       throw;
     }
+    if (key && *key) b->keyed = true;
     b->ids.clear();
+    b->duplicate.clear();
   });
 }
 
@@ -304,11 +353,17 @@ size_t echomq_batch_count(const echomq_batch* b) { return b ? b->groups.size() :
 uint64_t echomq_batch_id(const echomq_batch* b, size_t i) {
   return b && i < b->ids.size() ? b->ids[i] : 0;
 }
+int echomq_batch_duplicate(const echomq_batch* b, size_t i) {
+  return b && i < b->duplicate.size() && b->duplicate[i] ? 1 : 0;
+}
 void echomq_batch_clear(echomq_batch* b) {
   if (!b) return;
   b->groups.clear();
   b->payloads.clear();
+  b->keys.clear();
+  b->keyed = false;
   b->ids.clear();
+  b->duplicate.clear();
 }
 void echomq_batch_free(echomq_batch* b) { delete b; }
 
@@ -316,15 +371,21 @@ int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
                          const echomq_enqueue_options* opts) {
   return guarded(c, [&] {
     if (!b) echomq::invalid("batch is NULL");
-    int64_t delay;
-    uint32_t maxatt;
-    readEnqueueOptions(opts, delay, maxatt);
+    EnqueueOpts o = readEnqueueOptions(opts);
+    if (o.key) echomq::invalid("a batch takes its idempotency keys per job (echomq_batch_add_keyed)");
     std::vector<echomq::NewJob> jobs;
     jobs.reserve(b->groups.size());
     for (size_t i = 0; i < b->groups.size(); ++i)
       jobs.push_back({b->groups[i].data(), b->groups[i].size(), b->payloads[i].data(),
-                      b->payloads[i].size()});
-    b->ids = c->core.enqueue(queue, jobs, delay, maxatt);
+                      b->payloads[i].size(), b->keys[i].data(), b->keys[i].size()});
+    b->duplicate.clear();
+    if (!b->keyed) {
+      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt);
+      return;
+    }
+    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window);
+    b->ids = std::move(r.ids);
+    b->duplicate = std::move(r.duplicate);
   });
 }
 
@@ -665,3 +726,50 @@ int echomq_doctor(echomq_client* c, const char* queue, const char* acl_user, ech
 }
 
 }  // extern "C"
+
+/* ---- everyday operations ---- */
+
+int echomq_get_job(echomq_client* c, const char* queue, uint64_t id, echomq_job** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    *out = new echomq_job{c->core.getJob(queue, id)};
+  });
+}
+
+int echomq_delete_job(echomq_client* c, const char* queue, uint64_t id) {
+  return guarded(c, [&] { c->core.deleteJob(queue, id); });
+}
+
+int echomq_purge_lane(echomq_client* c, const char* queue, const char* group, uint32_t max,
+                      int clear_settings, uint64_t* cursor, uint64_t* removed, int* more) {
+  return guarded(c, [&] {
+    requireOut(cursor, "cursor");
+    uint64_t cur = *cursor;
+    bool m = false;
+    uint64_t n = c->core.purgeLane(queue, group, max, clear_settings != 0, cur, m);
+    *cursor = m ? cur : 0;
+    if (removed) *removed = n;
+    if (more) *more = m ? 1 : 0;
+  });
+}
+
+int echomq_purge_lane_all(echomq_client* c, const char* queue, const char* group,
+                          int clear_settings, uint64_t* removed) {
+  return guarded(c, [&] {
+    uint64_t cur = 0, total = 0;
+    bool m = true;
+    while (m) total += c->core.purgeLane(queue, group, ECHOMQ_PURGE_MAX, clear_settings != 0, cur, m);
+    if (removed) *removed = total;
+  });
+}
+
+int echomq_queues(echomq_client* c, echomq_report** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    auto* r = new echomq_report();
+    r->lines = c->core.queues();
+    *out = r;
+  });
+}

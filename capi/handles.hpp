@@ -25,7 +25,10 @@ struct echomq_job_list {
 struct echomq_batch {
   std::vector<std::string> groups;
   std::vector<std::string> payloads;
+  std::vector<std::string> keys;  // idempotency keys ("" = none)
+  bool keyed = false;             // any entry has a key
   std::vector<uint64_t> ids;
+  std::vector<bool> duplicate;    // after a keyed enqueue
 };
 
 struct echomq_settle {

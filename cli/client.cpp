@@ -12,6 +12,7 @@ int exit_code_for_status(int status) {
     case ECHOMQ_ETOOLARGE: return kExitUsage;
     case ECHOMQ_ENOTFOUND: return kExitNotFound;
     case ECHOMQ_ESTALE: return kExitStale;
+    case ECHOMQ_ELEASED: return kExitLeased;
     case ECHOMQ_ECONN:
     case ECHOMQ_ETIMEOUT:
     case ECHOMQ_ECANCELED:

@@ -27,12 +27,14 @@ struct Command {
   size_t max_args;       ///< SIZE_MAX for "any number"
   bool json;             ///< accepts --json
   int (*run)(Context &);
+  bool no_queue = false; ///< runs without -q (e.g. `queues`)
 };
 
 void add_inspect_commands(std::vector<Command> &out);
 void add_control_commands(std::vector<Command> &out);
 void add_job_commands(std::vector<Command> &out);
 void add_top_command(std::vector<Command> &out);
+void add_ops_commands(std::vector<Command> &out);
 
 /// Check a group name with the library's own rule (no I/O); usage error if bad.
 void require_group_name(const std::string &group);

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "format.hpp"
 #include "lanes_walk.hpp"
+#include "metrics.hpp"
 #include "views.hpp"
 
 namespace emqcli {
@@ -31,6 +32,15 @@ std::string lines_text(const std::vector<std::string> &lines) {
 }
 
 int cmd_stats(Context &ctx) {
+  if (ctx.args.has("top") && !ctx.args.has("format")) throw usage_error("stats: --top needs --format prometheus");
+  if (ctx.args.has("format")) {
+    if (ctx.args.get("format") != "prometheus")
+      throw usage_error("stats: --format takes 'prometheus' (or use --json)");
+    if (ctx.json) throw usage_error("stats: --format prometheus and --json cannot be combined");
+    size_t top = parse_uint(ctx.args.get("top", "10"), 0, kMetricsTopMax, "--top");
+    print(prometheus_text(ctx.session, top));
+    return kExitOk;
+  }
   echomq_queue_stats st = fetch_stats(ctx.session);
   if (ctx.json) {
     Json j;
@@ -148,8 +158,7 @@ int cmd_dead(Context &ctx) {
     const echomq_job *job = echomq_job_list_at(list.get(), i);
     int64_t died = echomq_job_dead_at_ms(job);
     t.add({std::to_string(echomq_job_id(job)), fit_width(echomq_job_group(job), 32),
-           std::to_string(echomq_job_attempt(job)) + "/" +
-               std::to_string(echomq_job_max_attempts(job)),
+           attempt_text(job),
            died == 0 ? "-" : human_duration(now - died) + " ago",
            display_bytes(echomq_job_last_error(job), 40), display_bytes(job_payload(job), 40)});
   }
@@ -228,8 +237,14 @@ int cmd_doctor(Context &ctx) {
 }  // namespace
 
 void add_inspect_commands(std::vector<Command> &out) {
-  out.push_back({"stats", "", "queue figures: lanes, ring, pending, leased, delayed, dead, totals",
-                 "", {}, 0, 0, true, cmd_stats});
+  out.push_back({"stats", "[--format prometheus [--top N]]",
+                 "queue figures: lanes, ring, pending, leased, delayed, dead, totals",
+                 "--format prometheus prints them as OpenMetrics text for a scrape (node\n"
+                 "exporter textfile, or a script target), with the N deepest lanes\n"
+                 "(default 10, at most 100: bounded label cardinality). See docs/operations.md.",
+                 {{"format", 0, "FMT", "prometheus: OpenMetrics text"},
+                  {"top", 0, "N", "lanes reported by depth with --format prometheus, 0..100 (default 10)"}},
+                 0, 0, true, cmd_stats});
   out.push_back(
       {"lanes", "[--sort KEY] [--limit N]", "one row per lane: depth, active/limit, weight, paused, served",
        "Walks the lanes page by page and keeps only the top N rows, so it works on\n"

@@ -38,6 +38,15 @@ void check_payload_size(size_t len, const std::string &where) {
 
 echomq_enqueue_options enqueue_options(const Args &a) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  if (a.has("dedup-window") && !a.has("key")) throw usage_error("enqueue: --dedup-window needs --key");
+  if (a.has("key")) {
+    const std::string &k = a.get("key");
+    if (k.empty() || k.size() > ECHOMQ_DEDUP_KEY_MAX || k.find('\0') != std::string::npos)
+      throw usage_error("enqueue: --key must be 1.." + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
+    o.idempotency_key = k.c_str();  // Args outlives the call
+  }
+  if (a.has("dedup-window"))
+    o.dedup_window_ms = parse_seconds_ms(a.get("dedup-window"), 1, ECHOMQ_DEDUP_WINDOW_MAX_MS, "--dedup-window");
   if (a.has("delay")) o.delay_ms = parse_seconds_ms(a.get("delay"), 0, ECHOMQ_DELAY_MAX_MS, "--delay");
   if (a.has("max-attempts"))
     o.max_attempts = static_cast<uint32_t>(
@@ -117,6 +126,7 @@ int cmd_enqueue(Context &ctx) {
   const std::string group = pos[0];
   echomq_enqueue_options opts = enqueue_options(ctx.args);
   if (ctx.args.has("lines")) {
+    if (ctx.args.has("key")) throw usage_error("enqueue: --key takes one job (not --lines)");
     if (pos.size() > 1 && pos[1] != "-")
       throw usage_error("enqueue: --lines reads payloads from standard input; drop '" + pos[1] + "'");
     if (group != "-") require_group_name(group);
@@ -127,13 +137,19 @@ int cmd_enqueue(Context &ctx) {
   std::string payload = pos.size() > 1 ? (pos[1] == "-" ? read_stdin() : pos[1]) : std::string();
   check_payload_size(payload.size(), "enqueue: ");
   uint64_t id = 0;
-  ctx.session.check(echomq_enqueue(ctx.session.client(), ctx.session.q(), group.c_str(),
-                                   payload.data(), payload.size(), &opts, &id),
-                    "enqueue");
+  int rc = echomq_enqueue(ctx.session.client(), ctx.session.q(), group.c_str(), payload.data(),
+                          payload.size(), &opts, &id);
+  bool dup = rc == ECHOMQ_DUPLICATE;
+  if (!dup) ctx.session.check(rc, "enqueue");
   if (ctx.json) {
     Json j;
-    j.begin_object().key("id").num(id).key("group").str(group).end_object();
+    j.begin_object().key("id").num(id).key("group").str(group);
+    if (opts.idempotency_key) j.key("duplicate").boolean(dup);
+    j.end_object();
     print(j.text() + "\n");
+  } else if (dup) {
+    print(std::to_string(id) + " (duplicate: key '" + display_bytes(ctx.args.get("key"), 80) +
+          "' was enqueued before as this job; nothing added)\n");
   } else {
     print(std::to_string(id) + "\n");
   }
@@ -144,8 +160,7 @@ std::string job_text(const echomq_job *job, int64_t lease) {
   return "id        " + std::to_string(echomq_job_id(job)) + "\n" +
          "token     " + std::to_string(echomq_job_token(job)) + "\n" +
          "lane      " + echomq_job_group(job) + "\n" +
-         "attempt   " + std::to_string(echomq_job_attempt(job)) + "/" +
-         std::to_string(echomq_job_max_attempts(job)) + "\n" +
+         "attempt   " + attempt_text(job) + "\n" +
          "lease     " + human_duration(lease) + "\n" +
          "payload   " + display_bytes(job_payload(job), 2000) + "\n";
 }
@@ -224,8 +239,11 @@ int cmd_fail(Context &ctx) {
   parse_id_token(ctx.args, id, token);
   std::string reason = ctx.args.get("reason");
   std::string retry = ctx.args.get("retry-in", "0");
-  int64_t delay = retry == "backoff" ? ECHOMQ_RETRY_BACKOFF
-                                     : parse_seconds_ms(retry, 0, ECHOMQ_DELAY_MAX_MS, "--retry-in");
+  if (ctx.args.has("no-retry") && ctx.args.has("retry-in"))
+    throw usage_error("fail: --no-retry and --retry-in cannot be combined");
+  int64_t delay = ctx.args.has("no-retry") ? ECHOMQ_RETRY_DEAD
+                  : retry == "backoff"     ? ECHOMQ_RETRY_BACKOFF
+                                           : parse_seconds_ms(retry, 0, ECHOMQ_DELAY_MAX_MS, "--retry-in");
   int outcome = 0;
   ctx.session.check(echomq_fail(ctx.session.client(), ctx.session.q(), id, token,
                                 reason.empty() ? nullptr : reason.c_str(), delay, &outcome),
@@ -283,6 +301,8 @@ void add_job_commands(std::vector<Command> &out) {
        "GROUP '-' each line is GROUP<TAB>PAYLOAD. All lines are checked before any\n"
        "is sent. Prints the job id (or the count and id range).",
        {{"delay", 0, "S", "seconds before the job becomes ready (decimals allowed)"},
+        {"key", 0, "K", "idempotency key: a key seen within its window adds nothing"},
+        {"dedup-window", 0, "S", "seconds the key is remembered (default 86400, at most 7 days)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
         {"lines", 0, nullptr, "one job per line of standard input"},
         {"chunk", 0, "N", "jobs per batch with --lines, 1..10000 (default 1000)"}},
@@ -303,7 +323,8 @@ void add_job_commands(std::vector<Command> &out) {
                  "Exits 5 when the token is stale, 4 when the job is gone.",
                  {{"reason", 0, "R", "why it failed (kept as the job's last error)"},
                   {"retry-in", 0, "S|backoff",
-                   "seconds before the retry (default 0: straight back), or 'backoff'"}},
+                   "seconds before the retry (default 0: straight back), or 'backoff'"},
+                  {"no-retry", 0, nullptr, "do not retry: dead-letter it now, attempts left or not"}},
                  2, 2, true, cmd_fail});
   out.push_back({"redrive", "[ID...|--all]", "move dead jobs back to their lanes with fresh attempts",
                  "Ids that are not dead are skipped.", {{"all", 0, nullptr, "every dead job"}}, 0,

@@ -18,6 +18,7 @@ enum ExitCode : int {
   kExitEmpty = 7,      ///< claim found no job ready
   kExitDoctorWarn = 8, ///< doctor: warnings, no failure
   kExitDoctorFail = 9, ///< doctor: at least one failed check
+  kExitLeased = 10,    ///< delete refused: a worker holds the job now
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

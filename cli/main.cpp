@@ -36,6 +36,7 @@ const std::vector<Command> &commands() {
     add_control_commands(t);
     add_job_commands(t);
     add_top_command(t);
+    add_ops_commands(t);
     return t;
   }();
   return table;
@@ -160,8 +161,9 @@ int run(const std::vector<std::string> &argv) {
   const char *env_queue = std::getenv("ECHOMQ_QUEUE");
   std::string url = args.get("url", env_url && *env_url ? env_url : kDefaultUrl);
   std::string queue = args.get("queue", env_queue ? env_queue : "");
-  if (queue.empty()) throw usage_error(name + ": no queue given (use -q NAME or ECHOMQ_QUEUE)");
-  if (echomq_check_queue_name(queue.c_str()) != ECHOMQ_OK)
+  if (queue.empty() && !cmd->no_queue)
+    throw usage_error(name + ": no queue given (use -q NAME or ECHOMQ_QUEUE)");
+  if (!queue.empty() && echomq_check_queue_name(queue.c_str()) != ECHOMQ_OK)
     throw usage_error("bad queue name '" + queue + "' (1-128 bytes of A-Z a-z 0-9 _ . -)");
 
   Context ctx{Session(url, queue), std::move(args), false};

@@ -87,6 +87,10 @@ std::string job_payload(const echomq_job *job) {
   return p == nullptr ? std::string() : std::string(p, len);
 }
 
+std::string attempt_text(const echomq_job *job) {
+  return std::to_string(echomq_job_attempt(job)) + "/" + std::to_string(echomq_job_max_attempts(job));
+}
+
 void job_json(Json &j, const echomq_job *job) {
   std::string payload = job_payload(job);
   j.begin_object();

@@ -26,6 +26,9 @@ std::string cap_text(const LaneRow &r);
 /// oldest pending job's age.
 void lane_json(Json &j, const LaneRow &r, int64_t now_ms);
 
+/// "1/2": the attempt within the job's current budget, of its max attempts.
+std::string attempt_text(const echomq_job *job);
+
 /// A job as a JSON object; the payload as "payload" when it is UTF-8 text,
 /// else as "payload_base64".
 void job_json(Json &j, const echomq_job *job);

@@ -9,34 +9,13 @@
 #include "error.hpp"
 #include "nonce.hpp"
 #include "replies_gen.hpp"
+#include "script_reply.hpp"
 #include "validate.hpp"
 
 namespace echomq {
 namespace {
 
 constexpr size_t kRedriveChunk = 1000;
-
-// Reply arrays start with a status; negative ones carry a message.
-int scriptStatus(const redisReply* r, const char* what) {
-  if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
-    echomq::fail(kProto, std::string(what) + ": unexpected reply shape");
-  int64_t st = replyInt(r->element[0], what);
-  if (st < 0) {
-    std::string msg = r->elements > 1 ? replyStr(r->element[1], what) : std::string(what);
-    echomq::fail(static_cast<int>(st), msg);
-  }
-  return static_cast<int>(st);
-}
-
-uint64_t u64(const redisReply* arr, size_t i, const char* what) {
-  return static_cast<uint64_t>(replyInt(replyAt(arr, i, what), what));
-}
-int64_t i64(const redisReply* arr, size_t i, const char* what) {
-  return replyInt(replyAt(arr, i, what), what);
-}
-std::string str(const redisReply* arr, size_t i, const char* what) {
-  return replyStr(replyAt(arr, i, what), what);
-}
 
 int64_t steadyMs() {
   using namespace std::chrono;
@@ -110,8 +89,8 @@ std::string Client::confirmWrites() {
   }
 }
 
-std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                      int64_t delay_ms, uint32_t max_attempts) {
+Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                           uint32_t max_attempts) {
   const QueueKeys& k = keysFor(queue);
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > kBatchMax)
@@ -125,6 +104,8 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
       echomq::fail(kTooLarge, "payload of " + std::to_string(j.payload_len) +
                                  " bytes is over the limit of " +
                                  std::to_string(opts_.max_payload));
+    if (j.key_len > kDedupKeyMax)
+      invalid("idempotency key is longer than " + std::to_string(kDedupKeyMax) + " bytes");
   }
   // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
@@ -136,6 +117,12 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
     argv_.ref(j.group, j.group_len);
     argv_.ref(j.payload ? j.payload : "", j.payload_len);
   }
+  return argv_;
+}
+
+std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
+                                      int64_t delay_ms, uint32_t max_attempts) {
+  startEnqueue(queue, jobs, delay_ms, max_attempts);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1, "enqueue");
@@ -183,7 +170,8 @@ TakeResult decodeTake(const redisReply* r) {
     j.enqueued_at_ms = i64(r, b + F::enqueued_at, "claim enqueued");
     j.max_attempts = static_cast<uint32_t>(u64(r, b + F::max_attempts, "claim max attempts"));
     j.last_error = str(r, b + F::last_error, "claim last error");
-    j.attempt = u64(r, b + F::attempt, "claim attempt");
+    j.attempts = u64(r, b + F::attempt, "claim attempt");
+    j.cap = u64(r, b + F::cap, "claim cap");
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");
@@ -328,9 +316,7 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
   int code = take(k, {s}, 0, 0, 1, false, "").codes.at(0);
   if (code == kNotFound)
     echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " not found");
-  if (code == kStale)
-    echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " is not leased with token " +
-                           std::to_string(s.token) + " (its lease was lost: it expired and was reclaimed, or it was settled)");
+  if (code == kStale) echomq::fail(code, std::string(what) + ": " + staleReason(queue, s));
   return code;
 }
 
@@ -378,7 +364,7 @@ ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
                  int64_t retry_delay_ms) {
-  if (retry_delay_ms != kRetryBackoff)
+  if (retry_delay_ms != kRetryBackoff && retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, kReasonMax);
@@ -390,9 +376,7 @@ int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t l
   int st = kOk;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
   if (st == kNotFound) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
-  if (st == kStale)
-    echomq::fail(st, "extend: job " + std::to_string(id) + " is not leased with token " +
-                         std::to_string(token) + " (its lease was lost)");
+  if (st == kStale) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}}));
   return d;
 }
 
@@ -615,11 +599,13 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.group = str(r.get(), b + F::group, "dead");
     j.payload = str(r.get(), b + F::payload, "dead");
     j.token = u64(r.get(), b + F::attempts, "dead");  // the attempts used, as before 0.3
-    j.attempt = j.token;
+    j.attempts = j.token;
     j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + F::max_attempts, "dead"));
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");
     j.last_error = str(r.get(), b + F::last_error, "dead");
+    j.cap = u64(r.get(), b + F::cap, "dead");
+    j.state = kJobDead;
   }
   return out;
 }

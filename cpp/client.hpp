@@ -40,12 +40,21 @@ struct Job {
   std::string group;
   std::string payload;
   uint64_t token = 0;    // fences this delivery (dead jobs: the attempts used)
-  uint64_t attempt = 0;  // attempts so far, this delivery included
+  uint64_t attempts = 0;  // attempts so far, this delivery included (all budgets)
   uint32_t max_attempts = 0;
   int64_t lease_until_ms = 0;
   int64_t enqueued_at_ms = 0;
   int64_t dead_at_ms = 0;
   std::string last_error;
+  uint64_t cap = 0;           // attempt cap: attempts + max after a redrive
+  int state = kJobLeased;
+  int64_t due_at_ms = 0;      // delayed jobs
+  // Which attempt of its current budget (echomq_job_attempt): a redrive
+  // gives a fresh budget by raising the cap, so attempts - (cap - max).
+  uint32_t attempt() const {
+    uint64_t base = cap > max_attempts ? cap - max_attempts : 0;
+    return attempts > base ? static_cast<uint32_t>(attempts - base) : 0;
+  }
 };
 
 struct ClaimResult {
@@ -83,6 +92,15 @@ struct NewJob {
   size_t group_len;
   const char* payload;
   size_t payload_len;
+  const char* key = nullptr;  // idempotency key (NULL or "" = none)
+  size_t key_len = 0;
+};
+
+// What an enqueue did: each job's id, and which were duplicates of a job
+// enqueued before with the same idempotency key.
+struct EnqueueResult {
+  std::vector<uint64_t> ids;
+  std::vector<bool> duplicate;
 };
 
 // One finding of doctor(): a DoctorLevel and "check: finding; advice".
@@ -111,6 +129,10 @@ class Client {
   // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
+  // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
+  // the default window.
+  EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                             uint32_t max_attempts, int64_t window_ms);
 
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   // n successive turns of the ring in one call (weighted: turns as wclaim
@@ -160,12 +182,22 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
+  // Everyday operations (cpp/ops.cpp).
+  Job getJob(const char* queue, uint64_t id);
+  void deleteJob(const char* queue, uint64_t id);
+  // One bounded purge step; returns jobs removed, updates cursor and more.
+  uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
+                     uint64_t& cursor, bool& more);
+  std::vector<std::string> queues();
   // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 
  private:
   const QueueKeys& keysFor(const char* queue);
+  // Validates an enqueue and starts its script call (jobs and options).
+  Argv& startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                     uint32_t max_attempts);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);
@@ -177,6 +209,9 @@ class Client {
                          bool weighted, const char* flags);
   // Settles one job and throws its refusal as an error.
   int settleOne(const char* queue, const Settlement& s, const char* what);
+  // Why settlement s was refused as stale, said truthfully: another
+  // delivery holds the job now, or it is no longer leased (and where it is).
+  std::string staleReason(const char* queue, const Settlement& s);
   // Validates and runs a per-lane setting: group and a value in 0..hi.
   void laneSetting(Script s, const char* queue, const char* group, const char* what,
                    long long value, long long hi);

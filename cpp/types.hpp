@@ -15,12 +15,14 @@ enum Status : int {
   kOk = 0,
   kEmpty = 1,
   kUnconfirmed = 2,  // done, but not confirmed durable in time
+  kDuplicate = 3,    // enqueue with a key seen within its window
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
   kStale = -4,
   kFull = -5,
   kLayout = -6,
+  kLeased = -7,
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
@@ -61,8 +63,16 @@ constexpr uint32_t kRecoverMax = 32;
 constexpr uint32_t kRateJobsMax = 1000000;
 constexpr int64_t kRatePeriodMaxMs = 24LL * 3600 * 1000;
 constexpr uint64_t kCapMax = 1000000000;
+constexpr size_t kDedupKeyMax = 256;
+constexpr int64_t kDedupWindowDefaultMs = 24LL * 3600 * 1000;
+constexpr int64_t kDedupWindowMaxMs = 7LL * 24 * 3600 * 1000;
+constexpr uint64_t kDedupKeysMax = 1000000;
+constexpr uint32_t kPurgeMax = 10000;
 constexpr int kWaitReplicasMax = 100;
 constexpr int kWaitTimeoutMaxMs = 60000;
+
+// Where a job is.
+enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4 };
 
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };

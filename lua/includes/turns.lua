@@ -127,11 +127,12 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
       local att, err = unpackAtt(atts[i])
       att = att + 1
       local token = deliveryToken(nonce, att)
-      local _, p, at, _, mx = unpackRecord(recs[i])
+      local _, p, at, cap, mx = unpackRecord(recs[i])
       local o = #out
       out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
       out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
       out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
+      out[o + JOB_CAP] = S(cap)
       attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(att, token, err)
       leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
       taken = taken + 1

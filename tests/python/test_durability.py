@@ -4,34 +4,26 @@ confirmed in time returns its result and warns with UnconfirmedWarning."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 import warnings
-from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 import echomq
-from conftest import SERVER_SCRIPT
-from emq_helpers import Resp, wait_for
+from emq_helpers import wait_for
+from emq_valkey import Resp, Server
 
 
 @pytest.fixture(scope="module")
 def replica(url: str) -> Iterator[str]:
     """A second server, replicating the session's server while this module's
     tests run (one full sync: the primary delays it by repl-diskless-sync-delay)."""
-    d = tempfile.mkdtemp(prefix="emq-pytest-replica-")
-    subprocess.run(["bash", str(SERVER_SCRIPT), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
-    try:
-        rurl = Path(d, "url").read_text().strip()
+    with Server(prefix="emq-pytest-replica-") as s:
         host, port = url.rsplit("/", 1)[-1].rsplit(":", 1)
-        with Resp(rurl) as r:
+        with Resp(s.url) as r:
             r("REPLICAOF", host, port)
             assert wait_for(lambda: b"master_link_status:up" in r("INFO", "replication"))
-        yield rurl
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", d], check=False, timeout=60)
+        yield s.url
 
 
 def test_confirmed_writes_are_silent(url, replica, make_queue):

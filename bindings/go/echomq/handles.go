@@ -38,12 +38,14 @@ func jobFromHandle(q *Queue, j capi.Job) *Job {
 		Group:       capi.Job_group(j),
 		Payload:     payload,
 		Token:       uint64(n[1]),
-		Attempt:     uint64(n[7]),
 		MaxAttempts: uint32(n[2]),
 		LeaseUntil:  msTime(n[3]),
 		EnqueuedAt:  msTime(n[4]),
 		DeadAt:      msTime(n[5]),
 		LastError:   capi.Job_last_error(j),
+		Attempt:     uint32(n[7]),
+		State:       JobState(n[8]),
+		DueAt:       msTime(n[9]),
 		q:           q,
 	}
 }

@@ -14,12 +14,18 @@ type Job struct {
 	Group       string // the lane
 	Payload     []byte
 	Token       uint64 // fencing token of this delivery: new for every delivery
-	Attempt     uint64 // attempts so far, this delivery included (dead: attempts used)
 	MaxAttempts uint32
 	LeaseUntil  time.Time // server clock; zero if not leased
 	EnqueuedAt  time.Time // server clock
 	DeadAt      time.Time // server clock; zero unless dead-lettered
 	LastError   string    // reason of the last failure, "" if none
+	// Attempt is which attempt of its current budget this delivery is,
+	// 1..MaxAttempts (a dead job: the attempts of its last budget). A
+	// redrive gives a fresh budget; a job given back unstarted by a stopping
+	// worker used no attempt. The token is not an attempt count.
+	Attempt uint32
+	State   JobState  // where the job is (Queue.Job); StateLeased for claims
+	DueAt   time.Time // server clock; when a delayed job falls due, else zero
 
 	q *Queue
 }

@@ -26,6 +26,9 @@ func (q *Queue) Client() *Client { return q.c }
 type enqueueConfig struct {
 	delay       time.Duration
 	maxAttempts uint32
+	key         string        // WithKey
+	keyed       bool          // WithKey was given
+	window      time.Duration // WithDedupWindow; 0 = the default
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -65,12 +68,17 @@ func (q *Queue) checkNames(groups ...string) error {
 }
 
 // Enqueue adds one job to lane group and returns its id. Ids grow in mint
-// order. The payload is binary and may hold NUL bytes.
+// order. The payload is binary and may hold NUL bytes. With WithKey, a key
+// seen within its window enqueues nothing: the first job's id comes back
+// with ErrDuplicate.
 func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts ...EnqueueOption) (uint64, error) {
 	if err := q.checkNames(group); err != nil {
 		return 0, err
 	}
 	cfg := enqueueOptions(opts)
+	if cfg.keyed {
+		return q.enqueueKeyed(ctx, group, payload, cfg)
+	}
 	var id [1]uint64
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
@@ -84,19 +92,43 @@ type BatchJob struct {
 	Payload []byte
 }
 
+// KeyedJob is one job of EnqueueBatchDedup: a BatchJob with an idempotency
+// key ("" = none).
+type KeyedJob struct {
+	Group   string
+	Payload []byte
+	Key     string
+}
+
 // EnqueueBatch adds all jobs in one round trip (one script call), in order,
 // with the same options, and returns their ids. All or nothing: a refused
 // batch writes nothing. A batch holds at most 10,000 jobs (ECHOMQ_BATCH_MAX);
 // a larger one is refused with ErrTooLarge, since splitting it would lose
 // the all-or-nothing promise.
 func (q *Queue) EnqueueBatch(ctx context.Context, jobs []BatchJob, opts ...EnqueueOption) ([]uint64, error) {
+	keyed := make([]KeyedJob, len(jobs))
+	for i, j := range jobs {
+		keyed[i] = KeyedJob{Group: j.Group, Payload: j.Payload}
+	}
+	ids, _, err := q.EnqueueBatchDedup(ctx, keyed, opts...)
+	return ids, err
+}
+
+// EnqueueBatchDedup is EnqueueBatch for jobs with idempotency keys
+// (KeyedJob.Key): a job whose key the queue saw within the window
+// (WithDedupWindow), or an earlier job of the batch has, is not enqueued;
+// its id is the first job's and duplicate[i] is true.
+func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...EnqueueOption) (ids []uint64, duplicate []bool, err error) {
 	if err := q.checkNames(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := enqueueOptions(opts)
+	if cfg.keyed {
+		return nil, nil, invalid("a batch takes its idempotency keys per job (KeyedJob.Key), not WithKey")
+	}
 	b := capi.Batch_create()
 	if b == nil || b.Swigcptr() == 0 {
-		return nil, &Error{Code: CodeNoMem, Msg: "cannot allocate a batch"}
+		return nil, nil, &Error{Code: CodeNoMem, Msg: "cannot allocate a batch"}
 	}
 	live.add(&live.batches, 1)
 	defer func() {
@@ -104,23 +136,25 @@ func (q *Queue) EnqueueBatch(ctx context.Context, jobs []BatchJob, opts ...Enque
 		live.add(&live.batches, -1)
 	}()
 	for i, j := range jobs {
-		if hasNUL(j.Group) {
-			return nil, invalid("group name of batch entry contains a NUL byte")
+		if hasNUL(j.Group) || hasNUL(j.Key) {
+			return nil, nil, invalid("group name or key of batch entry contains a NUL byte")
 		}
-		if rc := capi.Batch_add(b, j.Group, j.Payload); rc != 0 {
-			return nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
+		if rc := capi.Batch_add_keyed(b, j.Group, j.Payload, j.Key); rc != 0 {
+			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
 	if _, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue_batch(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts))
+		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window))
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ids := make([]uint64, len(jobs))
+	ids = make([]uint64, len(jobs))
+	duplicate = make([]bool, len(jobs))
 	for i := range ids {
 		ids[i] = capi.Batch_id(b, int64(i))
+		duplicate[i] = capi.Batch_duplicate(b, int64(i)) != 0
 	}
-	return ids, nil
+	return ids, duplicate, nil
 }
 
 func batchEntryMsg(i, rc int) string {

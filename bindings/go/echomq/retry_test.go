@@ -39,8 +39,8 @@ func TestRetryAndDeadLetter(t *testing.T) {
 		t.Fatalf("redrive moved %d, want 1", n)
 	}
 	j3 := must(q.Claim(ctx, time.Minute))(t)
-	if j3.ID != id || j3.Attempt != 3 {
-		t.Fatalf("redriven delivery: id %d attempt %d", j3.ID, j3.Attempt)
+	if j3.ID != id || j3.Attempt != 1 || j3.Token == j2.Token {
+		t.Fatalf("redriven delivery: id %d attempt %d (want the first of a fresh budget)", j3.ID, j3.Attempt)
 	}
 	mustOK(t, j3.Ack(ctx))
 	if d := must(q.Dead(ctx, 0, 10))(t); len(d) != 0 {

@@ -55,8 +55,9 @@ func (e *DiscardError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrDiscard) hold.
 func (e *DiscardError) Is(target error) bool { return target == ErrDiscard }
 
-// Discard wraps a handler error so that the Worker dead-letters the job now
-// instead of retrying it (bad input, a job that can never succeed). The
+// Discard is the "don't retry" failure: it wraps a handler error so that
+// the Worker dead-letters the job now instead of retrying it (bad input, a
+// job that can never succeed). The
 // reason kept with the dead job is err's text. Wrapping the result again
 // (fmt.Errorf with %w) keeps it a discard.
 func Discard(err error) error { return &DiscardError{Err: err} }
@@ -130,6 +131,16 @@ type Worker struct {
 	// left running by a drain that timed out. It is called from the
 	// worker's goroutines.
 	OnError func(error)
+	// Job hooks, each called on the handler's goroutine once the job is
+	// reported to the engine (which settles it with its next round trip);
+	// a job whose lease was lost meanwhile gets none (OnError hears of it).
+	// OnCompleted: the handler returned nil. OnFailed: it returned an error
+	// or panicked (every failed attempt, also the last). OnDead, after
+	// OnFailed: the failure dead-letters the job (Discard, or its last
+	// attempt: job.Attempt >= job.MaxAttempts).
+	OnCompleted func(job *Job)
+	OnFailed    func(job *Job, err error)
+	OnDead      func(job *Job, err error)
 
 	mu    sync.Mutex
 	eng   capi.Worker // the running engine, nil between runs
@@ -429,6 +440,7 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		c.running.Add(-1)
 		switch st {
 		case 0:
+			w.hooks(job, herr)
 		case capi.ECHOMQ_ENOTFOUND:
 			w.report(&Error{Code: CodeStale, Msg: "job " + strconv.FormatUint(job.ID, 10) +
 				": lease lost while the handler ran (it is delivered again)"})
@@ -449,6 +461,22 @@ func (w *Worker) call(ctx context.Context, job *Job) (err error) {
 		}
 	}()
 	return w.Handler(ctx, job)
+}
+
+// hooks calls the job hooks for a job reported with handler result herr.
+func (w *Worker) hooks(job *Job, herr error) {
+	if herr == nil {
+		if w.OnCompleted != nil {
+			w.OnCompleted(job)
+		}
+		return
+	}
+	if w.OnFailed != nil {
+		w.OnFailed(job, herr)
+	}
+	if w.OnDead != nil && (errors.Is(herr, ErrDiscard) || job.Attempt >= job.MaxAttempts) {
+		w.OnDead(job, herr)
+	}
 }
 
 func (w *Worker) report(err error) {

@@ -145,7 +145,7 @@ func TestWorkerRetriesFailures(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var mu sync.Mutex
-	attempts := map[uint64][]uint64{}
+	attempts := map[uint64][]uint32{}
 	okCount := 0
 	w := &Worker{
 		URL: serverURL, Queue: q.Name(), Concurrency: 3, Lease: 10 * time.Second,

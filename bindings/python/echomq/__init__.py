@@ -37,6 +37,7 @@ from .errors import (
     FullError,
     InvalidArgument,
     LayoutError,
+    LeasedError,
     NotFoundError,
     OutOfMemoryError,
     PermissionError,
@@ -55,8 +56,8 @@ from .errors import (
 )
 from .info import LaneInfo, QueueStats
 from .job import FailOutcome, Job
-from .queue import UNSET, Queue
-from .worker import DiscardJob, Worker, WorkerStats
+from .queue import UNSET, JobId, Queue
+from .worker import DiscardJob, NoRetry, Worker, WorkerStats
 
 __version__: str = _echomq.version_string()
 """Version of the libechomq built into this package."""
@@ -72,6 +73,7 @@ WEIGHT_MAX: int = _echomq.WEIGHT_MAX
 LIMIT_MAX: int = _echomq.LIMIT_MAX
 REASON_MAX: int = _echomq.REASON_MAX
 KEY_LAYOUT: int = _echomq.KEY_LAYOUT
+DEDUP_KEY_MAX: int = _echomq.DEDUP_KEY_MAX
 
 
 def version() -> str:
@@ -96,6 +98,9 @@ __all__ = [
     "Worker",
     "WorkerStats",
     "DiscardJob",
+    "NoRetry",
+    "JobId",
+    "DEDUP_KEY_MAX",
     "UNSET",
     "error_class",
     "version",

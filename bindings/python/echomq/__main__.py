@@ -1,6 +1,8 @@
-"""Command line: run a Worker over a queue, like ``rq worker``.
+"""Command line: run a Worker over a queue, like ``rq worker``, or serve
+queue figures to Prometheus.
 
     python3 -m echomq worker URL QUEUE package.module:function [options]
+    python3 -m echomq exporter URL QUEUE... [--port 9808] [--top 10]
 
 The handler is imported from ``package.module`` (the current directory is on
 the import path) and called with each :class:`echomq.Job`.  SIGINT/SIGTERM
@@ -54,7 +56,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     w.add_argument("--burst", type=float, nargs="?", const=1.0, default=None, metavar="IDLE",
                    help="exit once no job was ready for IDLE seconds (default 1)")
     w.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    e = sub.add_parser("exporter", help="serve queue figures to Prometheus (needs prometheus_client)")
+    e.add_argument("url", help="valkey://host:port[/db] or unix:///path")
+    e.add_argument("queues", nargs="+", metavar="queue", help="queue names")
+    e.add_argument("--port", type=int, default=9808, help="HTTP port of /metrics (default 9808)")
+    e.add_argument("--addr", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    e.add_argument("--top", type=int, default=10, help="deepest lanes reported per queue, 0..100 (default 10)")
     args = ap.parse_args(argv)
+    if args.command == "exporter":
+        return run_exporter(args)
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -66,6 +76,23 @@ def main(argv: Optional[List[str]] = None) -> int:
         stats = worker.run()
     print(f"acked={stats.acked} failed={stats.failed} retried={stats.retried} dead={stats.dead} "
           f"lost={stats.lost} errors={stats.errors} discarded={stats.discarded}", flush=True)
+    return 0
+
+
+def run_exporter(args: argparse.Namespace) -> int:
+    """Serves /metrics until SIGINT or SIGTERM."""
+    import signal
+    import threading
+
+    from .exporter import serve
+
+    server, _, _ = serve(args.url, args.queues, port=args.port, addr=args.addr, top=args.top)
+    print(f"serving http://{args.addr}:{server.server_port}/metrics", flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    server.shutdown()
     return 0
 
 

@@ -2,7 +2,7 @@
 
 from typing import Dict, List, Optional, Tuple, Union
 
-_RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int]
+_RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int]
 _Name = Union[str, bytes]
 
 HEADER_VERSION: int
@@ -29,6 +29,11 @@ RETRY_DEFAULT: int
 STOP_DRAIN: int
 STOP_ABANDON: int
 KEY_LAYOUT: int
+DEDUP_KEY_MAX: int
+DEDUP_WINDOW_DEFAULT_MS: int
+DEDUP_WINDOW_MAX_MS: int
+DEDUP_KEYS_MAX: int
+PURGE_MAX: int
 WORKER_DEFAULTS: Dict[str, Union[int, bool]]
 
 def version() -> int: ...
@@ -56,6 +61,26 @@ class Client:
     def enqueue_batch(
         self, queue: str, groups: List[bytes], payloads: List[bytes], delay_ms: int, max_attempts: int
     ) -> List[int]: ...
+    def enqueue_keyed(
+        self, queue: str, group: _Name, payload: bytes, delay_ms: int, max_attempts: int, key: str, window_ms: int
+    ) -> Tuple[int, bool]: ...
+    def enqueue_batch_keyed(
+        self,
+        queue: str,
+        groups: List[_Name],
+        payloads: List[bytes],
+        keys: List[str],
+        delay_ms: int,
+        max_attempts: int,
+        window_ms: int,
+    ) -> List[Tuple[int, bool]]: ...
+    def get_job(self, queue: str, id: int) -> _RawJob: ...
+    def delete_job(self, queue: str, id: int) -> None: ...
+    def purge_lane(
+        self, queue: str, group: _Name, max: int, clear_settings: bool, cursor: int
+    ) -> Tuple[int, bool, int]: ...
+    def queues(self) -> List[str]: ...
+    def release(self, queue: str, id: int, token: int) -> int: ...
     def claim(self, queue: str, lease_ms: int) -> Optional[_RawJob]: ...
     def bclaim(self, queue: str, lease_ms: int, timeout_ms: int) -> Optional[_RawJob]: ...
     def wclaim(self, queue: str, lease_ms: int, max: int) -> List[_RawJob]: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from types import TracebackType
-from typing import Any, Callable, Optional, Type
+from typing import Any, Callable, List, Optional, Type
 
 from . import _convert, _echomq
 from .errors import InvalidArgument, UnconfirmedWarning
@@ -145,6 +145,12 @@ class Client:
         client's).  Raises InvalidArgument for a bad name.
         """
         return Queue(self, name, lease=self._lease if lease is None else lease)
+
+    def queues(self) -> List[str]:
+        """The queues on the connected server, in byte order (a SCAN walk:
+        an operator's call; in a cluster, the queues of the connected
+        node).  A queue is listed once it was first enqueued to."""
+        return list(self._raw.queues())
 
     def clone(self) -> "Client":
         """A new client with the same options, connected to the same URL

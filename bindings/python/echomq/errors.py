@@ -19,6 +19,7 @@ __all__ = [
     "TooLargeError",
     "NotFoundError",
     "StaleLeaseError",
+    "LeasedError",
     "LayoutError",
     "FullError",
     "ConnectionError",
@@ -95,6 +96,13 @@ class LayoutError(EchoMQError):
     EchoMQ): refused, nothing written (ECHOMQ_ELAYOUT).  See docs/keys.md."""
 
     code = -6
+
+
+class LeasedError(EchoMQError):
+    """The job is leased by a worker now (ECHOMQ_ELEASED): a delete was
+    refused and changed nothing.  Settle it, or let its lease expire, first."""
+
+    code = -7
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -192,6 +200,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         NotFoundError,
         StaleLeaseError,
         LayoutError,
+        LeasedError,
         FullError,
         ConnectionError,
         TimeoutError,

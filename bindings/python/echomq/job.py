@@ -10,7 +10,9 @@ from . import _convert, _echomq
 if TYPE_CHECKING:  # pragma: no cover
     from .queue import Queue
 
-RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int]
+RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int]
+
+_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead"}
 
 
 class FailOutcome(enum.IntEnum):
@@ -47,7 +49,15 @@ class Job:
             (``None`` if not leased).
         enqueued_at: enqueue time, server clock, seconds since the epoch.
         dead_at: time of death for a dead-lettered job, else ``None``.
-        last_error: the last failure reason ("" if none).
+        last_error: the last failure reason ("" if none): on a claimed job,
+            why its previous attempt failed.
+        attempt: which attempt of its current budget this delivery is,
+            1..``max_attempts`` (a dead job: the attempts of its last
+            budget). It equals ``token`` unless the job was redriven (a fresh
+            budget) or given back unstarted by a stopping worker (not an
+            attempt); the token keeps counting across both.
+        state: ``"pending"``, ``"leased"``, ``"delayed"`` or ``"dead"``.
+        due_at: when a delayed job falls due (server clock), else ``None``.
     """
 
     __slots__ = (
@@ -62,6 +72,9 @@ class Job:
         "enqueued_at",
         "dead_at",
         "last_error",
+        "attempt",
+        "state",
+        "due_at",
     )
 
     def __init__(
@@ -76,7 +89,9 @@ class Job:
         enqueued_at: float,
         dead_at: Optional[float] = None,
         last_error: str = "",
-        attempt: int = 0,
+        attempt: Optional[int] = None,
+        state: str = "leased",
+        due_at: Optional[float] = None,
     ) -> None:
         self._queue = queue
         self.id = id
@@ -89,10 +104,13 @@ class Job:
         self.enqueued_at = enqueued_at
         self.dead_at = dead_at
         self.last_error = last_error
+        self.attempt = token if attempt is None else attempt
+        self.state = state
+        self.due_at = due_at
 
     @classmethod
     def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
-        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, att = raw
+        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, attempt, state, due_ms = raw
         return cls(
             queue,
             jid,
@@ -104,7 +122,9 @@ class Job:
             enq_ms / 1000.0,
             dead_ms / 1000.0 if dead_ms else None,
             err,
-            att,
+            attempt,
+            _STATES.get(state, "leased"),
+            due_ms / 1000.0 if due_ms else None,
         )
 
     @property

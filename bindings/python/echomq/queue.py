@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Uni
 
 from . import _convert, _echomq
 from .info import LaneInfo, QueueStats
-from .errors import InvalidArgument
+from .errors import InvalidArgument, NotFoundError
 from .job import Job
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,7 +77,9 @@ class Queue:
         *,
         delay: Optional[_convert.Seconds] = None,
         max_attempts: Optional[int] = None,
-    ) -> int:
+        key: Optional[str] = None,
+        dedup_window: Optional[_convert.Seconds] = None,
+    ) -> "JobId":
         """Enqueue one job on lane ``group`` and return its id.
 
         Args:
@@ -86,6 +88,15 @@ class Queue:
             delay: seconds before the job becomes claimable (``None`` = now).
             max_attempts: deliveries before dead-lettering (``None`` = the
                 queue default).
+            key: an idempotency key (1..``DEDUP_KEY_MAX`` bytes). When the
+                queue saw it within its window, nothing is enqueued and the
+                first job's id comes back with ``duplicate`` set.
+            dedup_window: seconds the key is remembered (``None`` = 24 h, at
+                most 7 days).
+
+        Returns:
+            the job id, an ``int`` whose ``duplicate`` attribute says whether
+            it is the id of an earlier job with the same key.
 
         Raises:
             InvalidArgument: bad group or option (nothing was sent).
@@ -95,7 +106,13 @@ class Queue:
         g = _convert.group_name(group)
         p = _convert.payload_bytes(payload)
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
-        return int(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts))
+        if key is None:
+            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts))
+        k, window_ms = _dedup_key(key), _dedup_window_ms(dedup_window)
+        if not k:
+            raise InvalidArgument("idempotency key is empty (None means none)")
+        jid, dup = self._client._raw.enqueue_keyed(self._name, g, p, delay_ms, attempts, k, window_ms)
+        return JobId(jid, dup)
 
     def enqueue_many(
         self,
@@ -103,8 +120,14 @@ class Queue:
         *,
         delay: Optional[_convert.Seconds] = None,
         max_attempts: Optional[int] = None,
-    ) -> List[int]:
-        """Enqueue many ``(group, payload)`` jobs in one round trip.
+        dedup_window: Optional[_convert.Seconds] = None,
+    ) -> List["JobId"]:
+        """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
+        jobs in one round trip.
+
+        A job with an idempotency key (not ``None``) that the queue saw
+        within its window, or that an earlier job of the same call has, is
+        not enqueued: its id is the first job's, with ``duplicate`` set.
 
         All or nothing: every job is checked before anything is sent, and a
         refused batch writes nothing.  Jobs are minted in the order given.
@@ -117,14 +140,23 @@ class Queue:
         """
         groups: List[bytes] = []
         payloads: List[bytes] = []
+        keys: List[str] = []
         for item in jobs:
-            group, payload = item
+            group, payload = item[0], item[1]
             groups.append(_convert.group_name(group))
             payloads.append(_convert.payload_bytes(payload))
+            key = item[2] if len(item) > 2 else None
+            keys.append("" if key is None else _dedup_key(key))
         if not groups:
             return []
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
-        return list(self._client._raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts))
+        raw = self._client._raw
+        if not any(keys):
+            return [JobId(i) for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts)]
+        out = raw.enqueue_batch_keyed(
+            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window)
+        )
+        return [JobId(jid, dup) for jid, dup in out]
 
     @staticmethod
     def _enqueue_options(
@@ -364,6 +396,46 @@ class Queue:
             moved += int(raw.redrive(self._name, ids[i : i + 10000]))
         return moved
 
+    # -- everyday operations ---------------------------------------------------
+
+    def job(self, id: int) -> Optional[Job]:
+        """Look a job up by id, wherever it is: ``state`` (pending, leased,
+        delayed, dead), ``group``, ``payload``, ``token`` (attempts so far),
+        ``attempt``, ``max_attempts``, times and ``last_error``.  A read-only
+        call.  Returns ``None`` for no such job (acked, deleted, never
+        enqueued)."""
+        jid = _job_id(id)
+        try:
+            raw = self._client._raw.get_job(self._name, jid)
+        except NotFoundError:
+            return None
+        return Job._from_raw(self, raw)
+
+    def delete(self, job: Union[int, Job]) -> None:
+        """Delete a pending, delayed or dead job (its lane's counts and ring
+        place are kept right).
+
+        Raises:
+            LeasedError: a worker holds it now; nothing changed.
+            NotFoundError: no such job.
+        """
+        jid = job.id if isinstance(job, Job) else _job_id(job)
+        self._client._raw.delete_job(self._name, jid)
+
+    def purge(self, group: str, *, clear_settings: bool = False, step: int = 10000) -> int:
+        """Delete every waiting (pending or delayed) job of lane ``group``, in
+        bounded steps of ``step`` jobs (one round trip each); leased jobs run
+        on and dead jobs stay.  The lane's weight, limit, rate, cap and pause
+        stay unless ``clear_settings``.  Returns how many jobs were deleted."""
+        g = _convert.group_name(group)
+        n = _convert.to_count("step", step, maximum=_echomq.PURGE_MAX)
+        raw = self._client._raw
+        total, cursor, more = 0, 0, True
+        while more:
+            removed, more, cursor = raw.purge_lane(self._name, g, n, bool(clear_settings), cursor)
+            total += removed
+        return total
+
     def verify(self) -> List[str]:
         """Check the queue's invariants (ring = serviceable lanes, active
         counts = leases, every job in exactly one place, counters).  Returns
@@ -381,3 +453,38 @@ class Queue:
 
     def __repr__(self) -> str:
         return f"Queue({self._name!r})"
+
+
+class JobId(int):
+    """A job id returned by an enqueue: an ``int`` that also says whether it
+    is the id of an earlier job with the same idempotency key
+    (``duplicate``: nothing was enqueued)."""
+
+    duplicate: bool
+
+    def __new__(cls, value: int, duplicate: bool = False) -> "JobId":
+        self = super().__new__(cls, value)
+        self.duplicate = bool(duplicate)
+        return self
+
+
+def _dedup_key(key: object) -> str:
+    if not isinstance(key, str):
+        raise InvalidArgument(f"idempotency key must be a str, not {type(key).__name__}")
+    if len(key.encode("utf-8")) > _echomq.DEDUP_KEY_MAX:
+        raise InvalidArgument(f"idempotency key is longer than {_echomq.DEDUP_KEY_MAX} bytes")
+    if "\0" in key:
+        raise InvalidArgument("idempotency key holds a NUL")
+    return key
+
+
+def _dedup_window_ms(window: Optional[_convert.Seconds]) -> int:
+    if window is None:
+        return 0
+    return _convert.to_ms("dedup_window", window, minimum=1)
+
+
+def _job_id(id: object) -> int:
+    if isinstance(id, bool) or not isinstance(id, int) or id < 1:
+        raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
+    return id

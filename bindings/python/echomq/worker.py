@@ -41,7 +41,12 @@ an exception fails the attempt and :class:`DiscardJob` dead-letters it."""
 ErrorHook = Callable[[EchoMQError], Any]
 """Called with errors that do not stop the worker (see ``on_error``)."""
 
+JobHook = Callable[[Job, Any], Any]
+"""A job hook: ``hook(job, result)`` for a completed job (the handler's
+return value), ``hook(job, exc)`` for a failed or dead one."""
+
 _ENOTFOUND = -3
+_STOPPING = object()  # the engine is stopping (Worker._handed_out)
 _ECANCELED = -12
 
 DEFAULT_CONCURRENCY = 4
@@ -61,6 +66,11 @@ class DiscardJob(Exception):
             if not job.payload:
                 raise echomq.DiscardJob("empty payload")
     """
+
+
+NoRetry = DiscardJob
+"""The "don't retry" failure: another name of :class:`DiscardJob` (one class,
+so ``except DiscardJob`` catches it too)."""
 
 
 @dataclass
@@ -144,6 +154,18 @@ class Worker:
             logged and ignored.
         wait: longest server-side wait of an idle round in seconds (default
             5); the engine wakes at once when work arrives either way.
+        on_completed: ``hook(job, result)`` after a handler returned and
+            its job was reported done.
+        on_failed: ``hook(job, exc)`` after a handler raised and its job
+            was reported failed (every failed attempt, also the last).
+        on_dead: ``hook(job, exc)`` after a failure that dead-letters the
+            job: :class:`NoRetry`, or its last attempt
+            (``job.attempt >= job.max_attempts``); called after
+            ``on_failed``.  The hooks run on the handler's thread once the
+            job is reported to the engine, which settles it with its next
+            round trip; a job whose lease was lost meanwhile gets no hook
+            (``on_error`` hears of it).  Exceptions they raise are logged
+            and ignored.
         fused: ignored (the engine always settles and claims in one round
             trip); kept for compatibility.
 
@@ -172,6 +194,9 @@ class Worker:
         on_error: Optional[ErrorHook] = None,
         wait: Optional[_convert.Seconds] = None,
         fused: bool = True,
+        on_completed: Optional[JobHook] = None,
+        on_failed: Optional[JobHook] = None,
+        on_dead: Optional[JobHook] = None,
     ) -> None:
         if not isinstance(queue, Queue):
             raise TypeError(f"queue must be an echomq.Queue, not {type(queue).__name__}")
@@ -179,6 +204,10 @@ class Worker:
             raise TypeError("handler must be callable")
         if on_error is not None and not callable(on_error):
             raise TypeError("on_error must be callable")
+        for name, hook in (("on_completed", on_completed), ("on_failed", on_failed), ("on_dead", on_dead)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name} must be callable")
+        self._hooks = {"completed": on_completed, "failed": on_failed, "dead": on_dead}
         client = queue.client
         if client.url is None:
             raise InvalidArgument("the queue's client has never connected: the Worker takes its URL")
@@ -262,6 +291,15 @@ class Worker:
     def start(self) -> None:
         """Connect the engine and start the handler threads; returns at once.
         Stop with :meth:`stop`.  Connection errors are raised here."""
+        self._start_engine()
+        for i in range(self._concurrency):
+            t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _start_engine(self) -> None:
+        """Connects the engine and starts the control thread (stop requests,
+        the idle timeout, engine errors, the drain)."""
         if self._started:
             raise RuntimeError("a Worker runs once")
         self._started = True
@@ -272,10 +310,6 @@ class Worker:
             self._finished.set()  # join() returns False at once: nothing ran
             raise
         self._last_activity = time.monotonic()
-        for i in range(self._concurrency):
-            t = threading.Thread(target=self._host_main, name=f"echomq-worker-{i}", daemon=True)
-            self._threads.append(t)
-            t.start()
         self._control = threading.Thread(target=self._control_main, name="echomq-worker-control", daemon=True)
         self._control.start()
 
@@ -399,53 +433,98 @@ class Worker:
             self._finished.set()
 
     def _host_main(self) -> None:
-        raw = self._raw
         while True:
-            got = raw.next(1000)
+            got = self._handed_out(self._raw.next(1000))
+            if got is _STOPPING:
+                return
             if got is None:
                 continue
-            if isinstance(got, str):  # the engine is stopping: nothing more comes
-                return
-            tup, ref = got
-            job = Job._from_raw(self._queue, tup)
-            with self._lock:
-                self._running += 1
-                self._last_activity = time.monotonic()
+            job, ref = got
+            self._begin_job()
             try:
                 status = self._process(job, ref)
             finally:
-                with self._lock:
-                    self._running -= 1
-                    self._last_activity = time.monotonic()
-            if status == _ENOTFOUND:
-                self._report_error(StaleLeaseError(
-                    f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
-            elif status == _ECANCELED:
-                log.warning("job %d: the worker stopped before it was reported; it comes back when "
-                            "its lease expires", job.id)
+                self._end_job()
+            self._after(job, status)
+
+    def _handed_out(self, got: Any) -> Any:
+        """What the engine's next() gave: None (nothing yet), _STOPPING (the
+        engine is stopping: nothing more comes), or (job, ref)."""
+        if got is None or isinstance(got, str):
+            return None if got is None else _STOPPING
+        tup, ref = got
+        return Job._from_raw(self._queue, tup), ref
+
+    def _begin_job(self) -> None:
+        with self._lock:
+            self._running += 1
+            self._last_activity = time.monotonic()
+
+    def _end_job(self) -> None:
+        with self._lock:
+            self._running -= 1
+            self._last_activity = time.monotonic()
+
+    def _after(self, job: Job, status: int) -> None:
+        """Reports what the engine said to a job's report."""
+        if status == _ENOTFOUND:
+            self._report_error(StaleLeaseError(
+                f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
+        elif status == _ECANCELED:
+            log.warning("job %d: the worker stopped before it was reported; it comes back when "
+                        "its lease expires", job.id)
+
+    def _hook(self, which: str, job: Job, arg: Any) -> None:
+        hook = self._hooks[which]
+        if hook is None:
+            return
+        try:
+            hook(job, arg)
+        except Exception:  # a hook's failure is not the job's
+            log.exception("on_%s hook of job %d raised", which, job.id)
 
     def _process(self, job: Job, ref: Any) -> int:
         """Runs the handler and reports the result; returns the report status."""
         try:
-            self._handler(job)
-        except DiscardJob as exc:
+            result = self._handler(job)
+        except BaseException as exc:  # the handler's failure is the job's, not the worker's
+            status = self._settle(job, ref, exc, None)
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
+                raise
+            return status
+        return self._settle(job, ref, None, result)
+
+    def _settle(self, job: Job, ref: Any, exc: Optional[BaseException], result: Any) -> int:
+        """Reports a handler's outcome to the engine and calls the hooks;
+        returns the report status."""
+        if exc is None:
+            status = int(self._raw.done(ref))
+            if status == 0:
+                self._hook("completed", job, result)
+            return status
+        if isinstance(exc, DiscardJob):
             reason = str(exc) or "discarded"
             log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
             with self._lock:
                 self._failed += 1
                 self._discarded += 1
-            return int(self._raw.discard(ref, _convert.reason_bytes(reason)))
-        except BaseException as exc:  # the handler's failure is the job's, not the worker's
-            reason = _reason(exc)
-            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.attempt, reason)
-            log.debug("traceback of job %d", job.id, exc_info=exc)
-            with self._lock:
-                self._failed += 1
-            status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
-            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
-                raise
+            status = int(self._raw.discard(ref, _convert.reason_bytes(reason)))
+            if status == 0:
+                self._hook("failed", job, exc)
+                self._hook("dead", job, exc)
             return status
-        return int(self._raw.done(ref))
+        reason = _reason(exc)
+        log.warning("job %d (lane %r, attempt %d/%d) failed: %s", job.id, job.group, job.attempt,
+                    job.max_attempts, reason)
+        log.debug("traceback of job %d", job.id, exc_info=exc)
+        with self._lock:
+            self._failed += 1
+        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+        if status == 0 and isinstance(exc, Exception):
+            self._hook("failed", job, exc)
+            if job.attempt >= job.max_attempts:
+                self._hook("dead", job, exc)
+        return status
 
 
 def _reason(exc: BaseException) -> str:

@@ -86,7 +86,8 @@ py::tuple job_tuple(const echomq_job *j) {
                         py::bytes(payload != nullptr ? payload : "", len), echomq_job_token(j),
                         echomq_job_max_attempts(j), echomq_job_lease_until_ms(j),
                         echomq_job_enqueued_at_ms(j), echomq_job_dead_at_ms(j),
-                        text(echomq_job_last_error(j)), echomq_job_attempt(j));
+                        text(echomq_job_last_error(j)), echomq_job_attempt(j),
+                        echomq_job_state_of(j), echomq_job_due_at_ms(j));
 }
 
 py::object job_or_none(const emqpy::JobPtr &j) {
@@ -226,6 +227,11 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("STOP_DRAIN") = ECHOMQ_STOP_DRAIN;
   m.attr("STOP_ABANDON") = ECHOMQ_STOP_ABANDON;
   m.attr("KEY_LAYOUT") = ECHOMQ_KEY_LAYOUT;
+  m.attr("DEDUP_KEY_MAX") = ECHOMQ_DEDUP_KEY_MAX;
+  m.attr("DEDUP_WINDOW_DEFAULT_MS") = ECHOMQ_DEDUP_WINDOW_DEFAULT_MS;
+  m.attr("DEDUP_WINDOW_MAX_MS") = ECHOMQ_DEDUP_WINDOW_MAX_MS;
+  m.attr("DEDUP_KEYS_MAX") = ECHOMQ_DEDUP_KEYS_MAX;
+  m.attr("PURGE_MAX") = ECHOMQ_PURGE_MAX;
   {
     echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
     py::dict defaults;
@@ -430,6 +436,138 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("delay_ms"),
            py::arg("max_attempts"), "Enqueue many jobs in one round trip; returns their ids.")
+
+      .def("enqueue_keyed",
+           [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
+              int64_t delay_ms, uint32_t max_attempts, const std::string &key, int64_t window_ms) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             Bytes p = bytes_view(payload, "payload");
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             o.idempotency_key = cstr(key, "idempotency key");
+             o.dedup_window_ms = window_ms;
+             uint64_t id = 0;
+             int rc = 0;
+             {
+               py::gil_scoped_release nogil;
+               rc = self.call([&](echomq_client *c) { return echomq_enqueue(c, q, g, p.data, p.size, &o, &id); });
+             }
+             return py::make_tuple(id, rc == ECHOMQ_DUPLICATE);
+           },
+           py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
+           py::arg("max_attempts"), py::arg("key"), py::arg("window_ms"),
+           "Enqueue one job with an idempotency key: (id, was a duplicate).")
+      .def("enqueue_batch_keyed",
+           [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
+              const py::list &keys, int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+             const char *q = cstr(queue, "queue name");
+             if (groups.size() != payloads.size() || groups.size() != keys.size())
+               throw py::value_error("groups, payloads and keys differ in length");
+             emqpy::BatchPtr batch(echomq_batch_create());
+             if (!batch) throw Error{ECHOMQ_ENOMEM, "cannot allocate a batch"};
+             for (size_t i = 0; i < groups.size(); ++i) {
+               std::string g = py::cast<std::string>(groups[i]);
+               std::string k = py::cast<std::string>(keys[i]);
+               Bytes p = bytes_view(payloads[i], "payload");
+               int rc = echomq_batch_add_keyed(batch.get(), cstr(g, "group name"), p.data, p.size,
+                                               cstr(k, "idempotency key"));
+               if (rc != ECHOMQ_OK) {
+                 emqpy::throw_status(rc, (std::string("batch entry ") + std::to_string(i) + ": " +
+                                          echomq_strerror(rc) + " (group " + g + ")").c_str());
+               }
+             }
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             o.dedup_window_ms = window_ms;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });
+             }
+             size_t n = echomq_batch_count(batch.get());
+             py::list out(n);
+             for (size_t i = 0; i < n; ++i)
+               out[i] = py::make_tuple(echomq_batch_id(batch.get(), i), echomq_batch_duplicate(batch.get(), i) != 0);
+             return out;
+           },
+           py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("keys"), py::arg("delay_ms"),
+           py::arg("max_attempts"), py::arg("window_ms"),
+           "Enqueue many jobs with idempotency keys (\"\" = none): [(id, was a duplicate)].")
+
+      // Everyday operations
+      .def("get_job",
+           [](Client &self, const std::string &queue, uint64_t id) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobPtr job;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job *j = nullptr;
+               self.call([&](echomq_client *c) { return echomq_get_job(c, q, id, &j); });
+               job.reset(j);
+             }
+             return job_or_none(job);
+           },
+           py::arg("queue"), py::arg("id"), "A job by id as a tuple (NotFoundError if none).")
+      .def("delete_job",
+           [](Client &self, const std::string &queue, uint64_t id) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_delete_job(c, q, id); });
+           },
+           py::arg("queue"), py::arg("id"), "Delete a pending, delayed or dead job.")
+      .def("purge_lane",
+           [](Client &self, const std::string &queue, const std::string &group, uint32_t max,
+              bool clear_settings, uint64_t cursor) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             uint64_t removed = 0;
+             int more = 0;
+             {
+               py::gil_scoped_release nogil;
+               self.call([&](echomq_client *c) {
+                 return echomq_purge_lane(c, q, g, max, clear_settings ? 1 : 0, &cursor, &removed, &more);
+               });
+             }
+             return py::make_tuple(removed, more != 0, cursor);
+           },
+           py::arg("queue"), py::arg("group"), py::arg("max"), py::arg("clear_settings"), py::arg("cursor"),
+           "One bounded purge step: (removed, more, next cursor).")
+      .def("release",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token) {
+             const char *q = cstr(queue, "queue name");
+             echomq_settle *s = echomq_settle_create();
+             if (s == nullptr) throw Error{ECHOMQ_ENOMEM, "cannot allocate a settlement"};
+             int st = ECHOMQ_EINVAL;
+             try {
+               int rc = echomq_settle_fail(s, id, token, nullptr, ECHOMQ_RETRY_RELEASE);
+               if (rc != ECHOMQ_OK) emqpy::throw_status(rc, "release: bad job id or token");
+               {
+                 py::gil_scoped_release nogil;
+                 self.call([&](echomq_client *c) { return echomq_settle_claim(c, q, s, 1000, 0, 0, nullptr); });
+               }
+               st = echomq_settle_status(s, 0);
+             } catch (...) {
+               echomq_settle_free(s);
+               throw;
+             }
+             echomq_settle_free(s);
+             return st;
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"),
+           "Give a leased job back to its lane unstarted (the attempt not counted): its status.")
+      .def("queues",
+           [](Client &self) {
+             emqpy::ReportPtr report;
+             {
+               py::gil_scoped_release nogil;
+               echomq_report *r = nullptr;
+               self.call([&](echomq_client *c) { return echomq_queues(c, &r); });
+               report.reset(r);
+             }
+             py::list names;
+             size_t n = echomq_report_count(report.get());
+             for (size_t i = 0; i < n; ++i) names.append(text(echomq_report_at(report.get(), i)));
+             return names;
+           },
+           "The queues of the connected server, in byte order.")
 
       // Claim
       .def("claim",

@@ -76,6 +76,9 @@ typedef enum echomq_status {
                              are valid, but it may be lost if the server
                              fails now. Not an error; never retry the call
                              blindly (an enqueue would run twice) */
+  ECHOMQ_DUPLICATE = 3,   /* enqueue with an idempotency key seen within its
+                             window: nothing was enqueued, the first job's id
+                             is returned (not an error) */
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
@@ -87,6 +90,8 @@ typedef enum echomq_status {
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
                              layout (an older EchoMQ): refused, nothing
                              written. See ECHOMQ_KEY_LAYOUT. */
+  ECHOMQ_ELEASED = -7,    /* the job is leased by a worker now: refused,
+                             nothing changed (delete it once it is settled) */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -161,6 +166,17 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
 #define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
 #define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
+/* Idempotency keys of enqueue (docs/keys.md): 1..ECHOMQ_DEDUP_KEY_MAX bytes;
+ * a key is remembered for its window (default ECHOMQ_DEDUP_WINDOW_DEFAULT_MS,
+ * at most ECHOMQ_DEDUP_WINDOW_MAX_MS), and a queue remembers at most
+ * ECHOMQ_DEDUP_KEYS_MAX keys: past that the key closest to its end is
+ * forgotten first. Memory is bounded by both. */
+#define ECHOMQ_DEDUP_KEY_MAX 256
+#define ECHOMQ_DEDUP_WINDOW_DEFAULT_MS (24LL * 3600 * 1000)
+#define ECHOMQ_DEDUP_WINDOW_MAX_MS (7LL * 24 * 3600 * 1000)
+#define ECHOMQ_DEDUP_KEYS_MAX 1000000
+/* Jobs a purge call removes at most (bounded work per call). */
+#define ECHOMQ_PURGE_MAX 10000
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -272,12 +288,24 @@ ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
 /* Reason given by the last fail of this job ("" if none): on a claimed
  * job, why the previous attempt failed; on a dead job, why it died. */
 ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
+/* Where a job is (echomq_get_job; claimed jobs are LEASED, dead listings DEAD). */
+typedef enum echomq_job_state {
+  ECHOMQ_JOB_PENDING = 1,  /* waiting in its lane */
+  ECHOMQ_JOB_LEASED = 2,   /* held by a worker until its lease deadline */
+  ECHOMQ_JOB_DELAYED = 3,  /* waiting for its due time (delay, retry backoff) */
+  ECHOMQ_JOB_DEAD = 4      /* dead-lettered */
+} echomq_job_state;
+/* Version 0.3 accessors. The job's echomq_job_state. */
+ECHOMQ_API int echomq_job_state_of(const echomq_job *j);
+/* Which attempt of its current budget this delivery is, 1..max attempts
+ * (for a dead job: the attempts of its last budget). A redrive gives a fresh
+ * budget; a job given back unstarted (ECHOMQ_RETRY_RELEASE) did not use an
+ * attempt. The token is not an attempt count (see echomq_job_token). 0 for
+ * NULL. */
+ECHOMQ_API uint32_t echomq_job_attempt(const echomq_job *j);
+/* Server ms a delayed job falls due (0 for other states). */
+ECHOMQ_API int64_t echomq_job_due_at_ms(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
-/* Attempt count (since 0.3): on a claimed job, the number of this delivery
- * (1 for the first; a job given back unstarted with ECHOMQ_RETRY_RELEASE
- * does not use up an attempt, but its next delivery still counts one up);
- * on a dead job, the attempts used. 0 for NULL. */
-ECHOMQ_API uint64_t echomq_job_attempt(const echomq_job *j);
 
 /* A list of jobs (wclaim, dead listing). Jobs inside are owned by the list. */
 typedef struct echomq_job_list echomq_job_list;
@@ -293,14 +321,29 @@ typedef struct echomq_enqueue_options {
   unsigned int version;   /* ECHOMQ_ENQUEUE_OPTIONS_VERSION */
   int64_t delay_ms;       /* 0 = ready now; 0..ECHOMQ_DELAY_MAX_MS */
   uint32_t max_attempts;  /* 0 = queue default (3); 1..ECHOMQ_ATTEMPTS_MAX */
+  /* Version 2 (0.3.0). */
+  const char *idempotency_key; /* NULL = none; else 1..ECHOMQ_DEDUP_KEY_MAX
+                                  bytes, NUL-terminated (echomq_enqueue only;
+                                  a batch takes a key per job) */
+  int64_t dedup_window_ms;     /* how long a key is remembered: 0 = default
+                                  (24 h), 1..ECHOMQ_DEDUP_WINDOW_MAX_MS */
 } echomq_enqueue_options;
 
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 1
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0 }
+/* 2 since 0.3.0; a caller built against version 1 passes 1 and has no
+ * idempotency key. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 2
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0 }
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);
 
 /* Enqueue one job on lane `group`. *id_out (may be NULL) receives the job id;
  * ids grow in mint order.
+ * With an idempotency key (options version 2): when the queue saw the same
+ * key within its window, nothing is enqueued, *id_out receives the first
+ * job's id and the call returns ECHOMQ_DUPLICATE (3, not an error; it comes
+ * back even if that job has since finished or was deleted). Otherwise the
+ * job is enqueued and the key remembered for the window. Without a key this
+ * never returns ECHOMQ_DUPLICATE.
  * Errors: EINVAL (names, options), ETOOLARGE (payload), ECONN, ETIMEOUT
  * (unknown outcome: the job may exist), EOOM (the server is full: nothing
  * was written; drain or free memory and retry), ESERVER, ENOPERM. */
@@ -321,6 +364,16 @@ ECHOMQ_API int echomq_batch_add(echomq_batch *b, const char *group,
 ECHOMQ_API size_t echomq_batch_count(const echomq_batch *b);
 /* Job id of entry i after a successful echomq_enqueue_batch (0 before). */
 ECHOMQ_API uint64_t echomq_batch_id(const echomq_batch *b, size_t i);
+/* Add a job with an idempotency key (1..ECHOMQ_DEDUP_KEY_MAX bytes; NULL
+ * or "" = none), deduplicated as echomq_enqueue does, also against earlier
+ * entries of the same batch. The window is the options' dedup_window_ms.
+ * Copies group, payload and key (the caller keeps its buffers).
+ * Errors: as echomq_batch_add, and EINVAL for a key that is too long. */
+ECHOMQ_API int echomq_batch_add_keyed(echomq_batch *b, const char *group, const char *payload,
+                                      size_t payload_len, const char *idempotency_key);
+/* 1 if entry i was a duplicate after a successful echomq_enqueue_batch (its
+ * id is the first job's), else 0. */
+ECHOMQ_API int echomq_batch_duplicate(const echomq_batch *b, size_t i);
 /* Empty the batch for reuse. */
 ECHOMQ_API void echomq_batch_clear(echomq_batch *b);
 ECHOMQ_API void echomq_batch_free(echomq_batch *b);
@@ -401,7 +454,9 @@ typedef enum echomq_fail_outcome {
 /* Fail the current attempt with a reason (may be NULL; cut at
  * ECHOMQ_REASON_MAX bytes). retry_delay_ms: 0 = straight back to its lane,
  * > 0 = after that delay (<= ECHOMQ_DELAY_MAX_MS), ECHOMQ_RETRY_BACKOFF =
- * exponential. When the job has used its max attempts it is dead-lettered
+ * exponential, ECHOMQ_RETRY_DEAD = do not retry: dead-letter it now,
+ * attempts left or not (the C form of Python's echomq.NoRetry and Go's
+ * echomq.Discard; echomq_worker_discard in the worker engine). When the job has used its max attempts it is dead-lettered
  * instead. *outcome (may be NULL) receives an echomq_fail_outcome.
  * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
@@ -771,8 +826,55 @@ ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_
 /* Redrive every dead job (in bounded chunks, several round trips). */
 ECHOMQ_API int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t *redriven);
 
-/* A list of strings (verify report). */
+/* ------------------------------------------------------------------------ */
+/* Everyday operations on jobs, lanes and queues (0.3). Each uses the client
+ * handle like every call: one thread at a time. */
+
+/* Look a job up by id (read-only, EVALSHA_RO): its state
+ * (echomq_job_state_of), lane, payload, attempts (echomq_job_token: the
+ * attempts so far; echomq_job_attempt), max attempts, enqueue time, lease
+ * deadline / due time / time of death, and last error. *out is freed with
+ * echomq_job_free. Errors: EINVAL (queue, id 0, NULL out), ENOTFOUND (no
+ * such job: acked, deleted, or never existed), ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_get_job(echomq_client *c, const char *queue, uint64_t id, echomq_job **out);
+
+/* Delete a job that is pending, delayed or dead: it is gone, its lane's
+ * counts and ring place are fixed. A leased job is refused with
+ * ECHOMQ_ELEASED (settle or let it expire first). Errors: EINVAL, ENOTFOUND,
+ * ELEASED, ECONN, ETIMEOUT (unknown outcome), EOOM, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_delete_job(echomq_client *c, const char *queue, uint64_t id);
+
+/* Purge lane `group`: delete its waiting jobs (pending and delayed; leased
+ * jobs run on, dead jobs stay in the dead list), in bounded steps: one call
+ * removes up to `max` (1..ECHOMQ_PURGE_MAX) pending jobs or looks at up to
+ * `max` delayed jobs of the queue. *cursor is 0 on the first call and is
+ * updated; *more (may be NULL) is 1 while work remains: call again with the
+ * same cursor until it is 0. *removed (may be NULL) receives how many jobs
+ * this call deleted. With clear_settings = 1, the call that finishes also
+ * clears the lane's own weight, limit, rate, cap and pause; with 0 they stay.
+ * Jobs enqueued while a purge runs may survive it.
+ * Errors: EINVAL, ECONN, ETIMEOUT, EOOM, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_purge_lane(echomq_client *c, const char *queue, const char *group,
+                                 uint32_t max, int clear_settings, uint64_t *cursor,
+                                 uint64_t *removed, int *more);
+/* Purge the whole lane, looping over echomq_purge_lane (several round
+ * trips). *removed (may be NULL) receives the total. */
+ECHOMQ_API int echomq_purge_lane_all(echomq_client *c, const char *queue, const char *group,
+                                     int clear_settings, uint64_t *removed);
+
+/* The queues on the server the client is connected to, in byte order, as a
+ * report (one name per line). Walks the keyspace with SCAN (MATCH
+ * "emq:{*}:config"): no registry to keep, bounded work per round trip,
+ * O(keys) in all: an operator's call. A queue is listed once it was first
+ * enqueued to. In a cluster it lists the queues of the node it is connected
+ * to: list each primary (docs/keys.md). *out is the caller's: free it with
+ * echomq_report_free. Errors: EINVAL (NULL out), ECONN,
+ * ETIMEOUT, ESERVER, ENOPERM. */
 typedef struct echomq_report echomq_report;
+ECHOMQ_API int echomq_queues(echomq_client *c, echomq_report **out);
+
+/* A list of strings (verify report). */
 ECHOMQ_API size_t echomq_report_count(const echomq_report *r);
 ECHOMQ_API const char *echomq_report_at(const echomq_report *r, size_t i);
 ECHOMQ_API void echomq_report_free(echomq_report *r);

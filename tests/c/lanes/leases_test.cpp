@@ -237,14 +237,14 @@ TEST_CASE("a job out of attempts is dead-lettered and can be redriven", "[leases
   JobPtr revived = claim(c.get(), q, kLongLease);
   REQUIRE(revived);
   CHECK(echomq_job_id(revived.get()) == doomed);  // its mint position is ahead of the bystander
-  CHECK(echomq_job_attempt(revived.get()) == 3);    // the attempt count keeps rising
+  CHECK(echomq_job_attempt(revived.get()) == 1);    // the first of a fresh budget
   CHECK(echomq_job_token(revived.get()) != echomq_job_token(b.get()));
   // A fresh budget: it can fail once more without dying.
   EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, echomq_job_token(revived.get()), "third", 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_RETRY);
   JobPtr last = claim(c.get(), q, kLongLease);
   REQUIRE(last);
-  CHECK(echomq_job_attempt(last.get()) == 4);
+  CHECK(echomq_job_attempt(last.get()) == 2);
   ack(c.get(), q, last.get());
   JobPtr bystander = claim(c.get(), q, kLongLease);
   REQUIRE(bystander);
@@ -497,12 +497,12 @@ TEST_CASE("a redriven job gets a fresh budget of max attempts", "[leases]") {
   }
   REQUIRE(outcome == ECHOMQ_FAIL_DEAD);
   EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
-  for (uint64_t attempt = 3; attempt <= 4; ++attempt) {
+  for (uint64_t attempt = 1; attempt <= 2; ++attempt) {  // a fresh budget of 2
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
     REQUIRE(echomq_job_attempt(job.get()) == attempt);
     EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "no", 0, &outcome));
-    CHECK(outcome == (attempt == 4 ? ECHOMQ_FAIL_DEAD : ECHOMQ_FAIL_RETRY));
+    CHECK(outcome == (attempt == 2 ? ECHOMQ_FAIL_DEAD : ECHOMQ_FAIL_RETRY));
   }
   CHECK(stats(c.get(), q).dead == 1);
   CHECK(stats(c.get(), q).dead_total == 2);

@@ -367,7 +367,7 @@ TEST_CASE("numbers out of range are refused before any I/O", "[bad_input]") {
     });
   }
 
-  for (int64_t delay : {int64_t(-2), int64_t(-100), int64_t(ECHOMQ_DELAY_MAX_MS + 1)}) {
+  for (int64_t delay : {int64_t(-3), int64_t(-100), int64_t(ECHOMQ_DELAY_MAX_MS + 1)}) {
     s.refused("fail retry delay " + std::to_string(delay), ECHOMQ_EINVAL, [&](echomq_client *c) {
       return echomq_fail(c, q, id, tok, "r", delay, nullptr);
     });

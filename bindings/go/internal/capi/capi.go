@@ -43,19 +43,19 @@ typedef long long swig_type_13;
 typedef long long swig_type_14;
 typedef long long swig_type_15;
 typedef _gostring_ swig_type_16;
-typedef long long swig_type_17;
-typedef long long swig_type_18;
-typedef _gostring_ swig_type_19;
-typedef long long swig_type_20;
+typedef _goslice_ swig_type_17;
+typedef _gostring_ swig_type_18;
+typedef long long swig_type_19;
+typedef _gostring_ swig_type_20;
 typedef long long swig_type_21;
-typedef long long swig_type_22;
-typedef _goslice_ swig_type_23;
-typedef _gostring_ swig_type_24;
+typedef _gostring_ swig_type_22;
+typedef long long swig_type_23;
+typedef long long swig_type_24;
 typedef _gostring_ swig_type_25;
-typedef _gostring_ swig_type_26;
-typedef _gostring_ swig_type_27;
-typedef _gostring_ swig_type_28;
-typedef _gostring_ swig_type_29;
+typedef long long swig_type_26;
+typedef long long swig_type_27;
+typedef long long swig_type_28;
+typedef _goslice_ swig_type_29;
 typedef _gostring_ swig_type_30;
 typedef _gostring_ swig_type_31;
 typedef _gostring_ swig_type_32;
@@ -67,293 +67,331 @@ typedef _gostring_ swig_type_37;
 typedef _gostring_ swig_type_38;
 typedef _gostring_ swig_type_39;
 typedef _gostring_ swig_type_40;
-typedef long long swig_type_41;
+typedef _gostring_ swig_type_41;
 typedef _gostring_ swig_type_42;
 typedef _gostring_ swig_type_43;
 typedef _gostring_ swig_type_44;
-typedef long long swig_type_45;
+typedef _gostring_ swig_type_45;
 typedef _gostring_ swig_type_46;
-typedef _gostring_ swig_type_47;
-typedef long long swig_type_48;
+typedef long long swig_type_47;
+typedef _gostring_ swig_type_48;
 typedef _gostring_ swig_type_49;
 typedef _gostring_ swig_type_50;
 typedef long long swig_type_51;
 typedef _gostring_ swig_type_52;
 typedef _gostring_ swig_type_53;
-typedef _gostring_ swig_type_54;
-typedef long long swig_type_55;
-typedef long long swig_type_56;
-typedef _gostring_ swig_type_57;
-typedef _goslice_ swig_type_58;
-typedef _goslice_ swig_type_59;
+typedef long long swig_type_54;
+typedef _gostring_ swig_type_55;
+typedef _gostring_ swig_type_56;
+typedef long long swig_type_57;
+typedef _gostring_ swig_type_58;
+typedef _gostring_ swig_type_59;
 typedef _gostring_ swig_type_60;
-typedef _goslice_ swig_type_61;
-typedef _gostring_ swig_type_62;
-typedef long long swig_type_63;
-typedef _gostring_ swig_type_64;
-typedef long long swig_type_65;
-typedef long long swig_type_66;
-typedef _gostring_ swig_type_67;
-typedef long long swig_type_68;
+typedef long long swig_type_61;
+typedef long long swig_type_62;
+typedef _gostring_ swig_type_63;
+typedef _goslice_ swig_type_64;
+typedef _goslice_ swig_type_65;
+typedef _gostring_ swig_type_66;
+typedef _goslice_ swig_type_67;
+typedef _gostring_ swig_type_68;
 typedef long long swig_type_69;
-typedef _goslice_ swig_type_70;
-typedef _goslice_ swig_type_71;
-typedef _gostring_ swig_type_72;
+typedef _gostring_ swig_type_70;
+typedef long long swig_type_71;
+typedef long long swig_type_72;
 typedef _gostring_ swig_type_73;
-typedef _goslice_ swig_type_74;
+typedef long long swig_type_74;
 typedef long long swig_type_75;
 typedef _goslice_ swig_type_76;
-typedef _gostring_ swig_type_77;
-typedef long long swig_type_78;
+typedef _goslice_ swig_type_77;
+typedef _gostring_ swig_type_78;
 typedef _gostring_ swig_type_79;
-typedef long long swig_type_80;
-typedef _goslice_ swig_type_81;
-typedef _gostring_ swig_type_82;
-typedef long long swig_type_83;
-typedef _goslice_ swig_type_84;
+typedef _goslice_ swig_type_80;
+typedef long long swig_type_81;
+typedef _goslice_ swig_type_82;
+typedef _gostring_ swig_type_83;
+typedef long long swig_type_84;
 typedef _gostring_ swig_type_85;
-typedef long long swig_type_86;
-typedef long long swig_type_87;
-typedef _goslice_ swig_type_88;
+typedef _gostring_ swig_type_86;
+typedef _goslice_ swig_type_87;
+typedef long long swig_type_88;
 typedef _gostring_ swig_type_89;
 typedef long long swig_type_90;
-typedef long long swig_type_91;
-typedef long long swig_type_92;
-typedef _goslice_ swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef long long swig_type_95;
+typedef _goslice_ swig_type_91;
+typedef _gostring_ swig_type_92;
+typedef long long swig_type_93;
+typedef long long swig_type_94;
+typedef _gostring_ swig_type_95;
 typedef long long swig_type_96;
-typedef _gostring_ swig_type_97;
-typedef long long swig_type_98;
-typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
+typedef _goslice_ swig_type_97;
+typedef _gostring_ swig_type_98;
+typedef _gostring_ swig_type_99;
+typedef _goslice_ swig_type_100;
 typedef _goslice_ swig_type_101;
 typedef _gostring_ swig_type_102;
-typedef _gostring_ swig_type_103;
+typedef long long swig_type_103;
 typedef _goslice_ swig_type_104;
 typedef _gostring_ swig_type_105;
-typedef _gostring_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _gostring_ swig_type_109;
+typedef long long swig_type_106;
+typedef _goslice_ swig_type_107;
+typedef _gostring_ swig_type_108;
+typedef long long swig_type_109;
 typedef long long swig_type_110;
-typedef long long swig_type_111;
-typedef _goslice_ swig_type_112;
-typedef _gostring_ swig_type_113;
-typedef _gostring_ swig_type_114;
+typedef _goslice_ swig_type_111;
+typedef _gostring_ swig_type_112;
+typedef long long swig_type_113;
+typedef long long swig_type_114;
 typedef long long swig_type_115;
-typedef long long swig_type_116;
-typedef _goslice_ swig_type_117;
-typedef _gostring_ swig_type_118;
-typedef _goslice_ swig_type_119;
+typedef _goslice_ swig_type_116;
+typedef _gostring_ swig_type_117;
+typedef long long swig_type_118;
+typedef long long swig_type_119;
 typedef _gostring_ swig_type_120;
-typedef _gostring_ swig_type_121;
+typedef long long swig_type_121;
 typedef _goslice_ swig_type_122;
 typedef _gostring_ swig_type_123;
 typedef _goslice_ swig_type_124;
-typedef _goslice_ swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _gostring_ swig_type_127;
-typedef long long swig_type_128;
-typedef _goslice_ swig_type_129;
-typedef _goslice_ swig_type_130;
-typedef _gostring_ swig_type_131;
+typedef _gostring_ swig_type_125;
+typedef _gostring_ swig_type_126;
+typedef _goslice_ swig_type_127;
+typedef _gostring_ swig_type_128;
+typedef _gostring_ swig_type_129;
+typedef long long swig_type_130;
+typedef _goslice_ swig_type_131;
 typedef _gostring_ swig_type_132;
-typedef _goslice_ swig_type_133;
-typedef _goslice_ swig_type_134;
+typedef long long swig_type_133;
+typedef long long swig_type_134;
 typedef _goslice_ swig_type_135;
-typedef long long swig_type_136;
-typedef _goslice_ swig_type_137;
-typedef _goslice_ swig_type_138;
+typedef _gostring_ swig_type_136;
+typedef _gostring_ swig_type_137;
+typedef long long swig_type_138;
 typedef long long swig_type_139;
-extern void _wrap_Swig_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_4f49ee8421c14d47(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47(void);
-extern swig_type_1 _wrap_strerror_capi_4f49ee8421c14d47(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_4f49ee8421c14d47(void);
-extern swig_type_2 _wrap_version_string_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_4f49ee8421c14d47(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern void _wrap_job_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_batch_add_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_15 arg2);
-extern void _wrap_batch_clear_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern void _wrap_batch_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_extend_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
-extern swig_intgo _wrap_set_weight_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern swig_intgo _wrap_set_limit_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_pause_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_resume_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_intgo arg4, swig_type_41 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3, swig_type_45 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4);
-extern swig_intgo _wrap_set_cap_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4);
-extern swig_intgo _wrap_clear_cap_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
-extern swig_type_56 _wrap_lane_list_count_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_type_59 arg4);
-extern swig_intgo _wrap_redrive_all_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern swig_intgo _wrap_worker_start_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_4f49ee8421c14d47(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_fail_capi_4f49ee8421c14d47(uintptr_t arg1, uintptr_t arg2, swig_type_62 arg3, swig_type_63 arg4);
-extern swig_intgo _wrap_worker_discard_capi_4f49ee8421c14d47(uintptr_t arg1, uintptr_t arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_worker_stop_capi_4f49ee8421c14d47(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3);
-extern void _wrap_worker_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_66 _wrap_report_count_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_type_67 _wrap_report_at_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_68 arg2);
-extern void _wrap_report_free_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47(void);
-extern uintptr_t _wrap_client_create_capi_4f49ee8421c14d47(swig_intgo arg1, swig_intgo arg2, swig_type_69 arg3);
-extern void _wrap_job_numbers_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_70 arg2);
-extern void _wrap_job_payload_copy_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_71 arg2);
-extern swig_intgo _wrap_enqueue_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_72 arg2, swig_type_73 arg3, swig_type_74 arg4, swig_type_75 arg5, swig_intgo arg6, swig_type_76 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_77 arg2, uintptr_t arg3, swig_type_78 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3, swig_type_81 arg4);
-extern swig_intgo _wrap_wclaim_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3, swig_intgo arg4, swig_type_84 arg5);
-extern swig_intgo _wrap_bclaim_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3, swig_type_87 arg4, swig_type_88 arg5);
-extern swig_intgo _wrap_ack_claim_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4, swig_type_92 arg5, swig_type_93 arg6);
-extern swig_intgo _wrap_fail_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4, swig_type_97 arg5, swig_type_98 arg6, swig_type_99 arg7);
-extern swig_intgo _wrap_stats_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_intgo _wrap_lane_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4);
-extern swig_intgo _wrap_lanes_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4, swig_type_108 arg5);
-extern swig_type_109 _wrap_lane_list_group_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_110 arg2);
-extern void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_lane_list_cursor_capi_4f49ee8421c14d47(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5);
-extern swig_intgo _wrap_verify_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
-extern swig_intgo _wrap_doctor_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_intgo _wrap_ack_many_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5);
-extern swig_intgo _wrap_claim_batch_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_129 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47(void);
-extern void _wrap_worker_defaults_capi_4f49ee8421c14d47(swig_type_130 arg1);
-extern swig_intgo _wrap_worker_create_capi_4f49ee8421c14d47(swig_type_131 arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_135 arg2);
-extern swig_intgo _wrap_worker_next_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47(void);
-extern swig_intgo _wrap_worker_stats_capi_4f49ee8421c14d47(uintptr_t arg1, swig_type_138 arg2);
-extern swig_type_139 _wrap_c_heap_in_use_capi_4f49ee8421c14d47(void);
+typedef _goslice_ swig_type_140;
+typedef _gostring_ swig_type_141;
+typedef _goslice_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef _gostring_ swig_type_144;
+typedef _goslice_ swig_type_145;
+typedef _gostring_ swig_type_146;
+typedef _goslice_ swig_type_147;
+typedef _goslice_ swig_type_148;
+typedef _goslice_ swig_type_149;
+typedef _gostring_ swig_type_150;
+typedef long long swig_type_151;
+typedef _goslice_ swig_type_152;
+typedef _goslice_ swig_type_153;
+typedef _gostring_ swig_type_154;
+typedef _gostring_ swig_type_155;
+typedef _goslice_ swig_type_156;
+typedef _goslice_ swig_type_157;
+typedef _goslice_ swig_type_158;
+typedef long long swig_type_159;
+typedef _goslice_ swig_type_160;
+typedef _goslice_ swig_type_161;
+typedef long long swig_type_162;
+extern void _wrap_Swig_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_2f5bb660dd1397b3(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_2f5bb660dd1397b3(void);
+extern swig_type_1 _wrap_strerror_capi_2f5bb660dd1397b3(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_2f5bb660dd1397b3(void);
+extern swig_type_2 _wrap_version_string_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_check_queue_name_capi_2f5bb660dd1397b3(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_2f5bb660dd1397b3(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern void _wrap_job_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_batch_add_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern void _wrap_batch_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_extend_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5, swig_type_29 arg6);
+extern swig_intgo _wrap_set_weight_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_set_limit_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
+extern swig_intgo _wrap_pause_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
+extern swig_intgo _wrap_resume_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_42 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_43 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4, swig_type_47 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_50 arg2, swig_intgo arg3, swig_type_51 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
+extern swig_intgo _wrap_set_cap_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
+extern swig_intgo _wrap_clear_cap_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern swig_type_62 _wrap_lane_list_count_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4);
+extern swig_intgo _wrap_redrive_all_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3);
+extern swig_intgo _wrap_worker_start_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_2f5bb660dd1397b3(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_fail_capi_2f5bb660dd1397b3(uintptr_t arg1, uintptr_t arg2, swig_type_68 arg3, swig_type_69 arg4);
+extern swig_intgo _wrap_worker_discard_capi_2f5bb660dd1397b3(uintptr_t arg1, uintptr_t arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_worker_stop_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_intgo arg2, swig_type_71 arg3);
+extern void _wrap_worker_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_72 _wrap_report_count_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_type_73 _wrap_report_at_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_74 arg2);
+extern void _wrap_report_free_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_2f5bb660dd1397b3(void);
+extern uintptr_t _wrap_client_create_capi_2f5bb660dd1397b3(swig_intgo arg1, swig_intgo arg2, swig_type_75 arg3);
+extern void _wrap_job_numbers_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_76 arg2);
+extern void _wrap_job_payload_copy_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_77 arg2);
+extern swig_intgo _wrap_enqueue_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4, swig_type_81 arg5, swig_intgo arg6, swig_type_82 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_83 arg2, uintptr_t arg3, swig_type_84 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3, swig_type_87 arg4, swig_type_88 arg5, swig_intgo arg6, swig_type_89 arg7, swig_type_90 arg8, swig_type_91 arg9);
+extern swig_intgo _wrap_enqueue_batch_window_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_92 arg2, uintptr_t arg3, swig_type_93 arg4, swig_intgo arg5, swig_type_94 arg6);
+extern swig_intgo _wrap_get_job_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4);
+extern swig_intgo _wrap_purge_lane_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_98 arg2, swig_type_99 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_100 arg6);
+extern swig_intgo _wrap_queues_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_101 arg2);
+extern swig_intgo _wrap_claim_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4);
+extern swig_intgo _wrap_wclaim_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_intgo arg4, swig_type_107 arg5);
+extern swig_intgo _wrap_bclaim_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_108 arg2, swig_type_109 arg3, swig_type_110 arg4, swig_type_111 arg5);
+extern swig_intgo _wrap_ack_claim_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3, swig_type_114 arg4, swig_type_115 arg5, swig_type_116 arg6);
+extern swig_intgo _wrap_fail_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_117 arg2, swig_type_118 arg3, swig_type_119 arg4, swig_type_120 arg5, swig_type_121 arg6, swig_type_122 arg7);
+extern swig_intgo _wrap_stats_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3);
+extern swig_intgo _wrap_lane_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_intgo _wrap_lanes_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5);
+extern swig_type_132 _wrap_lane_list_group_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_133 arg2);
+extern void _wrap_lane_list_numbers_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern swig_type_136 _wrap_lane_list_cursor_capi_2f5bb660dd1397b3(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_137 arg2, swig_type_138 arg3, swig_type_139 arg4, swig_type_140 arg5);
+extern swig_intgo _wrap_verify_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3);
+extern swig_intgo _wrap_doctor_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4);
+extern swig_intgo _wrap_ack_many_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_146 arg2, swig_type_147 arg3, swig_type_148 arg4, swig_type_149 arg5);
+extern swig_intgo _wrap_claim_batch_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_152 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_2f5bb660dd1397b3(void);
+extern void _wrap_worker_defaults_capi_2f5bb660dd1397b3(swig_type_153 arg1);
+extern swig_intgo _wrap_worker_create_capi_2f5bb660dd1397b3(swig_type_154 arg1, swig_type_155 arg2, swig_type_156 arg3, swig_type_157 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_158 arg2);
+extern swig_intgo _wrap_worker_next_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_2f5bb660dd1397b3(void);
+extern swig_intgo _wrap_worker_stats_capi_2f5bb660dd1397b3(uintptr_t arg1, swig_type_161 arg2);
+extern swig_type_162 _wrap_c_heap_in_use_capi_2f5bb660dd1397b3(void);
 #undef intgo
 */
 import "C"
@@ -380,8 +418,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_4f49ee8421c14d47
-func cgo_panic__capi_4f49ee8421c14d47(p *byte) {
+//export cgo_panic__capi_2f5bb660dd1397b3
+func cgo_panic__capi_2f5bb660dd1397b3(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -393,13 +431,13 @@ func cgo_panic__capi_4f49ee8421c14d47(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_4f49ee8421c14d47(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_2f5bb660dd1397b3(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -503,7 +541,7 @@ type Worker interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -511,7 +549,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -519,7 +557,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -527,7 +565,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -535,7 +573,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -543,7 +581,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -551,7 +589,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -559,7 +597,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -567,7 +605,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -575,7 +613,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -583,15 +621,31 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
 var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
+func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
+
+func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
+
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -599,7 +653,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -607,7 +661,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -615,7 +669,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -623,7 +677,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -631,7 +685,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -639,7 +693,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -647,7 +701,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -655,7 +709,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -663,7 +717,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -671,7 +725,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -679,7 +733,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -687,7 +741,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -695,7 +749,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -703,7 +757,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -711,7 +765,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -719,15 +773,39 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
 var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
+func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
+
+func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
+
+func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
+
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -735,7 +813,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -743,7 +821,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -751,7 +829,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -759,7 +837,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -767,7 +845,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -776,7 +854,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_4f49ee8421c14d47(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_2f5bb660dd1397b3(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -785,13 +863,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_4f49ee8421c14d47())
+	swig_r = (uint)(C._wrap_version_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_4f49ee8421c14d47()
+	swig_r_p := C._wrap_version_string_capi_2f5bb660dd1397b3()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -801,7 +879,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_4f49ee8421c14d47(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_2f5bb660dd1397b3(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -811,7 +889,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_4f49ee8421c14d47(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_2f5bb660dd1397b3(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -822,7 +900,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -831,13 +909,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -847,33 +925,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -883,7 +961,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -892,13 +970,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -906,18 +984,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_4f49ee8421c14d47()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_2f5bb660dd1397b3()))
 	return swig_r
 }
 
@@ -926,7 +1004,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -939,7 +1017,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -947,18 +1025,57 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	return swig_r
+}
+
+func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_batch_duplicate_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	return swig_r
+}
+
+func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_delete_job_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -967,7 +1084,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -982,7 +1099,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), C.swig_type_28(_swig_i_4), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -998,7 +1115,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1013,7 +1130,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1029,7 +1146,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1044,7 +1161,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1059,7 +1176,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1074,7 +1191,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1089,7 +1206,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1101,7 +1218,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1113,7 +1230,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1128,7 +1245,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_41(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_47(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1143,7 +1260,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1160,7 +1277,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_45(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_51(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1173,7 +1290,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), C.swig_type_54(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1189,7 +1306,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_type_51(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), C.swig_type_57(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1204,7 +1321,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1219,7 +1336,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1229,13 +1346,13 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1244,7 +1361,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1262,7 +1379,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1275,7 +1392,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1283,7 +1400,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1293,7 +1410,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_type_63(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_type_69(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1305,7 +1422,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1317,19 +1434,19 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_65(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_71(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1337,7 +1454,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_68(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_74(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1346,12 +1463,12 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1359,7 +1476,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1367,7 +1484,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1375,7 +1492,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1383,7 +1500,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1391,7 +1508,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1399,7 +1516,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1407,15 +1524,31 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
 var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
+func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
+
+func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_2f5bb660dd1397b3())
+	return swig_r
+}
+
+var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
+
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1423,7 +1556,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1431,7 +1564,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1439,7 +1572,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1447,7 +1580,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1455,7 +1588,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1463,7 +1596,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1471,7 +1604,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1479,7 +1612,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1487,7 +1620,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1495,7 +1628,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1503,7 +1636,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1511,7 +1644,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1519,7 +1652,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1527,7 +1660,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1535,7 +1668,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1543,7 +1676,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1551,7 +1684,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1559,7 +1692,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1567,7 +1700,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1575,7 +1708,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1583,7 +1716,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1591,7 +1724,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1599,7 +1732,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1607,7 +1740,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1615,7 +1748,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1623,7 +1756,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1631,7 +1764,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1639,7 +1772,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1647,7 +1780,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1655,7 +1788,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1663,7 +1796,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1671,7 +1804,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1679,7 +1812,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1687,7 +1820,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1695,7 +1828,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1703,7 +1836,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1711,7 +1844,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1719,7 +1852,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -1730,14 +1863,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_4f49ee8421c14d47(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_69(_swig_i_2))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_2f5bb660dd1397b3(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_75(_swig_i_2))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1746,7 +1879,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1761,7 +1894,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_3)), C.swig_type_75(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_3)), C.swig_type_81(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1784,7 +1917,100 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_78(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_84(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 string, arg8 int64, arg9 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	_swig_i_7 := arg8
+	_swig_i_8 := arg9
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_3)), C.swig_type_88(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_6)), C.swig_type_90(_swig_i_7), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_8))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg9
+	}
+	return swig_r
+}
+
+func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint, arg6 int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_93(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_94(_swig_i_5)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_get_job_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.swig_type_96(_swig_i_2), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_purge_lane_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_5))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	return swig_r
+}
+
+func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_queues_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1797,7 +2023,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_type_80(_swig_i_2), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), C.swig_type_103(_swig_i_2), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1814,7 +2040,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), C.swig_type_106(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1831,7 +2057,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2), C.swig_type_87(_swig_i_3), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_type_109(_swig_i_2), C.swig_type_110(_swig_i_3), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1849,7 +2075,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2), C.swig_type_91(_swig_i_3), C.swig_type_92(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_type_113(_swig_i_2), C.swig_type_114(_swig_i_3), C.swig_type_115(_swig_i_4), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1868,7 +2094,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_type_95(_swig_i_2), C.swig_type_96(_swig_i_3), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_4)), C.swig_type_98(_swig_i_5), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_1)), C.swig_type_118(_swig_i_2), C.swig_type_119(_swig_i_3), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_4)), C.swig_type_121(_swig_i_5), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1886,7 +2112,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1902,7 +2128,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1922,7 +2148,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1939,7 +2165,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_110(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1950,7 +2176,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1959,7 +2185,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1973,7 +2199,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), C.swig_type_115(_swig_i_2), C.swig_type_116(_swig_i_3), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), C.swig_type_138(_swig_i_2), C.swig_type_139(_swig_i_3), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1988,7 +2214,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2004,7 +2230,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2024,7 +2250,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2048,7 +2274,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), C.swig_type_151(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2060,7 +2286,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2068,7 +2294,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2076,7 +2302,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2084,7 +2310,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2092,7 +2318,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2100,7 +2326,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2108,7 +2334,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2116,7 +2342,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2124,7 +2350,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2132,7 +2358,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_4f49ee8421c14d47(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_2f5bb660dd1397b3(*(*C.swig_type_153)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2144,7 +2370,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_4f49ee8421c14d47(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_2f5bb660dd1397b3(*(*C.swig_type_154)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2164,7 +2390,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2176,7 +2402,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), C.swig_type_159(_swig_i_1), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2185,7 +2411,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2193,7 +2419,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2201,7 +2427,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2209,7 +2435,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2217,7 +2443,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2225,7 +2451,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2233,7 +2459,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2241,7 +2467,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2249,7 +2475,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2257,7 +2483,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2265,7 +2491,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2273,7 +2499,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2281,7 +2507,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2289,7 +2515,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_2f5bb660dd1397b3())
 	return swig_r
 }
 
@@ -2299,7 +2525,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_4f49ee8421c14d47(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_2f5bb660dd1397b3(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2308,6 +2534,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_4f49ee8421c14d47())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_2f5bb660dd1397b3())
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_4f49ee8421c14d47(const char*);
+  void cgo_panic__capi_2f5bb660dd1397b3(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_4f49ee8421c14d47(p);
+  cgo_panic__capi_2f5bb660dd1397b3(p);
 }
 
 
@@ -210,6 +210,8 @@ enum {
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
   EMQGO_JOB_ATTEMPT,
+  EMQGO_JOB_STATE,
+  EMQGO_JOB_DUE_AT_MS,
   EMQGO_JOB_NUMS
 };
 
@@ -283,6 +285,8 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
+  v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
+  v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -309,6 +313,58 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
+                        const char *payload, size_t payload_len, int64_t delay_ms,
+                        uint32_t max_attempts, const char *key, int64_t window_ms,
+                        uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key;
+  o.dedup_window_ms = window_ms;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_get_job(c, queue, id, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* One purge step: nums = {cursor (in and out), removed, more}. */
+int emqgo_purge_lane(echomq_client *c, const char *queue, const char *group, uint32_t max,
+                     int clear_settings, int64_t *nums, size_t n) {
+  uint64_t cursor, removed = 0;
+  int more = 0, rc;
+  if (n < 3) return ECHOMQ_EINVAL;
+  cursor = (uint64_t)nums[0];
+  rc = echomq_purge_lane(c, queue, group, max, clear_settings, &cursor, &removed, &more);
+  nums[0] = (int64_t)cursor;
+  nums[1] = (int64_t)removed;
+  nums[2] = more;
+  return rc;
+}
+
+int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_queues(c, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
 }
 
 int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,
@@ -615,7 +671,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_4f49ee8421c14d47(void *_swig_go_0) {
+void _wrap_Swig_free_capi_2f5bb660dd1397b3(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -625,7 +681,7 @@ void _wrap_Swig_free_capi_4f49ee8421c14d47(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_4f49ee8421c14d47(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -638,7 +694,7 @@ void *_wrap_Swig_malloc_capi_4f49ee8421c14d47(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -649,7 +705,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -660,7 +716,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -671,7 +727,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_OK_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -682,7 +738,7 @@ intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EMPTY_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -693,7 +749,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EINVAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -704,7 +760,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -715,7 +771,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -726,7 +782,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ESTALE_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -737,7 +793,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -748,7 +804,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EFULL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -759,7 +815,29 @@ intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ELEASED_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ELEASED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DUPLICATE_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_DUPLICATE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -770,7 +848,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -781,7 +859,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -792,7 +870,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ESERVER_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -803,7 +881,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -814,7 +892,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EPROTO_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -825,7 +903,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EBUSY_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -836,7 +914,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ELOADING_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -847,7 +925,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -858,7 +936,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EOOM_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -869,7 +947,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -880,7 +958,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -891,7 +969,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -902,7 +980,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -913,7 +991,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -924,7 +1002,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -935,7 +1013,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -946,7 +1024,40 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RETRY_DEAD);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PURGE_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_DEDUP_KEY_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -957,7 +1068,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -968,7 +1079,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -979,7 +1090,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -990,7 +1101,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -1001,7 +1112,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -1012,7 +1123,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47() {
 }
 
 
-_gostring_ _wrap_strerror_capi_4f49ee8421c14d47(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1028,7 +1139,7 @@ _gostring_ _wrap_strerror_capi_4f49ee8421c14d47(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_4f49ee8421c14d47() {
+intgo _wrap_version_capi_2f5bb660dd1397b3() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1039,7 +1150,7 @@ intgo _wrap_version_capi_4f49ee8421c14d47() {
 }
 
 
-_gostring_ _wrap_version_string_capi_4f49ee8421c14d47() {
+_gostring_ _wrap_version_string_capi_2f5bb660dd1397b3() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1053,7 +1164,7 @@ _gostring_ _wrap_version_string_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1071,7 +1182,7 @@ intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1089,7 +1200,7 @@ intgo _wrap_check_group_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1109,7 +1220,7 @@ intgo _wrap_client_connect_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1119,7 +1230,7 @@ void _wrap_client_free_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1135,7 +1246,7 @@ _gostring_ _wrap_client_errmsg_capi_4f49ee8421c14d47(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1148,7 +1259,7 @@ intgo _wrap_client_errcode_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1161,7 +1272,7 @@ intgo _wrap_client_connected_capi_4f49ee8421c14d47(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1171,7 +1282,7 @@ void _wrap_client_cancel_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1184,7 +1295,7 @@ intgo _wrap_client_ping_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1200,7 +1311,7 @@ _gostring_ _wrap_job_group_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1216,7 +1327,7 @@ _gostring_ _wrap_job_last_error_capi_4f49ee8421c14d47(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1226,7 +1337,7 @@ void _wrap_job_free_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1239,7 +1350,7 @@ long long _wrap_job_list_count_capi_4f49ee8421c14d47(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1254,7 +1365,7 @@ struct echomq_job *_wrap_job_list_at_capi_4f49ee8421c14d47(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1264,7 +1375,7 @@ void _wrap_job_list_free_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_4f49ee8421c14d47() {
+struct echomq_batch *_wrap_batch_create_capi_2f5bb660dd1397b3() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1275,7 +1386,7 @@ struct echomq_batch *_wrap_batch_create_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_batch_add_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1301,7 +1412,7 @@ intgo _wrap_batch_add_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1314,7 +1425,7 @@ long long _wrap_batch_count_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1329,7 +1440,77 @@ long long _wrap_batch_id_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+intgo _wrap_batch_add_keyed_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+  echomq_batch *arg1 = (echomq_batch *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  char *arg5 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_batch **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg5, _swig_go_3.p, _swig_go_3.n);
+  arg5[_swig_go_3.n] = '\0';
+  
+  
+  result = (int)echomq_batch_add_keyed(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg5); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_batch_duplicate_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+  echomq_batch *arg1 = (echomq_batch *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_batch **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_batch_duplicate((struct echomq_batch const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_job_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_delete_job(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+void _wrap_batch_clear_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1339,7 +1520,7 @@ void _wrap_batch_clear_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1349,7 +1530,7 @@ void _wrap_batch_free_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1373,7 +1554,7 @@ intgo _wrap_ack_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1412,7 +1593,7 @@ intgo _wrap_extend_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1441,7 +1622,7 @@ intgo _wrap_set_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1468,7 +1649,7 @@ intgo _wrap_clear_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1497,7 +1678,7 @@ intgo _wrap_set_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1524,7 +1705,7 @@ intgo _wrap_clear_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1551,7 +1732,7 @@ intgo _wrap_pause_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1578,7 +1759,7 @@ intgo _wrap_resume_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1600,7 +1781,7 @@ intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1622,7 +1803,7 @@ intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1644,7 +1825,7 @@ intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1677,7 +1858,7 @@ intgo _wrap_set_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1704,7 +1885,7 @@ intgo _wrap_clear_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1730,7 +1911,7 @@ intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1759,7 +1940,7 @@ intgo _wrap_throttle_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1788,7 +1969,7 @@ intgo _wrap_set_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1815,7 +1996,7 @@ intgo _wrap_clear_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1837,7 +2018,7 @@ intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1850,7 +2031,7 @@ long long _wrap_lane_list_count_capi_4f49ee8421c14d47(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1860,7 +2041,7 @@ void _wrap_lane_list_free_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1899,7 +2080,7 @@ intgo _wrap_redrive_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1932,7 +2113,7 @@ intgo _wrap_redrive_all_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1945,7 +2126,7 @@ intgo _wrap_worker_start_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1960,7 +2141,7 @@ intgo _wrap_worker_done_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1984,7 +2165,7 @@ intgo _wrap_worker_fail_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2006,7 +2187,7 @@ intgo _wrap_worker_discard_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2023,7 +2204,7 @@ intgo _wrap_worker_stop_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2033,7 +2214,7 @@ void _wrap_worker_free_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2046,7 +2227,7 @@ long long _wrap_report_count_capi_4f49ee8421c14d47(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2064,7 +2245,7 @@ _gostring_ _wrap_report_at_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2074,7 +2255,7 @@ void _wrap_report_free_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ID_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2086,7 +2267,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2098,7 +2279,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2110,7 +2291,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2122,7 +2303,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2134,7 +2315,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2146,7 +2327,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2158,7 +2339,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2170,7 +2351,31 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_STATE_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_STATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_2f5bb660dd1397b3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_DUE_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_NUMS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2182,7 +2387,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_LANES_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2194,7 +2399,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_RING_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2206,7 +2411,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2218,7 +2423,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2230,7 +2435,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2242,7 +2447,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2254,7 +2459,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2266,7 +2471,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2278,7 +2483,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2290,7 +2495,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2302,7 +2507,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2314,7 +2519,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2326,7 +2531,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2338,7 +2543,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2350,7 +2555,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2362,7 +2567,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2374,7 +2579,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2386,7 +2591,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2398,7 +2603,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2410,7 +2615,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2422,7 +2627,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2434,7 +2639,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2446,7 +2651,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2458,7 +2663,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2470,7 +2675,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2482,7 +2687,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2494,7 +2699,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2506,7 +2711,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2518,7 +2723,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2530,7 +2735,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2542,7 +2747,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2554,7 +2759,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2566,7 +2771,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2578,7 +2783,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2590,7 +2795,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2602,7 +2807,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_CAP_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2614,7 +2819,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2626,7 +2831,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -2638,7 +2843,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_4f49ee8421c14d47(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_2f5bb660dd1397b3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2655,7 +2860,7 @@ struct echomq_client *_wrap_client_create_capi_4f49ee8421c14d47(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2671,7 +2876,7 @@ void _wrap_job_numbers_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2687,7 +2892,7 @@ void _wrap_job_payload_copy_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,7 +2942,7 @@ intgo _wrap_enqueue_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2763,7 +2968,192 @@ intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_keyed_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  int64_t arg6 ;
+  uint32_t arg7 ;
+  char *arg8 = (char *) 0 ;
+  int64_t arg9 ;
+  uint64_t *arg10 = (uint64_t *) 0 ;
+  uint64_t temp10 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  arg6 = (int64_t)_swig_go_4; 
+  arg7 = (uint32_t)_swig_go_5; 
+  
+  arg8 = (char *)malloc(_swig_go_6.n + 1);
+  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
+  arg8[_swig_go_6.n] = '\0';
+  
+  arg9 = (int64_t)_swig_go_7; 
+  {
+    if (_swig_go_8.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg10 = &temp10;
+  }
+  
+  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_8.array;
+    a[0] = temp10;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg8); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_batch_window_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int64_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  arg6 = (int64_t)_swig_go_5; 
+  
+  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_get_job_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_get_job(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_purge_lane_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  int arg5 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  
+  arg6 = (int64_t *)_swig_go_5.array;
+  arg7 = (size_t)_swig_go_5.len;
+  
+  
+  result = (int)emqgo_purge_lane(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_queues_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  uint64_t temp2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  {
+    if (_swig_go_1.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg2 = &temp2;
+  }
+  
+  result = (int)emqgo_queues(arg1,arg2);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_1.array;
+    a[0] = temp2;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2798,7 +3188,7 @@ intgo _wrap_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2835,7 +3225,7 @@ intgo _wrap_wclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2872,7 +3262,7 @@ intgo _wrap_bclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2911,7 +3301,7 @@ intgo _wrap_ack_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2957,7 +3347,7 @@ intgo _wrap_fail_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2983,7 +3373,7 @@ intgo _wrap_stats_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3016,7 +3406,7 @@ intgo _wrap_lane_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3058,7 +3448,7 @@ intgo _wrap_lanes_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3076,7 +3466,7 @@ _gostring_ _wrap_lane_list_group_capi_4f49ee8421c14d47(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3094,7 +3484,7 @@ void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3110,7 +3500,7 @@ _gostring_ _wrap_lane_list_cursor_capi_4f49ee8421c14d47(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3147,7 +3537,7 @@ intgo _wrap_dead_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3180,7 +3570,7 @@ intgo _wrap_verify_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3220,7 +3610,7 @@ intgo _wrap_doctor_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3258,7 +3648,7 @@ intgo _wrap_ack_many_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3297,7 +3687,7 @@ intgo _wrap_claim_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3309,7 +3699,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3321,7 +3711,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3333,7 +3723,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3345,7 +3735,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3357,7 +3747,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3369,7 +3759,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3381,7 +3771,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3393,7 +3783,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3405,7 +3795,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-void _wrap_worker_defaults_capi_4f49ee8421c14d47(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_2f5bb660dd1397b3(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3419,7 +3809,7 @@ void _wrap_worker_defaults_capi_4f49ee8421c14d47(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_4f49ee8421c14d47(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3463,7 +3853,7 @@ intgo _wrap_worker_create_capi_4f49ee8421c14d47(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3482,7 +3872,7 @@ intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3510,7 +3900,7 @@ intgo _wrap_worker_next_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3522,7 +3912,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3534,7 +3924,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3546,7 +3936,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3558,7 +3948,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3570,7 +3960,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3972,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3984,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3996,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +4008,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +4020,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +4032,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +4044,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +4056,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_2f5bb660dd1397b3() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +4068,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_worker_stats_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3697,7 +4087,7 @@ intgo _wrap_worker_stats_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_4f49ee8421c14d47() {
+long long _wrap_c_heap_in_use_capi_2f5bb660dd1397b3() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -114,6 +114,8 @@ struct echomq_worker {};
 %constant int ECHOMQ_ESTALE = ECHOMQ_ESTALE;
 %constant int ECHOMQ_ELAYOUT = ECHOMQ_ELAYOUT;
 %constant int ECHOMQ_EFULL = ECHOMQ_EFULL;
+%constant int ECHOMQ_ELEASED = ECHOMQ_ELEASED;
+%constant int ECHOMQ_DUPLICATE = ECHOMQ_DUPLICATE;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -132,6 +134,9 @@ struct echomq_worker {};
 %constant int ECHOMQ_FAIL_DEAD = ECHOMQ_FAIL_DEAD;
 %constant int ECHOMQ_RETRY_BACKOFF = ECHOMQ_RETRY_BACKOFF;
 %constant int ECHOMQ_RETRY_DEFAULT = ECHOMQ_RETRY_DEFAULT;
+%constant int ECHOMQ_RETRY_DEAD = ECHOMQ_RETRY_DEAD;
+%constant int ECHOMQ_PURGE_MAX = ECHOMQ_PURGE_MAX;
+%constant int ECHOMQ_DEDUP_KEY_MAX = ECHOMQ_DEDUP_KEY_MAX;
 %constant int ECHOMQ_STOP_DRAIN = ECHOMQ_STOP_DRAIN;
 %constant int ECHOMQ_STOP_ABANDON = ECHOMQ_STOP_ABANDON;
 %constant int ECHOMQ_KEY_LAYOUT = ECHOMQ_KEY_LAYOUT;
@@ -174,6 +179,10 @@ int echomq_batch_add(echomq_batch *b, const char *group, const char *payload,
                      size_t payload_len);
 size_t echomq_batch_count(const echomq_batch *b);
 uint64_t echomq_batch_id(const echomq_batch *b, size_t i);
+int echomq_batch_add_keyed(echomq_batch *b, const char *group, const char *payload,
+                           size_t payload_len, const char *idempotency_key);
+int echomq_batch_duplicate(const echomq_batch *b, size_t i);
+int echomq_delete_job(echomq_client *c, const char *queue, uint64_t id);
 void echomq_batch_clear(echomq_batch *b);
 void echomq_batch_free(echomq_batch *b);
 
@@ -236,6 +245,8 @@ enum {
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
   EMQGO_JOB_ATTEMPT,
+  EMQGO_JOB_STATE,
+  EMQGO_JOB_DUE_AT_MS,
   EMQGO_JOB_NUMS
 };
 
@@ -309,6 +320,8 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
+  v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
+  v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -335,6 +348,58 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
+                        const char *payload, size_t payload_len, int64_t delay_ms,
+                        uint32_t max_attempts, const char *key, int64_t window_ms,
+                        uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key;
+  o.dedup_window_ms = window_ms;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_get_job(c, queue, id, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* One purge step: nums = {cursor (in and out), removed, more}. */
+int emqgo_purge_lane(echomq_client *c, const char *queue, const char *group, uint32_t max,
+                     int clear_settings, int64_t *nums, size_t n) {
+  uint64_t cursor, removed = 0;
+  int more = 0, rc;
+  if (n < 3) return ECHOMQ_EINVAL;
+  cursor = (uint64_t)nums[0];
+  rc = echomq_purge_lane(c, queue, group, max, clear_settings, &cursor, &removed, &more);
+  nums[0] = (int64_t)cursor;
+  nums[1] = (int64_t)removed;
+  nums[2] = more;
+  return rc;
+}
+
+int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_queues(c, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
 }
 
 int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,

@@ -1,0 +1,309 @@
+"""asyncio for echomq: the same calls as the blocking API, awaited.
+
+Every call runs the blocking call of the compiled module in a thread (the
+module releases the GIL while it waits on the network), so the event loop
+never blocks.  A claim that waits for work (``claim(wait=...)``) waits on
+the server like :meth:`echomq.Queue.claim`, on a connection of its own;
+cancelling the awaiting task interrupts that wait at once
+(``echomq_client_cancel``) and claims nothing: a job the claim script had
+already leased when the cancel came is given back to its lane unstarted.
+
+:class:`Worker` runs async handlers on the C worker engine (the same engine
+as :class:`echomq.Worker`): ``concurrency`` tasks take jobs from it, await
+the handler and report the result; a stop (or cancelling ``run()``) is a
+graceful drain.
+
+Example::
+
+    import asyncio, echomq.aio
+
+    async def main():
+        client = await echomq.aio.connect("valkey://localhost:6379")
+        q = client.queue("mail")
+        await q.enqueue("tenant-7", b"hello", key="msg-1")
+        job = await q.claim(wait=5)
+        if job is not None:
+            await job.ack()
+        await client.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import inspect
+import logging
+from typing import Any, Awaitable, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
+
+from . import _convert
+from .client import Client
+from .errors import CanceledError
+from .info import LaneInfo, QueueStats
+from .job import FailOutcome, Job
+from .queue import JobId, Queue
+from .worker import Worker as _ThreadWorker
+from .worker import _STOPPING, WorkerStats
+
+log = logging.getLogger("echomq.aio")
+
+T = TypeVar("T")
+
+__all__ = ["connect", "AsyncClient", "AsyncQueue", "AsyncJob", "Worker"]
+
+
+async def _call(fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+    """Runs a blocking call in the loop's default executor."""
+    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kw))
+
+
+async def connect(url: str, **options: Any) -> "AsyncClient":
+    """Connect to a server (options as :class:`echomq.Client`)."""
+    client = Client(**options)
+    await _call(client.connect, url)
+    return AsyncClient(client)
+
+
+class AsyncClient:
+    """An asyncio client over one :class:`echomq.Client` for ordinary calls
+    (they are short: bounded by the command timeout), plus connections of
+    its own for claims that wait, so a waiting claim never holds up the
+    others."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._spare: List[Client] = []  # connections for waiting claims, reused
+
+    @property
+    def client(self) -> Client:
+        """The blocking client underneath."""
+        return self._client
+
+    def queue(self, name: str, *, lease: Optional[_convert.Seconds] = None) -> "AsyncQueue":
+        """A queue on this client (no I/O)."""
+        return AsyncQueue(self, self._client.queue(name, lease=lease))
+
+    async def ping(self) -> None:
+        await _call(self._client.ping)
+
+    async def queues(self) -> List[str]:
+        """The queues on the server (see :meth:`echomq.Client.queues`)."""
+        return await _call(self._client.queues)
+
+    async def _borrow(self) -> Client:
+        if self._spare:
+            return self._spare.pop()
+        return await _call(self._client.clone)
+
+    def _give_back(self, c: Client) -> None:
+        if len(self._spare) < 8 and c.connected:
+            self._spare.append(c)
+        else:
+            c.close()
+
+    async def close(self) -> None:
+        spare, self._spare = self._spare, []
+        for c in spare:
+            await _call(c.close)
+        await _call(self._client.close)
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class AsyncJob:
+    """A claimed job: the fields of :class:`echomq.Job` and awaitable
+    settlement calls."""
+
+    def __init__(self, job: Job) -> None:
+        self._job = job
+
+    @property
+    def job(self) -> Job:
+        """The blocking job underneath."""
+        return self._job
+
+    def __getattr__(self, name: str) -> Any:  # id, group, payload, token, attempt, ...
+        return getattr(self._job, name)
+
+    async def ack(self) -> None:
+        await _call(self._job.ack)
+
+    async def fail(self, reason: object = "", retry_in: Optional[_convert.Seconds] = None) -> FailOutcome:
+        return await _call(self._job.fail, reason, retry_in)
+
+    async def extend(self, lease: Optional[_convert.Seconds] = None) -> Any:
+        return await _call(self._job.extend, lease)
+
+    async def release(self) -> None:
+        """Give the job back to its lane unstarted (the attempt not counted)."""
+        q = self._job.queue
+        await _call(q.client._raw.release, q.name, self._job.id, self._job.token)
+
+    def __repr__(self) -> str:
+        return f"AsyncJob({self._job!r})"
+
+
+class AsyncQueue:
+    """The calls of :class:`echomq.Queue`, awaited."""
+
+    def __init__(self, client: AsyncClient, queue: Queue) -> None:
+        self._aclient = client
+        self._queue = queue
+
+    @property
+    def name(self) -> str:
+        return self._queue.name
+
+    @property
+    def sync(self) -> Queue:
+        """The blocking queue underneath."""
+        return self._queue
+
+    async def enqueue(self, group: str, payload: _convert.Payload, **options: Any) -> JobId:
+        """As :meth:`echomq.Queue.enqueue` (``delay``, ``max_attempts``,
+        ``key``, ``dedup_window``)."""
+        return await _call(self._queue.enqueue, group, payload, **options)
+
+    async def enqueue_many(self, jobs: Iterable[Tuple[Any, ...]], **options: Any) -> List[JobId]:
+        return await _call(self._queue.enqueue_many, list(jobs), **options)
+
+    async def claim(
+        self, lease: Optional[_convert.Seconds] = None, *, wait: Optional[_convert.Seconds] = None
+    ) -> Optional[AsyncJob]:
+        """Claim the next job, or ``None``.  With ``wait``, wait on the server
+        up to that many seconds; cancelling the task interrupts the wait and
+        claims nothing."""
+        if not wait:
+            job = await _call(self._queue.claim, lease)
+            return None if job is None else AsyncJob(job)
+        c = await self._aclient._borrow()
+        q = c.queue(self._queue.name)
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(None, functools.partial(q.claim, lease, wait=wait))
+        try:
+            job = await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            await self._interrupt(c, fut)
+            raise
+        except BaseException:
+            self._aclient._give_back(c)
+            raise
+        self._aclient._give_back(c)
+        if job is None:
+            return None
+        # Settle through the ordinary client (the borrowed one is reused).
+        return AsyncJob(Job(self._queue, job.id, job.group, job.payload, job.token, job.max_attempts,
+                            job.lease_until, job.enqueued_at, job.dead_at, job.last_error, job.attempt,
+                            job.state, job.due_at))
+
+    async def _interrupt(self, c: Client, fut: "asyncio.Future[Optional[Job]]") -> None:
+        # A cancel that comes before the thread has entered the wait does
+        # nothing: repeat it until the call returns.
+        while not fut.done():
+            c.cancel()
+            await asyncio.wait({fut}, timeout=0.02)
+        try:
+            job = fut.result()
+        except CanceledError:
+            job = None
+        except Exception:  # the claim failed anyway: nothing was claimed
+            job = None
+        if job is not None:  # leased just before the cancel: give it back unstarted
+            try:
+                await _call(c._raw.release, self._queue.name, job.id, job.token)
+            except Exception:
+                log.warning("job %d claimed by a cancelled claim comes back when its lease expires", job.id)
+        self._aclient._give_back(c)
+
+    async def job(self, id: int) -> Optional[Job]:
+        return await _call(self._queue.job, id)
+
+    async def delete(self, job: Union[int, Job, AsyncJob]) -> None:
+        target = job.job if isinstance(job, AsyncJob) else job
+        await _call(self._queue.delete, target)
+
+    async def purge(self, group: str, **options: Any) -> int:
+        return await _call(self._queue.purge, group, **options)
+
+    async def stats(self) -> QueueStats:
+        return await _call(self._queue.stats)
+
+    async def lane(self, group: str) -> LaneInfo:
+        return await _call(self._queue.lane, group)
+
+    async def dead(self, offset: int = 0, count: int = 100) -> List[Job]:
+        return await _call(self._queue.dead, offset, count)
+
+    async def verify(self) -> List[str]:
+        return await _call(self._queue.verify)
+
+
+AsyncHandler = Callable[[Job], Awaitable[Any]]
+
+
+class Worker(_ThreadWorker):
+    """Runs an async ``handler(job)`` over a queue on the C worker engine.
+
+    Takes the options of :class:`echomq.Worker` (``concurrency`` is the
+    number of handler tasks).  The engine is pulled from a small thread pool
+    (one thread per task, waiting in C with the GIL released); handlers run
+    on the event loop.  :meth:`stop` (or cancelling the task that awaits
+    :meth:`run`) drains: nothing new is handed out, prefetched jobs go back
+    to their lanes, running handlers finish for up to ``drain_timeout``.
+    """
+
+    def __init__(self, queue: Union[AsyncQueue, Queue], handler: AsyncHandler, **options: Any) -> None:
+        sync = queue.sync if isinstance(queue, AsyncQueue) else queue
+        super().__init__(sync, handler, **options)
+        self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+
+    async def run(self) -> WorkerStats:  # type: ignore[override]
+        """Run until stopped (or idle, with ``idle_timeout``); returns the stats."""
+        loop = asyncio.get_running_loop()
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=self._concurrency, thread_name_prefix="echomq-aio")
+        try:
+            await loop.run_in_executor(self._pool, self._start_engine)
+            tasks = [loop.create_task(self._host_task()) for _ in range(self._concurrency)]
+            everything = asyncio.gather(*tasks)
+            try:
+                await asyncio.shield(everything)
+            except asyncio.CancelledError:
+                self.stop()
+                await everything
+                await loop.run_in_executor(self._pool, self._finished.wait)  # the drain's last settle
+                raise
+            await loop.run_in_executor(self._pool, self._finished.wait)
+        finally:
+            self._pool.shutdown(wait=False)
+        return self.stats
+
+    async def _host_task(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            got = self._handed_out(await loop.run_in_executor(self._pool, self._raw.next, 250))
+            if got is _STOPPING:
+                return
+            if got is None:
+                continue
+            job, ref = got
+            self._begin_job()
+            try:
+                try:
+                    result = self._handler(job)
+                    if inspect.isawaitable(result):
+                        result = await result
+                except Exception as exc:  # the handler's failure is the job's
+                    status = self._settle(job, ref, exc, None)
+                except asyncio.CancelledError as exc:  # cut off: the attempt failed
+                    self._settle(job, ref, exc, None)
+                    raise
+                else:
+                    status = self._settle(job, ref, None, result)
+            finally:
+                self._end_job()
+            self._after(job, status)

@@ -1,0 +1,95 @@
+"""A Prometheus exporter: ``python -m echomq exporter URL QUEUE...``.
+
+Serves, for each queue, the figures ``echomq stats --format prometheus``
+prints (the same metric names, docs/operations.md): jobs by state, lanes,
+lanes in the ring, paused lanes, the counters, and the ``top`` deepest lanes
+(depth > 0; at most 100, so the label cardinality stays bounded).  Each
+scrape reads the queues afresh (one stats call and one walk of the lanes
+per queue).  Needs the ``prometheus_client`` package.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Iterator, List, Sequence
+
+from .client import Client
+from .info import LaneInfo
+
+TOP_MAX = 100
+"""Lanes reported by depth at most (the CLI's bound too)."""
+
+
+def top_lanes(lanes: Iterator[LaneInfo], n: int) -> List[LaneInfo]:
+    """The n deepest lanes with pending jobs, ties by name (bytes)."""
+    busy = (lane for lane in lanes if lane.depth > 0)
+    return heapq.nsmallest(n, busy, key=lambda lane: (-lane.depth, lane.group.encode("utf-8")))
+
+
+class QueueCollector:
+    """A prometheus_client collector of the figures of some queues."""
+
+    def __init__(self, client: Client, queues: Sequence[str], top: int = 10) -> None:
+        if not 0 <= top <= TOP_MAX:
+            raise ValueError(f"top must be 0..{TOP_MAX}, got {top}")
+        self._client = client
+        self._queues = list(queues)
+        self._top = top
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        jobs = GaugeMetricFamily("echomq_jobs", "Jobs of the queue by state.", labels=["queue", "state"])
+        lanes = GaugeMetricFamily("echomq_lanes", "Lanes known: with live jobs or settings of their own.",
+                                  labels=["queue"])
+        ready = GaugeMetricFamily("echomq_lanes_ready", "Lanes in the ring: serviceable now.", labels=["queue"])
+        paused = GaugeMetricFamily("echomq_lanes_paused", "Paused lanes.", labels=["queue"])
+        counters = [
+            (CounterMetricFamily("echomq_enqueued", "Jobs enqueued.", labels=["queue"]), "enqueued_total"),
+            (CounterMetricFamily("echomq_claimed", "Deliveries (claims).", labels=["queue"]), "claimed_total"),
+            (CounterMetricFamily("echomq_acked", "Jobs acknowledged.", labels=["queue"]), "acked_total"),
+            (CounterMetricFamily("echomq_failed", "Failed attempts (fail calls and expired leases).",
+                                 labels=["queue"]), "failed_total"),
+            (CounterMetricFamily("echomq_dead_lettered", "Jobs dead-lettered.", labels=["queue"]), "dead_total"),
+        ]
+        depth = GaugeMetricFamily("echomq_lane_depth", "Pending jobs of the deepest lanes (top N by depth).",
+                                  labels=["queue", "lane"])
+        active = GaugeMetricFamily("echomq_lane_active", "Leased jobs of the same lanes.", labels=["queue", "lane"])
+        for name in self._queues:
+            q = self._client.queue(name)
+            s = q.stats()
+            for state in ("pending", "leased", "delayed", "dead"):
+                jobs.add_metric([name, state], getattr(s, state))
+            lanes.add_metric([name], s.lanes)
+            ready.add_metric([name], s.ring)
+            paused.add_metric([name], s.paused)
+            for family, field in counters:
+                family.add_metric([name], getattr(s, field))
+            if self._top > 0:
+                for lane in top_lanes(q.lanes(), self._top):
+                    depth.add_metric([name, lane.group], lane.depth)
+                    active.add_metric([name, lane.group], lane.active)
+        yield jobs
+        yield lanes
+        yield ready
+        yield paused
+        for family, _ in counters:
+            yield family
+        yield depth
+        yield active
+
+
+def serve(url: str, queues: Sequence[str], *, port: int = 9808, addr: str = "127.0.0.1", top: int = 10):
+    """Starts the HTTP endpoint (``/metrics``) in a background thread and
+    returns (server, thread, registry)."""
+    try:
+        from prometheus_client import start_http_server
+        from prometheus_client.core import CollectorRegistry
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise SystemExit("the exporter needs prometheus_client: pip install prometheus-client") from exc
+    client = Client()
+    client.connect(url)
+    registry = CollectorRegistry()
+    registry.register(QueueCollector(client, queues, top))
+    server, thread = start_http_server(port, addr=addr, registry=registry)
+    return server, thread, registry

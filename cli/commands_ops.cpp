@@ -1,0 +1,150 @@
+// Everyday operations: job (look a job up), delete, purge, queues.
+#include <cstdint>
+#include <string>
+
+#include "command.hpp"
+#include "errors.hpp"
+#include "format.hpp"
+#include "views.hpp"
+
+namespace emqcli {
+namespace {
+
+const char *state_word(int state) {
+  switch (state) {
+    case ECHOMQ_JOB_PENDING: return "pending";
+    case ECHOMQ_JOB_LEASED: return "leased";
+    case ECHOMQ_JOB_DELAYED: return "delayed";
+    case ECHOMQ_JOB_DEAD: return "dead";
+    default: return "unknown";
+  }
+}
+
+uint64_t job_id_arg(const Context &ctx) {
+  return parse_uint(ctx.args.positionals()[0], 1, ECHOMQ_ID_MAX, "ID");
+}
+
+int cmd_job(Context &ctx) {
+  uint64_t id = job_id_arg(ctx);
+  echomq_job *raw = nullptr;
+  int rc = echomq_get_job(ctx.session.client(), ctx.session.q(), id, &raw);
+  JobPtr job(raw);
+  if (rc == ECHOMQ_ENOTFOUND) {
+    if (ctx.json) print("null\n");
+    throw CliError(kExitNotFound, "job: no job " + std::to_string(id) + " in queue '" +
+                                      ctx.session.queue() + "' (acked, deleted, or never enqueued)");
+  }
+  ctx.session.check(rc, "job " + std::to_string(id));
+  const echomq_job *j = job.get();
+  int state = echomq_job_state_of(j);
+  if (ctx.json) {
+    // The job's fields, with its state and due time added.
+    std::string body;
+    {
+      Json one;
+      job_json(one, j);
+      body = one.text();
+    }
+    std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
+                        (echomq_job_due_at_ms(j) ? std::to_string(echomq_job_due_at_ms(j)) : "null") + "}";
+    print(body.substr(0, body.size() - 1) + extra + "\n");
+    return kExitOk;
+  }
+  int64_t now = fetch_stats(ctx.session).server_time_ms;
+  std::string when;
+  if (state == ECHOMQ_JOB_LEASED) when = "lease ends in " + human_duration(echomq_job_lease_until_ms(j) - now);
+  if (state == ECHOMQ_JOB_DELAYED) when = "due in " + human_duration(echomq_job_due_at_ms(j) - now);
+  if (state == ECHOMQ_JOB_DEAD) when = "died " + human_duration(now - echomq_job_dead_at_ms(j)) + " ago";
+  std::string out = "id        " + std::to_string(echomq_job_id(j)) + "\n" +
+                    "state     " + state_word(state) + (when.empty() ? "" : " (" + when + ")") + "\n" +
+                    "lane      " + echomq_job_group(j) + "\n" +
+                    "attempts  " + (echomq_job_token(j) == 0 ? "none yet, max " +
+                                        std::to_string(echomq_job_max_attempts(j))
+                                                                : attempt_text(j)) + "\n" +
+                    "enqueued  " + human_duration(now - echomq_job_enqueued_at_ms(j)) + " ago\n";
+  if (*echomq_job_last_error(j)) out += std::string("error     ") + display_bytes(echomq_job_last_error(j), 2000) + "\n";
+  out += "payload   " + display_bytes(job_payload(j), 2000) + "\n";
+  print(out);
+  return kExitOk;
+}
+
+int cmd_delete(Context &ctx) {
+  uint64_t id = job_id_arg(ctx);
+  int rc = echomq_delete_job(ctx.session.client(), ctx.session.q(), id);
+  if (rc == ECHOMQ_ELEASED)
+    throw CliError(kExitLeased, "delete: job " + std::to_string(id) +
+                                    " is leased by a worker now; nothing was deleted (settle it or let its lease expire)");
+  ctx.session.check(rc, "delete job " + std::to_string(id));
+  if (ctx.json) print("{\"id\":" + std::to_string(id) + ",\"deleted\":true}\n");
+  else print("deleted job " + std::to_string(id) + "\n");
+  return kExitOk;
+}
+
+int cmd_purge(Context &ctx) {
+  const std::string group = ctx.args.positionals()[0];
+  require_group_name(group);
+  auto step = static_cast<uint32_t>(parse_uint(ctx.args.get("step", "10000"), 1, ECHOMQ_PURGE_MAX, "--step"));
+  int clear = ctx.args.has("clear-settings") ? 1 : 0;
+  uint64_t cursor = 0, total = 0, removed = 0;
+  int more = 1;
+  // Bounded work per call: loop until the lane has no waiting job left.
+  while (more) {
+    ctx.session.check(echomq_purge_lane(ctx.session.client(), ctx.session.q(), group.c_str(), step, clear,
+                                        &cursor, &removed, &more),
+                      "purge lane '" + group + "' (" + std::to_string(total) + " jobs deleted before this error)");
+    total += removed;
+  }
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("group").str(group).key("deleted").num(total).key("settings_cleared").boolean(clear != 0);
+    j.end_object();
+    print(j.text() + "\n");
+  } else {
+    print("purged lane '" + display_bytes(group, 80) + "': " + grouped(total) + " waiting jobs deleted" +
+          (clear ? ", settings cleared" : "") + "\n");
+  }
+  return kExitOk;
+}
+
+int cmd_queues(Context &ctx) {
+  echomq_report *raw = nullptr;
+  ctx.session.check(echomq_queues(ctx.session.client(), &raw), "queues");
+  ReportPtr r(raw);
+  size_t n = echomq_report_count(r.get());
+  if (ctx.json) {
+    Json j;
+    j.begin_array();
+    for (size_t i = 0; i < n; ++i) j.str(echomq_report_at(r.get(), i));
+    j.end_array();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += std::string(echomq_report_at(r.get(), i)) + "\n";
+  print(out);
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_ops_commands(std::vector<Command> &out) {
+  out.push_back({"job", "ID", "look a job up by id: state, lane, attempts, times, last error, payload",
+                 "A read-only call. Exits 4 when there is no such job.", {}, 1, 1, true, cmd_job});
+  out.push_back({"delete", "ID", "delete a pending, delayed or dead job",
+                 "Exits 10 when a worker holds the job now (nothing is deleted), 4 when there is no such job.",
+                 {}, 1, 1, true, cmd_delete});
+  out.push_back({"purge", "GROUP [--clear-settings]", "delete every waiting job of a lane",
+                 "Deletes the lane's pending and delayed jobs in bounded steps (one round trip\n"
+                 "each); leased jobs run on and dead jobs stay. The lane's weight, limit, rate,\n"
+                 "cap and pause stay unless --clear-settings.",
+                 {{"clear-settings", 0, nullptr, "also clear the lane's own settings"},
+                  {"step", 0, "N", "jobs per round trip, 1..10000 (default 10000)"}},
+                 1, 1, true, cmd_purge});
+  Command queues{"queues", "", "list the queues on the server (SCAN; no -q needed)",
+                 "In a cluster, lists the queues of the node --url points at: run it per primary.",
+                 {}, 0, 0, true, cmd_queues};
+  queues.no_queue = true;
+  out.push_back(queues);
+}
+
+}  // namespace emqcli

@@ -1,0 +1,77 @@
+#include "metrics.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lanes_walk.hpp"
+
+namespace emqcli {
+namespace {
+
+// A label value: backslash, double quote and newline escaped.
+std::string label(const std::string &v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+struct Family {
+  std::string text;
+  void head(const char *name, const char *type, const char *help) {
+    text += std::string("# TYPE ") + name + " " + type + "\n# HELP " + name + " " + help + "\n";
+  }
+  void sample(const std::string &name, const std::string &labels, uint64_t v) {
+    text += name + "{" + labels + "} " + std::to_string(v) + "\n";
+  }
+};
+
+}  // namespace
+
+std::string prometheus_text(Session &s, size_t top) {
+  echomq_queue_stats st = fetch_stats(s);
+  const std::string q = "queue=\"" + label(s.queue()) + "\"";
+  Family f;
+  f.head("echomq_jobs", "gauge", "Jobs of the queue by state.");
+  f.sample("echomq_jobs", q + ",state=\"pending\"", st.pending);
+  f.sample("echomq_jobs", q + ",state=\"leased\"", st.leased);
+  f.sample("echomq_jobs", q + ",state=\"delayed\"", st.delayed);
+  f.sample("echomq_jobs", q + ",state=\"dead\"", st.dead);
+  f.head("echomq_lanes", "gauge", "Lanes known: with live jobs or settings of their own.");
+  f.sample("echomq_lanes", q, st.lanes);
+  f.head("echomq_lanes_ready", "gauge", "Lanes in the ring: serviceable now.");
+  f.sample("echomq_lanes_ready", q, st.ring);
+  f.head("echomq_lanes_paused", "gauge", "Paused lanes.");
+  f.sample("echomq_lanes_paused", q, st.paused);
+  const struct {
+    const char *name, *help;
+    uint64_t v;
+  } counters[] = {
+      {"echomq_enqueued", "Jobs enqueued.", st.enqueued_total},
+      {"echomq_claimed", "Deliveries (claims).", st.claimed_total},
+      {"echomq_acked", "Jobs acknowledged.", st.acked_total},
+      {"echomq_failed", "Failed attempts (fail calls and expired leases).", st.failed_total},
+      {"echomq_dead_lettered", "Jobs dead-lettered.", st.dead_total},
+  };
+  for (const auto &c : counters) {
+    f.head(c.name, "counter", c.help);
+    f.sample(std::string(c.name) + "_total", q, c.v);
+  }
+  std::vector<LaneRow> rows;
+  if (top > 0) {
+    for (const LaneRow &r : top_lanes(s, LaneSort::kDepth, top).rows)
+      if (r.depth > 0) rows.push_back(r);
+  }
+  f.head("echomq_lane_depth", "gauge", "Pending jobs of the deepest lanes (top N by depth).");
+  for (const LaneRow &r : rows) f.sample("echomq_lane_depth", q + ",lane=\"" + label(r.group) + "\"", r.depth);
+  f.head("echomq_lane_active", "gauge", "Leased jobs of the same lanes.");
+  for (const LaneRow &r : rows) f.sample("echomq_lane_active", q + ",lane=\"" + label(r.group) + "\"", r.active);
+  return f.text + "# EOF\n";
+}
+
+}  // namespace emqcli

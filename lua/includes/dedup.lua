@@ -1,0 +1,81 @@
+--@include base
+-- Idempotency keys of enqueue: `idem` maps a key to "<job id> <window end
+-- ms>", `idemexp` holds the keys scored by their window end, so expired
+-- keys go in bounded steps and the oldest go first past DEDUP_KEYS_MAX.
+-- Reads only: the entries of ARGV (n pairs, keys from argument `at` + 1)
+-- to enqueue, as argument numbers; for the others, the id they duplicate
+-- (dupOf[i]: a job id, or {j}: the earlier entry j of this call); keyAt[i]
+-- the key of entry i ("" none). Returns an error reply or nil first.
+local function dedupEntries(n, at, window)
+  local E, dupOf, keyAt, firstWith, ask = {}, {}, {}, {}, {}
+  for i = 1, n do
+    local key = ARGV[at + i]
+    if #key > DEDUP_KEY_MAX then return { EINVAL, 'enqueue: idempotency key longer than ' .. DEDUP_KEY_MAX .. ' bytes' } end
+    keyAt[i] = key
+    if #key > 0 then ask[#ask + 1] = key end
+  end
+  local seen = #ask > 0 and callSliced('HMGET', K.idem, ask) or {}
+  local known, now, a = {}, serverNowMs(), 0
+  for i = 1, n do
+    local key = keyAt[i]
+    if #key > 0 then
+      a = a + 1
+      local id, ends = string.match(seen[a] or '', '^(%d+) (%d+)$')
+      if id and tonumber(ends) > now then known[key] = id end
+    end
+  end
+  for i = 1, n do
+    local key = keyAt[i]
+    if #key > 0 and known[key] then
+      dupOf[i] = known[key]
+    elseif #key > 0 and firstWith[key] then
+      dupOf[i] = { firstWith[key] }
+    else
+      if #key > 0 then firstWith[key] = i end
+      E[#E + 1] = i
+    end
+  end
+  return nil, E, dupOf, keyAt
+end
+-- The reply of a keyed enqueue: {OK, first id, enqueued, n ids, n flags}.
+local function dedupReply(n, first, enq, dupOf, idOf)
+  local out = { OK, first, enq }
+  for i = 1, n do
+    local d = dupOf[i]
+    if type(d) == 'table' then d = idOf[d[1]] end
+    out[#out + 1] = d or idOf[i]
+  end
+  for i = 1, n do out[#out + 1] = dupOf[i] and 1 or 0 end
+  return out
+end
+-- Writes the keys of the entries just enqueued (E, ids from `first`), drops
+-- expired keys (a bounded number per call) and the keys closest to their
+-- end past DEDUP_KEYS_MAX, and returns the reply.
+local function rememberKeys(n, first, E, dupOf, keyAt, window, now)
+  local idOf, set, exp = {}, {}, {}
+  for e, i in ipairs(E) do
+    idOf[i] = S(first + e - 1)
+    local key = keyAt[i]
+    if #key > 0 then
+      set[#set + 1] = key; set[#set + 1] = idOf[i] .. ' ' .. S(now + window)
+      exp[#exp + 1] = S(now + window); exp[#exp + 1] = key
+    end
+  end
+  local old = rcall('ZRANGEBYSCORE', K.idemexp, '-inf', S(now), 'LIMIT', 0, RECOVER_MAX + #E)
+  if #old > 0 then
+    callSliced('HDEL', K.idem, old)
+    callSliced('ZREM', K.idemexp, old)
+  end
+  if #set > 0 then
+    callSliced('HSET', K.idem, set)
+    callSliced('ZADD', K.idemexp, exp)
+    local over = rcall('ZCARD', K.idemexp) - DEDUP_KEYS_MAX
+    if over > 0 then
+      local gone = rcall('ZPOPMIN', K.idemexp, over)
+      local names = {}
+      for j = 1, #gone, 2 do names[#names + 1] = gone[j] end
+      callSliced('HDEL', K.idem, names)
+    end
+  end
+  return dedupReply(n, first, #E, dupOf, idOf)
+end

@@ -1,0 +1,55 @@
+--[[ purge: delete the waiting jobs of one lane, in bounded steps.
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- ARGV[1] key prefix "emq:{q}:"
+-- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
+-- ARGV[5] "1" = clear the lane's own settings when done
+-- A call removes up to max pending jobs of the lane; once none is left, it
+-- looks at up to max entries of the delayed set from the cursor (a rank)
+-- and removes the lane's. Leased and dead jobs stay.
+-- Returns {OK, removed, more (0/1), next cursor}.
+-- Keeps: I1 (fixRing once per call), I3 (ids leave with their records),
+-- the counters (`deleted`, glive).
+]]
+--@include lane
+--@include record
+
+local g = ARGV[2]
+local max = argInt(ARGV[3], 1, PURGE_MAX)
+local cursor = argInt(ARGV[4], 0, ID_MAX)
+if not g or #g == 0 or not max or not cursor then return { EINVAL, 'purge: bad group, max or cursor' } end
+local bad = layoutError()
+if bad then return bad end
+local before = laneState(g)
+local gone = {}
+local popped = rcall('ZPOPMIN', pendingKey(g), max)
+for i = 1, #popped, 2 do gone[#gone + 1] = popped[i] end
+local more = rcall('EXISTS', pendingKey(g))
+if more == 0 and #gone < max then
+  -- The delayed set is queue-wide: walk it by rank from the cursor. Ranks
+  -- past the cursor shift down by what this call removes.
+  local page = rcall('ZRANGE', K.delayed, cursor, cursor + max - 1)
+  local recs = #page > 0 and callSliced('HMGET', K.jobs, page) or {}
+  local mine = {}
+  for i, id in ipairs(page) do
+    if recs[i] and unpackRecord(recs[i]) == g then mine[#mine + 1] = id end
+  end
+  if #mine > 0 then callSliced('ZREM', K.delayed, mine) end
+  for _, id in ipairs(mine) do gone[#gone + 1] = id end
+  cursor = cursor + #page - #mine
+  more = (#page == max and rcall('ZCARD', K.delayed) > cursor) and 1 or 0
+else
+  more = 1
+end
+if #gone > 0 then
+  callSliced('HDEL', K.jobs, gone)
+  callSliced('HDEL', K.att, gone)
+  rcall('HINCRBY', K.stats, 'deleted', #gone)
+end
+if more == 0 and ARGV[5] == '1' then
+  for _, k in ipairs({ K.gweight, K.glimit, K.grate, K.gbucket, K.gcap }) do rcall('HDEL', k, g) end
+  rcall('SREM', K.paused, g)
+end
+fixRing(g, before)
+if #gone > 0 then addLive(g, -#gone)
+elseif more == 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
+return { OK, #gone, more, S(cursor) }
