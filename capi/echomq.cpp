@@ -10,6 +10,7 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "mapping.hpp"
+#include "versioned.hpp"
 #include "validate.hpp"
 
 namespace {
@@ -145,17 +146,9 @@ int echomq_check_group_name(const char* group) {
 /* ---- client ---- */
 
 int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
-  if (!opts) return ECHOMQ_EINVAL;
-  const echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
-  if (version == ECHOMQ_CLIENT_OPTIONS_VERSION_1) {
-    // A version-1 struct ends before the wait_* fields.
-    std::memcpy(opts, &d, offsetof(echomq_client_options, wait_replicas));
-    opts->version = version;
-    return ECHOMQ_OK;
-  }
-  if (version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  *opts = d;
-  return ECHOMQ_OK;
+  // A version-1 struct ends before the wait_* fields.
+  return emqcapi::initOptions(opts, version, echomq_client_options ECHOMQ_CLIENT_OPTIONS_INIT,
+                              ECHOMQ_CLIENT_OPTIONS_VERSION_1, offsetof(echomq_client_options, wait_replicas));
 }
 
 int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {

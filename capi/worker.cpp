@@ -8,6 +8,7 @@
 #include "error.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "versioned.hpp"
 #include "worker.hpp"
 
 struct echomq_worker {
@@ -33,17 +34,9 @@ int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, cons
 extern "C" {
 
 int echomq_worker_options_init(echomq_worker_options* opts, unsigned int version) {
-  if (!opts) return ECHOMQ_EINVAL;
-  const echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
-  if (version == ECHOMQ_WORKER_OPTIONS_VERSION_1) {
-    // A version-1 struct ends before the wait_* fields.
-    std::memcpy(opts, &d, offsetof(echomq_worker_options, wait_replicas));
-    opts->version = version;
-    return ECHOMQ_OK;
-  }
-  if (version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  *opts = d;
-  return ECHOMQ_OK;
+  // A version-1 struct ends before the wait_* fields.
+  return emqcapi::initOptions(opts, version, echomq_worker_options ECHOMQ_WORKER_OPTIONS_INIT,
+                              ECHOMQ_WORKER_OPTIONS_VERSION_1, offsetof(echomq_worker_options, wait_replicas));
 }
 
 int echomq_worker_new(echomq_worker** out, const char* url, const char* queue,

@@ -9,14 +9,10 @@
 -- job deleted counts in `deleted`; a dead one left the live count already).
 ]]
 --@include lane
---@include record
+--@include lookup
 
-if not argInt(ARGV[2], 1, ID_MAX) then return { EINVAL, 'delete: bad job id' } end
-local bad = layoutError()
-if bad then return bad end
-local id = ARGV[2]
-local rec = rcall('HGET', K.jobs, id)
-if not rec then return { ENOTFOUND, 'delete: job ' .. id .. ' not found' } end
+local id, rec = jobById('delete')
+if not id then return rec end
 if rcall('ZSCORE', K.leases, id) then
   return { ELEASED, 'delete: job ' .. id .. ' is leased by a worker: settle it or let its lease expire first' }
 end

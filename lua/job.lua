@@ -8,14 +8,10 @@
 -- due time) or JOB_DEAD (when = time of death), when "0" for a pending job;
 -- {ENOTFOUND, msg} for no such job.
 ]]
---@include record
+--@include lookup
 
-if not argInt(ARGV[2], 1, ID_MAX) then return { EINVAL, 'job: bad job id' } end
-local bad = layoutError()
-if bad then return bad end
-local id = ARGV[2]
-local rec = rcall('HGET', K.jobs, id)
-if not rec then return { ENOTFOUND, 'job ' .. id .. ' not found (acked, deleted, or never enqueued)' } end
+local id, rec = jobById('job')
+if not id then return rec end
 local g, p, at, cap, mx = unpackRecord(rec)
 local state, when = JOB_PENDING, '0'
 -- The set that holds the id is where the job is (I3).
