@@ -132,6 +132,10 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
+  // One bounded step of a repair (lua/includes/mend.lua): appends the
+  // changes to `lines` and returns the next cursor ("" = done).
+  std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
+                     std::vector<std::string>& lines);
   // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);

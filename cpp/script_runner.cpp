@@ -9,7 +9,8 @@ namespace echomq {
 namespace {
 
 const char* const kNames[] = {"enqueue", "take",  "extend", "weight",  "limit",  "pause", "defaults",
-                              "stats",   "lanes", "dead",   "redrive", "verify", "rate",  "cap"};
+                              "stats",   "lanes", "dead",   "redrive", "verify", "rate",  "cap",
+                              "repair",  "repairplan"};
 constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 
 // The SHA1 of a script is known only after SCRIPT LOAD; until then a
