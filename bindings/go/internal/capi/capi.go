@@ -95,264 +95,271 @@ typedef long long swig_type_65;
 typedef long long swig_type_66;
 typedef _gostring_ swig_type_67;
 typedef long long swig_type_68;
-typedef long long swig_type_69;
-typedef _goslice_ swig_type_70;
+typedef _gostring_ swig_type_69;
+typedef long long swig_type_70;
 typedef _goslice_ swig_type_71;
-typedef _gostring_ swig_type_72;
+typedef _goslice_ swig_type_72;
 typedef _gostring_ swig_type_73;
-typedef _goslice_ swig_type_74;
-typedef long long swig_type_75;
-typedef _goslice_ swig_type_76;
-typedef _gostring_ swig_type_77;
-typedef long long swig_type_78;
-typedef _gostring_ swig_type_79;
-typedef long long swig_type_80;
-typedef _goslice_ swig_type_81;
-typedef _gostring_ swig_type_82;
-typedef long long swig_type_83;
-typedef _goslice_ swig_type_84;
-typedef _gostring_ swig_type_85;
-typedef long long swig_type_86;
+typedef _gostring_ swig_type_74;
+typedef _goslice_ swig_type_75;
+typedef long long swig_type_76;
+typedef _goslice_ swig_type_77;
+typedef _gostring_ swig_type_78;
+typedef long long swig_type_79;
+typedef _gostring_ swig_type_80;
+typedef long long swig_type_81;
+typedef _goslice_ swig_type_82;
+typedef _gostring_ swig_type_83;
+typedef long long swig_type_84;
+typedef _goslice_ swig_type_85;
+typedef _gostring_ swig_type_86;
 typedef long long swig_type_87;
-typedef _goslice_ swig_type_88;
-typedef _gostring_ swig_type_89;
-typedef long long swig_type_90;
+typedef long long swig_type_88;
+typedef _goslice_ swig_type_89;
+typedef _gostring_ swig_type_90;
 typedef long long swig_type_91;
 typedef long long swig_type_92;
-typedef _goslice_ swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef long long swig_type_95;
+typedef long long swig_type_93;
+typedef _goslice_ swig_type_94;
+typedef _gostring_ swig_type_95;
 typedef long long swig_type_96;
-typedef _gostring_ swig_type_97;
-typedef long long swig_type_98;
-typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
-typedef _goslice_ swig_type_101;
-typedef _gostring_ swig_type_102;
+typedef long long swig_type_97;
+typedef _gostring_ swig_type_98;
+typedef long long swig_type_99;
+typedef _goslice_ swig_type_100;
+typedef _gostring_ swig_type_101;
+typedef _goslice_ swig_type_102;
 typedef _gostring_ swig_type_103;
-typedef _goslice_ swig_type_104;
-typedef _gostring_ swig_type_105;
+typedef _gostring_ swig_type_104;
+typedef _goslice_ swig_type_105;
 typedef _gostring_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _gostring_ swig_type_109;
-typedef long long swig_type_110;
+typedef _gostring_ swig_type_107;
+typedef long long swig_type_108;
+typedef _goslice_ swig_type_109;
+typedef _gostring_ swig_type_110;
 typedef long long swig_type_111;
-typedef _goslice_ swig_type_112;
-typedef _gostring_ swig_type_113;
+typedef long long swig_type_112;
+typedef _goslice_ swig_type_113;
 typedef _gostring_ swig_type_114;
-typedef long long swig_type_115;
+typedef _gostring_ swig_type_115;
 typedef long long swig_type_116;
-typedef _goslice_ swig_type_117;
-typedef _gostring_ swig_type_118;
-typedef _goslice_ swig_type_119;
-typedef _gostring_ swig_type_120;
+typedef long long swig_type_117;
+typedef _goslice_ swig_type_118;
+typedef _gostring_ swig_type_119;
+typedef _goslice_ swig_type_120;
 typedef _gostring_ swig_type_121;
-typedef _goslice_ swig_type_122;
-typedef _gostring_ swig_type_123;
+typedef _gostring_ swig_type_122;
+typedef long long swig_type_123;
 typedef _goslice_ swig_type_124;
-typedef _goslice_ swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _gostring_ swig_type_127;
-typedef long long swig_type_128;
+typedef _gostring_ swig_type_125;
+typedef _gostring_ swig_type_126;
+typedef _goslice_ swig_type_127;
+typedef _gostring_ swig_type_128;
 typedef _goslice_ swig_type_129;
 typedef _goslice_ swig_type_130;
-typedef _gostring_ swig_type_131;
+typedef _goslice_ swig_type_131;
 typedef _gostring_ swig_type_132;
-typedef _goslice_ swig_type_133;
+typedef long long swig_type_133;
 typedef _goslice_ swig_type_134;
 typedef _goslice_ swig_type_135;
-typedef long long swig_type_136;
-typedef _goslice_ swig_type_137;
+typedef _gostring_ swig_type_136;
+typedef _gostring_ swig_type_137;
 typedef _goslice_ swig_type_138;
-typedef long long swig_type_139;
-extern void _wrap_Swig_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_bef49f52735afd93(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93(void);
-extern swig_type_1 _wrap_strerror_capi_bef49f52735afd93(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_bef49f52735afd93(void);
-extern swig_type_2 _wrap_version_string_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_check_queue_name_capi_bef49f52735afd93(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_bef49f52735afd93(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_bef49f52735afd93(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_bef49f52735afd93(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_bef49f52735afd93(uintptr_t arg1);
-extern void _wrap_job_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_bef49f52735afd93(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_bef49f52735afd93(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_batch_add_capi_bef49f52735afd93(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_bef49f52735afd93(uintptr_t arg1, swig_type_15 arg2);
-extern void _wrap_batch_clear_capi_bef49f52735afd93(uintptr_t arg1);
-extern void _wrap_batch_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_bef49f52735afd93(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_extend_capi_bef49f52735afd93(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
-extern swig_intgo _wrap_set_weight_capi_bef49f52735afd93(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_bef49f52735afd93(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern swig_intgo _wrap_set_limit_capi_bef49f52735afd93(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_bef49f52735afd93(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_pause_capi_bef49f52735afd93(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_resume_capi_bef49f52735afd93(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_bef49f52735afd93(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_bef49f52735afd93(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_bef49f52735afd93(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_intgo arg4, swig_type_41 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_bef49f52735afd93(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_bef49f52735afd93(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3, swig_type_45 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_bef49f52735afd93(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4);
-extern swig_intgo _wrap_set_cap_capi_bef49f52735afd93(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4);
-extern swig_intgo _wrap_clear_cap_capi_bef49f52735afd93(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_bef49f52735afd93(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
-extern swig_type_56 _wrap_lane_list_count_capi_bef49f52735afd93(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_bef49f52735afd93(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_type_59 arg4);
-extern swig_intgo _wrap_redrive_all_capi_bef49f52735afd93(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern swig_intgo _wrap_worker_start_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_bef49f52735afd93(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_fail_capi_bef49f52735afd93(uintptr_t arg1, uintptr_t arg2, swig_type_62 arg3, swig_type_63 arg4);
-extern swig_intgo _wrap_worker_discard_capi_bef49f52735afd93(uintptr_t arg1, uintptr_t arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_worker_stop_capi_bef49f52735afd93(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3);
-extern void _wrap_worker_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_66 _wrap_report_count_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_type_67 _wrap_report_at_capi_bef49f52735afd93(uintptr_t arg1, swig_type_68 arg2);
-extern void _wrap_report_free_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93(void);
-extern uintptr_t _wrap_client_create_capi_bef49f52735afd93(swig_intgo arg1, swig_intgo arg2, swig_type_69 arg3);
-extern void _wrap_job_numbers_capi_bef49f52735afd93(uintptr_t arg1, swig_type_70 arg2);
-extern void _wrap_job_payload_copy_capi_bef49f52735afd93(uintptr_t arg1, swig_type_71 arg2);
-extern swig_intgo _wrap_enqueue_capi_bef49f52735afd93(uintptr_t arg1, swig_type_72 arg2, swig_type_73 arg3, swig_type_74 arg4, swig_type_75 arg5, swig_intgo arg6, swig_type_76 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_bef49f52735afd93(uintptr_t arg1, swig_type_77 arg2, uintptr_t arg3, swig_type_78 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_bef49f52735afd93(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3, swig_type_81 arg4);
-extern swig_intgo _wrap_wclaim_capi_bef49f52735afd93(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3, swig_intgo arg4, swig_type_84 arg5);
-extern swig_intgo _wrap_bclaim_capi_bef49f52735afd93(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3, swig_type_87 arg4, swig_type_88 arg5);
-extern swig_intgo _wrap_ack_claim_capi_bef49f52735afd93(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4, swig_type_92 arg5, swig_type_93 arg6);
-extern swig_intgo _wrap_fail_capi_bef49f52735afd93(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4, swig_type_97 arg5, swig_type_98 arg6, swig_type_99 arg7);
-extern swig_intgo _wrap_stats_capi_bef49f52735afd93(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_intgo _wrap_lane_capi_bef49f52735afd93(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4);
-extern swig_intgo _wrap_lanes_capi_bef49f52735afd93(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4, swig_type_108 arg5);
-extern swig_type_109 _wrap_lane_list_group_capi_bef49f52735afd93(uintptr_t arg1, swig_type_110 arg2);
-extern void _wrap_lane_list_numbers_capi_bef49f52735afd93(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_lane_list_cursor_capi_bef49f52735afd93(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_bef49f52735afd93(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5);
-extern swig_intgo _wrap_verify_capi_bef49f52735afd93(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
-extern swig_intgo _wrap_doctor_capi_bef49f52735afd93(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_intgo _wrap_ack_many_capi_bef49f52735afd93(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5);
-extern swig_intgo _wrap_claim_batch_capi_bef49f52735afd93(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_129 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93(void);
-extern void _wrap_worker_defaults_capi_bef49f52735afd93(swig_type_130 arg1);
-extern swig_intgo _wrap_worker_create_capi_bef49f52735afd93(swig_type_131 arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_bef49f52735afd93(uintptr_t arg1, swig_type_135 arg2);
-extern swig_intgo _wrap_worker_next_capi_bef49f52735afd93(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93(void);
-extern swig_intgo _wrap_worker_stats_capi_bef49f52735afd93(uintptr_t arg1, swig_type_138 arg2);
-extern swig_type_139 _wrap_c_heap_in_use_capi_bef49f52735afd93(void);
+typedef _goslice_ swig_type_139;
+typedef _goslice_ swig_type_140;
+typedef long long swig_type_141;
+typedef _goslice_ swig_type_142;
+typedef _goslice_ swig_type_143;
+typedef long long swig_type_144;
+extern void _wrap_Swig_free_capi_417c750e9c104867(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_417c750e9c104867(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_417c750e9c104867(void);
+extern swig_type_1 _wrap_strerror_capi_417c750e9c104867(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_417c750e9c104867(void);
+extern swig_type_2 _wrap_version_string_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_check_queue_name_capi_417c750e9c104867(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_417c750e9c104867(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_417c750e9c104867(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_417c750e9c104867(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_417c750e9c104867(uintptr_t arg1);
+extern void _wrap_job_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_417c750e9c104867(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_417c750e9c104867(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_417c750e9c104867(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_batch_add_capi_417c750e9c104867(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_417c750e9c104867(uintptr_t arg1, swig_type_15 arg2);
+extern void _wrap_batch_clear_capi_417c750e9c104867(uintptr_t arg1);
+extern void _wrap_batch_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_417c750e9c104867(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_extend_capi_417c750e9c104867(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
+extern swig_intgo _wrap_set_weight_capi_417c750e9c104867(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_417c750e9c104867(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern swig_intgo _wrap_set_limit_capi_417c750e9c104867(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_417c750e9c104867(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_pause_capi_417c750e9c104867(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_resume_capi_417c750e9c104867(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_417c750e9c104867(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_417c750e9c104867(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_417c750e9c104867(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_417c750e9c104867(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_intgo arg4, swig_type_41 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_417c750e9c104867(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_417c750e9c104867(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3, swig_type_45 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_417c750e9c104867(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4);
+extern swig_intgo _wrap_set_cap_capi_417c750e9c104867(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4);
+extern swig_intgo _wrap_clear_cap_capi_417c750e9c104867(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_417c750e9c104867(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
+extern swig_type_56 _wrap_lane_list_count_capi_417c750e9c104867(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_417c750e9c104867(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_type_59 arg4);
+extern swig_intgo _wrap_redrive_all_capi_417c750e9c104867(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern swig_intgo _wrap_worker_start_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_417c750e9c104867(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_fail_capi_417c750e9c104867(uintptr_t arg1, uintptr_t arg2, swig_type_62 arg3, swig_type_63 arg4);
+extern swig_intgo _wrap_worker_discard_capi_417c750e9c104867(uintptr_t arg1, uintptr_t arg2, swig_type_64 arg3);
+extern swig_intgo _wrap_worker_stop_capi_417c750e9c104867(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3);
+extern void _wrap_worker_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_66 _wrap_report_count_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_67 _wrap_report_at_capi_417c750e9c104867(uintptr_t arg1, swig_type_68 arg2);
+extern void _wrap_report_free_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_type_69 _wrap_report_cursor_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_417c750e9c104867(void);
+extern uintptr_t _wrap_client_create_capi_417c750e9c104867(swig_intgo arg1, swig_intgo arg2, swig_type_70 arg3);
+extern void _wrap_job_numbers_capi_417c750e9c104867(uintptr_t arg1, swig_type_71 arg2);
+extern void _wrap_job_payload_copy_capi_417c750e9c104867(uintptr_t arg1, swig_type_72 arg2);
+extern swig_intgo _wrap_enqueue_capi_417c750e9c104867(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3, swig_type_75 arg4, swig_type_76 arg5, swig_intgo arg6, swig_type_77 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_417c750e9c104867(uintptr_t arg1, swig_type_78 arg2, uintptr_t arg3, swig_type_79 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_claim_capi_417c750e9c104867(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4);
+extern swig_intgo _wrap_wclaim_capi_417c750e9c104867(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3, swig_intgo arg4, swig_type_85 arg5);
+extern swig_intgo _wrap_bclaim_capi_417c750e9c104867(uintptr_t arg1, swig_type_86 arg2, swig_type_87 arg3, swig_type_88 arg4, swig_type_89 arg5);
+extern swig_intgo _wrap_ack_claim_capi_417c750e9c104867(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4, swig_type_93 arg5, swig_type_94 arg6);
+extern swig_intgo _wrap_fail_capi_417c750e9c104867(uintptr_t arg1, swig_type_95 arg2, swig_type_96 arg3, swig_type_97 arg4, swig_type_98 arg5, swig_type_99 arg6, swig_type_100 arg7);
+extern swig_intgo _wrap_stats_capi_417c750e9c104867(uintptr_t arg1, swig_type_101 arg2, swig_type_102 arg3);
+extern swig_intgo _wrap_lane_capi_417c750e9c104867(uintptr_t arg1, swig_type_103 arg2, swig_type_104 arg3, swig_type_105 arg4);
+extern swig_intgo _wrap_lanes_capi_417c750e9c104867(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4, swig_type_109 arg5);
+extern swig_type_110 _wrap_lane_list_group_capi_417c750e9c104867(uintptr_t arg1, swig_type_111 arg2);
+extern void _wrap_lane_list_numbers_capi_417c750e9c104867(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3);
+extern swig_type_114 _wrap_lane_list_cursor_capi_417c750e9c104867(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_417c750e9c104867(uintptr_t arg1, swig_type_115 arg2, swig_type_116 arg3, swig_type_117 arg4, swig_type_118 arg5);
+extern swig_intgo _wrap_verify_capi_417c750e9c104867(uintptr_t arg1, swig_type_119 arg2, swig_type_120 arg3);
+extern swig_intgo _wrap_repair_capi_417c750e9c104867(uintptr_t arg1, swig_type_121 arg2, swig_intgo arg3, swig_type_122 arg4, swig_type_123 arg5, swig_type_124 arg6);
+extern swig_intgo _wrap_doctor_capi_417c750e9c104867(uintptr_t arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4);
+extern swig_intgo _wrap_ack_many_capi_417c750e9c104867(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5);
+extern swig_intgo _wrap_claim_batch_capi_417c750e9c104867(uintptr_t arg1, swig_type_132 arg2, swig_type_133 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_134 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_417c750e9c104867(void);
+extern void _wrap_worker_defaults_capi_417c750e9c104867(swig_type_135 arg1);
+extern swig_intgo _wrap_worker_create_capi_417c750e9c104867(swig_type_136 arg1, swig_type_137 arg2, swig_type_138 arg3, swig_type_139 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_417c750e9c104867(uintptr_t arg1, swig_type_140 arg2);
+extern swig_intgo _wrap_worker_next_capi_417c750e9c104867(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_417c750e9c104867(void);
+extern swig_intgo _wrap_worker_stats_capi_417c750e9c104867(uintptr_t arg1, swig_type_143 arg2);
+extern swig_type_144 _wrap_c_heap_in_use_capi_417c750e9c104867(void);
 #undef intgo
 */
 import "C"
@@ -379,8 +386,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_bef49f52735afd93
-func cgo_panic__capi_bef49f52735afd93(p *byte) {
+//export cgo_panic__capi_417c750e9c104867
+func cgo_panic__capi_417c750e9c104867(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -392,13 +399,13 @@ func cgo_panic__capi_bef49f52735afd93(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_bef49f52735afd93(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_417c750e9c104867(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -502,7 +509,7 @@ type Worker interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -510,7 +517,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -518,7 +525,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -526,7 +533,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -534,7 +541,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -542,7 +549,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -550,7 +557,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -558,7 +565,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -566,7 +573,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -574,7 +581,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -582,7 +589,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -590,7 +597,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -598,7 +605,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -606,7 +613,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -614,7 +621,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -622,7 +629,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -630,7 +637,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -638,7 +645,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -646,7 +653,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -654,7 +661,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -662,7 +669,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -670,7 +677,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -678,7 +685,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -686,7 +693,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -694,7 +701,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -702,7 +709,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -710,7 +717,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -718,7 +725,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -726,7 +733,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -734,7 +741,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -742,7 +749,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -750,7 +757,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -758,7 +765,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -766,7 +773,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -775,7 +782,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_bef49f52735afd93(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_417c750e9c104867(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -784,13 +791,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_bef49f52735afd93())
+	swig_r = (uint)(C._wrap_version_capi_417c750e9c104867())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_bef49f52735afd93()
+	swig_r_p := C._wrap_version_string_capi_417c750e9c104867()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -800,7 +807,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_bef49f52735afd93(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_417c750e9c104867(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -810,7 +817,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_bef49f52735afd93(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_417c750e9c104867(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -821,7 +828,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -830,13 +837,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -846,33 +853,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -882,7 +889,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -891,13 +898,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -905,18 +912,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_bef49f52735afd93()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_417c750e9c104867()))
 	return swig_r
 }
 
@@ -925,7 +932,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -938,7 +945,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -946,18 +953,18 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -966,7 +973,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -981,7 +988,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -997,7 +1004,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1012,7 +1019,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1028,7 +1035,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1043,7 +1050,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1058,7 +1065,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1073,7 +1080,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1088,7 +1095,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1100,7 +1107,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1112,7 +1119,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1127,7 +1134,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_41(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_41(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1142,7 +1149,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1159,7 +1166,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_45(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_45(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1172,7 +1179,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1188,7 +1195,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_type_51(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_type_51(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1203,7 +1210,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1218,7 +1225,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1228,13 +1235,13 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1243,7 +1250,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1261,7 +1268,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1274,7 +1281,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1282,7 +1289,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1292,7 +1299,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_type_63(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_type_63(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1304,7 +1311,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1316,19 +1323,19 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_65(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_65(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 }
 
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_417c750e9c104867(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1336,7 +1343,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_68(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_68(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1345,12 +1352,22 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
+}
+
+func Report_cursor(arg1 Report) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_report_cursor_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = strings.Clone(swig_r)
+	return swig_r_1
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1358,7 +1375,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1366,7 +1383,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1374,7 +1391,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1382,7 +1399,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1390,7 +1407,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1398,7 +1415,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1406,7 +1423,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1414,7 +1431,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1422,7 +1439,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1430,7 +1447,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1438,7 +1455,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1446,7 +1463,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1454,7 +1471,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1462,7 +1479,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1470,7 +1487,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1478,7 +1495,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1486,7 +1503,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1494,7 +1511,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1502,7 +1519,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1510,7 +1527,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1518,7 +1535,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1526,7 +1543,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1534,7 +1551,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1542,7 +1559,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1550,7 +1567,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1558,7 +1575,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1566,7 +1583,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1574,7 +1591,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1582,7 +1599,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1590,7 +1607,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1598,7 +1615,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1606,7 +1623,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1614,7 +1631,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1622,7 +1639,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1630,7 +1647,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1638,7 +1655,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1646,7 +1663,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1654,7 +1671,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1662,7 +1679,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1670,7 +1687,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1678,7 +1695,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1686,7 +1703,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1694,7 +1711,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1702,7 +1719,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1710,7 +1727,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -1721,14 +1738,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64) (_swig_ret Client) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_bef49f52735afd93(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_69(_swig_i_2))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_417c750e9c104867(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_70(_swig_i_2))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1737,7 +1754,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1752,7 +1769,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_3)), C.swig_type_75(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_3)), C.swig_type_76(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1775,7 +1792,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_78(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_79(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1788,7 +1805,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_type_80(_swig_i_2), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), C.swig_type_81(_swig_i_2), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1805,7 +1822,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1822,7 +1839,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2), C.swig_type_87(_swig_i_3), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_86)(unsafe.Pointer(&_swig_i_1)), C.swig_type_87(_swig_i_2), C.swig_type_88(_swig_i_3), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1840,7 +1857,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2), C.swig_type_91(_swig_i_3), C.swig_type_92(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), C.swig_type_91(_swig_i_2), C.swig_type_92(_swig_i_3), C.swig_type_93(_swig_i_4), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1859,7 +1876,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_type_95(_swig_i_2), C.swig_type_96(_swig_i_3), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_4)), C.swig_type_98(_swig_i_5), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.swig_type_96(_swig_i_2), C.swig_type_97(_swig_i_3), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_4)), C.swig_type_99(_swig_i_5), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1877,7 +1894,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1893,7 +1910,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1913,7 +1930,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_2)), C.swig_type_108(_swig_i_3), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1930,7 +1947,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_110(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1941,7 +1958,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_112(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1950,7 +1967,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_417c750e9c104867(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1964,7 +1981,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), C.swig_type_115(_swig_i_2), C.swig_type_116(_swig_i_3), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), C.swig_type_116(_swig_i_2), C.swig_type_117(_swig_i_3), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1979,12 +1996,33 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_repair_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3)), C.swig_type_123(_swig_i_4), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_5))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
 	}
 	return swig_r
 }
@@ -1995,7 +2033,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2015,7 +2053,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2039,7 +2077,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), C.swig_type_133(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2051,7 +2089,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2059,7 +2097,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2067,7 +2105,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2075,7 +2113,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2083,7 +2121,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2091,7 +2129,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2099,7 +2137,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2107,7 +2145,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2115,7 +2153,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2123,7 +2161,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_bef49f52735afd93(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_417c750e9c104867(*(*C.swig_type_135)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2135,7 +2173,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_bef49f52735afd93(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_417c750e9c104867(*(*C.swig_type_136)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2155,7 +2193,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2167,7 +2205,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2176,7 +2214,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2184,7 +2222,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2192,7 +2230,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2200,7 +2238,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2208,7 +2246,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2216,7 +2254,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2224,7 +2262,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2232,7 +2270,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2240,7 +2278,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2248,7 +2286,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2256,7 +2294,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2264,7 +2302,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2272,7 +2310,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2280,7 +2318,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_417c750e9c104867())
 	return swig_r
 }
 
@@ -2290,7 +2328,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_bef49f52735afd93(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_417c750e9c104867(C.uintptr_t(_swig_i_0), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2299,6 +2337,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_bef49f52735afd93())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_417c750e9c104867())
 	return swig_r
 }

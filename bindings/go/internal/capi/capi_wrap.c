@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_bef49f52735afd93(const char*);
+  void cgo_panic__capi_417c750e9c104867(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_bef49f52735afd93(p);
+  cgo_panic__capi_417c750e9c104867(p);
 }
 
 
@@ -458,6 +458,15 @@ int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   return rc;
 }
 
+/* One repair step: cursor "" starts; the next one is in the report. */
+int emqgo_repair(echomq_client *c, const char *queue, int apply, const char *cursor,
+                 size_t count, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_repair(c, queue, apply, cursor, count, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
 /* Doctor: acl_user "" checks the connected user. */
 int emqgo_doctor(echomq_client *c, const char *queue, const char *acl_user,
                  uint64_t *OUT_HANDLE) {
@@ -613,7 +622,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_bef49f52735afd93(void *_swig_go_0) {
+void _wrap_Swig_free_capi_417c750e9c104867(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -623,7 +632,7 @@ void _wrap_Swig_free_capi_bef49f52735afd93(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_bef49f52735afd93(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_417c750e9c104867(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -636,7 +645,7 @@ void *_wrap_Swig_malloc_capi_bef49f52735afd93(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -647,7 +656,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -658,7 +667,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -669,7 +678,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_OK_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -680,7 +689,7 @@ intgo _wrap_ECHOMQ_OK_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EMPTY_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -691,7 +700,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EINVAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -702,7 +711,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -713,7 +722,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -724,7 +733,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ESTALE_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -735,7 +744,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -746,7 +755,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EFULL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -757,7 +766,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ECONN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -768,7 +777,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -779,7 +788,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -790,7 +799,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ESERVER_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -801,7 +810,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -812,7 +821,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EPROTO_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -823,7 +832,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EBUSY_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -834,7 +843,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ELOADING_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -845,7 +854,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -856,7 +865,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EOOM_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -867,7 +876,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -878,7 +887,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -889,7 +898,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -900,7 +909,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -911,7 +920,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -922,7 +931,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -933,7 +942,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -944,7 +953,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -955,7 +964,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -966,7 +975,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -977,7 +986,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -988,7 +997,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -999,7 +1008,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -1010,7 +1019,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_bef49f52735afd93() {
 }
 
 
-_gostring_ _wrap_strerror_capi_bef49f52735afd93(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_417c750e9c104867(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1026,7 +1035,7 @@ _gostring_ _wrap_strerror_capi_bef49f52735afd93(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_bef49f52735afd93() {
+intgo _wrap_version_capi_417c750e9c104867() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1037,7 +1046,7 @@ intgo _wrap_version_capi_bef49f52735afd93() {
 }
 
 
-_gostring_ _wrap_version_string_capi_bef49f52735afd93() {
+_gostring_ _wrap_version_string_capi_417c750e9c104867() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1051,7 +1060,7 @@ _gostring_ _wrap_version_string_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_check_queue_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1069,7 +1078,7 @@ intgo _wrap_check_queue_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1087,7 +1096,7 @@ intgo _wrap_check_group_name_capi_bef49f52735afd93(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1107,7 +1116,7 @@ intgo _wrap_client_connect_capi_bef49f52735afd93(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1117,7 +1126,7 @@ void _wrap_client_free_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1133,7 +1142,7 @@ _gostring_ _wrap_client_errmsg_capi_bef49f52735afd93(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1146,7 +1155,7 @@ intgo _wrap_client_errcode_capi_bef49f52735afd93(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1159,7 +1168,7 @@ intgo _wrap_client_connected_capi_bef49f52735afd93(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1169,7 +1178,7 @@ void _wrap_client_cancel_capi_bef49f52735afd93(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1182,7 +1191,7 @@ intgo _wrap_client_ping_capi_bef49f52735afd93(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1198,7 +1207,7 @@ _gostring_ _wrap_job_group_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1214,7 +1223,7 @@ _gostring_ _wrap_job_last_error_capi_bef49f52735afd93(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1224,7 +1233,7 @@ void _wrap_job_free_capi_bef49f52735afd93(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1237,7 +1246,7 @@ long long _wrap_job_list_count_capi_bef49f52735afd93(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1252,7 +1261,7 @@ struct echomq_job *_wrap_job_list_at_capi_bef49f52735afd93(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1262,7 +1271,7 @@ void _wrap_job_list_free_capi_bef49f52735afd93(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_bef49f52735afd93() {
+struct echomq_batch *_wrap_batch_create_capi_417c750e9c104867() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1273,7 +1282,7 @@ struct echomq_batch *_wrap_batch_create_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_batch_add_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1299,7 +1308,7 @@ intgo _wrap_batch_add_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1312,7 +1321,7 @@ long long _wrap_batch_count_capi_bef49f52735afd93(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1327,7 +1336,7 @@ long long _wrap_batch_id_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1337,7 +1346,7 @@ void _wrap_batch_clear_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1347,7 +1356,7 @@ void _wrap_batch_free_capi_bef49f52735afd93(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1371,7 +1380,7 @@ intgo _wrap_ack_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1410,7 +1419,7 @@ intgo _wrap_extend_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1439,7 +1448,7 @@ intgo _wrap_set_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1466,7 +1475,7 @@ intgo _wrap_clear_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1495,7 +1504,7 @@ intgo _wrap_set_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1522,7 +1531,7 @@ intgo _wrap_clear_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1549,7 +1558,7 @@ intgo _wrap_pause_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1576,7 +1585,7 @@ intgo _wrap_resume_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1598,7 +1607,7 @@ intgo _wrap_set_default_weight_capi_bef49f52735afd93(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1620,7 +1629,7 @@ intgo _wrap_set_default_limit_capi_bef49f52735afd93(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1642,7 +1651,7 @@ intgo _wrap_set_default_max_attempts_capi_bef49f52735afd93(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1675,7 +1684,7 @@ intgo _wrap_set_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1702,7 +1711,7 @@ intgo _wrap_clear_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1728,7 +1737,7 @@ intgo _wrap_set_default_rate_capi_bef49f52735afd93(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1757,7 +1766,7 @@ intgo _wrap_throttle_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1786,7 +1795,7 @@ intgo _wrap_set_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1813,7 +1822,7 @@ intgo _wrap_clear_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1835,7 +1844,7 @@ intgo _wrap_set_default_cap_capi_bef49f52735afd93(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1848,7 +1857,7 @@ long long _wrap_lane_list_count_capi_bef49f52735afd93(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1858,7 +1867,7 @@ void _wrap_lane_list_free_capi_bef49f52735afd93(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1897,7 +1906,7 @@ intgo _wrap_redrive_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1930,7 +1939,7 @@ intgo _wrap_redrive_all_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_417c750e9c104867(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1943,7 +1952,7 @@ intgo _wrap_worker_start_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1958,7 +1967,7 @@ intgo _wrap_worker_done_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1982,7 +1991,7 @@ intgo _wrap_worker_fail_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2004,7 +2013,7 @@ intgo _wrap_worker_discard_capi_bef49f52735afd93(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2021,7 +2030,7 @@ intgo _wrap_worker_stop_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_417c750e9c104867(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2031,7 +2040,7 @@ void _wrap_worker_free_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2044,7 +2053,7 @@ long long _wrap_report_count_capi_bef49f52735afd93(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_bef49f52735afd93(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_417c750e9c104867(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2062,7 +2071,7 @@ _gostring_ _wrap_report_at_capi_bef49f52735afd93(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2072,7 +2081,23 @@ void _wrap_report_free_capi_bef49f52735afd93(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93() {
+_gostring_ _wrap_report_cursor_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
+  echomq_report *arg1 = (echomq_report *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_report **)&_swig_go_0; 
+  
+  result = (char *)echomq_report_cursor((struct echomq_report const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_ID_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2084,7 +2109,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2096,7 +2121,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2108,7 +2133,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2120,7 +2145,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2132,7 +2157,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2144,7 +2169,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2156,7 +2181,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2168,7 +2193,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_LANES_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2180,7 +2205,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_RING_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2192,7 +2217,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2204,7 +2229,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2216,7 +2241,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2228,7 +2253,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2240,7 +2265,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2252,7 +2277,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2264,7 +2289,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2276,7 +2301,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2288,7 +2313,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2300,7 +2325,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2312,7 +2337,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2324,7 +2349,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2336,7 +2361,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2348,7 +2373,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2360,7 +2385,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2397,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2409,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2421,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2433,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2445,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2457,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2469,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2481,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2493,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2505,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2517,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2529,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2541,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2553,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2565,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2577,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2589,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2601,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2613,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_CAP_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +2625,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +2637,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +2649,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_bef49f52735afd93() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_bef49f52735afd93(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_417c750e9c104867(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2641,7 +2666,7 @@ struct echomq_client *_wrap_client_create_capi_bef49f52735afd93(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_417c750e9c104867(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2657,7 +2682,7 @@ void _wrap_job_numbers_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_bef49f52735afd93(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_417c750e9c104867(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2673,7 +2698,7 @@ void _wrap_job_payload_copy_capi_bef49f52735afd93(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2723,7 +2748,7 @@ intgo _wrap_enqueue_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2749,7 +2774,7 @@ intgo _wrap_enqueue_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2784,7 +2809,7 @@ intgo _wrap_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2821,7 +2846,7 @@ intgo _wrap_wclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2858,7 +2883,7 @@ intgo _wrap_bclaim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2897,7 +2922,7 @@ intgo _wrap_ack_claim_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2943,7 +2968,7 @@ intgo _wrap_fail_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2969,7 +2994,7 @@ intgo _wrap_stats_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3002,7 +3027,7 @@ intgo _wrap_lane_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3044,7 +3069,7 @@ intgo _wrap_lanes_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3062,7 +3087,7 @@ _gostring_ _wrap_lane_list_group_capi_bef49f52735afd93(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3080,7 +3105,7 @@ void _wrap_lane_list_numbers_capi_bef49f52735afd93(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_bef49f52735afd93(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3096,7 +3121,7 @@ _gostring_ _wrap_lane_list_cursor_capi_bef49f52735afd93(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3133,7 +3158,7 @@ intgo _wrap_dead_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3166,7 +3191,51 @@ intgo _wrap_verify_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_repair_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (size_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_repair(arg1,(char const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_doctor_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3206,7 +3275,7 @@ intgo _wrap_doctor_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3244,7 +3313,7 @@ intgo _wrap_ack_many_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3283,7 +3352,7 @@ intgo _wrap_claim_batch_capi_bef49f52735afd93(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3295,7 +3364,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3307,7 +3376,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3319,7 +3388,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3331,7 +3400,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3343,7 +3412,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3355,7 +3424,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3367,7 +3436,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3379,7 +3448,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3391,7 +3460,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_bef49f52735afd93() {
 }
 
 
-void _wrap_worker_defaults_capi_bef49f52735afd93(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_417c750e9c104867(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3405,7 +3474,7 @@ void _wrap_worker_defaults_capi_bef49f52735afd93(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_bef49f52735afd93(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_417c750e9c104867(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3449,7 +3518,7 @@ intgo _wrap_worker_create_capi_bef49f52735afd93(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3468,7 +3537,7 @@ intgo _wrap_worker_last_error_capi_bef49f52735afd93(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3496,7 +3565,7 @@ intgo _wrap_worker_next_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3508,7 +3577,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3520,7 +3589,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3532,7 +3601,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3544,7 +3613,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3556,7 +3625,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3568,7 +3637,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3580,7 +3649,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3592,7 +3661,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3604,7 +3673,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3616,7 +3685,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3628,7 +3697,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3640,7 +3709,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3652,7 +3721,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_417c750e9c104867() {
   int result;
   intgo _swig_go_result;
   
@@ -3664,7 +3733,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_bef49f52735afd93() {
 }
 
 
-intgo _wrap_worker_stats_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3683,7 +3752,7 @@ intgo _wrap_worker_stats_capi_bef49f52735afd93(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_bef49f52735afd93() {
+long long _wrap_c_heap_in_use_capi_417c750e9c104867() {
   uint64_t result;
   long long _swig_go_result;
   
