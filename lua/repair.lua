@@ -7,9 +7,10 @@
 -- line each. {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 ]]
 --@include mend
+--@include typeGuard
 
 local budget = argInt(ARGV[3], 1, BATCH_MAX)
 if type(ARGV[2]) ~= 'string' or not budget or #ARGV ~= 3 then return { EINVAL, 'repair: bad cursor or count' } end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 return repairStep(true, ARGV[2], budget)
