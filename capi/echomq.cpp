@@ -10,6 +10,7 @@
 #include "error.hpp"
 #include "guard.hpp"
 #include "handles.hpp"
+#include "mapping.hpp"
 #include "validate.hpp"
 
 namespace {
@@ -33,12 +34,16 @@ int record(echomq_client* c, int code, const char* msg) {
   return code;
 }
 
-// Runs fn on a live handle; maps every exception to a status on c.
+// Runs fn on a live handle; maps every exception to a status on c. A call
+// that wrote and was not confirmed durable in time is ECHOMQ_UNCONFIRMED.
 template <class F>
 int guarded(echomq_client* c, F&& fn) {
   if (!c) return ECHOMQ_EINVAL;
   try {
+    c->core.beginCall();
     fn();
+    const std::string why = c->core.confirmWrites();
+    if (!why.empty()) return record(c, ECHOMQ_UNCONFIRMED, why.c_str());
     return ok(c);
   } catch (const echomq::Error& e) {
     return record(c, e.code(), e.what());
@@ -101,6 +106,7 @@ const char* echomq_strerror(int status) {
   switch (status) {
     case ECHOMQ_OK: return "ok";
     case ECHOMQ_EMPTY: return "nothing to claim";
+    case ECHOMQ_UNCONFIRMED: return "done, but not confirmed durable in time";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
@@ -140,8 +146,15 @@ int echomq_check_group_name(const char* group) {
 /* ---- client ---- */
 
 int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (!opts) return ECHOMQ_EINVAL;
+  const echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+  if (version == ECHOMQ_CLIENT_OPTIONS_VERSION_1) {
+    // A version-1 struct ends before the wait_* fields.
+    std::memcpy(opts, &d, offsetof(echomq_client_options, wait_replicas));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
+  if (version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
   *opts = d;
   return ECHOMQ_OK;
 }
@@ -151,13 +164,21 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
   *out = nullptr;
   echomq::ClientOptions o;
   if (opts) {
-    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION) return ECHOMQ_EINVAL;
+    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION && opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_1)
+      return ECHOMQ_EINVAL;
     if (opts->connect_timeout_ms < 1 || opts->command_timeout_ms < 1) return ECHOMQ_EINVAL;
     if (opts->max_payload_bytes < 1 || opts->max_payload_bytes > ECHOMQ_HARD_MAX_PAYLOAD)
       return ECHOMQ_EINVAL;
     o.timeouts.connect_ms = opts->connect_timeout_ms;
     o.timeouts.command_ms = opts->command_timeout_ms;
     o.max_payload = opts->max_payload_bytes;
+    if (opts->version >= 2) {  // the wait_* fields exist
+      if (!echomq::Durability::valid(opts->wait_replicas, opts->wait_aof, opts->wait_timeout_ms))
+        return ECHOMQ_EINVAL;
+      o.durability.replicas = opts->wait_replicas;
+      o.durability.aof = opts->wait_aof != 0;
+      o.durability.timeout_ms = opts->wait_timeout_ms;
+    }
   }
   return guardedNoClient([&] { *out = new echomq_client(o); });
 }
@@ -212,6 +233,7 @@ int64_t echomq_job_enqueued_at_ms(const echomq_job* j) { return j ? j->j.enqueue
 int64_t echomq_job_dead_at_ms(const echomq_job* j) { return j ? j->j.dead_at_ms : 0; }
 const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_error.c_str() : ""; }
 void echomq_job_free(echomq_job* j) { delete j; }
+uint64_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt : 0; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
 const echomq_job* echomq_job_list_at(const echomq_job_list* l, size_t i) {
@@ -372,11 +394,7 @@ namespace {
 int settleAdd(echomq_settle* s, echomq::Settlement e) {
   if (!s) return ECHOMQ_EINVAL;
   return guardedNoClient([&] {
-    if (e.id == 0 || e.id > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("job id out of range");
-    if (e.token == 0 || e.token > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("token out of range");
-    if (!e.ack && e.retry_delay_ms != ECHOMQ_RETRY_BACKOFF && e.retry_delay_ms != ECHOMQ_RETRY_DEAD &&
-        e.retry_delay_ms != ECHOMQ_RETRY_RELEASE)
-      echomq::checkRange("retry_delay_ms", e.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+    echomq::checkSettlement(e);
     if (s->entries.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "settlement list is full");
     s->entries.push_back(std::move(e));
     s->codes.clear();
@@ -481,23 +499,17 @@ int echomq_resume(echomq_client* c, const char* queue, const char* group) {
 }
 int echomq_set_default_weight(echomq_client* c, const char* queue, uint32_t weight) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default weight", weight, 1, ECHOMQ_WEIGHT_MAX);
-    c->core.setDefault(queue, "weight", weight);
+    c->core.setDefault(queue, echomq::QueueDefault::Weight, weight);
   });
 }
 int echomq_set_default_limit(echomq_client* c, const char* queue, uint32_t limit) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default limit", limit, 0, ECHOMQ_LIMIT_MAX);
-    c->core.setDefault(queue, "limit", limit);
+    c->core.setDefault(queue, echomq::QueueDefault::Limit, limit);
   });
 }
 int echomq_set_default_max_attempts(echomq_client* c, const char* queue, uint32_t max_attempts) {
   return guarded(c, [&] {
-    echomq::checkQueueName(queue);
-    echomq::checkRange("default max attempts", max_attempts, 1, ECHOMQ_ATTEMPTS_MAX);
-    c->core.setDefault(queue, "maxatt", max_attempts);
+    c->core.setDefault(queue, echomq::QueueDefault::MaxAttempts, max_attempts);
   });
 }
 
@@ -546,7 +558,7 @@ int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
     requireOut(out, "out");
     if (out->version != ECHOMQ_QUEUE_STATS_VERSION)
       echomq::invalid("stats: set out->version to ECHOMQ_QUEUE_STATS_VERSION");
-    *out = c->core.stats(queue);
+    *out = emqcapi::toC(c->core.stats(queue));
   });
 }
 
@@ -556,7 +568,7 @@ int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_l
     const unsigned v = out->version;
     if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_1)
       echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
-    echomq_lane_info l = c->core.lane(queue, group);
+    echomq_lane_info l = emqcapi::toC(c->core.lane(queue, group));
     // A version-1 caller's struct ends before the version-2 fields.
     std::memcpy(out, &l, v == ECHOMQ_LANE_INFO_VERSION ? sizeof l : offsetof(echomq_lane_info, rate_jobs));
     out->version = v;
@@ -580,7 +592,8 @@ int echomq_lanes(echomq_client* c, const char* queue, const char* after, size_t 
     auto* l = new echomq_lane_list();
     try {
       bool more = false;
-      l->lanes = c->core.lanes(queue, after, count, more);
+      for (const echomq::LaneInfo& x : c->core.lanes(queue, after, count, more))
+        l->lanes.push_back(emqcapi::toC(x));
       l->has_next = more && !l->lanes.empty();
       if (l->has_next) l->next = l->lanes.back().group;
     } catch (...) {

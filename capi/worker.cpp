@@ -1,5 +1,6 @@
 // The extern "C" boundary of the worker engine (cpp/worker.hpp). Every body
 // catches everything; no exception crosses it.
+#include <cstddef>
 #include <cstring>
 #include <new>
 
@@ -32,8 +33,15 @@ int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, cons
 extern "C" {
 
 int echomq_worker_options_init(echomq_worker_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
+  if (!opts) return ECHOMQ_EINVAL;
+  const echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
+  if (version == ECHOMQ_WORKER_OPTIONS_VERSION_1) {
+    // A version-1 struct ends before the wait_* fields.
+    std::memcpy(opts, &d, offsetof(echomq_worker_options, wait_replicas));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
+  if (version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
   *opts = d;
   return ECHOMQ_OK;
 }
@@ -45,13 +53,23 @@ int echomq_worker_new(echomq_worker** out, const char* url, const char* queue,
   if (!url || !queue) return ECHOMQ_EINVAL;
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   if (opts) {
-    if (opts->version != ECHOMQ_WORKER_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-    o = *opts;
+    if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION_1) {
+      std::memcpy(&o, opts, offsetof(echomq_worker_options, wait_replicas));
+      o.version = ECHOMQ_WORKER_OPTIONS_VERSION;
+    } else if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION) {
+      o = *opts;
+    } else {
+      return ECHOMQ_EINVAL;
+    }
   }
   if (o.connect_timeout_ms < 1 || o.command_timeout_ms < 1) return ECHOMQ_EINVAL;
+  if (!echomq::Durability::valid(o.wait_replicas, o.wait_aof, o.wait_timeout_ms)) return ECHOMQ_EINVAL;
   echomq::WorkerOptions wo;
   wo.client.timeouts.connect_ms = o.connect_timeout_ms;
   wo.client.timeouts.command_ms = o.command_timeout_ms;
+  wo.client.durability.replicas = o.wait_replicas;
+  wo.client.durability.aof = o.wait_aof != 0;
+  wo.client.durability.timeout_ms = o.wait_timeout_ms;
   wo.slots = o.slots;
   wo.prefetch = o.prefetch;
   wo.lease_ms = o.lease_ms;
@@ -110,7 +128,9 @@ int echomq_worker_stop(echomq_worker* w, int mode, int64_t timeout_ms) {
 }
 
 int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
-  if (!w || !out || out->version != ECHOMQ_WORKER_STATS_VERSION) return ECHOMQ_EINVAL;
+  if (!w || !out ||
+      (out->version != ECHOMQ_WORKER_STATS_VERSION && out->version != ECHOMQ_WORKER_STATS_VERSION_1))
+    return ECHOMQ_EINVAL;
   return guard([&] {
     echomq::WorkerStats s = w->core.stats();
     out->claimed = s.claimed;
@@ -126,6 +146,7 @@ int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
     out->retried = s.retried;
     out->delayed = s.delayed;
     out->dead = s.dead;
+    if (out->version >= 2) out->unconfirmed = s.unconfirmed;
     return ECHOMQ_OK;
   });
 }

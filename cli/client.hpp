@@ -2,29 +2,20 @@
 // The tool talks to the library through the public C API only.
 #pragma once
 
-#include <echomq/echomq.h>
+#include <echomq/echomq.hpp>
 
 #include <memory>
 #include <string>
 
 namespace emqcli {
 
-/// Deleters so every handle the C API gives out has exactly one owner.
-struct HandleFree {
-  void operator()(echomq_client *p) const { echomq_client_free(p); }
-  void operator()(echomq_job *p) const { echomq_job_free(p); }
-  void operator()(echomq_job_list *p) const { echomq_job_list_free(p); }
-  void operator()(echomq_lane_list *p) const { echomq_lane_list_free(p); }
-  void operator()(echomq_batch *p) const { echomq_batch_free(p); }
-  void operator()(echomq_report *p) const { echomq_report_free(p); }
-};
-
-using ClientPtr = std::unique_ptr<echomq_client, HandleFree>;
-using JobPtr = std::unique_ptr<echomq_job, HandleFree>;
-using JobListPtr = std::unique_ptr<echomq_job_list, HandleFree>;
-using LaneListPtr = std::unique_ptr<echomq_lane_list, HandleFree>;
-using BatchPtr = std::unique_ptr<echomq_batch, HandleFree>;
-using ReportPtr = std::unique_ptr<echomq_report, HandleFree>;
+// Every handle the C API gives out has exactly one owner (echomq.hpp).
+using echomq::BatchPtr;
+using echomq::ClientPtr;
+using echomq::JobListPtr;
+using echomq::JobPtr;
+using echomq::LaneListPtr;
+using echomq::ReportPtr;
 
 /// The server URL and queue of one invocation, and a connection opened on
 /// first use, so a command validates all its input before any I/O.

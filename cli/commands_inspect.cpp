@@ -148,7 +148,7 @@ int cmd_dead(Context &ctx) {
     const echomq_job *job = echomq_job_list_at(list.get(), i);
     int64_t died = echomq_job_dead_at_ms(job);
     t.add({std::to_string(echomq_job_id(job)), fit_width(echomq_job_group(job), 32),
-           std::to_string(echomq_job_token(job)) + "/" +
+           std::to_string(echomq_job_attempt(job)) + "/" +
                std::to_string(echomq_job_max_attempts(job)),
            died == 0 ? "-" : human_duration(now - died) + " ago",
            display_bytes(echomq_job_last_error(job), 40), display_bytes(job_payload(job), 40)});

@@ -144,7 +144,7 @@ std::string job_text(const echomq_job *job, int64_t lease) {
   return "id        " + std::to_string(echomq_job_id(job)) + "\n" +
          "token     " + std::to_string(echomq_job_token(job)) + "\n" +
          "lane      " + echomq_job_group(job) + "\n" +
-         "attempt   " + std::to_string(echomq_job_token(job)) + "/" +
+         "attempt   " + std::to_string(echomq_job_attempt(job)) + "/" +
          std::to_string(echomq_job_max_attempts(job)) + "\n" +
          "lease     " + human_duration(lease) + "\n" +
          "payload   " + display_bytes(job_payload(job), 2000) + "\n";

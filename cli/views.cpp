@@ -93,6 +93,7 @@ void job_json(Json &j, const echomq_job *job) {
   j.key("id").num(static_cast<uint64_t>(echomq_job_id(job)));
   j.key("group").str(echomq_job_group(job));
   j.key("token").num(static_cast<uint64_t>(echomq_job_token(job)));
+  j.key("attempt").num(static_cast<uint64_t>(echomq_job_attempt(job)));
   j.key("max_attempts").num(static_cast<uint64_t>(echomq_job_max_attempts(job)));
   if (utf8_valid(payload)) j.key("payload").str(payload);
   else j.key("payload_base64").str(base64(payload));

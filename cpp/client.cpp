@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "nonce.hpp"
+#include "replies_gen.hpp"
 #include "validate.hpp"
 
 namespace echomq {
@@ -17,7 +19,7 @@ constexpr size_t kRedriveChunk = 1000;
 // Reply arrays start with a status; negative ones carry a message.
 int scriptStatus(const redisReply* r, const char* what) {
   if (r->type != REDIS_REPLY_ARRAY || r->elements == 0)
-    echomq::fail(ECHOMQ_EPROTO, std::string(what) + ": unexpected reply shape");
+    echomq::fail(kProto, std::string(what) + ": unexpected reply shape");
   int64_t st = replyInt(r->element[0], what);
   if (st < 0) {
     std::string msg = r->elements > 1 ? replyStr(r->element[1], what) : std::string(what);
@@ -70,26 +72,61 @@ Argv& Client::start(Script s, const QueueKeys& k) {
 }
 
 ReplyPtr Client::run(Script s, int read_timeout_ms) {
+  // take marks itself: a claim that found nothing and settled nothing has
+  // nothing for its caller to lose.
+  if (!scripts_.readOnly(s) && s != Script::Take) wrote_ = true;
   return scripts_.run(conn_, s, argv_, read_timeout_ms);
+}
+
+std::string Client::confirmWrites() {
+  const Durability& d = opts_.durability;
+  if (!wrote_ || !d.on()) return {};
+  wrote_ = false;
+  try {
+    Argv a;
+    const char* cmd = d.aof ? "WAITAOF" : "WAIT";
+    a.ref(cmd, std::strlen(cmd));
+    if (d.aof) a.own(1LL);  // the local AOF
+    a.own(static_cast<long long>(d.replicas));
+    a.own(static_cast<long long>(d.timeout_ms));
+    // The server blocks up to the timeout: read for longer than that.
+    ReplyPtr r = conn_.command(a, d.timeout_ms + opts_.timeouts.command_ms);
+    if (r->type == REDIS_REPLY_ERROR) return std::string("the server refused the wait: ") + r->str;
+    long long local = 1, replicas = 0;
+    if (d.aof && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+      local = r->element[0]->integer;
+      replicas = r->element[1]->integer;
+    } else if (!d.aof && r->type == REDIS_REPLY_INTEGER) {
+      replicas = r->integer;
+    } else {
+      return "unexpected reply to the wait";
+    }
+    if (local >= 1 && replicas >= d.replicas) return {};
+    std::string why = "not confirmed in " + std::to_string(d.timeout_ms) + " ms:";
+    if (d.aof) why += local >= 1 ? " local AOF fsynced," : " local AOF not fsynced,";
+    return why + " " + std::to_string(replicas) + " of " + std::to_string(d.replicas) + " replicas";
+  } catch (const Error& e) {
+    return std::string("the wait failed (the write happened): ") + e.what();
+  }
 }
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts) {
   const QueueKeys& k = keysFor(queue);
   if (jobs.empty()) invalid("batch is empty");
-  if (jobs.size() > ECHOMQ_BATCH_MAX)
-    echomq::fail(ECHOMQ_ETOOLARGE, "batch holds more than " + std::to_string(ECHOMQ_BATCH_MAX) + " jobs");
-  checkRange("delay_ms", delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
-  checkRange("max_attempts", max_attempts, 0, ECHOMQ_ATTEMPTS_MAX);
+  if (jobs.size() > kBatchMax)
+    echomq::fail(kTooLarge, "batch holds more than " + std::to_string(kBatchMax) + " jobs");
+  checkRange("delay_ms", delay_ms, 0, kDelayMaxMs);
+  checkRange("max_attempts", max_attempts, 0, kAttemptsMax);
   for (const NewJob& j : jobs) {
     checkGroupBytes(j.group, j.group_len);
     if (j.payload_len > 0 && !j.payload) invalid("payload is NULL with a non-zero length");
     if (j.payload_len > opts_.max_payload)
-      echomq::fail(ECHOMQ_ETOOLARGE, "payload of " + std::to_string(j.payload_len) +
+      echomq::fail(kTooLarge, "payload of " + std::to_string(j.payload_len) +
                                  " bytes is over the limit of " +
                                  std::to_string(opts_.max_payload));
   }
-  // One script call: the batch is atomic, and ECHOMQ_BATCH_MAX bounds how
+  // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
   start(Script::Enqueue, k);
   argv_.own(delay_ms);
@@ -107,43 +144,46 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
   return ids;
 }
 
+void checkSettlement(const Settlement& x) {
+  if (x.id == 0 || x.id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
+  if (x.token == 0 || x.token > static_cast<uint64_t>(kIdMax)) invalid("token out of range");
+  if (!x.ack && x.retry_delay_ms != kRetryBackoff && x.retry_delay_ms != kRetryDeadNow &&
+      x.retry_delay_ms != kRetryRelease)
+    checkRange("retry_delay_ms", x.retry_delay_ms, 0, kDelayMaxMs);
+}
+
 namespace {
 
 void checkSettlements(const std::vector<Settlement>& s) {
-  if (s.size() > ECHOMQ_BATCH_MAX)
-    echomq::fail(ECHOMQ_ETOOLARGE, "more than " + std::to_string(ECHOMQ_BATCH_MAX) + " settlements");
-  for (const Settlement& x : s) {
-    if (x.id == 0 || x.id > static_cast<uint64_t>(ECHOMQ_ID_MAX)) invalid("job id out of range");
-    if (x.token == 0 || x.token > static_cast<uint64_t>(ECHOMQ_ID_MAX)) invalid("token out of range");
-    if (!x.ack && x.retry_delay_ms < 0 && x.retry_delay_ms != kRetryBackoff &&
-        x.retry_delay_ms != kRetryDeadNow && x.retry_delay_ms != kRetryRelease)
-      invalid("retry_delay_ms must be >= 0, ECHOMQ_RETRY_BACKOFF or ECHOMQ_RETRY_DEAD");
-    if (!x.ack && x.retry_delay_ms > ECHOMQ_DELAY_MAX_MS) checkRange("retry_delay_ms", x.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
-  }
+  if (s.size() > kBatchMax)
+    echomq::fail(kTooLarge, "more than " + std::to_string(kBatchMax) + " settlements");
+  for (const Settlement& x : s) checkSettlement(x);
 }
 
-// Reply of take: {status, m, m codes, n, n x 8 job fields, next due}.
+// Reply of take: {status, m, m codes, n, n job rows, next due}.
 TakeResult decodeTake(const redisReply* r) {
+  using F = reply::Job;
   TakeResult out;
   int st = scriptStatus(r, "take");
   uint64_t m = u64(r, 1, "take");
   size_t at = 2 + m;
   for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
   uint64_t n = u64(r, at, "take");
-  if (r->elements != at + 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "take: unexpected reply length");
+  if (r->elements != at + 2 + F::kFields * n) echomq::fail(kProto, "take: unexpected reply length");
   ClaimResult& c = out.claimed;
   c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = at + 1 + 8 * i;
+    size_t b = at + 1 + F::kFields * i;
     Job& j = c.jobs[i];
-    j.id = u64(r, b, "claim id");
-    j.group = str(r, b + 1, "claim group");
-    j.payload = str(r, b + 2, "claim payload");
-    j.token = u64(r, b + 3, "claim token");
-    j.lease_until_ms = i64(r, b + 4, "claim lease");
-    j.enqueued_at_ms = i64(r, b + 5, "claim enqueued");
-    j.max_attempts = static_cast<uint32_t>(u64(r, b + 6, "claim max attempts"));
-    j.last_error = str(r, b + 7, "claim last error");
+    j.id = u64(r, b + F::id, "claim id");
+    j.group = str(r, b + F::group, "claim group");
+    j.payload = str(r, b + F::payload, "claim payload");
+    j.token = u64(r, b + F::token, "claim token");
+    j.lease_until_ms = i64(r, b + F::lease_until, "claim lease");
+    j.enqueued_at_ms = i64(r, b + F::enqueued_at, "claim enqueued");
+    j.max_attempts = static_cast<uint32_t>(u64(r, b + F::max_attempts, "claim max attempts"));
+    j.last_error = str(r, b + F::last_error, "claim last error");
+    j.attempt = u64(r, b + F::attempt, "claim attempt");
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");
@@ -161,6 +201,9 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   argv_.own(static_cast<long long>(turns));
   argv_.ref(weighted ? "1" : "0", 1);
   argv_.ref(flags, std::strlen(flags));
+  // A fresh nonce per call: the tokens of this call's claims are made from
+  // it, so a claim lost in a failover never shares a token with a later one.
+  argv_.own(std::to_string(freshNonce()));
   size_t acks = 0;
   for (const Settlement& x : s) acks += x.ack ? 1 : 0;
   argv_.own(static_cast<long long>(acks));
@@ -178,7 +221,8 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
     argv_.ref(x.reason);
   }
   TakeResult res = decodeTake(run(Script::Take).get());
-  if (res.codes.size() != s.size()) echomq::fail(ECHOMQ_EPROTO, "take: unexpected code count");
+  if (res.codes.size() != s.size()) echomq::fail(kProto, "take: unexpected code count");
+  if (!s.empty() || !res.claimed.jobs.empty()) wrote_ = true;
   // The script answers acks first, then fails: back to the caller's order.
   std::vector<int> codes(s.size());
   size_t a = 0, f = acks;
@@ -191,7 +235,7 @@ ClaimResult Client::claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n,
                                bool weighted, const char* flags) {
   // Each call brings back a bounded amount of due work. EMPTY with "next
   // due in 0 ms" means more is waiting to be brought back, so call again:
-  // every round removes up to ECHOMQ_RECOVER_MAX entries, so this ends.
+  // every round removes up to kRecoverMax entries, so this ends.
   static const std::vector<Settlement> kNone;
   for (;;) {
     ClaimResult res = take(k, kNone, lease_ms, n, turns, weighted, flags).claimed;
@@ -201,23 +245,23 @@ ClaimResult Client::claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n,
 
 ClaimResult Client::claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  checkRange("max", max, 1, ECHOMQ_WCLAIM_MAX);
+  checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
+  checkRange("max", max, 1, kWclaimMax);
   return claimTurns(k, lease_ms, weighted ? max : 1, 1, weighted, "");
 }
 
 ClaimResult Client::claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  checkRange("n", n, 1, ECHOMQ_BATCH_MAX);
+  checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
+  checkRange("n", n, 1, kBatchMax);
   return claimTurns(k, lease_ms, n, n, weighted, "");
 }
 
 TakeResult Client::settleClaim(const char* queue, const std::vector<Settlement>& s,
                                int64_t lease_ms, uint32_t n, bool weighted, const char* flags) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("n", n, 0, ECHOMQ_BATCH_MAX);
-  if (n > 0) checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("n", n, 0, kBatchMax);
+  if (n > 0) checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
   checkSettlements(s);
   if (s.empty() && n == 0) invalid("nothing to settle and nothing to claim");
   TakeResult res = take(k, s, n > 0 ? lease_ms : 0, n, n > 0 ? n : 1, weighted, flags);
@@ -228,7 +272,7 @@ TakeResult Client::settleClaim(const char* queue, const std::vector<Settlement>&
 
 ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
   checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
   const std::string& wake = k.key("wake");
   int64_t deadline = steadyMs() + timeout_ms;
@@ -282,9 +326,9 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
   const QueueKeys& k = keysFor(queue);
   checkSettlements({s});
   int code = take(k, {s}, 0, 0, 1, false, "").codes.at(0);
-  if (code == ECHOMQ_ENOTFOUND)
+  if (code == kNotFound)
     echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " not found");
-  if (code == ECHOMQ_ESTALE)
+  if (code == kStale)
     echomq::fail(code, std::string(what) + ": job " + std::to_string(s.id) + " is not leased with token " +
                            std::to_string(s.token) + " (its lease was lost: it expired and was reclaimed, or it was settled)");
   return code;
@@ -297,7 +341,7 @@ void Client::ack(const char* queue, uint64_t id, uint64_t token) {
 size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
                        int* statuses) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("job count", static_cast<long long>(n), 1, ECHOMQ_WCLAIM_MAX);
+  checkRange("job count", static_cast<long long>(n), 1, kWclaimMax);
   if (!ids || !tokens) invalid("ids or tokens is NULL");
   std::vector<Settlement> s(n);
   for (size_t i = 0; i < n; ++i) {
@@ -310,7 +354,7 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
   TakeResult r = take(k, s, 0, 0, 1, false, "");
   size_t acked = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (r.codes[i] == ECHOMQ_OK) ++acked;
+    if (r.codes[i] == kOk) ++acked;
     if (statuses) statuses[i] = r.codes[i];
   }
   return acked;
@@ -318,12 +362,12 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
 
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
   Settlement s{id, token, true, 0, {}};
   checkSettlements({s});
   // "s": a refused ack claims nothing.
   TakeResult r = take(k, {s}, lease_ms, 1, 1, false, "s");
-  if (r.codes[0] != ECHOMQ_OK) {
+  if (r.codes[0] != kOk) {
     // Report the refusal as ack() does (no write happened).
     settleOne(queue, s, "ack");
   }
@@ -334,19 +378,19 @@ ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int
 
 int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
                  int64_t retry_delay_ms) {
-  if (retry_delay_ms != ECHOMQ_RETRY_BACKOFF)
-    checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+  if (retry_delay_ms != kRetryBackoff)
+    checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
   size_t rlen = reason ? std::strlen(reason) : 0;
-  rlen = std::min<size_t>(rlen, ECHOMQ_REASON_MAX);
+  rlen = std::min<size_t>(rlen, kReasonMax);
   return settleOne(queue, Settlement{id, token, false, retry_delay_ms, std::string(reason ? reason : "", rlen)},
                    "fail");
 }
 
 int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
-  int st = ECHOMQ_OK;
+  int st = kOk;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
-  if (st == ECHOMQ_ENOTFOUND) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
-  if (st == ECHOMQ_ESTALE)
+  if (st == kNotFound) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
+  if (st == kStale)
     echomq::fail(st, "extend: job " + std::to_string(id) + " is not leased with token " +
                          std::to_string(token) + " (its lease was lost)");
   return d;
@@ -355,8 +399,8 @@ int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t l
 int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
                            int64_t lease_ms, int* statuses) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("lease_ms", lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
-  checkRange("job count", static_cast<long long>(n), 1, ECHOMQ_BATCH_MAX);
+  checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
+  checkRange("job count", static_cast<long long>(n), 1, kBatchMax);
   if (!ids || !tokens) invalid("ids or tokens is NULL");
   for (size_t i = 0; i < n; ++i) {
     if (ids[i] == 0) invalid("job id must be >= 1");
@@ -371,7 +415,7 @@ int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_
   }
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
-  if (r->elements != n + 2) echomq::fail(ECHOMQ_EPROTO, "extend: unexpected reply length");
+  if (r->elements != n + 2) echomq::fail(kProto, "extend: unexpected reply length");
   for (size_t i = 0; i < n; ++i)
     if (statuses) statuses[i] = static_cast<int>(i64(r.get(), i + 2, "extend"));
   return i64(r.get(), 1, "extend");
@@ -389,21 +433,35 @@ void Client::laneSetting(Script s, const char* queue, const char* group, const c
 }
 
 void Client::setWeight(const char* queue, const char* group, uint32_t weight) {
-  laneSetting(Script::Weight, queue, group, "weight", weight, ECHOMQ_WEIGHT_MAX);
+  laneSetting(Script::Weight, queue, group, "weight", weight, kWeightMax);
 }
 
 void Client::setLimit(const char* queue, const char* group, uint32_t limit) {
-  laneSetting(Script::Limit, queue, group, "limit", limit, ECHOMQ_LIMIT_MAX);
+  laneSetting(Script::Limit, queue, group, "limit", limit, kLimitMax);
 }
 
 void Client::setPaused(const char* queue, const char* group, bool paused) {
   laneSetting(Script::Pause, queue, group, "pause", paused ? 1 : 0, 1);
 }
 
-void Client::setDefault(const char* queue, const char* what, uint32_t value) {
+void Client::setDefault(const char* queue, QueueDefault what, uint32_t value) {
   const QueueKeys& k = keysFor(queue);
+  const char* field = "weight";
+  switch (what) {
+    case QueueDefault::Weight:
+      checkRange("default weight", value, 1, kWeightMax);
+      break;
+    case QueueDefault::Limit:
+      checkRange("default limit", value, 0, kLimitMax);
+      field = "limit";
+      break;
+    case QueueDefault::MaxAttempts:
+      checkRange("default max attempts", value, 1, kAttemptsMax);
+      field = "maxatt";
+      break;
+  }
   start(Script::Defaults, k);
-  argv_.ref(what, std::strlen(what));
+  argv_.ref(field, std::strlen(field));
   argv_.own(static_cast<long long>(value));
   scriptStatus(run(Script::Defaults).get(), "defaults");
 }
@@ -412,9 +470,9 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
                      uint32_t burst) {
   const QueueKeys& k = keysFor(queue);
   if (group) checkGroupName(group);
-  checkRange("rate jobs", jobs, 0, ECHOMQ_RATE_JOBS_MAX);
-  checkRange("rate period_ms", period_ms, 1, ECHOMQ_RATE_PERIOD_MAX_MS);
-  checkRange("rate burst", burst, 0, ECHOMQ_RATE_JOBS_MAX);
+  checkRange("rate jobs", jobs, 0, kRateJobsMax);
+  checkRange("rate period_ms", period_ms, 1, kRatePeriodMaxMs);
+  checkRange("rate burst", burst, 0, kRateJobsMax);
   start(Script::Rate, k);
   argv_.ref(group ? "lane" : "default", group ? 4 : 7);
   argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
@@ -427,7 +485,7 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
 void Client::throttle(const char* queue, const char* group, int64_t ms) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
-  checkRange("throttle ms", ms, 1, ECHOMQ_DELAY_MAX_MS);
+  checkRange("throttle ms", ms, 1, kDelayMaxMs);
   start(Script::Rate, k);
   argv_.ref("throttle", 8);
   argv_.ref(group, std::strlen(group));
@@ -438,91 +496,92 @@ void Client::throttle(const char* queue, const char* group, int64_t ms) {
 void Client::setCap(const char* queue, const char* group, uint64_t cap) {
   const QueueKeys& k = keysFor(queue);
   if (group) checkGroupName(group);
-  if (cap > ECHOMQ_CAP_MAX) checkRange("cap", ECHOMQ_CAP_MAX + 1LL, 0, ECHOMQ_CAP_MAX);
+  if (cap > kCapMax) checkRange("cap", kCapMax + 1LL, 0, kCapMax);
   start(Script::Cap, k);
   argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
   argv_.own(std::to_string(cap));
   scriptStatus(run(Script::Cap).get(), "cap");
 }
 
-echomq_queue_stats Client::stats(const char* queue) {
+QueueStats Client::stats(const char* queue) {
   const QueueKeys& k = keysFor(queue);
   start(Script::Stats, k);
   ReplyPtr r = run(Script::Stats);
   scriptStatus(r.get(), "stats");
+  using F = reply::Stats;
   const redisReply* a = r.get();
-  echomq_queue_stats s{};
-  s.version = ECHOMQ_QUEUE_STATS_VERSION;
-  s.lanes = u64(a, 1, "stats");
-  s.ring = u64(a, 2, "stats");
-  s.pending = u64(a, 3, "stats");
-  s.leased = u64(a, 4, "stats");
-  s.delayed = u64(a, 5, "stats");
-  s.dead = u64(a, 6, "stats");
-  s.paused = u64(a, 7, "stats");
-  s.enqueued_total = u64(a, 8, "stats");
-  s.claimed_total = u64(a, 9, "stats");
-  s.acked_total = u64(a, 10, "stats");
-  s.failed_total = u64(a, 11, "stats");
-  s.dead_total = u64(a, 12, "stats");
-  s.default_weight = static_cast<uint32_t>(u64(a, 13, "stats"));
-  s.default_limit = static_cast<uint32_t>(u64(a, 14, "stats"));
-  s.default_max_attempts = static_cast<uint32_t>(u64(a, 15, "stats"));
-  s.server_time_ms = i64(a, 16, "stats");
+  if (a->elements != 1 + F::kFields) echomq::fail(kProto, "stats: unexpected reply length");
+  auto at = [](size_t f) { return 1 + f; };  // the row follows the status
+  QueueStats s;
+  s.lanes = u64(a, at(F::lanes), "stats");
+  s.ring = u64(a, at(F::ring), "stats");
+  s.pending = u64(a, at(F::pending), "stats");
+  s.leased = u64(a, at(F::leased), "stats");
+  s.delayed = u64(a, at(F::delayed), "stats");
+  s.dead = u64(a, at(F::dead), "stats");
+  s.paused = u64(a, at(F::paused), "stats");
+  s.enqueued_total = u64(a, at(F::enqueued), "stats");
+  s.claimed_total = u64(a, at(F::claimed), "stats");
+  s.acked_total = u64(a, at(F::acked), "stats");
+  s.failed_total = u64(a, at(F::failed), "stats");
+  s.dead_total = u64(a, at(F::dead_total), "stats");
+  s.default_weight = static_cast<uint32_t>(u64(a, at(F::default_weight), "stats"));
+  s.default_limit = static_cast<uint32_t>(u64(a, at(F::default_limit), "stats"));
+  s.default_max_attempts = static_cast<uint32_t>(u64(a, at(F::default_max_attempts), "stats"));
+  s.server_time_ms = i64(a, at(F::server_time), "stats");
   return s;
 }
 
 namespace {
-std::vector<echomq_lane_info> decodeLanes(const redisReply* r) {
+std::vector<LaneInfo> decodeLanes(const redisReply* r) {
   scriptStatus(r, "lanes");
+  using F = reply::Lane;
   uint64_t n = u64(r, 1, "lanes");
-  constexpr size_t kFields = 21;
-  if (r->elements != 2 + kFields * n) echomq::fail(ECHOMQ_EPROTO, "lanes: unexpected reply length");
-  std::vector<echomq_lane_info> out(n);
+  if (r->elements != 2 + F::kFields * n) echomq::fail(kProto, "lanes: unexpected reply length");
+  std::vector<LaneInfo> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + kFields * i;
-    echomq_lane_info& l = out[i];
-    std::memset(&l, 0, sizeof l);
-    l.version = ECHOMQ_LANE_INFO_VERSION;
-    std::string g = str(r, b, "lanes");
-    std::memcpy(l.group, g.data(), std::min<size_t>(g.size(), ECHOMQ_GROUP_NAME_MAX));
-    l.depth = u64(r, b + 1, "lanes");
-    l.active = u64(r, b + 2, "lanes");
-    l.limit = static_cast<uint32_t>(u64(r, b + 3, "lanes"));
-    l.weight = static_cast<uint32_t>(u64(r, b + 4, "lanes"));
-    l.limit_is_default = static_cast<int>(i64(r, b + 5, "lanes"));
-    l.weight_is_default = static_cast<int>(i64(r, b + 6, "lanes"));
-    l.paused = static_cast<int>(i64(r, b + 7, "lanes"));
-    l.serviceable = static_cast<int>(i64(r, b + 8, "lanes"));
-    l.served = u64(r, b + 9, "lanes");
-    l.oldest_enqueued_at_ms = i64(r, b + 10, "lanes");
-    l.known = static_cast<int>(i64(r, b + 11, "lanes"));
-    l.delayed = u64(r, b + 12, "lanes");
-    l.rate_jobs = static_cast<uint32_t>(u64(r, b + 13, "lanes"));
-    l.rate_period_ms = i64(r, b + 14, "lanes");
-    l.rate_burst = static_cast<uint32_t>(u64(r, b + 15, "lanes"));
-    l.rate_is_default = static_cast<int>(i64(r, b + 16, "lanes"));
-    l.tokens = std::strtod(str(r, b + 17, "lanes").c_str(), nullptr);
-    l.next_token_at_ms = i64(r, b + 18, "lanes");
-    l.cap = u64(r, b + 19, "lanes");
-    l.cap_is_default = static_cast<int>(i64(r, b + 20, "lanes"));
+    size_t b = 2 + F::kFields * i;
+    auto u = [&](size_t f) { return u64(r, b + f, "lanes"); };
+    auto flag = [&](size_t f) { return i64(r, b + f, "lanes") != 0; };
+    LaneInfo& l = out[i];
+    l.group = str(r, b + F::group, "lanes");
+    l.depth = u(F::depth);
+    l.active = u(F::active);
+    l.limit = static_cast<uint32_t>(u(F::limit));
+    l.weight = static_cast<uint32_t>(u(F::weight));
+    l.limit_is_default = flag(F::limit_is_default);
+    l.weight_is_default = flag(F::weight_is_default);
+    l.paused = flag(F::paused);
+    l.serviceable = flag(F::serviceable);
+    l.served = u(F::served);
+    l.oldest_enqueued_at_ms = i64(r, b + F::oldest_enqueued_at, "lanes");
+    l.known = flag(F::known);
+    l.delayed = u(F::delayed);
+    l.rate_jobs = static_cast<uint32_t>(u(F::rate_jobs));
+    l.rate_period_ms = i64(r, b + F::rate_period_ms, "lanes");
+    l.rate_burst = static_cast<uint32_t>(u(F::rate_burst));
+    l.rate_is_default = flag(F::rate_is_default);
+    l.tokens = std::strtod(str(r, b + F::tokens, "lanes").c_str(), nullptr);
+    l.next_token_at_ms = i64(r, b + F::next_token_at, "lanes");
+    l.cap = u(F::cap);
+    l.cap_is_default = flag(F::cap_is_default);
   }
   return out;
 }
 }  // namespace
 
-echomq_lane_info Client::lane(const char* queue, const char* group) {
+LaneInfo Client::lane(const char* queue, const char* group) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
   start(Script::Lanes, k);
   argv_.ref("one", 3);
   argv_.ref(group, std::strlen(group));
   auto v = decodeLanes(run(Script::Lanes).get());
-  if (v.size() != 1) echomq::fail(ECHOMQ_EPROTO, "lane: unexpected reply length");
+  if (v.size() != 1) echomq::fail(kProto, "lane: unexpected reply length");
   return v[0];
 }
 
-std::vector<echomq_lane_info> Client::lanes(const char* queue, const char* after, size_t count,
+std::vector<LaneInfo> Client::lanes(const char* queue, const char* after, size_t count,
                                             bool& more) {
   const QueueKeys& k = keysFor(queue);
   if (after && *after) checkGroupName(after);
@@ -545,20 +604,22 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
   argv_.own(static_cast<long long>(count));
   ReplyPtr r = run(Script::Dead);
   scriptStatus(r.get(), "dead");
+  using F = reply::Dead;
   uint64_t n = u64(r.get(), 1, "dead");
-  if (r->elements != 2 + 8 * n) echomq::fail(ECHOMQ_EPROTO, "dead: unexpected reply length");
+  if (r->elements != 2 + F::kFields * n) echomq::fail(kProto, "dead: unexpected reply length");
   std::vector<Job> out(n);
   for (uint64_t i = 0; i < n; ++i) {
-    size_t b = 2 + 8 * i;
+    size_t b = 2 + F::kFields * i;
     Job& j = out[i];
-    j.id = u64(r.get(), b, "dead");
-    j.group = str(r.get(), b + 1, "dead");
-    j.payload = str(r.get(), b + 2, "dead");
-    j.token = u64(r.get(), b + 3, "dead");
-    j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + 4, "dead"));
-    j.enqueued_at_ms = i64(r.get(), b + 5, "dead");
-    j.dead_at_ms = i64(r.get(), b + 6, "dead");
-    j.last_error = str(r.get(), b + 7, "dead");
+    j.id = u64(r.get(), b + F::id, "dead");
+    j.group = str(r.get(), b + F::group, "dead");
+    j.payload = str(r.get(), b + F::payload, "dead");
+    j.token = u64(r.get(), b + F::attempts, "dead");  // the attempts used, as before 0.3
+    j.attempt = j.token;
+    j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + F::max_attempts, "dead"));
+    j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
+    j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");
+    j.last_error = str(r.get(), b + F::last_error, "dead");
   }
   return out;
 }
@@ -606,7 +667,7 @@ std::vector<std::string> Client::verify(const char* queue) {
 std::string Client::repair(const char* queue, bool apply, const std::string& cursor, size_t count,
                            std::vector<std::string>& lines) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("repair count", static_cast<long long>(count), 1, ECHOMQ_BATCH_MAX);
+  checkRange("repair count", static_cast<long long>(count), 1, static_cast<long long>(kBatchMax));
   const Script s = apply ? Script::Repair : Script::RepairPlan;
   start(s, k);
   argv_.ref(cursor);

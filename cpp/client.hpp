@@ -8,22 +8,39 @@
 #include <vector>
 
 #include "connection.hpp"
-#include "echomq/echomq.h"
 #include "keys.hpp"
 #include "script_runner.hpp"
+#include "types.hpp"
 
 namespace echomq {
 
+// What a writing call waits for before it reports success
+// (echomq_client_options.wait_*): WAIT for `replicas`, WAITAOF for the local
+// AOF, at most timeout_ms.
+struct Durability {
+  int replicas = 0;
+  bool aof = false;
+  int timeout_ms = 1000;
+  bool on() const { return replicas > 0 || aof; }
+  // The C options' values are in range.
+  static bool valid(int replicas, int aof, int timeout_ms) {
+    return replicas >= 0 && replicas <= kWaitReplicasMax && (aof == 0 || aof == 1) &&
+           timeout_ms >= 1 && timeout_ms <= kWaitTimeoutMaxMs;
+  }
+};
+
 struct ClientOptions {
   Timeouts timeouts;
-  size_t max_payload = ECHOMQ_DEFAULT_MAX_PAYLOAD;
+  size_t max_payload = kDefaultMaxPayload;
+  Durability durability;
 };
 
 struct Job {
   uint64_t id = 0;
   std::string group;
   std::string payload;
-  uint64_t token = 0;
+  uint64_t token = 0;    // fences this delivery (dead jobs: the attempts used)
+  uint64_t attempt = 0;  // attempts so far, this delivery included
   uint32_t max_attempts = 0;
   int64_t lease_until_ms = 0;
   int64_t enqueued_at_ms = 0;
@@ -46,9 +63,12 @@ struct Settlement {
   int64_t retry_delay_ms = 0;
   std::string reason;
 };
-constexpr int64_t kRetryBackoff = -1;
-constexpr int64_t kRetryDeadNow = -2;
-constexpr int64_t kRetryRelease = -3;
+
+// Checks one settlement's id, token and retry delay (EINVAL), before any I/O.
+void checkSettlement(const Settlement& s);
+
+// A queue-wide default (the scripts' "weight", "limit", "maxatt").
+enum class QueueDefault { Weight, Limit, MaxAttempts };
 
 // What one take call did: a code per settlement (acks: OK, ESTALE,
 // ENOTFOUND; fails: the outcome or ESTALE, ENOTFOUND) and the jobs claimed.
@@ -65,7 +85,7 @@ struct NewJob {
   size_t payload_len;
 };
 
-// One finding of doctor(): an echomq_doctor_level and "check: finding; advice".
+// One finding of doctor(): a DoctorLevel and "check: finding; advice".
 struct DoctorLine {
   int level;
   std::string text;
@@ -77,10 +97,17 @@ class Client {
 
   void connect(const std::string& url);
   bool connected() const { return conn_.connected(); }
+  // Durability: every operation that writes marks the call; confirmWrites()
+  // then waits as opts.durability says (one WAIT / WAITAOF for the whole
+  // call) and returns "" when confirmed or nothing needed it, else why not.
+  // The write itself happened either way. beginCall() forgets a mark left
+  // by a call that failed.
+  void beginCall() { wrote_ = false; }
+  std::string confirmWrites();
   void cancel() { conn_.cancel(); }
   void ping();
 
-  // Enqueues jobs (1..ECHOMQ_BATCH_MAX) in one atomic script call; returns
+  // Enqueues jobs (1..kBatchMax) in one atomic script call; returns
   // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
@@ -114,7 +141,8 @@ class Client {
   void setWeight(const char* queue, const char* group, uint32_t weight);  // 0 clears
   void setLimit(const char* queue, const char* group, uint32_t limit);    // 0 clears
   void setPaused(const char* queue, const char* group, bool paused);
-  void setDefault(const char* queue, const char* what, uint32_t value);
+  // Validates value for `what` (weight 1.., limit 0.., max attempts 1..).
+  void setDefault(const char* queue, QueueDefault what, uint32_t value);
   // Rate limit of a lane (group) or the queue default (group NULL): jobs per
   // period_ms with a burst (0 = jobs); jobs 0 clears.
   void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
@@ -123,10 +151,10 @@ class Client {
   // Size cap of a lane or the queue default (group NULL); 0 clears.
   void setCap(const char* queue, const char* group, uint64_t cap);
 
-  echomq_queue_stats stats(const char* queue);
-  echomq_lane_info lane(const char* queue, const char* group);
+  QueueStats stats(const char* queue);
+  LaneInfo lane(const char* queue, const char* group);
   // Returns the page; `more` tells whether a further page may exist.
-  std::vector<echomq_lane_info> lanes(const char* queue, const char* after, size_t count,
+  std::vector<LaneInfo> lanes(const char* queue, const char* after, size_t count,
                                       bool& more);
   std::vector<Job> dead(const char* queue, uint64_t offset, size_t count);
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
@@ -158,6 +186,7 @@ class Client {
                    long long value, long long hi);
 
   ClientOptions opts_;
+  bool wrote_ = false;  // a writing script ran in this call
   Connection conn_;
   ScriptRunner scripts_;
   Argv argv_;

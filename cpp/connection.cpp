@@ -71,18 +71,18 @@ int replyErrorCode(const redisReply* r) {
   // word ("OOM ... script: ..."), except an ACL denial there, which the
   // server words as "ERR ACL failure in script: ...".
   static const Word kWords[] = {
-      {"NOPERM", ECHOMQ_ENOPERM},  {"WRONGPASS", ECHOMQ_ENOPERM}, {"NOAUTH", ECHOMQ_ENOPERM},
-      {"BUSY", ECHOMQ_EBUSY},      {"LOADING", ECHOMQ_ELOADING},  {"TRYAGAIN", ECHOMQ_ETRYAGAIN},
-      {"OOM", ECHOMQ_EOOM},
+      {"NOPERM", kNoPerm},  {"WRONGPASS", kNoPerm}, {"NOAUTH", kNoPerm},
+      {"BUSY", kBusy},      {"LOADING", kLoading},  {"TRYAGAIN", kTryAgain},
+      {"OOM", kOom},
   };
-  if (r->type != REDIS_REPLY_ERROR) return ECHOMQ_OK;
+  if (r->type != REDIS_REPLY_ERROR) return kOk;
   for (const Word& w : kWords)
     if (startsWith(r, w.word)) return w.code;
   static const char kAclInScript[] = "ERR ACL failure in script";
   if (r->len >= sizeof kAclInScript - 1 &&
       std::memcmp(r->str, kAclInScript, sizeof kAclInScript - 1) == 0)
-    return ECHOMQ_ENOPERM;
-  return ECHOMQ_ESERVER;
+    return kNoPerm;
+  return kServer;
 }
 
 [[noreturn]] void throwReplyError(const redisReply* r, const char* what) {
@@ -110,12 +110,12 @@ void Connection::open(const Endpoint& ep, const Timeouts& t) {
   timeval ctv = toTimeval(t.connect_ms);
   ContextPtr ctx(ep.unix_socket ? redisConnectUnixWithTimeout(ep.path.c_str(), ctv)
                                 : redisConnectWithTimeout(ep.host.c_str(), ep.port, ctv));
-  if (!ctx) fail(ECHOMQ_ENOMEM, "cannot allocate a connection");
+  if (!ctx) fail(kNoMem, "cannot allocate a connection");
   if (ctx->err) {
     int code = (ctx->err == REDIS_ERR_IO && (errno == ETIMEDOUT || errno == EINPROGRESS ||
                                              errno == EAGAIN))
-                   ? ECHOMQ_ETIMEOUT
-                   : ECHOMQ_ECONN;
+                   ? kTimeout
+                   : kConn;
     fail(code, "cannot connect to " + endpointName(ep) + ": " + ctx->errstr);
   }
   {
@@ -129,7 +129,7 @@ void Connection::open(const Endpoint& ep, const Timeouts& t) {
 
 void Connection::ensure() {
   if (ctx_) return;
-  if (!configured_) fail(ECHOMQ_ECONN, "not connected: call echomq_client_connect first");
+  if (!configured_) fail(kConn, "not connected: connect first");
   open(ep_, t_);
 }
 
@@ -145,8 +145,8 @@ void Connection::handshake() {
       std::string msg(r->str, r->len);
       int code = startsWith(r.get(), "WRONGPASS") || startsWith(r.get(), "NOPERM") ||
                          startsWith(r.get(), "ERR")
-                     ? ECHOMQ_ENOPERM
-                     : ECHOMQ_ESERVER;
+                     ? kNoPerm
+                     : kServer;
       fail(code, "AUTH refused by " + endpointName(ep_) + ": " + msg);
     }
   }
@@ -165,14 +165,14 @@ void Connection::handshake() {
 void Connection::setReadTimeout(int ms) {
   if (ms == current_read_ms_ || !ctx_) return;
   if (redisSetTimeout(ctx_.get(), toTimeval(ms)) != REDIS_OK)
-    dropAndThrow(ECHOMQ_ECONN, "cannot set the socket timeout");
+    dropAndThrow(kConn, "cannot set the socket timeout");
   current_read_ms_ = ms;
 }
 
 ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms) {
   if (redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.ptrs(), argv.lens()) !=
       REDIS_OK)
-    fail(ECHOMQ_ENOMEM, "cannot format a command");
+    fail(kNoMem, "cannot format a command");
   // Write everything first: a failure here means the server never got the
   // whole command, so nothing ran (ECONN). A failure while reading leaves the
   // outcome unknown (ETIMEOUT).
@@ -180,7 +180,7 @@ ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_m
   while (!done) {
     if (redisBufferWrite(ctx, &done) != REDIS_OK) {
       std::string why = ctx->errstr;
-      dropAndThrow(ECHOMQ_ECONN, "connection lost while sending: " + why);
+      dropAndThrow(kConn, "connection lost while sending: " + why);
     }
   }
   void* raw = nullptr;
@@ -188,9 +188,9 @@ ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_m
     std::string why = ctx->errstr;
     bool timedOut = ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
     if (timedOut)
-      dropAndThrow(ECHOMQ_ETIMEOUT, "no reply within " + std::to_string(read_timeout_ms) +
+      dropAndThrow(kTimeout, "no reply within " + std::to_string(read_timeout_ms) +
                                         " ms; the outcome is unknown");
-    dropAndThrow(ECHOMQ_ETIMEOUT,
+    dropAndThrow(kTimeout,
                  "connection lost before the reply (" + why + "); the outcome is unknown");
   }
   return ReplyPtr(static_cast<redisReply*>(raw));
@@ -240,14 +240,14 @@ std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
   redisContext* ctx = ctx_.get();
   for (auto& a : cmds)
     if (redisAppendCommandArgv(ctx, static_cast<int>(a.size()), a.ptrs(), a.lens()) != REDIS_OK)
-      fail(ECHOMQ_ENOMEM, "cannot format a command");
+      fail(kNoMem, "cannot format a command");
   std::vector<ReplyPtr> out;
   out.reserve(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) {
     void* raw = nullptr;
     if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
       std::string why = ctx->errstr;
-      dropAndThrow(ECHOMQ_ETIMEOUT,
+      dropAndThrow(kTimeout,
                    "connection lost in a pipeline (" + why + "); the outcome is unknown");
     }
     out.emplace_back(static_cast<redisReply*>(raw));
@@ -272,11 +272,11 @@ ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
   setReadTimeout(read_timeout_ms);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    if (cancel_requested_) fail(ECHOMQ_ECANCELED, "canceled before the wait; nothing was claimed");
+    if (cancel_requested_) fail(kCanceled, "canceled before the wait; nothing was claimed");
     waiting_ = true;
   }
   ReplyPtr r;
-  int err = ECHOMQ_OK;
+  int err = kOk;
   std::string msg;
   try {
     r = roundTrip(ctx_.get(), argv, read_timeout_ms);
@@ -293,8 +293,8 @@ ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
   }
   // A socket that cancel() shut down is useless even if the reply made it.
   if (shut) close();
-  if (cancel_requested_) fail(ECHOMQ_ECANCELED, "canceled while waiting; nothing was claimed");
-  if (err != ECHOMQ_OK) fail(err, msg);
+  if (cancel_requested_) fail(kCanceled, "canceled while waiting; nothing was claimed");
+  if (err != kOk) fail(err, msg);
   return r;
 }
 

@@ -53,37 +53,37 @@ DoctorLine versionCheck(const Info& server) {
   const std::string ver = get(server, "valkey_version", get(server, "redis_version").c_str());
   Version v;
   if (name != "valkey")
-    return {ECHOMQ_DOCTOR_WARN, "version: " + name + " " + ver +
+    return {kDoctorWarn, "version: " + name + " " + ver +
                                     " is not Valkey, so it cannot be matched against Valkey releases; "
                                     "make sure it carries " + kLuaFixes + ", or run Valkey 8.0.6, "
                                     "8.1.4 or later"};
   if (!parseVersion(ver, v))
-    return {ECHOMQ_DOCTOR_WARN, "version: cannot read the version '" + ver + "'; run Valkey 8.0.6, "
+    return {kDoctorWarn, "version: cannot read the version '" + ver + "'; run Valkey 8.0.6, "
                                 "8.1.4 or later"};
   if (v.major < 7 || (v.major == 7 && v.minor < 2))
-    return {ECHOMQ_DOCTOR_FAIL, "version: valkey " + ver + " is older than 7.2, which the scripts "
+    return {kDoctorFail, "version: valkey " + ver + " is older than 7.2, which the scripts "
                                 "need; upgrade to 8.0.6, 8.1.4 or later"};
   bool fixed = v.major > 8 || (v.major == 8 && v.minor >= 2) ||
                (v.major == 8 && v.minor == 1 && v.patch >= 4) ||
                (v.major == 8 && v.minor == 0 && v.patch >= 6);
   if (!fixed)
-    return {ECHOMQ_DOCTOR_WARN, "version: valkey " + ver + " predates " + kLuaFixes +
+    return {kDoctorWarn, "version: valkey " + ver + " predates " + kLuaFixes +
                                     "; upgrade to 8.0.6, 8.1.4 or later"};
-  return {ECHOMQ_DOCTOR_OK, "version: valkey " + ver + " carries " + kLuaFixes};
+  return {kDoctorOk, "version: valkey " + ver + " carries " + kLuaFixes};
 }
 
 DoctorLine memoryCheck(const Info& info) {
   const std::string policy = get(info, "maxmemory_policy", "?");
   const std::string limit = get(info, "maxmemory", "0");
   if (policy != "noeviction")
-    return {ECHOMQ_DOCTOR_WARN, "memory: maxmemory-policy is " + policy +
+    return {kDoctorWarn, "memory: maxmemory-policy is " + policy +
                                     ", which may evict job hashes and lanes and break the queue; "
                                     "set maxmemory-policy noeviction"};
   if (limit == "0")
-    return {ECHOMQ_DOCTOR_OK, "memory: noeviction without a maxmemory limit; set maxmemory so a "
+    return {kDoctorOk, "memory: noeviction without a maxmemory limit; set maxmemory so a "
                               "full server refuses enqueue (EOOM) while workers drain, instead of "
                               "running out of host memory"};
-  return {ECHOMQ_DOCTOR_OK, "memory: noeviction under maxmemory " + limit +
+  return {kDoctorOk, "memory: noeviction under maxmemory " + limit +
                                 " bytes (used " + get(info, "used_memory", "?") +
                                 "); a full server refuses enqueue (EOOM) and keeps draining"};
 }
@@ -91,14 +91,14 @@ DoctorLine memoryCheck(const Info& info) {
 DoctorLine replicationCheck(const Info& info) {
   const std::string role = get(info, "role", "?");
   if (role == "slave" || role == "replica")
-    return {ECHOMQ_DOCTOR_WARN, "replicas: this server is a replica; only stats, lane, lanes, dead "
+    return {kDoctorWarn, "replicas: this server is a replica; only stats, lane, lanes, dead "
                                 "and verify work here, point producers and workers at the primary"};
   const std::string n = get(info, "connected_slaves", "0");
   if (n == "0")
-    return {ECHOMQ_DOCTOR_WARN, "replicas: none connected; losing this server stops the queue until "
+    return {kDoctorWarn, "replicas: none connected; losing this server stops the queue until "
                                 "it is back, add a replica (and a failover manager) for "
                                 "availability"};
-  return {ECHOMQ_DOCTOR_OK, "replicas: " + n + " connected"};
+  return {kDoctorOk, "replicas: " + n + " connected"};
 }
 
 // The commands a script calls, read from its embedded text: rcall('X', ...)
@@ -149,19 +149,19 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
     ReplyPtr f = command({"CONFIG", "GET", "appendfsync"});
     if (f->type == REDIS_REPLY_ARRAY && f->elements == 2) fsync = replyStr(f->element[1], "CONFIG");
     if (get(info, "aof_enabled") == "1")
-      out.push_back({ECHOMQ_DOCTOR_OK, "persistence: AOF on (appendfsync " + fsync +
+      out.push_back({kDoctorOk, "persistence: AOF on (appendfsync " + fsync +
                                            "); with everysec a crash loses about a second of "
                                            "writes, with always none"});
     else if (save == "?")
-      out.push_back({ECHOMQ_DOCTOR_WARN, "persistence: AOF off, RDB schedule unknown (CONFIG GET "
+      out.push_back({kDoctorWarn, "persistence: AOF off, RDB schedule unknown (CONFIG GET "
                                          "refused); set appendonly yes so a crash loses at most a "
                                          "second of jobs"});
     else if (!save.empty())
-      out.push_back({ECHOMQ_DOCTOR_WARN, "persistence: RDB snapshots only (save " + save +
+      out.push_back({kDoctorWarn, "persistence: RDB snapshots only (save " + save +
                                              "); a crash loses every job since the last snapshot, "
                                              "set appendonly yes"});
     else
-      out.push_back({ECHOMQ_DOCTOR_WARN, "persistence: none (no AOF, no RDB snapshots); a restart "
+      out.push_back({kDoctorWarn, "persistence: none (no AOF, no RDB snapshots); a restart "
                                          "loses every job, set appendonly yes"});
   }
   out.push_back(replicationCheck(info));
@@ -169,11 +169,11 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
   if (get(info, "cluster_enabled") == "1") {
     ReplyPtr s = command({"CLUSTER", "KEYSLOT", k.prefix});
     std::string slot = s->type == REDIS_REPLY_INTEGER ? std::to_string(s->integer) : "?";
-    out.push_back({ECHOMQ_DOCTOR_OK, "cluster: enabled; queue '" + std::string(queue) +
+    out.push_back({kDoctorOk, "cluster: enabled; queue '" + std::string(queue) +
                                          "' lives in slot " + slot +
                                          " and the client follows MOVED and ASK"});
   } else {
-    out.push_back({ECHOMQ_DOCTOR_OK, "cluster: standalone server; split queues over a cluster when "
+    out.push_back({kDoctorOk, "cluster: standalone server; split queues over a cluster when "
                                      "one server is not enough"});
   }
 
@@ -275,18 +275,18 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
     }
   }
   if (!checked) {
-    out.push_back({ECHOMQ_DOCTOR_WARN,
+    out.push_back({kDoctorWarn,
                    "acl: cannot check the permissions of " +
                        (user.empty() ? std::string("this connection's user") : "user '" + user + "'") +
                        (denied.empty() ? std::string("") : " (" + denied + ")") +
                        "; run doctor as a user allowed ACL WHOAMI, ACL DRYRUN and COMMAND INFO, "
                        "naming the user to check"});
   } else if (allowed.empty()) {
-    out.push_back({ECHOMQ_DOCTOR_FAIL, "acl: user '" + user + "' may run no operation on queue '" +
+    out.push_back({kDoctorFail, "acl: user '" + user + "' may run no operation on queue '" +
                                            queue + "': " + denied +
                                            "; see docs/operations.md for the ACL of each role"});
   } else {
-    out.push_back({ECHOMQ_DOCTOR_OK, "acl: user '" + user + "' may " + allowed +
+    out.push_back({kDoctorOk, "acl: user '" + user + "' may " + allowed +
                                          (denied.empty() ? "" : "; may not " + denied) +
                                          " on queue '" + queue + "'"});
   }

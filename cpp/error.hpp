@@ -1,11 +1,11 @@
-// Typed errors of the core. They carry an echomq_status code and stay inside
+// Typed errors of the core. They carry a Status (types.hpp) and stay inside
 // the library: the C API turns every one (and anything else) into a status.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
-#include "echomq/echomq.h"
+#include "types.hpp"
 
 namespace echomq {
 
@@ -19,6 +19,6 @@ class Error : public std::runtime_error {
 };
 
 [[noreturn]] inline void fail(int code, const std::string& msg) { throw Error(code, msg); }
-[[noreturn]] inline void invalid(const std::string& msg) { throw Error(ECHOMQ_EINVAL, msg); }
+[[noreturn]] inline void invalid(const std::string& msg) { throw Error(kInvalid, msg); }
 
 }  // namespace echomq

@@ -18,7 +18,7 @@ QueueKeys makeQueueKeys(const std::string& queue) {
 const std::string& QueueKeys::key(const char* name) const {
   for (size_t i = 0; i < scripts::kNumKeyNames; ++i)
     if (std::strcmp(scripts::kKeyNames[i], name) == 0) return keys[i];
-  fail(ECHOMQ_EINTERNAL, std::string("no queue key named ") + name);
+  fail(kInternal, std::string("no queue key named ") + name);
 }
 
 }  // namespace echomq

@@ -15,7 +15,7 @@ int64_t replyInt(const redisReply* r, const char* what) {
     long long v = std::strtoll(r->str, &end, 10);
     if (errno == 0 && end != r->str && *end == '\0') return v;
   }
-  fail(ECHOMQ_EPROTO, std::string("unexpected reply for ") + what + ": not an integer");
+  fail(kProto, std::string("unexpected reply for ") + what + ": not an integer");
 }
 
 std::string replyStr(const redisReply* r, const char* what) {
@@ -23,12 +23,12 @@ std::string replyStr(const redisReply* r, const char* what) {
     return std::string(r->str, r->len);
   if (r->type == REDIS_REPLY_INTEGER) return std::to_string(r->integer);
   if (r->type == REDIS_REPLY_NIL) return std::string();
-  fail(ECHOMQ_EPROTO, std::string("unexpected reply for ") + what + ": not a string");
+  fail(kProto, std::string("unexpected reply for ") + what + ": not a string");
 }
 
 const redisReply* replyAt(const redisReply* arr, size_t i, const char* what) {
   if (arr->type != REDIS_REPLY_ARRAY || i >= arr->elements)
-    fail(ECHOMQ_EPROTO, std::string("unexpected reply for ") + what + ": short array");
+    fail(kProto, std::string("unexpected reply for ") + what + ": short array");
   return arr->element[i];
 }
 

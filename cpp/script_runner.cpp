@@ -42,13 +42,13 @@ bool declaresNoWrites(const std::string& text) {
 }  // namespace
 
 ScriptRunner::ScriptRunner() {
-  if (kNumScripts != scripts::kCount) fail(ECHOMQ_EINTERNAL, "script table does not match lua/");
+  if (kNumScripts != scripts::kCount) fail(kInternal, "script table does not match lua/");
   entries_.resize(kNumScripts);
   for (size_t i = 0; i < kNumScripts; ++i) {
     const scripts::Source* src = nullptr;
     for (size_t j = 0; j < scripts::kCount; ++j)
       if (std::strcmp(scripts::kAll[j].name, kNames[i]) == 0) src = &scripts::kAll[j];
-    if (!src) fail(ECHOMQ_EINTERNAL, std::string("script not embedded: ") + kNames[i]);
+    if (!src) fail(kInternal, std::string("script not embedded: ") + kNames[i]);
     Entry& e = entries_[i];
     e.name = src->name;
     e.text.assign(src->text, src->size);

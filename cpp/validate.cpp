@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "echomq/echomq.h"
 #include "error.hpp"
 
 namespace echomq {
@@ -46,8 +45,8 @@ void checkQueueName(const char* queue) {
   if (!queue) invalid("queue name is NULL");
   size_t n = std::strlen(queue);
   if (n == 0) invalid("queue name is empty");
-  if (n > ECHOMQ_QUEUE_NAME_MAX)
-    invalid("queue name is longer than " + std::to_string(ECHOMQ_QUEUE_NAME_MAX) + " bytes");
+  if (n > kQueueNameMax)
+    invalid("queue name is longer than " + std::to_string(kQueueNameMax) + " bytes");
   for (size_t i = 0; i < n; ++i) {
     char ch = queue[i];
     bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
@@ -63,8 +62,8 @@ void checkQueueName(const char* queue) {
 void checkGroupBytes(const char* group, size_t n) {
   if (!group) invalid("group name is NULL");
   if (n == 0) invalid("group name is empty");
-  if (n > ECHOMQ_GROUP_NAME_MAX)
-    invalid("group name is longer than " + std::to_string(ECHOMQ_GROUP_NAME_MAX) + " bytes");
+  if (n > kGroupNameMax)
+    invalid("group name is longer than " + std::to_string(kGroupNameMax) + " bytes");
   const char* why = utf8Problem(reinterpret_cast<const unsigned char*>(group), n);
   if (*why) invalid(std::string("group name ") + why);
 }

@@ -27,13 +27,13 @@ constexpr int64_t kBackoffMaxMs = 5000;
 Worker::Worker(const std::string& url, const std::string& queue, const WorkerOptions& o)
     : url_(url), queue_(queue), o_(o), pumpClient_(o.client), waitClient_(o.client) {
   checkQueueName(queue.c_str());
-  checkRange("slots", o.slots, 1, ECHOMQ_BATCH_MAX);
+  checkRange("slots", o.slots, 1, kBatchMax);
   if (o_.prefetch == 0) o_.prefetch = o_.slots;
   checkRange("prefetch", o_.prefetch, 1, o_.slots);
-  checkRange("lease_ms", o.lease_ms, 1, ECHOMQ_LEASE_MAX_MS);
+  checkRange("lease_ms", o.lease_ms, 1, kLeaseMaxMs);
   checkRange("idle_wait_ms", o.idle_wait_ms, 1, 24LL * 3600 * 1000);
   if (o.retry_delay_ms != kRetryBackoff && o.retry_delay_ms != kRetryDeadNow)
-    checkRange("retry_delay_ms", o.retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
+    checkRange("retry_delay_ms", o.retry_delay_ms, 0, kDelayMaxMs);
   parseUrl(url);  // a bad URL is refused here, before any I/O
 }
 
@@ -67,7 +67,7 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
   if (!started_) invalid("worker not started");
   jobsCv_.wait_until(lk, at(steadyMs() + timeout_ms),
                      [&] { return !buffer_.empty() || stopping_ || finished_; });
-  if (stopping_ || finished_) fail(ECHOMQ_ECANCELED, "the worker is stopping");
+  if (stopping_ || finished_) fail(kCanceled, "the worker is stopping");
   if (buffer_.empty()) return false;
   out = std::move(buffer_.front());
   buffer_.pop_front();
@@ -79,13 +79,13 @@ void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms
                     std::string reason) {
   if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
       retry_delay_ms != kRetryDeadNow)
-    checkRange("retry_delay_ms", retry_delay_ms, 0, ECHOMQ_DELAY_MAX_MS);
-  if (reason.size() > ECHOMQ_REASON_MAX) reason.resize(ECHOMQ_REASON_MAX);
+    checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
+  if (reason.size() > kReasonMax) reason.resize(kReasonMax);
   std::lock_guard<std::mutex> lk(mu_);
-  if (finished_) fail(ECHOMQ_ECANCELED, "the worker has stopped; the job comes back when its lease expires");
+  if (finished_) fail(kCanceled, "the worker has stopped; the job comes back when its lease expires");
   auto it = held_.find(id);
   if (it == held_.end() || it->second.token != token)
-    fail(ECHOMQ_ENOTFOUND, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
+    fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
   held_.erase(it);
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
   outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason)});
@@ -153,6 +153,13 @@ void Worker::recordError(const Error& e) {
   lastError_ = e.what();
   lastCode_ = e.code();
   ++stats_.errors;
+}
+
+void Worker::noteUnconfirmed(const std::string& why) {
+  if (why.empty()) return;
+  lastError_ = why;
+  lastCode_ = kUnconfirmed;
+  ++stats_.unconfirmed;
 }
 
 std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) {
@@ -224,16 +231,19 @@ void Worker::pump() {
           toks.push_back(tok);
         }
         std::vector<int> st(ids.size());
-        for (size_t i = 0; i < ids.size(); i += ECHOMQ_BATCH_MAX) {
-          size_t m = std::min<size_t>(ECHOMQ_BATCH_MAX, ids.size() - i);
+        pumpClient_.beginCall();
+        for (size_t i = 0; i < ids.size(); i += kBatchMax) {
+          size_t m = std::min<size_t>(kBatchMax, ids.size() - i);
           pumpClient_.extendMany(queue_.c_str(), &ids[i], &toks[i], m, o_.lease_ms, &st[i]);
         }
+        const std::string why = pumpClient_.confirmWrites();
         lk.lock();
         ++stats_.round_trips;
+        noteUnconfirmed(why);
         for (size_t i = 0; i < ids.size(); ++i) {
           auto it = held_.find(ids[i]);
           if (it == held_.end() || it->second.token != toks[i]) continue;
-          if (st[i] == ECHOMQ_OK) {
+          if (st[i] == kOk) {
             it->second.deadline = t0 + o_.lease_ms;
             ++stats_.extended;
           } else {  // lost: never hand it out, and its report will be refused
@@ -247,18 +257,24 @@ void Worker::pump() {
         lk.unlock();
       }
       if (!out.empty() || n > 0) {
+        pumpClient_.beginCall();
         TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
+        // Not confirmed durable in time is still done: the jobs are ours and
+        // the settlements went through (a failover may undo them; then the
+        // jobs come back by their leases, never to a stale holder).
+        const std::string why = pumpClient_.confirmWrites();
         lk.lock();
         ++stats_.round_trips;
+        noteUnconfirmed(why);
         for (size_t i = 0; i < out.size(); ++i) {
           int c = r.codes[i];
-          if (c == ECHOMQ_ESTALE || c == ECHOMQ_ENOTFOUND) ++stats_.lost;
+          if (c == kStale || c == kNotFound) ++stats_.lost;
           else if (out[i].ack) ++stats_.done;
           else if (out[i].retry_delay_ms == kRetryRelease) ++stats_.released;
           else {
             ++stats_.failed;
-            if (c == ECHOMQ_FAIL_DEAD) ++stats_.dead;
-            else if (c == ECHOMQ_FAIL_DELAYED) ++stats_.delayed;
+            if (c == kFailDead) ++stats_.dead;
+            else if (c == kFailDelayed) ++stats_.delayed;
             else ++stats_.retried;
           }
         }
@@ -289,7 +305,7 @@ void Worker::pump() {
     } catch (...) {
       lk.lock();
       lastError_ = "internal error in the worker pump";
-      lastCode_ = ECHOMQ_EINTERNAL;
+      lastCode_ = kInternal;
       ++stats_.errors;
       backoffUntil_ = steadyMs() + kBackoffMaxMs;
       lk.unlock();
@@ -312,9 +328,9 @@ void Worker::waiter() {
       waitClient_.waitForWork(queue_.c_str(), std::max<int64_t>(ms, 1));
     } catch (const Error& e) {
       lk.lock();
-      if (!stopping_ && e.code() != ECHOMQ_ECANCELED) recordError(e);
+      if (!stopping_ && e.code() != kCanceled) recordError(e);
       lk.unlock();
-      if (e.code() != ECHOMQ_ECANCELED) std::this_thread::sleep_for(std::chrono::milliseconds(kBackoffFirstMs));
+      if (e.code() != kCanceled) std::this_thread::sleep_for(std::chrono::milliseconds(kBackoffFirstMs));
     }
     lk.lock();
     waitArmed_ = false;

@@ -35,6 +35,7 @@ struct WorkerStats {
   uint64_t running = 0, buffered = 0;
   // What the settled fails became (failed = retried + delayed + dead).
   uint64_t retried = 0, delayed = 0, dead = 0;
+  uint64_t unconfirmed = 0;  // round trips done but not confirmed durable in time
 };
 
 class Worker {
@@ -72,6 +73,8 @@ class Worker {
   void pump();
   void waiter();
   void recordError(const Error& e);
+  // Counts a round trip that was not confirmed durable in time (why != "").
+  void noteUnconfirmed(const std::string& why);
   // Under mu_: jobs held whose lease is past half its length.
   std::vector<std::pair<uint64_t, uint64_t>> dueForExtension(int64_t now);
 

@@ -3,8 +3,7 @@
 -- KEYS: seq dead config jobs att
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] offset   ARGV[3] count
--- Returns {OK, n, n x DEAD_FIELDS values: id, group, payload, attempts, max
--- attempts, enqueued at, dead at, last error}.
+-- Returns {OK, n, n `dead` rows of DEAD_FIELDS values (lua/replies.txt)}.
 ]]
 --@include record
 
@@ -21,10 +20,10 @@ for i = 1, #ids, 2 do
   if rec then
     local g, p, at, _, mx = unpackRecord(rec)
     local n = #out
-    out[n + 1] = id; out[n + 2] = g; out[n + 3] = p
+    out[n + DEAD_ID] = id; out[n + DEAD_GROUP] = g; out[n + DEAD_PAYLOAD] = p
     local att, err = unpackAtt(rcall('HGET', K.att, id))
-    out[n + 4] = att; out[n + 5] = mx; out[n + 6] = at
-    out[n + 7] = ids[i + 1]; out[n + 8] = err
+    out[n + DEAD_ATTEMPTS] = att; out[n + DEAD_MAX_ATTEMPTS] = mx; out[n + DEAD_ENQUEUED_AT] = at
+    out[n + DEAD_DEAD_AT] = ids[i + 1]; out[n + DEAD_LAST_ERROR] = err
     out[2] = out[2] + 1
   end
 end

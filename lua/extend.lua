@@ -28,7 +28,7 @@ local out, upd = { OK, deadline }, {}
 for i = 1, n do
   local st = OK
   if not there[i] then st = ENOTFOUND
-  elseif not held[i] or unpackAtt(atts[i]) ~= toks[i] then st = ESTALE
+  elseif not held[i] or select(3, unpackAtt(atts[i])) ~= toks[i] then st = ESTALE
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st
 end

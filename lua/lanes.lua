@@ -5,12 +5,9 @@
 -- ARGV[2] "one" | "page"
 -- one:  ARGV[3] group
 -- page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
--- Returns {OK, n, n x LANE_FIELDS values: group, depth, active, limit (0 =
--- none), weight, limit is default, weight is default, paused, serviceable,
--- served, oldest enqueued at, known (listed in the directory), delayed jobs,
--- rate jobs, rate period ms, rate burst (0 0 0 = none), rate is default,
--- tokens now ("-1" without a rate), next token due at ms (0 = has one),
--- cap (0 = none), cap is default}.
+-- Returns {OK, n, n `lane` rows of LANE_FIELDS values (lua/replies.txt)}:
+-- limit, rate (jobs period burst) and cap 0 = none; tokens "-1" without a
+-- rate; next token at 0 = has one; known = listed in the directory.
 ]]
 --@include lane
 --@include record
@@ -48,13 +45,27 @@ for _, g in ipairs(names) do
   local rate, lr = laneRate(g), rcall('HGET', K.grate, g)
   local _, tok, due = rateState(rate, rcall('HGET', K.gbucket, g), serverNowMs())
   local cv = rcall('HMGET', K.gcap, g, '')
-  local row = { g, depth, active, laneLimit(g) or 0, laneWeight(g),
-    ll and 0 or 1, lw and 0 or 1, rcall('SISMEMBER', K.paused, g), serviceable(g) and 1 or 0,
-    tonumber(rcall('HGET', K.gserved, g) or '0'), oldest,
-    rcall('ZSCORE', K.lanes, g) and 1 or 0, delayed,
-    rate and rate[1] or 0, rate and rate[2] or 0, rate and rate[3] or 0, lr and 0 or 1,
-    rate and string.format('%.3f', tok) or '-1', due and S(due) or '0',
-    tonumber(cv[1] or cv[2] or '0'), cv[1] and 0 or 1 }
-  for _, v in ipairs(row) do out[#out + 1] = v end
+  local o = #out
+  out[o + LANE_GROUP] = g
+  out[o + LANE_DEPTH] = depth
+  out[o + LANE_ACTIVE] = active
+  out[o + LANE_LIMIT] = laneLimit(g) or 0
+  out[o + LANE_WEIGHT] = laneWeight(g)
+  out[o + LANE_LIMIT_IS_DEFAULT] = ll and 0 or 1
+  out[o + LANE_WEIGHT_IS_DEFAULT] = lw and 0 or 1
+  out[o + LANE_PAUSED] = rcall('SISMEMBER', K.paused, g)
+  out[o + LANE_SERVICEABLE] = serviceable(g) and 1 or 0
+  out[o + LANE_SERVED] = tonumber(rcall('HGET', K.gserved, g) or '0')
+  out[o + LANE_OLDEST_ENQUEUED_AT] = oldest
+  out[o + LANE_KNOWN] = rcall('ZSCORE', K.lanes, g) and 1 or 0
+  out[o + LANE_DELAYED] = delayed
+  out[o + LANE_RATE_JOBS] = rate and rate[1] or 0
+  out[o + LANE_RATE_PERIOD_MS] = rate and rate[2] or 0
+  out[o + LANE_RATE_BURST] = rate and rate[3] or 0
+  out[o + LANE_RATE_IS_DEFAULT] = lr and 0 or 1
+  out[o + LANE_TOKENS] = rate and string.format('%.3f', tok) or '-1'
+  out[o + LANE_NEXT_TOKEN_AT] = due and S(due) or '0'
+  out[o + LANE_CAP] = tonumber(cv[1] or cv[2] or '0')
+  out[o + LANE_CAP_IS_DEFAULT] = cv[1] and 0 or 1
 end
 return out

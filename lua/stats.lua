@@ -2,9 +2,8 @@
 --[[ stats: queue figures (read-only).
 -- KEYS: seq ring gweight glimit paused leases delayed dead lanes stats config
 -- ARGV[1] key prefix "emq:{q}:"
--- Returns {OK, STATS_FIELDS values: lanes, ring, pending, leased, delayed,
--- dead, paused, enqueued, claimed, acked, failed, dead total, default
--- weight, default limit (0 = none), default max attempts, server ms}.
+-- Returns {OK, then a `stats` row of STATS_FIELDS values (lua/replies.txt)};
+-- default limit 0 = none.
 ]]
 --@include counts
 
@@ -16,8 +15,21 @@ local leased = rcall('ZCARD', K.leases)
 -- Every delivery ends once, as an ack, a fail or an expired lease (both
 -- counted in failed), a release, or is still leased: claims need no counter.
 local claimed = n(c[2]) + n(c[3]) + n(c[5]) + leased
-return { OK, rcall('ZCARD', K.lanes), rcall('LLEN', K.ring), pendingCount(), leased,
-  rcall('ZCARD', K.delayed), rcall('ZCARD', K.dead), rcall('SCARD', K.paused),
-  n(c[1]), claimed, n(c[2]), n(c[3]), n(c[4]),
-  tonumber(rcall('HGET', K.gweight, '') or '1'), tonumber(rcall('HGET', K.glimit, '') or '0'),
-  tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS, S(serverNowMs()) }
+local out = { OK }  -- then a `stats` row (lua/replies.txt: STATS_FIELDS values)
+out[1 + STATS_LANES] = rcall('ZCARD', K.lanes)
+out[1 + STATS_RING] = rcall('LLEN', K.ring)
+out[1 + STATS_PENDING] = pendingCount()
+out[1 + STATS_LEASED] = leased
+out[1 + STATS_DELAYED] = rcall('ZCARD', K.delayed)
+out[1 + STATS_DEAD] = rcall('ZCARD', K.dead)
+out[1 + STATS_PAUSED] = rcall('SCARD', K.paused)
+out[1 + STATS_ENQUEUED] = n(c[1])
+out[1 + STATS_CLAIMED] = claimed
+out[1 + STATS_ACKED] = n(c[2])
+out[1 + STATS_FAILED] = n(c[3])
+out[1 + STATS_DEAD_TOTAL] = n(c[4])
+out[1 + STATS_DEFAULT_WEIGHT] = tonumber(rcall('HGET', K.gweight, '') or '1')
+out[1 + STATS_DEFAULT_LIMIT] = tonumber(rcall('HGET', K.glimit, '') or '0')
+out[1 + STATS_DEFAULT_MAX_ATTEMPTS] = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS
+out[1 + STATS_SERVER_TIME] = S(serverNowMs())
+return out

@@ -9,11 +9,13 @@
 -- ARGV[5] "1" = weighted turns (wclaim)  ARGV[6] flags: "w" pass a wake-up
 --   on to the next blocked claimer; "s" claim only if every settlement was
 --   accepted
--- ARGV[7] acks a, then a pairs: id, token
+-- ARGV[7] nonce, 1..ID_MAX: fresh and random per call (the client draws it
+--   from a CSPRNG); the tokens of the jobs claimed are made from it
+-- ARGV[8] acks a, then a pairs: id, token
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
--- Returns {OK or EMPTY, a + f codes, n, n x JOB_FIELDS values, ms to the next
+-- Returns {OK or EMPTY, a + f codes, n, n x 9 job values (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
 -- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
 -- FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails. {EINVAL, msg} or
@@ -32,13 +34,15 @@ local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 0, BATCH_MAX)
 local turns = argInt(ARGV[4], 1, BATCH_MAX)
 local flags = ARGV[6] or ''
+local nonce = argInt(ARGV[7], 1, ID_MAX)
 if not lease or not n or not turns or (n > 0 and lease < 1) then
   return { EINVAL, 'take: bad lease, count or turns' }
 end
+if not nonce then return { EINVAL, 'take: bad nonce' } end
 local acks, fails = {}, {}
-local na = argInt(ARGV[7], 0, BATCH_MAX)
+local na = argInt(ARGV[8], 0, BATCH_MAX)
 if not na then return { EINVAL, 'take: bad ack count' } end
-local i = 8
+local i = 9
 for _ = 1, na do
   local id, tok = argInt(ARGV[i], 1, ID_MAX), argInt(ARGV[i + 1], 1, ID_MAX)
   if not id or not tok then return { EINVAL, 'take: bad job id or token' } end
@@ -80,7 +84,7 @@ local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
-  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, out)
+  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.

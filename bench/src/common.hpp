@@ -2,7 +2,7 @@
 // the C API handles, timing and parallel runs.
 #pragma once
 
-#include <echomq/echomq.h>
+#include <echomq/echomq.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -50,18 +50,9 @@ class Client {
 /// One connected client per worker, reused across the runs of a section.
 std::vector<std::unique_ptr<Client>> clients(const std::string &url, int n);
 
-struct JobDeleter {
-  void operator()(echomq_job *j) const { echomq_job_free(j); }
-};
-struct ListDeleter {
-  void operator()(echomq_job_list *l) const { echomq_job_list_free(l); }
-};
-struct BatchDeleter {
-  void operator()(echomq_batch *b) const { echomq_batch_free(b); }
-};
-using Job = std::unique_ptr<echomq_job, JobDeleter>;
-using JobList = std::unique_ptr<echomq_job_list, ListDeleter>;
-using Batch = std::unique_ptr<echomq_batch, BatchDeleter>;
+using Job = echomq::JobPtr;
+using JobList = echomq::JobListPtr;
+using Batch = echomq::BatchPtr;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0);

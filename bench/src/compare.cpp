@@ -83,9 +83,11 @@ double enqueue_all(echomq_client *c, const std::string &q, const std::vector<std
 
 /// Drains n jobs with `threads` host threads on one worker engine (batched
 /// claims fused with the settlement of finished jobs). on_done(job) runs
-/// after each job, under a lock, in completion order. Returns jobs done.
+/// after each job, under a lock, in completion order. Returns jobs done;
+/// *round_trips (may be NULL) gets the engine's calls to the server.
 template <typename F>
-uint64_t drain(const std::string &url, const std::string &q, int threads, uint64_t n, F on_done) {
+uint64_t drain(const std::string &url, const std::string &q, int threads, uint64_t n, F on_done,
+               uint64_t *round_trips = nullptr) {
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = static_cast<unsigned>(std::max(16, 4 * threads));
   o.lease_ms = kLease;
@@ -112,6 +114,9 @@ uint64_t drain(const std::string &url, const std::string &q, int threads, uint64
     }
   });
   if (echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) != ECHOMQ_OK) errors().add("compare: drain stop timed out");
+  echomq_worker_stats st{};
+  st.version = ECHOMQ_WORKER_STATS_VERSION;
+  if (round_trips && echomq_worker_stats_get(w, &st) == ECHOMQ_OK) *round_trips = st.round_trips;
   echomq_worker_free(w);
   return done.load();
 }
@@ -126,15 +131,23 @@ std::string workload_a(const CompareOptions &o) {
     const std::string q = o.prefix + ".a." + std::to_string(n);
     Client c(o.url);
     double enq = enqueue_all(c.get(), q, groups, payloads);
+    // The server's CPU over the drain alone (run.sh reads it around enqueue
+    // and drain together).
+    Admin admin(o.url);
+    double cpu0 = admin.cpu_seconds();
+    uint64_t trips = 0;
     auto t0 = Clock::now();
-    uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {});
+    uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {}, &trips);
     double secs = seconds_since(t0);
+    double drain_cpu = admin.cpu_seconds() - cpu0;
     if (total != o.jobs)
       errors().add("compare a: drained " + std::to_string(total) + " of " +
                    std::to_string(o.jobs));
     out += std::string(r ? ", " : "") + "{\"workers\": " + std::to_string(n) +
            ", \"enqueue_jobs_per_s\": " + json_num(enq) +
-           ", \"drain_jobs_per_s\": " + json_num(double(total) / secs) + "}";
+           ", \"drain_jobs_per_s\": " + json_num(double(total) / secs) +
+           ", \"drain_server_us_per_job\": " + json_num(total ? drain_cpu / double(total) * 1e6 : 0) +
+           ", \"drain_jobs_per_round_trip\": " + json_num(trips ? double(total) / double(trips) : 0) + "}";
   }
   return out + "]}";
 }

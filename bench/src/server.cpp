@@ -2,6 +2,7 @@
 #include "server.hpp"
 
 #include <hiredis/hiredis.h>
+#include <hiredis_ptr.hpp>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -37,10 +38,7 @@ int free_port() {
   return port;
 }
 
-struct ReplyDeleter {
-  void operator()(redisReply *r) const { freeReplyObject(r); }
-};
-using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+using Reply = echomq::ReplyPtr;
 
 Reply command(redisContext *c, const std::vector<std::string> &args) {
   std::vector<const char *> argv;
@@ -233,6 +231,12 @@ int64_t Admin::dbsize() {
   if (!ctx_) return -1;
   Reply r = command(ctx_, {"DBSIZE"});
   return r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
+}
+
+double Admin::cpu_seconds() {
+  std::string u = info_field("cpu", "used_cpu_user"), y = info_field("cpu", "used_cpu_sys");
+  if (u.empty() || y.empty()) return -1;
+  return std::atof(u.c_str()) + std::atof(y.c_str());
 }
 
 std::string Admin::info_field(const std::string &section, const std::string &field) {

@@ -57,6 +57,8 @@ class Admin {
   int64_t dbsize();
   /// used_memory from INFO memory, or -1.
   int64_t used_memory();
+  /// used_cpu_user + used_cpu_sys of the server process (INFO cpu), or -1.
+  double cpu_seconds();
   /// A field of INFO server ("valkey_version", ...), or "".
   std::string info_field(const std::string &section, const std::string &field);
 

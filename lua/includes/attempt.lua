@@ -5,11 +5,11 @@
 -- used its attempts (att >= cap) or when delay is DEAD_NOW, else put it back
 -- in its lane at its mint position (delay 0) or in the delayed set (delay >
 -- 0, or BACKOFF: 1 s * 2^(att-1), at most 1 h). `reason`, if given, becomes
--- its last error. The caller fixes the ring.
+-- its last error (kept beside the attempt count and the ended delivery's token). The caller fixes the ring.
 -- Returns the outcome: FAIL_RETRY, FAIL_DELAYED or FAIL_DEAD.
 local DEAD_NOW, BACKOFF = -2, -1
-local function endAttempt(id, g, att, cap, delay, now, reason)
-  if reason then rcall('HSET', K.att, id, packAtt(att, reason)) end
+local function endAttempt(id, g, att, token, cap, delay, now, reason)
+  if reason then rcall('HSET', K.att, id, packAtt(att, token, reason)) end
   if delay == DEAD_NOW or att >= cap then
     rcall('ZADD', K.dead, S(now), id)
     rcall('HINCRBY', K.stats, 'dead', 1)

@@ -14,16 +14,27 @@ local function unpackRecord(rec)
   return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
 end
 -- A job's delivery state, one field of the att hash (absent until its first
--- claim): "<attempts>" or "<attempts> <last error>". The attempt count is the
--- fencing token of the current delivery.
+-- claim): "<attempts> <token>" or "<attempts> <token> <last error>". The
+-- attempt count counts deliveries; the token fences the current one.
+-- Returns attempts, last error, token.
 local function unpackAtt(v)
-  if not v then return 0, '' end
-  local n, r = string.match(v, '^(%d+) ?(.*)$')
-  return tonumber(n), r
+  if not v then return 0, '', 0 end
+  local n, t, r = string.match(v, '^(%d+) (%d+) ?(.*)$')
+  return tonumber(n), r, tonumber(t)
 end
-local function packAtt(n, reason)
-  if reason and #reason > 0 then return S(n) .. ' ' .. reason end
-  return S(n)
+local function packAtt(n, token, reason)
+  if reason and #reason > 0 then return S(n) .. ' ' .. S(token) .. ' ' .. reason end
+  return S(n) .. ' ' .. S(token)
+end
+-- The fencing token of a delivery: the caller's random nonce (1..ID_MAX,
+-- fresh per call) advanced by the attempt, wrapping within 1..ID_MAX, so
+-- every step stays an exact double. A claim that a lost write (failover)
+-- handed out cannot predict the next one's token; for one nonce, distinct
+-- attempts still give distinct tokens.
+local function deliveryToken(nonce, attempt)
+  local room = ID_MAX - nonce
+  if attempt <= room then return nonce + attempt end
+  return attempt - room
 end
 -- The record with its attempt cap raised to `cap`.
 local function withCap(rec, cap)

@@ -32,8 +32,8 @@ local function recover(due, now)
       local before = laneState(g)
       addActive(g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
-      local att = unpackAtt(rcall('HGET', K.att, id))
-      endAttempt(id, g, att, cap, 0, now, att >= cap and 'lease expired' or nil)
+      local att, _, token = unpackAtt(rcall('HGET', K.att, id))
+      endAttempt(id, g, att, token, cap, 0, now, att >= cap and 'lease expired' or nil)
       fixRing(g, before)
     end
   end

@@ -2,8 +2,8 @@
 --@include many
 -- Settlement of held jobs in one pass: acks (id, token) and fails (id,
 -- token, retry delay, reason; delay RELEASE = give back unstarted). Each is
--- checked first — the job exists (else NOTFOUND), `token` is its current
--- attempt and it is leased (else STALE), and no earlier entry of the call
+-- checked first — the job exists (else NOTFOUND), `token` is the token of
+-- its current delivery and it is leased (else STALE), and no earlier entry of the call
 -- settled it — then the accepted ones are applied: fails one by one, acks
 -- with one write per hash for the whole list. Lane counts and ring places
 -- are fixed once per lane. codes[i] gets each entry's status (fails: the
@@ -21,7 +21,7 @@ local function settle(acks, fails, now, codes)
   local function check(i, token)
     local id = ids[i]
     if not recs[i] then return ENOTFOUND end
-    if seen[id] or not held[i] or unpackAtt(atts[i]) ~= token then return ESTALE end
+    if seen[id] or not held[i] or select(3, unpackAtt(atts[i])) ~= token then return ESTALE end
     seen[id] = true
     return OK
   end
@@ -44,7 +44,8 @@ local function settle(acks, fails, now, codes)
         st = FAIL_RETRY
       else
         rcall('HINCRBY', K.stats, 'failed', 1)
-        st = endAttempt(id, g, f[2], cap, f[3], now, f[4])
+        local att = unpackAtt(atts[i])
+        st = endAttempt(id, g, att, f[2], cap, f[3], now, f[4])
       end
       fixRing(g, before)
     else

@@ -1,8 +1,9 @@
 --@include many
 --@include record
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
--- until now + leaseMs, appending each job to `out` as 8 values: id, group,
--- payload, token, lease deadline, enqueued at, max attempts, last error.
+-- until now + leaseMs, appending each job to `out` as a `job` row
+-- (lua/replies.txt: JOB_FIELDS values). Tokens are made from `nonce`
+-- (deliveryToken).
 -- Exactly what `turns` claims in a row would serve from the same state:
 -- - a turn rotates the ring one step (head to tail) and serves the rotated
 --   lane 1 job; or, weighted, K = min(weight, depth, limit - active) jobs —
@@ -14,7 +15,7 @@
 -- the lane's settings are read before the first write. More run on a copy
 -- of the ring's head, written back with one LPOP and one RPUSH; per-lane and
 -- per-job fields take one call per hash. Returns the number of jobs taken.
-local function serveTurns(n, turns, weighted, leaseMs, now, out)
+local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   if n < 1 then return 0 end
   local head, len
   if turns == 1 then
@@ -116,7 +117,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
   end
   if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   if taken == 0 then return 0 end
-  -- Lease the jobs: the attempt count is the fencing token.
+  -- Lease the jobs: the attempt count rises, the token is new.
   local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
   local deadline = S(now + leaseMs)
@@ -126,12 +127,14 @@ local function serveTurns(n, turns, weighted, leaseMs, now, out)
     local g = laneOf[i]
     if recs[i] then
       local att, err = unpackAtt(atts[i])
-      local token = att + 1
+      att = att + 1
+      local token = deliveryToken(nonce, att)
       local _, p, at, _, mx = unpackRecord(recs[i])
       local o = #out
-      out[o + 1] = id; out[o + 2] = g; out[o + 3] = p; out[o + 4] = token
-      out[o + 5] = deadline; out[o + 6] = at; out[o + 7] = mx; out[o + 8] = err
-      attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(token, err)
+      out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
+      out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
+      out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
+      attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(att, token, err)
       leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
       taken = taken + 1
     else

@@ -89,7 +89,8 @@ int main(void) {
     EXPECT(echomq_job_id(job) == first);
     EXPECT(strcmp(echomq_job_group(job), "tenant-a") == 0);
     EXPECT(len == 5 && memcmp(payload, "hello", 5) == 0);
-    EXPECT(echomq_job_token(job) == 1);
+    EXPECT(echomq_job_attempt(job) == 1);
+    EXPECT(echomq_job_token(job) >= 1 && echomq_job_token(job) <= (uint64_t)ECHOMQ_ID_MAX);
     check_call(c, echomq_ack(c, queue, echomq_job_id(job), echomq_job_token(job)), ECHOMQ_OK,
                "ack 1");
     echomq_job_free(job);

@@ -1,10 +1,10 @@
 """Helpers shared by the echomq CLI tests: exit codes, a runner for the real
-binary, and a tiny RESP client to look at (and compare) the keyspace."""
+binary, and a private tmux for the full-screen view. (The RESP client and the
+server are tests/emq_valkey.py, shared with the Python tests.)"""
 
 import json
 import os
 import shlex
-import socket
 import subprocess
 import time
 import uuid
@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SERVER_SCRIPT = REPO / "tests" / "valkey-server.sh"
 TMUX = "/usr/bin/tmux"
 
 # The documented exit codes (docs/cli.md).
@@ -22,71 +21,6 @@ OK, FAILURE, USAGE, CONN, NOT_FOUND, STALE, VIOLATIONS, EMPTY = 0, 1, 2, 3, 4, 5
 
 def cli_path() -> Path:
     return Path(os.environ.get("ECHOMQ_CLI", REPO / "build" / "cli" / "echomq"))
-
-
-class Resp:
-    """Minimal RESP2 client over the server's unix socket (binary-safe)."""
-
-    def __init__(self, path: str):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def close(self):
-        self.sock.close()
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def _exact(self, n: int) -> bytes:
-        while len(self.buf) < n + 2:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("server closed the connection")
-            self.buf += chunk
-        data, self.buf = self.buf[:n], self.buf[n + 2:]
-        return data
-
-    def _reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"+":
-            return rest
-        if kind == b"-":
-            raise RuntimeError(rest.decode())
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            return None if n < 0 else self._exact(n)
-        if kind == b"*":
-            n = int(rest)
-            return None if n < 0 else [self._reply() for _ in range(n)]
-        raise RuntimeError(f"bad reply {line!r}")
-
-    def __call__(self, *args):
-        out = b"*%d\r\n" % len(args)
-        for a in args:
-            a = a if isinstance(a, bytes) else str(a).encode()
-            out += b"$%d\r\n%s\r\n" % (len(a), a)
-        self.sock.sendall(out)
-        return self._reply()
-
-    def snapshot(self) -> dict:
-        """Every key with its DUMP, to prove a refused command changed nothing."""
-        keys, cursor = set(), b"0"
-        while True:
-            cursor, batch = self("SCAN", cursor, "COUNT", 1000)
-            keys.update(batch)
-            if cursor == b"0":
-                break
-        return {k: self("DUMP", k) for k in sorted(keys)}
 
 
 class Cli:

@@ -2,31 +2,19 @@
 flushed keyspace and a fresh queue name per test, and the binary runner."""
 
 import itertools
-import os
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from .cli_helpers import SERVER_SCRIPT, Cli, Resp
+from emq_valkey import Resp, Server
+
+from .cli_helpers import Cli
 
 
 @pytest.fixture(scope="session")
 def server():
     """One throwaway valkey-server for the whole run; always stopped."""
-    d = tempfile.mkdtemp(prefix="emq-cli-")
-    sdir = os.path.join(d, "srv")
-    subprocess.run(["bash", str(SERVER_SCRIPT), "start", sdir], check=True, capture_output=True)
-    try:
-        url = Path(sdir, "url").read_text().strip()
-        yield {"url": url, "sock": os.path.join(sdir, "valkey.sock"), "dir": sdir}
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", sdir], capture_output=True)
-        try:
-            os.rmdir(d)
-        except OSError:
-            pass
+    with Server(prefix="emq-cli-") as s:
+        yield {"url": s.url, "sock": s.sock, "dir": s.dir}
 
 
 @pytest.fixture

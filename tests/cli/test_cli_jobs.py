@@ -56,30 +56,31 @@ def test_claim_ack(cli):
     out = cli.ok("claim", "--lease", "10")
     fields = dict(line.split(None, 1) for line in out.splitlines())
     assert fields["id"] == str(jid) and fields["lane"] == "alice"
-    assert fields["token"] == "1" and fields["attempt"] == "1/3"
+    token = int(fields["token"])
+    assert 1 <= token < 2**53 and fields["attempt"] == "1/3"
     assert fields["payload"] == "work"
     assert cli.json("stats")["leased"] == 1
-    assert cli.ok("ack", jid, 1) == f"acked job {jid}\n"
+    assert cli.ok("ack", jid, token) == f"acked job {jid}\n"
     s = cli.json("stats")
     assert s["leased"] == 0 and s["acked_total"] == 1
-    p = cli.run("ack", jid, 1)
+    p = cli.run("ack", jid, token)
     assert p.returncode == NOT_FOUND
     assert f"ack job {jid}" in one_line_error(p)
 
 
 def test_stale_token_refused(cli, db):
     jid = int(cli.ok("enqueue", "alice", "work"))
-    cli.json("claim", "--lease", "0.2")
+    old = cli.json("claim", "--lease", "0.2")
     time.sleep(0.4)
     job = cli.json("claim")  # the expired lease came back: attempt 2
-    assert job["id"] == jid and job["token"] == 2
+    assert job["id"] == jid and job["attempt"] == 2 and job["token"] != old["token"]
     before = db.snapshot()
-    for argv in (["ack", jid, 1], ["fail", jid, 1]):
+    for argv in (["ack", jid, old["token"]], ["fail", jid, old["token"]], ["ack", jid, 2]):
         p = cli.run(*argv)
         assert p.returncode == STALE, (argv, p.stderr)
         assert f"job {jid}" in one_line_error(p)
     assert db.snapshot() == before
-    assert cli.run("ack", jid, 2).returncode == OK
+    assert cli.run("ack", jid, job["token"]).returncode == OK
 
 
 def test_fail_outcomes(cli):
@@ -87,8 +88,8 @@ def test_fail_outcomes(cli):
     job = cli.json("claim")
     assert cli.ok("fail", jid, job["token"]) == f"job {jid}: back in its lane\n"
     job = cli.json("claim")
-    assert job["token"] == 2
-    out = cli.json("fail", jid, 2, "--retry-in", "30", "--reason", "later")
+    assert job["attempt"] == 2
+    out = cli.json("fail", jid, job["token"], "--retry-in", "30", "--reason", "later")
     assert out == {"id": jid, "outcome": "delayed"}
     assert cli.json("stats")["delayed"] == 1
 

@@ -2,25 +2,18 @@
 riding out the loss of its server."""
 
 import os
-import subprocess
-import tempfile
 
 import pytest
 
-from .cli_helpers import CONN, OK, SERVER_SCRIPT, Cli, Resp, Tmux, one_line_error
+from emq_valkey import Resp, Server
+
+from .cli_helpers import CONN, OK, Cli, Tmux, one_line_error
 
 
 @pytest.fixture
 def own_server():
-    d = tempfile.mkdtemp(prefix="emq-cli-own-")
-    sdir = os.path.join(d, "srv")
-    subprocess.run(["bash", str(SERVER_SCRIPT), "start", sdir], check=True, capture_output=True)
-    try:
-        with open(os.path.join(sdir, "url")) as f:
-            yield {"url": f.read().strip(), "sock": os.path.join(sdir, "valkey.sock"), "dir": sdir}
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", sdir], capture_output=True)
-        os.rmdir(d)
+    with Server(prefix="emq-cli-own-") as s:
+        yield {"url": s.url, "sock": s.sock, "dir": s.dir}
 
 
 def test_refused_password_is_a_connection_error(own_server):

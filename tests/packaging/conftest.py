@@ -1,21 +1,22 @@
 """Fixtures for the packaging tests: the sdist and wheel made once per run
 (or taken from ECHOMQ_DIST_DIR, where scripts/test.sh builds them), a fresh
-venv with only that wheel in it, and a throwaway valkey-server started by the
-repository's tests/valkey-server.sh, as every other suite does."""
+venv with only that wheel in it, and a throwaway valkey-server
+(tests/emq_valkey.py), as every other suite has."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Dict, Iterator
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER_SCRIPT = ROOT / "tests" / "valkey-server.sh"
+# tests/emq_valkey.py: the throwaway server every Python suite uses.
+sys.path.insert(0, str(ROOT / "tests"))
+from emq_valkey import Server  # noqa: E402
 
 
 def _one(folder: Path, pattern: str) -> Path:
@@ -57,9 +58,5 @@ def venv(dist: Dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Pat
 @pytest.fixture(scope="session")
 def url() -> Iterator[str]:
     """A throwaway valkey-server's URL; the server is always stopped."""
-    d = tempfile.mkdtemp(prefix="emq-pkg-")
-    try:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
-        yield Path(d, "url").read_text().strip()
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", d], check=False, timeout=60)
+    with Server(prefix="emq-pkg-") as s:
+        yield s.url

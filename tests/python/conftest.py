@@ -1,4 +1,4 @@
-"""Fixtures: one real valkey-server for the session (tests/valkey-server.sh),
+"""Fixtures: one real valkey-server for the session (tests/emq_valkey.py),
 a fresh queue name per test, and a check that every queue a test used is
 healthy at its end (Queue.verify() reports no violation)."""
 
@@ -6,36 +6,32 @@ from __future__ import annotations
 
 import itertools
 import re
-import subprocess
-import tempfile
+import sys
 from pathlib import Path
 from typing import Iterator, List
 
 import pytest
 
 import echomq
-from emq_helpers import Resp
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVER_SCRIPT = ROOT / "tests" / "valkey-server.sh"
+# tests/emq_valkey.py: the RESP client and server shared with the CLI tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from emq_valkey import Resp, Server  # noqa: E402
+
 _counter = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
-def server_dir() -> Iterator[str]:
+def valkey() -> Iterator[Server]:
     """A throwaway valkey-server, always stopped at the end of the session."""
-    d = tempfile.mkdtemp(prefix="emq-pytest-")
-    try:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
-        yield d
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop", d], check=False, timeout=60)
+    with Server(prefix="emq-pytest-") as s:
+        yield s
 
 
 @pytest.fixture(scope="session")
-def url(server_dir: str) -> str:
+def url(valkey: Server) -> str:
     """The server's valkey:// URL."""
-    return Path(server_dir, "url").read_text().strip()
+    return valkey.url
 
 
 @pytest.fixture()

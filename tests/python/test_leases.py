@@ -12,11 +12,12 @@ import echomq
 def test_expired_lease_comes_back_and_stale_ack_is_refused(queue, resp):
     jid = queue.enqueue("a", "work")
     first = queue.claim(lease=0.2)
-    assert first.id == jid and first.token == 1
+    assert first.id == jid and first.attempt == 1
     time.sleep(0.35)
     # The claim itself brings the expired lease back (no daemon needed).
     second = queue.claim(lease=10)
-    assert second is not None and second.id == jid and second.token == 2
+    assert second is not None and second.id == jid and second.attempt == 2
+    assert second.token != first.token  # every delivery gets a new token
     before = resp.snapshot(f"emq:{{{queue.name}}}:*")
     with pytest.raises(echomq.StaleLeaseError) as err:
         first.ack()
@@ -52,7 +53,7 @@ def test_retry_then_dead_letter_then_redrive(queue):
     assert job.max_attempts == 2
     assert job.fail("first try", retry_in=0) == echomq.FailOutcome.RETRY
     job = queue.claim()
-    assert job.id == jid and job.token == 2
+    assert job.id == jid and job.attempt == 2
     assert job.fail(ValueError("boom"), retry_in=0) == echomq.FailOutcome.DEAD
     assert queue.claim() is None
     s = queue.stats()
@@ -64,7 +65,7 @@ def test_retry_then_dead_letter_then_redrive(queue):
     assert queue.redrive([jid, 999999]) == 1  # unknown ids are skipped
     assert queue.stats().dead == 0
     job = queue.claim()
-    assert job.id == jid and job.token == 3  # the fencing token keeps counting
+    assert job.id == jid and job.attempt == 3  # the attempt count keeps counting
     job.ack()
     assert queue.verify() == []
 
@@ -75,7 +76,7 @@ def test_fail_with_delay_and_redrive_all(queue):
     assert job.fail("later", retry_in=0.3) == echomq.FailOutcome.DELAYED
     assert queue.claim() is None and queue.stats().delayed == 1
     job = queue.claim(wait=3)
-    assert job is not None and job.token == 2
+    assert job is not None and job.attempt == 2
     job.ack()
     for i in range(3):
         queue.enqueue("b", str(i), max_attempts=1)
@@ -104,7 +105,7 @@ def test_ack_many_settles_a_wclaim_in_one_call(queue):
     jobs = queue.wclaim(lease=60, max=10)
     assert len(jobs) == 4
     stale = jobs[2]
-    # A view of job 2 with a token that is not its current attempt: stale.
+    # A view of job 2 with a token that is not its current delivery's: stale.
     fake = echomq.Job(queue, stale.id, stale.group, stale.payload, stale.token + 1, 3, None, 0.0)
     refused = queue.ack_many(jobs[:2] + [fake])
     assert [j.id for j in refused] == [stale.id]
@@ -122,7 +123,7 @@ def test_claimed_job_carries_the_previous_failure_reason(queue):
     assert first.last_error == ""
     first.fail("smtp down", retry_in=0)
     second = queue.claim(lease=30)
-    assert second.id == first.id and second.token == 2
+    assert second.id == first.id and second.attempt == 2 and second.token != first.token
     assert second.last_error == "smtp down"
     second.ack()
     assert queue.verify() == []

@@ -67,7 +67,7 @@ def test_raising_handler_retries_then_dead_letters(queue):
     assert calls == {"bad": 3, "flaky": 2, "good": 1}
     assert (stats.acked, stats.failed, stats.retried, stats.dead) == (2, 4, 3, 1)
     dead = queue.dead()
-    assert len(dead) == 1 and dead[0].payload == b"bad" and dead[0].token == 3
+    assert len(dead) == 1 and dead[0].payload == b"bad" and dead[0].attempt == 3
     assert dead[0].last_error == "RuntimeError: cannot score attempt 3"
     s = queue.stats()
     assert (s.pending, s.leased, s.dead, s.acked_total) == (0, 0, 1, 2)
@@ -79,7 +79,7 @@ def test_long_job_keeps_its_lease(queue):
     calls = []
 
     def handler(job):
-        calls.append(job.token)
+        calls.append(job.attempt)
         time.sleep(2.0)  # more than three leases
 
     stats = echomq.Worker(queue, handler, concurrency=2, lease=0.6, idle_timeout=0.5).run(handle_signals=False)
@@ -176,6 +176,6 @@ def test_second_signal_stops_waiting_and_the_job_comes_back(url, queue, tmp_path
     assert _done(out) == []
     # The abandoned job was never acked: it comes back when its lease expires.
     job = queue.claim(wait=5)
-    assert job is not None and job.id == jid and job.token == 2
+    assert job is not None and job.id == jid and job.attempt == 2
     job.ack()
     assert queue.verify() == []

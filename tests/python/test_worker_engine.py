@@ -4,18 +4,14 @@ the batch claim and layout error the binding exposes."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 import echomq
 from emq_helpers import wait_for
-
-ROOT = Path(__file__).resolve().parents[2]
+from emq_valkey import Server
 
 
 def test_discard_dead_letters_at_once(queue):
@@ -31,7 +27,7 @@ def test_discard_dead_letters_at_once(queue):
     assert sorted(calls) == ["fine", "hopeless"], "a discarded job is not retried"
     assert (stats.acked, stats.failed, stats.discarded, stats.dead, stats.retried) == (1, 1, 1, 1, 0)
     dead = queue.dead()
-    assert len(dead) == 1 and dead[0].payload == b"hopeless" and dead[0].token == 1
+    assert len(dead) == 1 and dead[0].payload == b"hopeless" and dead[0].attempt == 1
     assert dead[0].last_error == "bad input: cannot parse"
     s = queue.stats()
     assert (s.pending, s.leased, s.delayed, s.dead) == (0, 0, 0, 1)
@@ -110,12 +106,8 @@ def test_bad_worker_options_are_refused_before_io():
 
 
 def test_on_error_fires_when_the_server_goes_away(make_queue):
-    d = tempfile.mkdtemp(prefix="emq-pytest-gone-")
-    script = ROOT / "tests" / "valkey-server.sh"
-    subprocess.run(["bash", str(script), "start", d], check=True, stdout=subprocess.DEVNULL, timeout=60)
-    stopped = False
-    try:
-        url = Path(d, "url").read_text().strip()
+    with Server(prefix="emq-pytest-gone-") as server:
+        url = server.url
         errors = []
         with echomq.connect(url, timeout=0.5, connect_timeout=0.5) as c:
             q = c.queue("gone")
@@ -125,23 +117,19 @@ def test_on_error_fires_when_the_server_goes_away(make_queue):
                                    drain_timeout=1)
             worker.start()
             assert done.wait(5)
-            subprocess.run(["bash", str(script), "stop", d], check=True, timeout=60)
-            stopped = True
+            server.stop()
             assert wait_for(lambda: errors, timeout=10), "no error reported"
             worker.stop(abandon=True)
             worker.join(5)
         assert isinstance(errors[0], (echomq.ConnectionError, echomq.TimeoutError)), errors
         assert worker.stats.errors >= 1
-    finally:
-        if not stopped:
-            subprocess.run(["bash", str(script), "stop", d], check=False, timeout=60)
 
 
 def test_claim_batch_serves_turns_in_one_call(queue):
     queue.enqueue_many([(g, f"{g}{i}") for i in range(3) for g in ("a", "b")])
     jobs = queue.claim_batch(4, lease=10)
     assert [j.text for j in jobs] == ["a0", "b0", "a1", "b1"]
-    assert all(j.token == 1 for j in jobs)
+    assert all(j.attempt == 1 for j in jobs)
     queue.weight("a", 2)
     rest = queue.claim_batch(10, weighted=True)
     assert [j.text for j in rest] == ["a2", "b2"]

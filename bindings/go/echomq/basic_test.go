@@ -23,8 +23,8 @@ func TestEnqueueClaimAckBinaryPayload(t *testing.T) {
 	if job.ID != id || job.Group != group || !bytes.Equal(job.Payload, payload) {
 		t.Fatalf("claimed %d %q %d bytes, want %d %q %d bytes", job.ID, job.Group, len(job.Payload), id, group, len(payload))
 	}
-	if job.Token != 1 || job.MaxAttempts != 3 {
-		t.Fatalf("token %d max attempts %d, want 1 and 3", job.Token, job.MaxAttempts)
+	if job.Attempt != 1 || job.Token == 0 || job.Token >= 1<<53 || job.MaxAttempts != 3 {
+		t.Fatalf("attempt %d token %d max attempts %d, want 1, 1..2^53-1 and 3", job.Attempt, job.Token, job.MaxAttempts)
 	}
 	if job.LeaseUntil.Before(job.EnqueuedAt) || !job.DeadAt.IsZero() {
 		t.Fatalf("times: lease %v enqueued %v dead %v", job.LeaseUntil, job.EnqueuedAt, job.DeadAt)

@@ -48,7 +48,7 @@ func TestCodesMatchC(t *testing.T) {
 	}
 	if capi.EMQGO_STATS_SERVER_TIME_MS != 15 || capi.EMQGO_LANE_OLDEST_ENQUEUED_AT_MS != 9 ||
 		capi.EMQGO_LANE_DELAYED != 11 ||
-		capi.EMQGO_JOB_PAYLOAD_LEN != 6 {
+		capi.EMQGO_JOB_PAYLOAD_LEN != 6 || capi.EMQGO_JOB_ATTEMPT != 7 {
 		t.Errorf("shim indexes moved: update inspect.go and handles.go")
 	}
 	if wclaimMax != capi.ECHOMQ_WCLAIM_MAX || defaultMaxPayload != capi.ECHOMQ_DEFAULT_MAX_PAYLOAD {

@@ -38,6 +38,7 @@ func jobFromHandle(q *Queue, j capi.Job) *Job {
 		Group:       capi.Job_group(j),
 		Payload:     payload,
 		Token:       uint64(n[1]),
+		Attempt:     uint64(n[7]),
 		MaxAttempts: uint32(n[2]),
 		LeaseUntil:  msTime(n[3]),
 		EnqueuedAt:  msTime(n[4]),

@@ -32,7 +32,7 @@ type Stats struct {
 
 // Indexes of the numbers the capi shims copy out (see echomq.i).
 const (
-	jobNums   = 7
+	jobNums   = 8
 	statsNums = 16
 	laneNums  = 20
 )

@@ -13,7 +13,8 @@ type Job struct {
 	ID          uint64
 	Group       string // the lane
 	Payload     []byte
-	Token       uint64 // fencing token: the attempt number of this delivery
+	Token       uint64 // fencing token of this delivery: new for every delivery
+	Attempt     uint64 // attempts so far, this delivery included (dead: attempts used)
 	MaxAttempts uint32
 	LeaseUntil  time.Time // server clock; zero if not leased
 	EnqueuedAt  time.Time // server clock

@@ -16,7 +16,7 @@ func TestRetryAndDeadLetter(t *testing.T) {
 		t.Fatalf("first fail outcome %v, want retried", out)
 	}
 	j2 := must(q.Claim(ctx, time.Minute))(t)
-	if j2.ID != id || j2.Token != 2 || j2.LastError != "first failure" {
+	if j2.ID != id || j2.Attempt != 2 || j2.Token == j1.Token || j2.LastError != "first failure" {
 		t.Fatalf("retry delivery: %+v", j2)
 	}
 	if out := must(j2.Fail(ctx, "second failure", 0))(t); out != Dead {
@@ -39,8 +39,8 @@ func TestRetryAndDeadLetter(t *testing.T) {
 		t.Fatalf("redrive moved %d, want 1", n)
 	}
 	j3 := must(q.Claim(ctx, time.Minute))(t)
-	if j3.ID != id || j3.Token != 3 {
-		t.Fatalf("redriven delivery: id %d token %d", j3.ID, j3.Token)
+	if j3.ID != id || j3.Attempt != 3 {
+		t.Fatalf("redriven delivery: id %d attempt %d", j3.ID, j3.Attempt)
 	}
 	mustOK(t, j3.Ack(ctx))
 	if d := must(q.Dead(ctx, 0, 10))(t); len(d) != 0 {

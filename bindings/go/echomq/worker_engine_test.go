@@ -55,8 +55,8 @@ func TestWorkerDiscardDeadLettersAtOnce(t *testing.T) {
 	dead := must(q.Dead(bg, 0, 10))(t)
 	reasons := map[string]string{}
 	for _, j := range dead {
-		if j.Token != 1 {
-			t.Fatalf("dead job %d used %d attempts, want 1", j.ID, j.Token)
+		if j.Attempt != 1 {
+			t.Fatalf("dead job %d used %d attempts, want 1", j.ID, j.Attempt)
 		}
 		reasons[string(j.Payload)] = j.LastError
 	}
@@ -182,8 +182,8 @@ func TestWorkerDrainTimeoutCancelsHandlers(t *testing.T) {
 		t.Fatal("OnError did not hear of the job left running")
 	}
 	j := must(q.BClaim(bg, time.Second))(t) // back after its lease
-	if j.ID != id || j.Token != 2 {
-		t.Fatalf("claimed %d token %d", j.ID, j.Token)
+	if j.ID != id || j.Attempt != 2 {
+		t.Fatalf("claimed %d attempt %d", j.ID, j.Attempt)
 	}
 	mustOK(t, j.Ack(bg))
 }

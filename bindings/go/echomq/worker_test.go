@@ -151,7 +151,7 @@ func TestWorkerRetriesFailures(t *testing.T) {
 		URL: serverURL, Queue: q.Name(), Concurrency: 3, Lease: 10 * time.Second,
 		Handler: func(ctx context.Context, j *Job) error {
 			mu.Lock()
-			attempts[j.ID] = append(attempts[j.ID], j.Token)
+			attempts[j.ID] = append(attempts[j.ID], j.Attempt)
 			n := len(attempts[j.ID])
 			mu.Unlock()
 			switch {
@@ -177,7 +177,7 @@ func TestWorkerRetriesFailures(t *testing.T) {
 	}
 	for id := range want {
 		if got := attempts[id]; len(got) != 2 || got[0] != 1 || got[1] != 2 {
-			t.Fatalf("job %d attempts (tokens) %v, want [1 2]", id, got)
+			t.Fatalf("job %d attempts %v, want [1 2]", id, got)
 		}
 	}
 	if st := must(q.Stats(ctxT(t)))(t); st.FailedTotal != uint64(len(want)) || st.AckedTotal != uint64(len(want)) {

@@ -50,6 +50,7 @@ from .errors import (
     TryAgainError,
     TimeoutError,
     TooLargeError,
+    UnconfirmedWarning,
     error_class,
 )
 from .info import LaneInfo, QueueStats
@@ -84,6 +85,7 @@ def strerror(code: int) -> str:
 
 
 __all__ = [
+    "UnconfirmedWarning",
     "Client",
     "connect",
     "Queue",

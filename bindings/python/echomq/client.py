@@ -2,12 +2,40 @@
 
 from __future__ import annotations
 
+import warnings
 from types import TracebackType
-from typing import Optional, Type
+from typing import Any, Callable, Optional, Type
 
 from . import _convert, _echomq
-from .errors import InvalidArgument
+from .errors import InvalidArgument, UnconfirmedWarning
 from .queue import Queue
+
+
+class _Confirming:
+    """The compiled client of a client that waits for durability: every
+    call that wrote but was not confirmed in time warns (UnconfirmedWarning)
+    after returning its result.  Clients that do not wait use the compiled
+    client directly, at no cost."""
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._raw, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = attr(*args, **kwargs)
+            why = _echomq.Client.take_unconfirmed()
+            if why:
+                # stacklevel 3: the caller of the Queue / Job method.
+                warnings.warn(UnconfirmedWarning(why), stacklevel=3)
+            return result
+
+        return call
 
 
 class Client:
@@ -35,6 +63,13 @@ class Client:
             1 MiB, at most 64 MiB).
         lease: default lease, in seconds, of the queues made by
             :meth:`queue`.
+        wait_replicas: after every call that writes, wait until this many
+            replicas have the write (WAIT); default 0 (no wait).
+        wait_aof: after every call that writes, wait until the server's
+            append-only file has it (WAITAOF; needs ``appendonly yes``).
+        wait_timeout: seconds to wait for that confirmation (default 1).
+            A write not confirmed in time still happened and returns its
+            result, with an :class:`~echomq.UnconfirmedWarning`.
 
     Raises:
         InvalidArgument: bad URL or options.
@@ -49,6 +84,9 @@ class Client:
         connect_timeout: _convert.Seconds = 2.0,
         max_payload: Optional[int] = None,
         lease: _convert.Seconds = 30.0,
+        wait_replicas: int = 0,
+        wait_aof: bool = False,
+        wait_timeout: _convert.Seconds = 1.0,
     ) -> None:
         command_ms = _convert.to_ms("timeout", timeout, minimum=1)
         connect_ms = _convert.to_ms("connect_timeout", connect_timeout, minimum=1)
@@ -62,7 +100,14 @@ class Client:
         self._connect_timeout = connect_timeout
         self._max_payload = max_payload
         self._url: Optional[str] = None
-        self._raw = _echomq.Client(connect_ms, command_ms, payload_max)
+        self._wait_replicas = _convert.to_count("wait_replicas", wait_replicas, minimum=0, maximum=100)
+        self._wait_aof = bool(wait_aof)
+        self._wait_timeout = wait_timeout
+        wait_ms = _convert.to_ms("wait_timeout", wait_timeout, minimum=1)
+        if wait_ms > 60000:
+            raise InvalidArgument("wait_timeout must be at most 60 seconds")
+        raw = _echomq.Client(connect_ms, command_ms, payload_max, self._wait_replicas, int(self._wait_aof), wait_ms)
+        self._raw: Any = _Confirming(raw) if self._wait_replicas or self._wait_aof else raw
         if url is not None:
             self.connect(url)
 
@@ -112,6 +157,9 @@ class Client:
             connect_timeout=self._connect_timeout,
             max_payload=self._max_payload,
             lease=self._lease,
+            wait_replicas=self._wait_replicas,
+            wait_aof=self._wait_aof,
+            wait_timeout=self._wait_timeout,
         )
 
     def cancel(self) -> None:
@@ -154,6 +202,12 @@ def connect(
     connect_timeout: _convert.Seconds = 2.0,
     max_payload: Optional[int] = None,
     lease: _convert.Seconds = 30.0,
+    wait_replicas: int = 0,
+    wait_aof: bool = False,
+    wait_timeout: _convert.Seconds = 1.0,
 ) -> Client:
     """Open a :class:`Client` connected to ``url`` (see :class:`Client`)."""
-    return Client(url, timeout=timeout, connect_timeout=connect_timeout, max_payload=max_payload, lease=lease)
+    return Client(
+        url, timeout=timeout, connect_timeout=connect_timeout, max_payload=max_payload, lease=lease,
+        wait_replicas=wait_replicas, wait_aof=wait_aof, wait_timeout=wait_timeout,
+    )

@@ -34,6 +34,7 @@ __all__ = [
     "ProtocolError",
     "OutOfMemoryError",
     "InternalError",
+    "UnconfirmedWarning",
 ]
 
 
@@ -206,6 +207,24 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         InternalError,
     )
 }
+
+
+class UnconfirmedWarning(UserWarning):
+    """A call wrote, but the server did not confirm in time that the write
+    reached the replicas or the append-only file the client waits for
+    (``connect(..., wait_replicas=N, wait_aof=True)``; C status
+    ``ECHOMQ_UNCONFIRMED`` = 2).
+
+    Not an error: the call did what it says and returned its result (the
+    job id, the claimed job, the fail outcome), but a failover now could
+    lose the write.  Never retry the call because of it (an enqueue would
+    run twice).  Warnings show once per place by default; use
+    ``warnings.simplefilter("always", echomq.UnconfirmedWarning)`` to see
+    every one, or ``"error"`` to raise it (the write still happened, and
+    the call's result is then lost to the caller).
+    """
+
+    code = 2
 
 
 def error_class(code: int) -> Type[EchoMQError]:

@@ -10,7 +10,7 @@ from . import _convert, _echomq
 if TYPE_CHECKING:  # pragma: no cover
     from .queue import Queue
 
-RawJob = Tuple[int, str, bytes, int, int, int, int, int, str]
+RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int]
 
 
 class FailOutcome(enum.IntEnum):
@@ -29,15 +29,19 @@ class Job:
 
     A job is settled through the queue (and so the client) that claimed it:
     :meth:`ack`, :meth:`fail` or :meth:`extend`.  ``token`` is the fencing
-    token of this delivery (its attempt number); a holder whose lease ran
-    out gets :class:`~echomq.StaleLeaseError` and changes nothing.
+    token of this delivery (new for every delivery, also across a failover);
+    a holder whose lease ran out gets :class:`~echomq.StaleLeaseError` and
+    changes nothing.
 
     Attributes:
         id: the job id (ids grow in mint order).
         group: the lane the job belongs to.
         payload: the payload bytes (``text`` decodes them as UTF-8).
-        token: the fencing token (attempt number) of this delivery; for a
-            dead job, the attempts it used.
+        token: the fencing token of this delivery (an int below 2**53,
+            unrelated to the attempt number); for a dead job, the attempts
+            it used.
+        attempt: the attempt number of this delivery (1 for the first);
+            for a dead job, the attempts it used.
         max_attempts: deliveries allowed before dead-lettering.
         lease_until: lease deadline, server clock, seconds since the epoch
             (``None`` if not leased).
@@ -52,6 +56,7 @@ class Job:
         "group",
         "payload",
         "token",
+        "attempt",
         "max_attempts",
         "lease_until",
         "enqueued_at",
@@ -71,12 +76,14 @@ class Job:
         enqueued_at: float,
         dead_at: Optional[float] = None,
         last_error: str = "",
+        attempt: int = 0,
     ) -> None:
         self._queue = queue
         self.id = id
         self.group = group
         self.payload = payload
         self.token = token
+        self.attempt = attempt
         self.max_attempts = max_attempts
         self.lease_until = lease_until
         self.enqueued_at = enqueued_at
@@ -85,7 +92,7 @@ class Job:
 
     @classmethod
     def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
-        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err = raw
+        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, att = raw
         return cls(
             queue,
             jid,
@@ -97,6 +104,7 @@ class Job:
             enq_ms / 1000.0,
             dead_ms / 1000.0 if dead_ms else None,
             err,
+            att,
         )
 
     @property
@@ -108,11 +116,6 @@ class Job:
     def text(self) -> str:
         """The payload decoded as UTF-8."""
         return self.payload.decode("utf-8")
-
-    @property
-    def attempt(self) -> int:
-        """The attempt number of this delivery (the same as ``token``)."""
-        return self.token
 
     def ack(self) -> None:
         """Acknowledge the job: it is done and deleted.

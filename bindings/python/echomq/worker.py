@@ -86,6 +86,8 @@ class WorkerStats:
         round_trips: calls to the server (idle waits excluded).
         running: jobs handed to a handler, not reported yet.
         buffered: jobs claimed ahead, not handed out yet.
+        unconfirmed: round trips done but not confirmed durable in time
+            (the client's ``wait_replicas`` / ``wait_aof``); counted as done.
     """
 
     acked: int = 0
@@ -102,6 +104,7 @@ class WorkerStats:
     round_trips: int = 0
     running: int = 0
     buffered: int = 0
+    unconfirmed: int = 0
 
 
 class Worker:
@@ -211,7 +214,8 @@ class Worker:
         # Creating the engine checks the URL, queue name and every option; no I/O.
         self._raw = _echomq.Worker(
             client.url, queue.name, n_slots, per_trip, lease_ms, bool(weighted), retry_ms, wait_ms,
-            connect_ms, command_ms,
+            connect_ms, command_ms, client._wait_replicas, int(client._wait_aof),
+            _convert.to_ms("wait_timeout", client._wait_timeout, minimum=1),
         )
         self._lock = threading.Lock()
         self._failed = 0
@@ -247,6 +251,7 @@ class Worker:
             lost=e["lost"], errors=e["errors"], discarded=discarded, claimed=e["claimed"],
             released=e["released"], extended=e["extended"], delayed=e["delayed"],
             round_trips=e["round_trips"], running=e["running"], buffered=e["buffered"],
+            unconfirmed=e["unconfirmed"],
         )
 
     @property
@@ -425,14 +430,14 @@ class Worker:
             self._handler(job)
         except DiscardJob as exc:
             reason = str(exc) or "discarded"
-            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
             with self._lock:
                 self._failed += 1
                 self._discarded += 1
             return int(self._raw.discard(ref, _convert.reason_bytes(reason)))
         except BaseException as exc:  # the handler's failure is the job's, not the worker's
             reason = _reason(exc)
-            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.token, reason)
+            log.warning("job %d (lane %r, attempt %d) failed: %s", job.id, job.group, job.attempt, reason)
             log.debug("traceback of job %d", job.id, exc_info=exc)
             with self._lock:
                 self._failed += 1

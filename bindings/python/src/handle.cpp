@@ -17,8 +17,24 @@ void throw_status(int status, const char *message) {
                                                                 : std::string(echomq_strerror(status))};
 }
 
-Client::Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes) {
+namespace {
+thread_local std::string t_unconfirmed;
+}  // namespace
+
+std::string take_unconfirmed() {
+  std::string s;
+  s.swap(t_unconfirmed);
+  return s;
+}
+
+void note_unconfirmed(const char *message) { t_unconfirmed = message != nullptr ? message : "not confirmed"; }
+
+Client::Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes,
+               int wait_replicas, int wait_aof, int wait_timeout_ms) {
   echomq_client_options opts = ECHOMQ_CLIENT_OPTIONS_INIT;
+  opts.wait_replicas = wait_replicas;
+  opts.wait_aof = wait_aof;
+  opts.wait_timeout_ms = wait_timeout_ms;
   if (connect_timeout_ms > 0) opts.connect_timeout_ms = connect_timeout_ms;
   if (command_timeout_ms > 0) opts.command_timeout_ms = command_timeout_ms;
   if (max_payload_bytes > 0) opts.max_payload_bytes = max_payload_bytes;

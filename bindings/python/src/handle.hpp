@@ -8,7 +8,7 @@
 // the GIL.
 #pragma once
 
-#include <echomq/echomq.h>
+#include <echomq/echomq.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -25,30 +25,12 @@ struct Error {
   std::string message;
 };
 
-struct JobFree {
-  void operator()(echomq_job *j) const noexcept { echomq_job_free(j); }
-};
-struct JobListFree {
-  void operator()(echomq_job_list *l) const noexcept { echomq_job_list_free(l); }
-};
-struct LaneListFree {
-  void operator()(echomq_lane_list *l) const noexcept { echomq_lane_list_free(l); }
-};
-struct ReportFree {
-  void operator()(echomq_report *r) const noexcept { echomq_report_free(r); }
-};
-struct BatchFree {
-  void operator()(echomq_batch *b) const noexcept { echomq_batch_free(b); }
-};
-using JobPtr = std::unique_ptr<echomq_job, JobFree>;
-using JobListPtr = std::unique_ptr<echomq_job_list, JobListFree>;
-using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListFree>;
-using ReportPtr = std::unique_ptr<echomq_report, ReportFree>;
-using BatchPtr = std::unique_ptr<echomq_batch, BatchFree>;
-struct WorkerFree {
-  void operator()(echomq_worker *w) const noexcept { echomq_worker_free(w); }
-};
-using WorkerPtr = std::unique_ptr<echomq_worker, WorkerFree>;
+using echomq::BatchPtr;
+using echomq::JobListPtr;
+using echomq::JobPtr;
+using echomq::LaneListPtr;
+using echomq::ReportPtr;
+using echomq::WorkerPtr;
 
 // Refuses a string with an embedded NUL: the C API takes NUL-terminated
 // names, so such a name would silently be cut. Throws Error{ECHOMQ_EINVAL}.
@@ -57,10 +39,17 @@ const char *cstr(const std::string &s, const char *what);
 // Throws Error for a status below zero; returns the status otherwise.
 [[noreturn]] void throw_status(int status, const char *message);
 
+// Why the last call made on this thread wrote but was not confirmed durable
+// in time (ECHOMQ_UNCONFIRMED), "" if none; clears it. Per thread: a call
+// runs on its caller's thread, with or without the GIL.
+std::string take_unconfirmed();
+void note_unconfirmed(const char *message);
+
 class Client {
  public:
   // Creates the handle (no I/O). Throws Error on bad options.
-  Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes);
+  Client(int connect_timeout_ms, int command_timeout_ms, std::size_t max_payload_bytes,
+         int wait_replicas = 0, int wait_aof = 0, int wait_timeout_ms = 1000);
   ~Client();
   Client(const Client &) = delete;
   Client &operator=(const Client &) = delete;
@@ -73,6 +62,7 @@ class Client {
     if (c_ == nullptr) throw Error{ECHOMQ_ECONN, "client is closed"};
     int rc = f(c_);
     if (rc < 0) fail(rc);
+    if (rc == ECHOMQ_UNCONFIRMED) note_unconfirmed(echomq_client_errmsg(c_));
     return rc;
   }
 

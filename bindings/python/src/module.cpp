@@ -32,8 +32,12 @@ struct WorkerJob {
 struct Worker {
   Worker(const std::string &url, const std::string &queue, unsigned int slots, unsigned int prefetch,
          int64_t lease_ms, bool weighted, int64_t retry_delay_ms, int64_t idle_wait_ms,
-         int connect_timeout_ms, int command_timeout_ms) {
+         int connect_timeout_ms, int command_timeout_ms, int wait_replicas, int wait_aof,
+         int wait_timeout_ms) {
     echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+    o.wait_replicas = wait_replicas;
+    o.wait_aof = wait_aof;
+    o.wait_timeout_ms = wait_timeout_ms;
     o.slots = slots;
     o.prefetch = prefetch;
     o.lease_ms = lease_ms;
@@ -82,7 +86,7 @@ py::tuple job_tuple(const echomq_job *j) {
                         py::bytes(payload != nullptr ? payload : "", len), echomq_job_token(j),
                         echomq_job_max_attempts(j), echomq_job_lease_until_ms(j),
                         echomq_job_enqueued_at_ms(j), echomq_job_dead_at_ms(j),
-                        text(echomq_job_last_error(j)));
+                        text(echomq_job_last_error(j)), echomq_job_attempt(j));
 }
 
 py::object job_or_none(const emqpy::JobPtr &j) {
@@ -245,10 +249,11 @@ PYBIND11_MODULE(_echomq, m) {
   py::class_<Worker>(m, "Worker", "The worker engine of libechomq (an echomq_worker handle).")
       // No I/O: the factory keeps the GIL.
       .def(py::init<const std::string &, const std::string &, unsigned int, unsigned int, int64_t, bool,
-                    int64_t, int64_t, int, int>(),
+                    int64_t, int64_t, int, int, int, int, int>(),
            py::arg("url"), py::arg("queue"), py::arg("slots"), py::arg("prefetch"), py::arg("lease_ms"),
            py::arg("weighted"), py::arg("retry_delay_ms"), py::arg("idle_wait_ms"),
-           py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"))
+           py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"), py::arg("wait_replicas") = 0,
+           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000)
       .def("start",
            [](Worker &self) {
              py::gil_scoped_release nogil;
@@ -326,6 +331,7 @@ PYBIND11_MODULE(_echomq, m) {
              d["retried"] = s.retried;
              d["delayed"] = s.delayed;
              d["dead"] = s.dead;
+             d["unconfirmed"] = s.unconfirmed;
              return d;
            },
            "The engine's counters as a dict.")
@@ -343,8 +349,12 @@ PYBIND11_MODULE(_echomq, m) {
 
   py::class_<Client>(m, "Client", "One connection to one Valkey server (an echomq_client handle).")
       // Creating the handle does no I/O, so the factory keeps the GIL.
-      .def(py::init<int, int, size_t>(), py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"),
-           py::arg("max_payload_bytes"))
+      .def(py::init<int, int, size_t, int, int, int>(), py::arg("connect_timeout_ms"),
+           py::arg("command_timeout_ms"), py::arg("max_payload_bytes"), py::arg("wait_replicas") = 0,
+           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000)
+      .def_static("take_unconfirmed", &emqpy::take_unconfirmed,
+                  "Why the last call of this thread wrote but was not confirmed durable in time "
+                  "('' if it was, or did not wait); clears it. No I/O.")
       .def("connect",
            [](Client &self, const std::string &url) {
              const char *u = cstr(url, "url");

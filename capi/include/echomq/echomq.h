@@ -70,12 +70,18 @@ extern "C" {
 typedef enum echomq_status {
   ECHOMQ_OK = 0,          /* success */
   ECHOMQ_EMPTY = 1,       /* nothing to claim right now (not an error) */
+  ECHOMQ_UNCONFIRMED = 2, /* done, but not confirmed durable in time (only
+                             with the wait_* client options): the write
+                             happened and its results (ids, jobs, outcomes)
+                             are valid, but it may be lost if the server
+                             fails now. Not an error; never retry the call
+                             blindly (an enqueue would run twice) */
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
   ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
-  ECHOMQ_ESTALE = -4,     /* token is not the job's current attempt, or the
-                             job is no longer leased: the lease was lost */
+  ECHOMQ_ESTALE = -4,     /* token is not the job's current delivery's, or
+                             the job is no longer leased: the lease was lost */
   ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
                              nothing written (a batch: none of it) */
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
@@ -113,7 +119,13 @@ typedef enum echomq_status {
 
 /* Every call that talks to the server may also return ECHOMQ_EBUSY,
  * ECHOMQ_ELOADING or ECHOMQ_ETRYAGAIN (retryable, nothing changed); the
- * per-call lists below name only the other errors. */
+ * per-call lists below name only the other errors. Every call that writes
+ * (enqueue, claims that claimed something, every settlement, extend, lane
+ * settings, redrive) may also return ECHOMQ_UNCONFIRMED when the client waits
+ * for durability (echomq_client_options.wait_replicas / wait_aof): the call
+ * did what ECHOMQ_OK says (outputs are set as for ECHOMQ_OK, or as for
+ * ECHOMQ_EMPTY when a fused call claimed nothing), but the wait ended first.
+ * Read-only calls and claims that found nothing never wait. */
 
 /* Static English text for a status code; never NULL, never freed. */
 ECHOMQ_API const char *echomq_strerror(int status);
@@ -145,7 +157,7 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_RECOVER_MAX 32
 /* Version of the key layout this library reads and writes (docs/keys.md).
  * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
-#define ECHOMQ_KEY_LAYOUT 2
+#define ECHOMQ_KEY_LAYOUT 3
 #define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
 #define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
 #define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
@@ -165,16 +177,32 @@ typedef struct echomq_client_options {
   int command_timeout_ms;      /* reply wait of a non-blocking call; default 5000; >= 1 */
   size_t max_payload_bytes;    /* default ECHOMQ_DEFAULT_MAX_PAYLOAD;
                                   1..ECHOMQ_HARD_MAX_PAYLOAD */
+  /* Since version 2 (0.3.0): durability. After every call that wrote, wait
+   * until the server confirms the write reached wait_replicas replicas
+   * (WAIT) and, with wait_aof, its own append-only file (WAITAOF 1), for at
+   * most wait_timeout_ms; when it does not in time (or the wait itself
+   * fails, for example WAITAOF without appendonly yes), the call returns
+   * ECHOMQ_UNCONFIRMED and the message says why. Costs one round trip per
+   * writing call plus the replication or fsync delay (bench/README.md). */
+  int wait_replicas;           /* 0 = do not wait (default); 0..ECHOMQ_WAIT_REPLICAS_MAX */
+  int wait_aof;                /* 1 = wait for the local AOF fsync; default 0 */
+  int wait_timeout_ms;         /* default 1000; 1..ECHOMQ_WAIT_TIMEOUT_MAX_MS */
 } echomq_client_options;
 
-#define ECHOMQ_CLIENT_OPTIONS_VERSION 1
+#define ECHOMQ_CLIENT_OPTIONS_VERSION 2
+/* A caller built against version 1 (no wait_* fields) passes 1 and keeps
+ * working: no durability wait. */
+#define ECHOMQ_CLIENT_OPTIONS_VERSION_1 1
 #define ECHOMQ_CLIENT_OPTIONS_INIT \
-  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD }
+  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD, 0, 0, 1000 }
+#define ECHOMQ_WAIT_REPLICAS_MAX 100
+#define ECHOMQ_WAIT_TIMEOUT_MAX_MS 60000
 
-/* Fill *opts with defaults. Errors: EINVAL (NULL or unknown version). */
+/* Fill *opts with defaults (version 1: the version-1 fields only). Errors:
+ * EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_client_options_init(echomq_client_options *opts, unsigned int version);
 
-/* Create a client handle (no I/O). opts may be NULL.
+/* Create a client handle (no I/O). opts may be NULL; version 1 or 2.
  * Errors: EINVAL (bad option values, unknown version), ENOMEM. *out is NULL on error. */
 ECHOMQ_API int echomq_client_new(echomq_client **out, const echomq_client_options *opts);
 
@@ -229,8 +257,11 @@ ECHOMQ_API const char *echomq_job_group(const echomq_job *j);
  * general, though a NUL is stored after the last byte for convenience. */
 ECHOMQ_API const char *echomq_job_payload(const echomq_job *j, size_t *len);
 ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
-/* Fencing token: the attempt count of this delivery. Pass it to ack, fail
- * and extend. For dead jobs, the attempts used. */
+/* Fencing token of this delivery (1..ECHOMQ_ID_MAX). Pass it to ack, fail
+ * and extend. Since 0.3 it is not the attempt count: every delivery of a job
+ * gets a new token, made from a random nonce the claiming call draws, so no
+ * other delivery of the job has it, also after a failover to a replica that
+ * never saw this claim. For dead jobs, the attempts used (as before 0.3). */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
 /* Server ms: lease deadline (0 if not leased), enqueue time, and for dead
@@ -242,6 +273,11 @@ ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
  * job, why the previous attempt failed; on a dead job, why it died. */
 ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
+/* Attempt count (since 0.3): on a claimed job, the number of this delivery
+ * (1 for the first; a job given back unstarted with ECHOMQ_RETRY_RELEASE
+ * does not use up an attempt, but its next delivery still counts one up);
+ * on a dead job, the attempts used. 0 for NULL. */
+ECHOMQ_API uint64_t echomq_job_attempt(const echomq_job *j);
 
 /* A list of jobs (wclaim, dead listing). Jobs inside are owned by the list. */
 typedef struct echomq_job_list echomq_job_list;
@@ -327,7 +363,7 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
 
 /* ------------------------------------------------------------------------ */
 /* Settle a leased job. `token` is the job's echomq_job_token of the delivery
- * being settled. A token that is not the current attempt, or a job that is
+ * being settled. A token that is not the current delivery's, or a job that is
  * no longer leased, gets ECHOMQ_ESTALE and changes nothing. */
 
 /* Acknowledge: the job is done and deleted.
@@ -478,14 +514,26 @@ typedef struct echomq_worker_options {
                                 default 5000 */
   int connect_timeout_ms;    /* as echomq_client_options; default 2000 */
   int command_timeout_ms;    /* default 5000 */
+  /* Since version 2 (0.3.0): as echomq_client_options. Every claim and
+   * settlement round trip and every lease extension then waits for the
+   * confirmation; one that is not confirmed in time counts as done (its
+   * jobs are handed out, its settlements are settled) and is counted in
+   * echomq_worker_stats.unconfirmed. */
+  int wait_replicas;         /* default 0 */
+  int wait_aof;              /* default 0 */
+  int wait_timeout_ms;       /* default 1000 */
 } echomq_worker_options;
 
-#define ECHOMQ_WORKER_OPTIONS_VERSION 1
+#define ECHOMQ_WORKER_OPTIONS_VERSION 2
+/* A caller built against version 1 (no wait_* fields) passes 1. */
+#define ECHOMQ_WORKER_OPTIONS_VERSION_1 1
 #define ECHOMQ_WORKER_OPTIONS_INIT \
-  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000 }
+  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000, 0, 0, 1000 }
 /* Retry delay of echomq_worker_fail meaning "the worker's retry_delay_ms". */
 #define ECHOMQ_RETRY_DEFAULT (-4)
 
+/* Fill *opts with defaults (version 1: the version-1 fields only).
+ * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_worker_options_init(echomq_worker_options *opts, unsigned int version);
 
 /* Create a worker for `queue` on the server at `url` (no I/O; opts may be
@@ -549,8 +597,13 @@ typedef struct echomq_worker_stats {
   uint64_t retried;      /* straight back to their lanes */
   uint64_t delayed;      /* to the delayed set for a later retry (backoff) */
   uint64_t dead;         /* dead-lettered: out of attempts, or discarded */
+  /* Since version 2 (0.3.0): */
+  uint64_t unconfirmed;  /* round trips done but not confirmed durable in
+                            time (wait_replicas / wait_aof) */
 } echomq_worker_stats;
-#define ECHOMQ_WORKER_STATS_VERSION 1
+#define ECHOMQ_WORKER_STATS_VERSION 2
+/* A caller built against version 1 (no unconfirmed field) passes 1. */
+#define ECHOMQ_WORKER_STATS_VERSION_1 1
 /* Errors: EINVAL (NULL, version). */
 ECHOMQ_API int echomq_worker_stats_get(echomq_worker *w, echomq_worker_stats *out);
 
@@ -754,7 +807,8 @@ ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report 
  * between steps can make a count wrong (run echomq_verify after; a step
  * that finishes the walk is atomic). Thread safety: as any call on `c`.
  * Errors: EINVAL (names, count, a cursor not from a repair), ECONN,
- * ETIMEOUT, ELAYOUT, ESERVER, ENOPERM, EOOM (apply). */
+ * ETIMEOUT, ELAYOUT, ESERVER, ENOPERM, EOOM (apply), and UNCONFIRMED (apply,
+ * with durability waits: the step was made but not confirmed durable). */
 ECHOMQ_API int echomq_repair(echomq_client *c, const char *queue, int apply, const char *cursor,
                              size_t count, echomq_report **out);
 /* The cursor for the next repair step, NULL when the repair is done (and

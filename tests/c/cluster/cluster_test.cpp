@@ -4,10 +4,14 @@
 // the CTest fixture "valkey_cluster" starts (tests/valkey-cluster.sh).
 #include <hiredis/hiredis.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_env.hpp"
@@ -155,4 +159,218 @@ TEST_CASE("a queue whose slot is being migrated gets ETRYAGAIN and changes nothi
   CHECK(after.leased == 0);
   enqueue(direct.get(), q, "a", "three");  // works again once the slot is stable
   require_verified(direct.get(), q);
+}
+
+namespace {
+
+/// Every key of a slot that `from` still holds, moved to `to_port` by
+/// MIGRATE, a few keys at a time with a pause between, so the move takes
+/// long enough for the workers to run into it many times.
+void migrate_slot_keys(Raw &from, int to_port, long long slot) {
+  for (;;) {
+    auto *r = static_cast<redisReply *>(
+        redisCommand(from.c, "CLUSTER GETKEYSINSLOT %lld 3", slot));
+    REQUIRE(r != nullptr);
+    REQUIRE(r->type == REDIS_REPLY_ARRAY);
+    std::vector<std::string> keys;
+    for (size_t i = 0; i < r->elements; ++i) keys.emplace_back(r->element[i]->str, r->element[i]->len);
+    freeReplyObject(r);
+    if (keys.empty()) return;
+    std::vector<std::string> argv{"MIGRATE", "127.0.0.1", std::to_string(to_port), "", "0", "5000", "KEYS"};
+    argv.insert(argv.end(), keys.begin(), keys.end());
+    CHECK(from.text(argv) == "OK");
+    sleep_ms(20);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a queue's slot moves to another master while workers drain it and a producer adds to it",
+          "[cluster]") {
+  const std::vector<std::string> urls = cluster_urls();
+  const std::string q = fresh_queue("resharded");
+  const std::string seq = "emq:{" + q + "}:seq";
+  constexpr int kBefore = 2000, kDuring = 500, kLanes = 25;
+  ClientPtr c = connect_client(nullptr, urls[0]);
+  for (int i = 0; i < kBefore; ++i) enqueue(c.get(), q, "t" + std::to_string(i % kLanes), "job");
+  const long long slot = Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", seq});
+  size_t owner = urls.size();
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
+      owner = i;
+  REQUIRE(owner < urls.size());
+  const size_t target = (owner + 1) % urls.size();
+
+  // Two engines on the owner, two host threads each, acking every job.
+  std::mutex mu;
+  std::map<uint64_t, int> done;  // job id -> times a worker was handed it
+  std::atomic<bool> quit{false};
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 8;
+  std::vector<WorkerPtr> engines;
+  for (int e = 0; e < 2; ++e) {
+    echomq_worker *w = nullptr;
+    REQUIRE(echomq_worker_new(&w, urls[owner].c_str(), q.c_str(), &o) == ECHOMQ_OK);
+    engines.emplace_back(w);
+    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+  }
+  std::vector<std::thread> hosts;
+  for (int t = 0; t < 4; ++t) {
+    echomq_worker *w = engines[static_cast<size_t>(t % 2)].get();
+    hosts.emplace_back([&, w] {
+      while (!quit) {
+        echomq_job *j = nullptr;
+        if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          ++done[echomq_job_id(j)];
+        }
+        echomq_worker_done(w, j);
+        echomq_job_free(j);
+        sleep_ms(1);  // spread the drain over the migration
+      }
+    });
+  }
+  // A producer that keeps adding while the slot moves: a refused enqueue
+  // (TRYAGAIN) changed nothing, so it is simply sent again.
+  // (Catch2 assertions belong to the test's thread: the producer only
+  // records what it saw.)
+  std::atomic<int> refused{0}, unexpected{0};
+  std::string unexpected_msg;
+  ClientPtr p = connect_client(nullptr, urls[owner]);
+  std::thread producer([&] {
+    for (int i = 0; i < kDuring && unexpected == 0; ++i) {
+      for (;;) {
+        const int rc = echomq_enqueue(p.get(), q.c_str(), ("t" + std::to_string(i % kLanes)).c_str(), "late", 4,
+                                      nullptr, nullptr);
+        if (rc == ECHOMQ_OK) break;
+        if (rc != ECHOMQ_ETRYAGAIN) {  // nothing else is expected here
+          unexpected_msg = describe(p.get(), rc);
+          unexpected = rc;
+          break;
+        }
+        ++refused;
+        sleep_ms(5);
+      }
+      sleep_ms(2);
+    }
+  });
+
+  sleep_ms(300);  // the drain is under way
+  {
+    Raw from(port_of(urls[owner])), to(port_of(urls[target]));
+    const std::string from_id = from.text({"CLUSTER", "MYID"}), to_id = to.text({"CLUSTER", "MYID"});
+    const std::string s = std::to_string(slot);
+    to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
+    from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
+    migrate_slot_keys(from, port_of(urls[target]), slot);
+    // The new owner first, then the old one, then the bystander (the order
+    // CLUSTER SETSLOT's documentation gives).
+    to.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+    from.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+    Raw(port_of(urls[3 - owner - target])).text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+  }
+  producer.join();
+  INFO("enqueue during the move: " << unexpected_msg);
+  CHECK(unexpected == 0);
+  const int64_t deadline = mono_ms() + 60000;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      if (done.size() >= static_cast<size_t>(kBefore + kDuring) || mono_ms() > deadline) break;
+    }
+    sleep_ms(20);
+  }
+  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
+  quit = true;
+  for (auto &t : hosts) t.join();
+
+  INFO("enqueues refused while the slot moved: " << refused.load());
+  CHECK(done.size() == static_cast<size_t>(kBefore + kDuring));
+  for (const auto &[id, n] : done) {
+    INFO("job " << id);
+    CHECK(n == 1);  // handed out once: no lease was lost, none delivered twice
+  }
+  // Everything now lives on the new owner, and the queue is whole.
+  CHECK(Raw(port_of(urls[owner])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) == 0);
+  CHECK(Raw(port_of(urls[target])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0);
+  ClientPtr after = connect_client(nullptr, urls[target]);
+  const echomq_queue_stats s = stats(after.get(), q);
+  CHECK(s.acked_total == static_cast<uint64_t>(kBefore + kDuring));
+  CHECK(s.enqueued_total == static_cast<uint64_t>(kBefore + kDuring));
+  CHECK(s.pending == 0);
+  CHECK(s.leased == 0);
+  require_verified(after.get(), q);
+}
+
+TEST_CASE("no script runs while its queue's slot is half moved, even when every key it names is still there",
+          "[cluster]") {
+  const std::vector<std::string> urls = cluster_urls();
+  const std::string q = fresh_queue("half-moved");
+  const std::string pre = "emq:{" + q + "}:";
+  ClientPtr c = connect_client(nullptr, urls[0]);
+  // A queue in which every fixed key enqueue names exists: settings, a held
+  // job, a paused lane, a delayed job, a rate, a throttle, a cap.
+  enqueue(c.get(), q, "a", "one");
+  enqueue(c.get(), q, "held", "x");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_default_weight(c.get(), q.c_str(), 1));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "held", 5));
+  JobPtr held = claim(c.get(), q, 60000);
+  REQUIRE(held);
+  EMQ_REQUIRE_OK(c.get(), echomq_pause(c.get(), q.c_str(), "paused"));
+  echomq_enqueue_options later = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  later.delay_ms = 3600 * 1000;
+  enqueue(c.get(), q, "later", "x", &later);
+  EMQ_REQUIRE_OK(c.get(), echomq_set_rate(c.get(), q.c_str(), "rated", 10, 1000, 0));
+  enqueue(c.get(), q, "cooling", "x");
+  EMQ_REQUIRE_OK(c.get(), echomq_throttle(c.get(), q.c_str(), "cooling", 3600 * 1000));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_cap(c.get(), q.c_str(), "capped", 100));
+  enqueue(c.get(), q, "a", "two");
+
+  const long long slot = Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", pre + "seq"});
+  size_t owner = urls.size();
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
+      owner = i;
+  REQUIRE(owner < urls.size());
+  const size_t target = (owner + 1) % urls.size();
+  Raw from(port_of(urls[owner])), to(port_of(urls[target]));
+  for (const char *k : {"seq", "ring", "gweight", "glimit", "gactive", "paused", "delayed", "lanes", "glive",
+                        "gserved", "stats", "config", "wake", "jobs", "grate", "gbucket", "throttled", "gcap"}) {
+    INFO("key " << k);
+    REQUIRE(from.integer({"EXISTS", pre + k}) == 1);
+  }
+  const std::string seq_before = from.text({"GET", pre + "seq"});
+
+  // Only lane a's pending list has moved so far.
+  const std::string s = std::to_string(slot);
+  to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from.text({"CLUSTER", "MYID"})});
+  from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to.text({"CLUSTER", "MYID"})});
+  struct Stable {
+    Raw &a, &b;
+    long long slot;
+    ~Stable() {
+      for (Raw *r : {&a, &b}) {
+        redisReply *x = static_cast<redisReply *>(redisCommand(r->c, "CLUSTER SETSLOT %lld STABLE", slot));
+        if (x) freeReplyObject(x);
+      }
+    }
+  } stable{from, to, slot};
+  REQUIRE(from.text({"MIGRATE", "127.0.0.1", std::to_string(port_of(urls[target])), pre + "g:a:pending", "0",
+                     "5000"}) == "OK");
+  const long long left = from.integer({"CLUSTER", "COUNTKEYSINSLOT", s});
+
+  ClientPtr direct = connect_client(nullptr, urls[owner]);
+  const int rc = echomq_enqueue(direct.get(), q.c_str(), "a", "three", 5, nullptr, nullptr);
+  INFO("enqueue into a half-moved lane -> " << describe(direct.get(), rc));
+  CHECK(rc == ECHOMQ_ETRYAGAIN);
+  CHECK(from.text({"GET", pre + "seq"}) == seq_before);  // refused whole: no id was taken
+  echomq_job *j = nullptr;
+  const int rc2 = echomq_claim(direct.get(), q.c_str(), 60000, &j);
+  INFO("claim from a half-moved queue -> " << describe(direct.get(), rc2));
+  CHECK(rc2 == ECHOMQ_ETRYAGAIN);
+  echomq_job_free(j);
+  // Nothing wrote a key back on the old node (a lane's pending list there
+  // would split the lane between two nodes).
+  CHECK(from.integer({"CLUSTER", "COUNTKEYSINSLOT", s}) == left);
 }

@@ -38,7 +38,7 @@ std::vector<uint64_t> enqueue_jobs(echomq_client *c, const std::string &q, int n
 }
 
 /// Claims and acks until `want` jobs were acked or `ms` passed; returns the
-/// ids acked, in order, with the token each was acked with.
+/// ids acked, with the attempt each was acked in.
 std::map<uint64_t, uint64_t> drain(echomq_client *c, const std::string &q, size_t want, int64_t ms) {
   std::map<uint64_t, uint64_t> acked;
   const int64_t until = mono_ms() + ms;
@@ -56,7 +56,7 @@ std::map<uint64_t, uint64_t> drain(echomq_client *c, const std::string &q, size_
     INFO("job " << id << " delivered again after its ack");
     REQUIRE(acked.count(id) == 0);
     ack(c, q, j.get());
-    acked[id] = echomq_job_token(j.get());
+    acked[id] = echomq_job_attempt(j.get());
   }
   return acked;
 }
@@ -120,11 +120,11 @@ TEST_CASE("a worker killed with SIGKILL while holding leases loses nothing", "[f
 
   const auto acked = drain(c.get(), q, kJobs, 10000);
   REQUIRE(acked.size() == kJobs);
-  for (const auto &[id, token] : acked) {
+  for (const auto &[id, attempt] : acked) {
     INFO("job " << id);
     // A job the killed worker held came back after its lease with its
     // attempt count raised (the token its holder had is stale now).
-    CHECK(token == (held.count(id) ? 2u : 1u));
+    CHECK(attempt == (held.count(id) ? 2u : 1u));
   }
   require_all_acked_once(c.get(), q, kJobs);
 }
@@ -164,10 +164,10 @@ TEST_CASE("valkey-server killed under appendfsync always keeps every ack and eve
   CHECK(s.pending == kJobs - kAcked - kHeld);
   const auto after = drain(c.get(), q, kJobs - kAcked, 10000);
   REQUIRE(after.size() == kJobs - kAcked);
-  for (const auto &[id, token] : after) {
+  for (const auto &[id, attempt] : after) {
     INFO("job " << id);
     CHECK(acked.count(id) == 0);  // an acked job stays gone
-    CHECK(token == (held.count(id) ? 2u : 1u));
+    CHECK(attempt == (held.count(id) ? 2u : 1u));
   }
   require_all_acked_once(c.get(), q, kJobs);
 }
@@ -369,7 +369,7 @@ TEST_CASE("the server's wall clock stepped an hour either way loses no job", "[f
     }
   }
   REQUIRE(again);
-  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(echomq_job_attempt(again.get()) == 2);
   CHECK(echomq_ack(c.get(), q.c_str(), echomq_job_id(before.get()), echomq_job_token(before.get())) ==
         ECHOMQ_ESTALE);
   ack(c.get(), q, again.get());

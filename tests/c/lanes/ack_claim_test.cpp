@@ -19,12 +19,12 @@ TEST_CASE("ack_claim acks the job and claims the next one", "[ack_claim]") {
   REQUIRE(echomq_job_id(job.get()) == first);
 
   echomq_job *next = nullptr;
-  EMQ_REQUIRE_OK(c.get(), echomq_ack_claim(c.get(), q.c_str(), first, 1, kLongLease, &next));
+  EMQ_REQUIRE_OK(c.get(), echomq_ack_claim(c.get(), q.c_str(), first, echomq_job_token(job.get()), kLongLease, &next));
   REQUIRE(next != nullptr);
   JobPtr owned(next);
   CHECK(echomq_job_id(owned.get()) == second);
   CHECK(std::string(echomq_job_group(owned.get())) == "b");
-  CHECK(echomq_job_token(owned.get()) == 1);
+  CHECK(echomq_job_attempt(owned.get()) == 1);
   echomq_queue_stats s = stats(c.get(), q);
   CHECK(s.acked_total == 1);
   CHECK(s.leased == 1);
@@ -33,7 +33,7 @@ TEST_CASE("ack_claim acks the job and claims the next one", "[ack_claim]") {
   // Nothing left: the ack still happens, the claim reports EMPTY.
   next = reinterpret_cast<echomq_job *>(&s);  // must be overwritten with NULL
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY,
-                     echomq_ack_claim(c.get(), q.c_str(), second, 1, kLongLease, &next));
+                     echomq_ack_claim(c.get(), q.c_str(), second, echomq_job_token(owned.get()), kLongLease, &next));
   CHECK(next == nullptr);
   s = stats(c.get(), q);
   CHECK(s.acked_total == 2);
@@ -54,11 +54,11 @@ TEST_CASE("ack_claim with a stale token acks nothing and claims nothing", "[ack_
   JobPtr new_holder = claim(c.get(), q, kLongLease);
   REQUIRE(new_holder);
   REQUIRE(echomq_job_id(new_holder.get()) == first);
-  REQUIRE(echomq_job_token(new_holder.get()) == 2);
+  REQUIRE(echomq_job_attempt(new_holder.get()) == 2);
 
   const Keyspace before = raw.queue_snapshot(q);
   echomq_job *next = nullptr;
-  const int rc = echomq_ack_claim(c.get(), q.c_str(), first, 1, kLongLease, &next);
+  const int rc = echomq_ack_claim(c.get(), q.c_str(), first, echomq_job_token(old_holder.get()), kLongLease, &next);
   INFO("stale ack_claim -> " << describe(c.get(), rc));
   CHECK(rc == ECHOMQ_ESTALE);
   CHECK(next == nullptr);
@@ -71,7 +71,7 @@ TEST_CASE("ack_claim with a stale token acks nothing and claims nothing", "[ack_
   // Unknown job: ENOTFOUND, and still nothing claimed.
   next = nullptr;
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND,
-                     echomq_ack_claim(c.get(), q.c_str(), first + 500, 1, kLongLease, &next));
+                     echomq_ack_claim(c.get(), q.c_str(), first + 500, echomq_job_token(new_holder.get()), kLongLease, &next));
   CHECK(next == nullptr);
   echomq_job_free(next);
   CHECK(raw.queue_snapshot(q) == before);

@@ -1,8 +1,11 @@
 // Batched claims serve exactly what as many single claims would: from two
 // queues brought to identical states by the same random operations, n
 // claims on one and a batch of n on the other give the same (id, lane,
-// token) sequence and leave the same ring; a weighted batch gives the whole
-// turns of successive wclaims that fit in n. Then fused settlement.
+// attempt) sequence and leave the same ring; a weighted batch gives the whole
+// turns of successive wclaims that fit in n. Tokens are new per call (made
+// from the call's random nonce): the batch's all come from one nonce, and
+// none equals the token the singles got for the same delivery. Then fused
+// settlement.
 #include "raw_valkey.hpp"
 #include "test_env.hpp"
 
@@ -16,19 +19,29 @@ namespace {
 struct Served {
   uint64_t id;
   std::string lane;
+  uint64_t attempt;
   uint64_t token;
-  bool operator==(const Served &o) const { return id == o.id && lane == o.lane && token == o.token; }
+  // Tokens differ between two runs by design: the service is what is equal.
+  bool operator==(const Served &o) const { return id == o.id && lane == o.lane && attempt == o.attempt; }
 };
 
 std::string show(const std::vector<Served> &v) {
   std::ostringstream s;
-  for (const Served &x : v) s << x.id << "/" << x.lane << "/" << x.token << " ";
+  for (const Served &x : v) s << x.id << "/" << x.lane << "/" << x.attempt << " ";
   return s.str();
 }
 
+// The nonce a token was made from: token = ((nonce - 1 + attempt) mod M) + 1,
+// M = ECHOMQ_ID_MAX (docs/architecture.md, "Fencing tokens").
+uint64_t nonce_of(const Served &x) {
+  const uint64_t m = static_cast<uint64_t>(ECHOMQ_ID_MAX);
+  return (x.token - 1 + m - x.attempt % m) % m + 1;
+}
+
 // Short leases and delays: long enough not to end while a state is built
-// (which would make the two copies differ), over before the claims run.
-constexpr int64_t kShort = 150;
+// (which would make the two copies differ, also on a loaded machine), over
+// before the claims run.
+constexpr int64_t kShort = 400;
 
 // Applies one seed's random history to queue q: lanes, weights, limits,
 // pauses, some jobs leased with a short lease (they expire), some failed
@@ -73,7 +86,7 @@ std::vector<std::string> ring_of(RawValkey &raw, const std::string &q) {
 }
 
 void add(std::vector<Served> &v, const echomq_job *j) {
-  v.push_back({echomq_job_id(j), echomq_job_group(j), echomq_job_token(j)});
+  v.push_back({echomq_job_id(j), echomq_job_group(j), echomq_job_attempt(j), echomq_job_token(j)});
 }
 
 }  // namespace
@@ -125,6 +138,10 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     INFO("singles: " << show(singles));
     INFO("batch:   " << show(batch));
     REQUIRE(singles == batch);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      CHECK(nonce_of(batch[i]) == nonce_of(batch[0]));  // one call, one nonce
+      CHECK(batch[i].token != singles[i].token);        // another call, another token
+    }
     if (!weighted) CHECK(ring_of(raw, qa) == ring_of(raw, qb));
     require_verified(c.get(), qa);
     require_verified(c.get(), qb);
@@ -141,7 +158,7 @@ TEST_CASE("settle_claim acks and fails held jobs and claims the next batch in on
   REQUIRE(echomq_job_list_count(held.get()) == 4);
   echomq_settle *s = nullptr;
   REQUIRE(echomq_settle_new(&s) == ECHOMQ_OK);
-  std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+  SettlePtr own(s);
   const echomq_job *j0 = echomq_job_list_at(held.get(), 0), *j1 = echomq_job_list_at(held.get(), 1),
                    *j2 = echomq_job_list_at(held.get(), 2);
   REQUIRE(echomq_settle_ack(s, echomq_job_id(j0), echomq_job_token(j0)) == ECHOMQ_OK);
@@ -173,7 +190,8 @@ TEST_CASE("settle_claim acks and fails held jobs and claims the next batch in on
   auto look = [&](const echomq_job *j) {
     if (echomq_job_id(j) != echomq_job_id(j1)) return;
     saw_retry = true;
-    CHECK(echomq_job_token(j) == echomq_job_token(j1) + 1);
+    CHECK(echomq_job_attempt(j) == echomq_job_attempt(j1) + 1);
+    CHECK(echomq_job_token(j) != echomq_job_token(j1));
     CHECK(std::string(echomq_job_last_error(j)) == "boom");
   };
   for (size_t i = 0; i < echomq_job_list_count(got.get()); ++i) look(echomq_job_list_at(got.get(), i));
@@ -194,7 +212,7 @@ TEST_CASE("a released job goes back to its lane at once without using an attempt
     REQUIRE(j);
     REQUIRE(echomq_job_id(j.get()) == id);  // same mint position every time
     echomq_settle *s = echomq_settle_create();
-    std::unique_ptr<echomq_settle, void (*)(echomq_settle *)> own(s, echomq_settle_free);
+    SettlePtr own(s);
     REQUIRE(echomq_settle_fail(s, id, echomq_job_token(j.get()), "", ECHOMQ_RETRY_RELEASE) == ECHOMQ_OK);
     EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s, 0, 0, 0, nullptr));
     CHECK(echomq_settle_status(s, 0) == ECHOMQ_FAIL_RETRY);

@@ -143,7 +143,7 @@ TEST_CASE("bclaim wakes when a lease expires", "[bclaim]") {
   const int64_t waited = mono_ms() - t0;
   REQUIRE(job);
   CHECK(echomq_job_id(job.get()) == id);
-  CHECK(echomq_job_token(job.get()) == 2);
+  CHECK(echomq_job_attempt(job.get()) == 2);
   CHECK(waited >= 250);
   CHECK(waited < 300 + 600);
   ack(waiter.get(), q, job.get());

@@ -48,7 +48,7 @@ TEST_CASE("seed promise: a deep lane does not hold back nine small ones", "[fair
     CHECK(index_of(job.get()) == next_index[group]++);
     CHECK(echomq_job_id(job.get()) > last_id[group]);
     last_id[group] = echomq_job_id(job.get());
-    CHECK(echomq_job_token(job.get()) == 1);
+    CHECK(echomq_job_attempt(job.get()) == 1);
     held.push_back(std::move(job));
   }
   for (size_t l = 1; l < lanes.size(); ++l) {

@@ -57,7 +57,7 @@ TEST_CASE("stats counts every state and every transition", "[inspect]") {
   REQUIRE(b2);
   REQUIRE(payload_of(b2.get()) == "b-dies");
   ack(c.get(), q, a1.get());
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(b2.get()), 1, "x", 0, nullptr));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(b2.get()), echomq_job_token(b2.get()), "x", 0, nullptr));
 
   s = stats(c.get(), q);
   CHECK(s.lanes == 5);  // a, b, c, d, settings-only
@@ -164,7 +164,7 @@ TEST_CASE("echomq_lane reports delayed jobs and whether the lane is known", "[in
   enqueue(c.get(), q, "h", "now");
   JobPtr job = claim(c.get(), q, kLongLease);
   REQUIRE(job);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(job.get()), 1, "later", 60000, nullptr));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(job.get()), echomq_job_token(job.get()), "later", 60000, nullptr));
   CHECK(lane(c.get(), q, "h").delayed == 1);
   CHECK(lane(c.get(), q, "h").known == 1);
 
@@ -258,7 +258,7 @@ TEST_CASE("dead listing pages oldest death first, redrive_all revives every dead
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
     REQUIRE(echomq_job_id(job.get()) == ids[i]);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), ids[i], 1,
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), ids[i], echomq_job_token(job.get()),
                                         ("error " + std::to_string(i)).c_str(), 0, nullptr));
     sleep_ms(2);  // distinct death times
   }
@@ -294,7 +294,7 @@ TEST_CASE("dead listing pages oldest death first, redrive_all revives every dead
   require_verified(c.get(), q);
   std::set<uint64_t> revived;
   while (JobPtr job = claim(c.get(), q, kLongLease)) {
-    CHECK(echomq_job_token(job.get()) == 2);
+    CHECK(echomq_job_attempt(job.get()) == 2);
     revived.insert(echomq_job_id(job.get()));
     ack(c.get(), q, job.get());
   }

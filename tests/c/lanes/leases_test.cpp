@@ -45,28 +45,33 @@ TEST_CASE("an expired lease comes back at its mint position with a higher token"
   JobPtr old_holder = claim(c.get(), q, kShortLease);
   REQUIRE(old_holder);
   REQUIRE(echomq_job_id(old_holder.get()) == first);
-  REQUIRE(echomq_job_token(old_holder.get()) == 1);
+  REQUIRE(echomq_job_attempt(old_holder.get()) == 1);
+  const uint64_t old_token = echomq_job_token(old_holder.get());
   sleep_ms(3 * kShortLease);
 
   JobPtr new_holder = claim(c.get(), q, kLongLease);
   REQUIRE(new_holder);
   CHECK(echomq_job_id(new_holder.get()) == first);  // ahead of "second"
   CHECK(payload_of(new_holder.get()) == "first");
-  CHECK(echomq_job_token(new_holder.get()) == 2);
+  CHECK(echomq_job_attempt(new_holder.get()) == 2);
+  CHECK(echomq_job_token(new_holder.get()) != old_token);  // a new delivery, a new token
   CHECK(stats(c.get(), q).failed_total == 1);  // an expired lease counts as a failure
   require_verified(c.get(), q);
 
   // The old holder is refused everything, and nothing changes.
   RawValkey raw;
   const Keyspace before = raw.queue_snapshot(q);
-  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, 1), "stale ack");
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, old_token), "stale ack");
   int64_t until = -1;
-  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), first, 1, kLongLease, &until),
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), first, old_token, kLongLease, &until),
                 "stale extend");
   int outcome = 0;
-  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), first, 1, "late", 0, &outcome),
+  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), first, old_token, "late", 0, &outcome),
                 "stale fail");
-  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, 3), "future token");
+  // The attempt number is no token (the token of attempt 2 is not 2).
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, 2), "attempt as token");
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), first, echomq_job_token(new_holder.get()) + 1),
+                "a token no delivery has");
   const Keyspace after = raw.queue_snapshot(q);
   INFO("keys changed by refused calls:\n" << keyspace_diff(before, after));
   CHECK(before == after);
@@ -78,7 +83,7 @@ TEST_CASE("an expired lease comes back at its mint position with a higher token"
   JobPtr next = claim(c.get(), q, kLongLease);
   REQUIRE(next);
   CHECK(echomq_job_id(next.get()) == second);
-  CHECK(echomq_job_token(next.get()) == 1);
+  CHECK(echomq_job_attempt(next.get()) == 1);
   ack(c.get(), q, next.get());
   require_verified(c.get(), q);
 }
@@ -113,7 +118,7 @@ TEST_CASE("fail with a delay brings the job back after the delay, not before", "
   REQUIRE(job);
   int outcome = 0;
   const int64_t delay = 500;
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "boom", delay, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "boom", delay, &outcome));
   const int64_t failed_at = mono_ms();
   CHECK(outcome == ECHOMQ_FAIL_DELAYED);
   echomq_queue_stats s = stats(c.get(), q);
@@ -133,7 +138,7 @@ TEST_CASE("fail with a delay brings the job back after the delay, not before", "
   JobPtr again = claim(c.get(), q, kLongLease);
   REQUIRE(again);
   CHECK(echomq_job_id(again.get()) == id);
-  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(echomq_job_attempt(again.get()) == 2);
   CHECK(std::string(echomq_job_last_error(again.get())) == "boom");
   ack(c.get(), q, again.get());
   require_verified(c.get(), q);
@@ -147,12 +152,12 @@ TEST_CASE("fail without a delay puts the job back at its mint position", "[lease
   JobPtr job = claim(c.get(), q, kLongLease);
   REQUIRE(job);
   int outcome = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), first, 1, nullptr, 0, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), first, echomq_job_token(job.get()), nullptr, 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_RETRY);
   JobPtr again = claim(c.get(), q, kLongLease);
   REQUIRE(again);
   CHECK(echomq_job_id(again.get()) == first);
-  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(echomq_job_attempt(again.get()) == 2);
   ack(c.get(), q, again.get());
   JobPtr next = claim(c.get(), q, kLongLease);
   REQUIRE(next);
@@ -168,7 +173,7 @@ TEST_CASE("exponential backoff delays the retry", "[leases]") {
   JobPtr job = claim(c.get(), q, kLongLease);
   REQUIRE(job);
   int outcome = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", ECHOMQ_RETRY_BACKOFF,
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "again", ECHOMQ_RETRY_BACKOFF,
                                       &outcome));
   CHECK(outcome == ECHOMQ_FAIL_DELAYED);
   CHECK(stats(c.get(), q).delayed == 1);
@@ -188,13 +193,13 @@ TEST_CASE("a job out of attempts is dead-lettered and can be redriven", "[leases
   REQUIRE(a);
   REQUIRE(echomq_job_id(a.get()) == doomed);
   CHECK(echomq_job_max_attempts(a.get()) == 2);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 1, "first error", 0, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, echomq_job_token(a.get()), "first error", 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_RETRY);
   JobPtr b = claim(c.get(), q, kLongLease);
   REQUIRE(b);
   REQUIRE(echomq_job_id(b.get()) == doomed);
-  REQUIRE(echomq_job_token(b.get()) == 2);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 2, "second error", 0, &outcome));
+  REQUIRE(echomq_job_attempt(b.get()) == 2);
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, echomq_job_token(b.get()), "second error", 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_DEAD);
 
   echomq_queue_stats s = stats(c.get(), q);
@@ -212,14 +217,14 @@ TEST_CASE("a job out of attempts is dead-lettered and can be redriven", "[leases
     CHECK(std::string(echomq_job_group(d)) == "g");
     CHECK(payload_of(d) == "doomed");
     CHECK(std::string(echomq_job_last_error(d)) == "second error");
-    CHECK(echomq_job_token(d) == 2);
+    CHECK(echomq_job_attempt(d) == 2);
     CHECK(echomq_job_max_attempts(d) == 2);
     CHECK(echomq_job_dead_at_ms(d) >= echomq_job_enqueued_at_ms(d));
     CHECK(echomq_job_dead_at_ms(d) > 0);
     CHECK(echomq_job_lease_until_ms(d) == 0);
   }
   // A dead job is not leased: its last holder is stale.
-  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), doomed, 2));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), doomed, echomq_job_token(b.get())));
 
   uint64_t redriven = 0;
   const uint64_t ids[] = {doomed, doomed + 1000};  // the second is not dead: skipped
@@ -232,13 +237,14 @@ TEST_CASE("a job out of attempts is dead-lettered and can be redriven", "[leases
   JobPtr revived = claim(c.get(), q, kLongLease);
   REQUIRE(revived);
   CHECK(echomq_job_id(revived.get()) == doomed);  // its mint position is ahead of the bystander
-  CHECK(echomq_job_token(revived.get()) == 3);    // the fencing token keeps rising
+  CHECK(echomq_job_attempt(revived.get()) == 3);    // the attempt count keeps rising
+  CHECK(echomq_job_token(revived.get()) != echomq_job_token(b.get()));
   // A fresh budget: it can fail once more without dying.
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, 3, "third", 0, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), doomed, echomq_job_token(revived.get()), "third", 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_RETRY);
   JobPtr last = claim(c.get(), q, kLongLease);
   REQUIRE(last);
-  CHECK(echomq_job_token(last.get()) == 4);
+  CHECK(echomq_job_attempt(last.get()) == 4);
   ack(c.get(), q, last.get());
   JobPtr bystander = claim(c.get(), q, kLongLease);
   REQUIRE(bystander);
@@ -261,8 +267,9 @@ TEST_CASE("an expired lease on the last attempt dead-letters the job", "[leases]
   JobListPtr dead = dead_jobs(c.get(), q);
   REQUIRE(echomq_job_list_count(dead.get()) == 1);
   CHECK(echomq_job_id(echomq_job_list_at(dead.get(), 0)) == id);
-  CHECK(echomq_job_token(echomq_job_list_at(dead.get(), 0)) == 1);
-  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, 1));
+  CHECK(echomq_job_attempt(echomq_job_list_at(dead.get(), 0)) == 1);
+  CHECK(echomq_job_token(echomq_job_list_at(dead.get(), 0)) == 1);  // dead: the attempts used
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
   require_verified(c.get(), q);
 }
 
@@ -276,11 +283,11 @@ TEST_CASE("a fail reason is cut at ECHOMQ_REASON_MAX bytes, NULL means none", "[
   int outcome = 0;
   JobPtr a = claim(c.get(), q, kLongLease);
   REQUIRE(a);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), long_id, 1, reason.c_str(), 0, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), long_id, echomq_job_token(a.get()), reason.c_str(), 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_DEAD);
   JobPtr b = claim(c.get(), q, kLongLease);
   REQUIRE(b);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), null_id, 1, nullptr, 0, nullptr));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), null_id, echomq_job_token(b.get()), nullptr, 0, nullptr));
   JobListPtr dead = dead_jobs(c.get(), q);
   REQUIRE(echomq_job_list_count(dead.get()) == 2);
   CHECK(std::string(echomq_job_last_error(echomq_job_list_at(dead.get(), 0))) ==
@@ -296,7 +303,7 @@ TEST_CASE("acking twice or acking an unknown job is ENOTFOUND", "[leases]") {
   JobPtr job = claim(c.get(), q, kLongLease);
   REQUIRE(job);
   ack(c.get(), q, job.get());
-  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id, 1));
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
   CHECK(std::string(echomq_client_errmsg(c.get())) != "");
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id + 77, 1));
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND,
@@ -330,8 +337,8 @@ TEST_CASE("a process that only claims and acks recovers expired and delayed jobs
       sleep_ms(20);
       continue;
     }
-    if (payload_of(job.get()) == "lost") CHECK(echomq_job_token(job.get()) == 2);
-    if (payload_of(job.get()) == "later") CHECK(echomq_job_token(job.get()) == 1);
+    if (payload_of(job.get()) == "lost") CHECK(echomq_job_attempt(job.get()) == 2);
+    if (payload_of(job.get()) == "later") CHECK(echomq_job_attempt(job.get()) == 1);
     CHECK(done.insert(echomq_job_id(job.get())).second);
     ack(worker.get(), q, job.get());
   }
@@ -351,21 +358,23 @@ TEST_CASE("an old token is stale while the job waits in its lane or the delayed 
   const uint64_t id = enqueue(c.get(), q, "g", "x");
   JobPtr job = claim(c.get(), q, kLongLease);
   REQUIRE(job);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "back to the lane", 0, nullptr));
+  const uint64_t t1 = echomq_job_token(job.get());
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, t1, "back to the lane", 0, nullptr));
   Keyspace before = raw.queue_snapshot(q);
-  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, 1), "ack of a pending job");
-  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", 0, nullptr),
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, t1), "ack of a pending job");
+  require_stale(c.get(), echomq_fail(c.get(), q.c_str(), id, t1, "again", 0, nullptr),
                 "fail of a pending job");
-  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, 1000, nullptr),
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, t1, 1000, nullptr),
                 "extend of a pending job");
   CHECK(raw.queue_snapshot(q) == before);
 
   JobPtr again = claim(c.get(), q, kLongLease);
   REQUIRE(again);
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 2, "to the delayed set", 60000, nullptr));
+  const uint64_t t2 = echomq_job_token(again.get());
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, t2, "to the delayed set", 60000, nullptr));
   before = raw.queue_snapshot(q);
-  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, 2), "ack of a delayed job");
-  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, 2, 1000, nullptr),
+  require_stale(c.get(), echomq_ack(c.get(), q.c_str(), id, t2), "ack of a delayed job");
+  require_stale(c.get(), echomq_extend(c.get(), q.c_str(), id, t2, 1000, nullptr),
                 "extend of a delayed job");
   CHECK(raw.queue_snapshot(q) == before);
   CHECK(stats(c.get(), q).delayed == 1);
@@ -425,7 +434,7 @@ TEST_CASE("claim is not EMPTY while an expired job waits behind many dying ones"
   INFO("dead so far: " << stats(c.get(), q).dead);
   REQUIRE(job);
   CHECK(echomq_job_id(job.get()) == live);
-  CHECK(echomq_job_token(job.get()) == 2);
+  CHECK(echomq_job_attempt(job.get()) == 2);
   ack(c.get(), q, job.get());
   CHECK(stats(c.get(), q).dead == 100);
   require_verified(c.get(), q);
@@ -454,14 +463,15 @@ TEST_CASE("exponential backoff doubles per attempt from 1 s and stops at 1 h", "
   for (uint64_t attempt = 1; attempt <= 20; ++attempt) {
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
-    REQUIRE(echomq_job_token(job.get()) == attempt);
+    REQUIRE(echomq_job_attempt(job.get()) == attempt);
+    const uint64_t token = echomq_job_token(job.get());
     const auto want = expected.find(attempt);
     if (want == expected.end()) {  // straight back, to reach the next attempt quickly
-      EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, attempt, "fast", 0, nullptr));
+      EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "fast", 0, nullptr));
       continue;
     }
     int outcome = 0;
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, attempt, "slow",
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "slow",
                                         ECHOMQ_RETRY_BACKOFF, &outcome));
     REQUIRE(outcome == ECHOMQ_FAIL_DELAYED);
     const int64_t due = due_in_ms(raw, q, id);
@@ -480,19 +490,19 @@ TEST_CASE("a redriven job gets a fresh budget of max attempts", "[leases]") {
   const echomq_enqueue_options two = attempts(2);
   const uint64_t id = enqueue(c.get(), q, "g", "x", &two);
   int outcome = 0;
-  for (uint64_t token = 1; token <= 2; ++token) {
+  for (uint64_t attempt = 1; attempt <= 2; ++attempt) {
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "no", 0, &outcome));
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "no", 0, &outcome));
   }
   REQUIRE(outcome == ECHOMQ_FAIL_DEAD);
   EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
-  for (uint64_t token = 3; token <= 4; ++token) {
+  for (uint64_t attempt = 3; attempt <= 4; ++attempt) {
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
-    REQUIRE(echomq_job_token(job.get()) == token);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "no", 0, &outcome));
-    CHECK(outcome == (token == 4 ? ECHOMQ_FAIL_DEAD : ECHOMQ_FAIL_RETRY));
+    REQUIRE(echomq_job_attempt(job.get()) == attempt);
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "no", 0, &outcome));
+    CHECK(outcome == (attempt == 4 ? ECHOMQ_FAIL_DEAD : ECHOMQ_FAIL_RETRY));
   }
   CHECK(stats(c.get(), q).dead == 1);
   CHECK(stats(c.get(), q).dead_total == 2);
@@ -507,7 +517,7 @@ TEST_CASE("extend sets the deadline to server now plus the lease", "[leases]") {
   REQUIRE(job);
   const int64_t before = stats(c.get(), q).server_time_ms;
   int64_t until = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, 5000, &until));
+  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, echomq_job_token(job.get()), 5000, &until));
   const int64_t after = stats(c.get(), q).server_time_ms;
   CHECK(until >= before + 5000);
   CHECK(until <= after + 5000);  // shorter than the first lease: extend sets, not adds

@@ -34,7 +34,7 @@ TEST_CASE("a delayed job waits, then joins its lane at its mint position", "[lif
   JobPtr second = claim(c.get(), q, kLongLease);
   REQUIRE(second);
   CHECK(echomq_job_id(second.get()) == delayed);  // minted before ready-2
-  CHECK(echomq_job_token(second.get()) == 1);
+  CHECK(echomq_job_attempt(second.get()) == 1);
   ack(c.get(), q, second.get());
   JobPtr third = claim(c.get(), q, kLongLease);
   REQUIRE(third);
@@ -59,7 +59,7 @@ TEST_CASE("the queue's default max attempts applies to jobs enqueued with 0", "[
   REQUIRE(echomq_job_id(job.get()) == id);
   CHECK(echomq_job_max_attempts(job.get()) == 1);
   int outcome = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "once", 0, &outcome));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "once", 0, &outcome));
   CHECK(outcome == ECHOMQ_FAIL_DEAD);
   JobPtr other = claim(c.get(), q, kLongLease);
   REQUIRE(other);
@@ -83,7 +83,7 @@ TEST_CASE("an expired lease frees its lane's slot under a limit", "[lifecycle]")
   JobPtr again = claim(c.get(), q, kLongLease);  // the expiry freed the slot
   REQUIRE(again);
   CHECK(echomq_job_id(again.get()) == first);
-  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(echomq_job_attempt(again.get()) == 2);
   echomq_lane_info info = lane(c.get(), q, "g");
   CHECK(info.active == 1);
   CHECK(info.serviceable == 0);
@@ -102,8 +102,8 @@ TEST_CASE("acked jobs and emptied lanes leave no key behind", "[lifecycle]") {
   for (int i = 0; i < 100; ++i) enqueue(c.get(), q, "lane" + std::to_string(i % 10), "x");
   int outcome = 0;
   while (JobPtr job = claim(c.get(), q, kLongLease)) {
-    if (echomq_job_token(job.get()) == 1 && echomq_job_id(job.get()) % 7 == 0) {
-      EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(job.get()), 1,
+    if (echomq_job_attempt(job.get()) == 1 && echomq_job_id(job.get()) % 7 == 0) {
+      EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), echomq_job_id(job.get()), echomq_job_token(job.get()),
                                           "retry", 0, &outcome));
     } else {
       ack(c.get(), q, job.get());

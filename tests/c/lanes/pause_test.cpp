@@ -119,7 +119,7 @@ TEST_CASE("a paused lane's leased jobs can still be settled", "[pause]") {
   JobPtr again = claim(c.get(), q, kLongLease);
   REQUIRE(again);
   CHECK(payload_of(again.get()) == "b");  // back at its mint position, before "c"
-  CHECK(echomq_job_token(again.get()) == 2);
+  CHECK(echomq_job_attempt(again.get()) == 2);
   ack(c.get(), q, again.get());
   require_verified(c.get(), q);
 }

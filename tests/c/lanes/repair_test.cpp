@@ -30,7 +30,7 @@ struct Queue {
     const uint64_t dies = enqueue(c.get(), q, "dying", "d", &once);
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, 1, "x", 0, nullptr));
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, echomq_job_token(job.get()), "x", 0, nullptr));
     EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "c", 1));
     enqueue(c.get(), q, "a", "a1");
     pending_a = enqueue(c.get(), q, "a", "a2");

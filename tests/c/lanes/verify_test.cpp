@@ -25,7 +25,7 @@ struct HealthyQueue {
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
     REQUIRE(echomq_job_id(job.get()) == dies);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, 1, "x", 0, nullptr));
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, echomq_job_token(job.get()), "x", 0, nullptr));
     enqueue(c.get(), q, "a", "a1");
     pending_id = enqueue(c.get(), q, "a", "a2");
     enqueue(c.get(), q, "b", "b1");

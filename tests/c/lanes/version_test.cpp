@@ -39,6 +39,10 @@ TEST_CASE("option structs initialise to the documented defaults", "[version]") {
   CHECK(c.connect_timeout_ms == macro.connect_timeout_ms);
   CHECK(c.command_timeout_ms == macro.command_timeout_ms);
   CHECK(c.max_payload_bytes == static_cast<size_t>(ECHOMQ_DEFAULT_MAX_PAYLOAD));
+  CHECK(c.wait_replicas == 0);  // no durability wait unless asked for
+  CHECK(c.wait_aof == 0);
+  CHECK(c.wait_timeout_ms == macro.wait_timeout_ms);
+  CHECK(macro.wait_timeout_ms == 1000);
 
   echomq_enqueue_options e{};
   REQUIRE(echomq_enqueue_options_init(&e, ECHOMQ_ENQUEUE_OPTIONS_VERSION) == ECHOMQ_OK);

@@ -13,11 +13,6 @@ using namespace emqtest;
 
 namespace {
 
-struct WorkerDeleter {
-  void operator()(echomq_worker *w) const { echomq_worker_free(w); }
-};
-using WorkerPtr = std::unique_ptr<echomq_worker, WorkerDeleter>;
-
 WorkerPtr start_worker(const std::string &q, echomq_worker_options o) {
   echomq_worker *w = nullptr;
   REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);

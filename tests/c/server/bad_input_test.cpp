@@ -37,7 +37,7 @@ struct Seeded {
     JobPtr job = claim(c.get(), q, kLongLease);
     REQUIRE(job);
     REQUIRE(echomq_job_id(job.get()) == dies);
-    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, 1, "x", 0, nullptr));
+    EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), dies, echomq_job_token(job.get()), "x", 0, nullptr));
     for (int i = 0; i < 3; ++i) enqueue(c.get(), q, "g", "g" + std::to_string(i));
     enqueue(c.get(), q, "h", "h0");
     enqueue(c.get(), q, "p", "p0");

@@ -53,9 +53,9 @@ TEST_CASE("after SCRIPT FLUSH every operation reloads its script and succeeds", 
   REQUIRE(job);
   REQUIRE(echomq_job_id(job.get()) == id);
   flush();
-  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, 1, kLongLease, nullptr));
+  EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, echomq_job_token(job.get()), kLongLease, nullptr));
   flush();
-  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, 1, "again", 0, nullptr));
+  EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, echomq_job_token(job.get()), "again", 0, nullptr));
   flush();
   JobListPtr list = wclaim(c.get(), q, kLongLease, 10);
   REQUIRE(list);

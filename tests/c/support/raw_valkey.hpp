@@ -5,6 +5,7 @@
 #pragma once
 
 #include <hiredis/hiredis.h>
+#include <hiredis_ptr.hpp>
 
 #include <cstdint>
 #include <map>
@@ -14,10 +15,7 @@
 
 namespace emqtest {
 
-struct ReplyDeleter {
-  void operator()(redisReply *r) const { freeReplyObject(r); }
-};
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+using echomq::ReplyPtr;
 
 /// Every key of the current db mapped to its type, TTL presence and DUMP.
 using Keyspace = std::map<std::string, std::string>;

@@ -3,7 +3,7 @@
 // failed call into a test failure that shows the status and the message.
 #pragma once
 
-#include <echomq/echomq.h>
+#include <echomq/echomq.hpp>
 
 #include <catch2/catch.hpp>
 
@@ -14,30 +14,14 @@
 
 namespace emqtest {
 
-struct ClientDeleter {
-  void operator()(echomq_client *c) const { echomq_client_free(c); }
-};
-struct JobDeleter {
-  void operator()(echomq_job *j) const { echomq_job_free(j); }
-};
-struct JobListDeleter {
-  void operator()(echomq_job_list *l) const { echomq_job_list_free(l); }
-};
-struct LaneListDeleter {
-  void operator()(echomq_lane_list *l) const { echomq_lane_list_free(l); }
-};
-struct ReportDeleter {
-  void operator()(echomq_report *r) const { echomq_report_free(r); }
-};
-struct BatchDeleter {
-  void operator()(echomq_batch *b) const { echomq_batch_free(b); }
-};
-using ClientPtr = std::unique_ptr<echomq_client, ClientDeleter>;
-using JobPtr = std::unique_ptr<echomq_job, JobDeleter>;
-using JobListPtr = std::unique_ptr<echomq_job_list, JobListDeleter>;
-using LaneListPtr = std::unique_ptr<echomq_lane_list, LaneListDeleter>;
-using ReportPtr = std::unique_ptr<echomq_report, ReportDeleter>;
-using BatchPtr = std::unique_ptr<echomq_batch, BatchDeleter>;
+using echomq::BatchPtr;
+using echomq::ClientPtr;
+using echomq::JobListPtr;
+using echomq::JobPtr;
+using echomq::LaneListPtr;
+using echomq::ReportPtr;
+using echomq::SettlePtr;
+using echomq::WorkerPtr;
 
 /// URL of the test server: $ECHOMQ_TEST_URL if set, else the first line of the
 /// file named by $ECHOMQ_TEST_URL_FILE (written by the CTest fixture).

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_417c750e9c104867(const char*);
+  void cgo_panic__capi_d5044a6ede863c43(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_417c750e9c104867(p);
+  cgo_panic__capi_d5044a6ede863c43(p);
 }
 
 
@@ -209,6 +209,7 @@ enum {
   EMQGO_JOB_ENQUEUED_AT_MS,
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
+  EMQGO_JOB_ATTEMPT,
   EMQGO_JOB_NUMS
 };
 
@@ -281,6 +282,7 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_ENQUEUED_AT_MS] = echomq_job_enqueued_at_ms(j);
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
+  v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -622,7 +624,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_417c750e9c104867(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d5044a6ede863c43(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -632,7 +634,7 @@ void _wrap_Swig_free_capi_417c750e9c104867(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_417c750e9c104867(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d5044a6ede863c43(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -645,7 +647,7 @@ void *_wrap_Swig_malloc_capi_417c750e9c104867(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -656,7 +658,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -667,7 +669,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +680,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_OK_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -689,7 +691,7 @@ intgo _wrap_ECHOMQ_OK_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EMPTY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -700,7 +702,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EINVAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -711,7 +713,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -722,7 +724,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -733,7 +735,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ESTALE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -744,7 +746,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -755,7 +757,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EFULL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -766,7 +768,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ECONN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -777,7 +779,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -788,7 +790,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -799,7 +801,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ESERVER_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -810,7 +812,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -821,7 +823,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EPROTO_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -832,7 +834,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EBUSY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -843,7 +845,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ELOADING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -854,7 +856,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -865,7 +867,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EOOM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -876,7 +878,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -887,7 +889,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -898,7 +900,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -909,7 +911,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -920,7 +922,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -931,7 +933,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -942,7 +944,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -953,7 +955,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -964,7 +966,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -975,7 +977,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -986,7 +988,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -997,7 +999,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1008,7 +1010,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_417c750e9c104867() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1019,7 +1021,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_417c750e9c104867() {
 }
 
 
-_gostring_ _wrap_strerror_capi_417c750e9c104867(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_d5044a6ede863c43(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1035,7 +1037,7 @@ _gostring_ _wrap_strerror_capi_417c750e9c104867(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_417c750e9c104867() {
+intgo _wrap_version_capi_d5044a6ede863c43() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1046,7 +1048,7 @@ intgo _wrap_version_capi_417c750e9c104867() {
 }
 
 
-_gostring_ _wrap_version_string_capi_417c750e9c104867() {
+_gostring_ _wrap_version_string_capi_d5044a6ede863c43() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1060,7 +1062,7 @@ _gostring_ _wrap_version_string_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_check_queue_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1078,7 +1080,7 @@ intgo _wrap_check_queue_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1096,7 +1098,7 @@ intgo _wrap_check_group_name_capi_417c750e9c104867(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1116,7 +1118,7 @@ intgo _wrap_client_connect_capi_417c750e9c104867(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1126,7 +1128,7 @@ void _wrap_client_free_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1142,7 +1144,7 @@ _gostring_ _wrap_client_errmsg_capi_417c750e9c104867(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1155,7 +1157,7 @@ intgo _wrap_client_errcode_capi_417c750e9c104867(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1168,7 +1170,7 @@ intgo _wrap_client_connected_capi_417c750e9c104867(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1178,7 +1180,7 @@ void _wrap_client_cancel_capi_417c750e9c104867(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_417c750e9c104867(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1191,7 +1193,7 @@ intgo _wrap_client_ping_capi_417c750e9c104867(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1207,7 +1209,7 @@ _gostring_ _wrap_job_group_capi_417c750e9c104867(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1223,7 +1225,7 @@ _gostring_ _wrap_job_last_error_capi_417c750e9c104867(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1233,7 +1235,7 @@ void _wrap_job_free_capi_417c750e9c104867(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1246,7 +1248,7 @@ long long _wrap_job_list_count_capi_417c750e9c104867(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1261,7 +1263,7 @@ struct echomq_job *_wrap_job_list_at_capi_417c750e9c104867(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_417c750e9c104867(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1271,7 +1273,7 @@ void _wrap_job_list_free_capi_417c750e9c104867(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_417c750e9c104867() {
+struct echomq_batch *_wrap_batch_create_capi_d5044a6ede863c43() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1282,7 +1284,7 @@ struct echomq_batch *_wrap_batch_create_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_batch_add_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1308,7 +1310,7 @@ intgo _wrap_batch_add_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1321,7 +1323,7 @@ long long _wrap_batch_count_capi_417c750e9c104867(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1336,7 +1338,7 @@ long long _wrap_batch_id_capi_417c750e9c104867(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1346,7 +1348,7 @@ void _wrap_batch_clear_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1356,7 +1358,7 @@ void _wrap_batch_free_capi_417c750e9c104867(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1380,7 +1382,7 @@ intgo _wrap_ack_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1419,7 +1421,7 @@ intgo _wrap_extend_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1448,7 +1450,7 @@ intgo _wrap_set_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1475,7 +1477,7 @@ intgo _wrap_clear_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1504,7 +1506,7 @@ intgo _wrap_set_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1531,7 +1533,7 @@ intgo _wrap_clear_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1558,7 +1560,7 @@ intgo _wrap_pause_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1585,7 +1587,7 @@ intgo _wrap_resume_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1607,7 +1609,7 @@ intgo _wrap_set_default_weight_capi_417c750e9c104867(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1629,7 +1631,7 @@ intgo _wrap_set_default_limit_capi_417c750e9c104867(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1651,7 +1653,7 @@ intgo _wrap_set_default_max_attempts_capi_417c750e9c104867(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1684,7 +1686,7 @@ intgo _wrap_set_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1711,7 +1713,7 @@ intgo _wrap_clear_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1737,7 +1739,7 @@ intgo _wrap_set_default_rate_capi_417c750e9c104867(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1766,7 +1768,7 @@ intgo _wrap_throttle_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1795,7 +1797,7 @@ intgo _wrap_set_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1822,7 +1824,7 @@ intgo _wrap_clear_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1844,7 +1846,7 @@ intgo _wrap_set_default_cap_capi_417c750e9c104867(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1857,7 +1859,7 @@ long long _wrap_lane_list_count_capi_417c750e9c104867(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1867,7 +1869,7 @@ void _wrap_lane_list_free_capi_417c750e9c104867(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1906,7 +1908,7 @@ intgo _wrap_redrive_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1939,7 +1941,7 @@ intgo _wrap_redrive_all_capi_417c750e9c104867(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_417c750e9c104867(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1952,7 +1954,7 @@ intgo _wrap_worker_start_capi_417c750e9c104867(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1967,7 +1969,7 @@ intgo _wrap_worker_done_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1991,7 +1993,7 @@ intgo _wrap_worker_fail_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2013,7 +2015,7 @@ intgo _wrap_worker_discard_capi_417c750e9c104867(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2030,7 +2032,7 @@ intgo _wrap_worker_stop_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_417c750e9c104867(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2040,7 +2042,7 @@ void _wrap_worker_free_capi_417c750e9c104867(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2053,7 +2055,7 @@ long long _wrap_report_count_capi_417c750e9c104867(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_417c750e9c104867(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2071,7 +2073,7 @@ _gostring_ _wrap_report_at_capi_417c750e9c104867(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2081,7 +2083,7 @@ void _wrap_report_free_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_417c750e9c104867(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2097,7 +2099,7 @@ _gostring_ _wrap_report_cursor_capi_417c750e9c104867(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_ID_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2109,7 +2111,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2121,7 +2123,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2133,7 +2135,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2145,7 +2147,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2157,7 +2159,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2169,7 +2171,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2181,7 +2183,19 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d5044a6ede863c43() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_ATTEMPT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2193,7 +2207,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_LANES_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2205,7 +2219,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_RING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2217,7 +2231,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2229,7 +2243,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2241,7 +2255,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2253,7 +2267,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2265,7 +2279,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2277,7 +2291,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2289,7 +2303,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2301,7 +2315,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2313,7 +2327,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2325,7 +2339,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2337,7 +2351,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2349,7 +2363,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2361,7 +2375,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2373,7 +2387,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2385,7 +2399,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2397,7 +2411,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2409,7 +2423,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2421,7 +2435,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2433,7 +2447,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2445,7 +2459,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2457,7 +2471,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2469,7 +2483,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2481,7 +2495,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2493,7 +2507,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2505,7 +2519,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2517,7 +2531,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2529,7 +2543,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2541,7 +2555,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2553,7 +2567,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2565,7 +2579,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2577,7 +2591,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2589,7 +2603,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2601,7 +2615,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2613,7 +2627,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_CAP_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2625,7 +2639,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2637,7 +2651,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2649,7 +2663,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_417c750e9c104867() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_417c750e9c104867(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_d5044a6ede863c43(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2666,7 +2680,7 @@ struct echomq_client *_wrap_client_create_capi_417c750e9c104867(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_417c750e9c104867(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2682,7 +2696,7 @@ void _wrap_job_numbers_capi_417c750e9c104867(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_417c750e9c104867(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2698,7 +2712,7 @@ void _wrap_job_payload_copy_capi_417c750e9c104867(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2748,7 +2762,7 @@ intgo _wrap_enqueue_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2774,7 +2788,7 @@ intgo _wrap_enqueue_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2809,7 +2823,7 @@ intgo _wrap_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2846,7 +2860,7 @@ intgo _wrap_wclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2883,7 +2897,7 @@ intgo _wrap_bclaim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2922,7 +2936,7 @@ intgo _wrap_ack_claim_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2968,7 +2982,7 @@ intgo _wrap_fail_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2994,7 +3008,7 @@ intgo _wrap_stats_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3027,7 +3041,7 @@ intgo _wrap_lane_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3069,7 +3083,7 @@ intgo _wrap_lanes_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3087,7 +3101,7 @@ _gostring_ _wrap_lane_list_group_capi_417c750e9c104867(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3105,7 +3119,7 @@ void _wrap_lane_list_numbers_capi_417c750e9c104867(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_417c750e9c104867(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3121,7 +3135,7 @@ _gostring_ _wrap_lane_list_cursor_capi_417c750e9c104867(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3158,7 +3172,7 @@ intgo _wrap_dead_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3191,7 +3205,7 @@ intgo _wrap_verify_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3235,7 +3249,7 @@ intgo _wrap_repair_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3275,7 +3289,7 @@ intgo _wrap_doctor_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3313,7 +3327,7 @@ intgo _wrap_ack_many_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3352,7 +3366,7 @@ intgo _wrap_claim_batch_capi_417c750e9c104867(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3364,7 +3378,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3376,7 +3390,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3388,7 +3402,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3400,7 +3414,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3412,7 +3426,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3424,7 +3438,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3436,7 +3450,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3448,7 +3462,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3460,7 +3474,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_417c750e9c104867() {
 }
 
 
-void _wrap_worker_defaults_capi_417c750e9c104867(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_d5044a6ede863c43(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3474,7 +3488,7 @@ void _wrap_worker_defaults_capi_417c750e9c104867(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_417c750e9c104867(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_d5044a6ede863c43(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3518,7 +3532,7 @@ intgo _wrap_worker_create_capi_417c750e9c104867(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3537,7 +3551,7 @@ intgo _wrap_worker_last_error_capi_417c750e9c104867(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3565,7 +3579,7 @@ intgo _wrap_worker_next_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3577,7 +3591,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3589,7 +3603,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3601,7 +3615,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3613,7 +3627,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3625,7 +3639,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3637,7 +3651,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3649,7 +3663,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3661,7 +3675,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3673,7 +3687,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3685,7 +3699,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3697,7 +3711,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3709,7 +3723,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3721,7 +3735,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_417c750e9c104867() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3733,7 +3747,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_417c750e9c104867() {
 }
 
 
-intgo _wrap_worker_stats_capi_417c750e9c104867(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3752,7 +3766,7 @@ intgo _wrap_worker_stats_capi_417c750e9c104867(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_417c750e9c104867() {
+long long _wrap_c_heap_in_use_capi_d5044a6ede863c43() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -236,6 +236,7 @@ enum {
   EMQGO_JOB_ENQUEUED_AT_MS,
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
+  EMQGO_JOB_ATTEMPT,
   EMQGO_JOB_NUMS
 };
 
@@ -308,6 +309,7 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_ENQUEUED_AT_MS] = echomq_job_enqueued_at_ms(j);
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
+  v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 

@@ -1,0 +1,116 @@
+// Where the C API meets the core: the core's statuses and bounds
+// (cpp/types.hpp) are the C API's numbers (echomq.h), checked here at
+// compile time, and the core's result types become the C structs.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+
+#include "echomq/echomq.h"
+#include "types.hpp"
+
+namespace emqcapi {
+
+#define EMQ_SAME(core, c) static_assert(static_cast<long long>(echomq::core) == static_cast<long long>(c), #c)
+EMQ_SAME(kOk, ECHOMQ_OK);
+EMQ_SAME(kEmpty, ECHOMQ_EMPTY);
+EMQ_SAME(kUnconfirmed, ECHOMQ_UNCONFIRMED);
+EMQ_SAME(kInvalid, ECHOMQ_EINVAL);
+EMQ_SAME(kTooLarge, ECHOMQ_ETOOLARGE);
+EMQ_SAME(kNotFound, ECHOMQ_ENOTFOUND);
+EMQ_SAME(kStale, ECHOMQ_ESTALE);
+EMQ_SAME(kFull, ECHOMQ_EFULL);
+EMQ_SAME(kLayout, ECHOMQ_ELAYOUT);
+EMQ_SAME(kConn, ECHOMQ_ECONN);
+EMQ_SAME(kTimeout, ECHOMQ_ETIMEOUT);
+EMQ_SAME(kCanceled, ECHOMQ_ECANCELED);
+EMQ_SAME(kServer, ECHOMQ_ESERVER);
+EMQ_SAME(kNoPerm, ECHOMQ_ENOPERM);
+EMQ_SAME(kProto, ECHOMQ_EPROTO);
+EMQ_SAME(kBusy, ECHOMQ_EBUSY);
+EMQ_SAME(kLoading, ECHOMQ_ELOADING);
+EMQ_SAME(kTryAgain, ECHOMQ_ETRYAGAIN);
+EMQ_SAME(kOom, ECHOMQ_EOOM);
+EMQ_SAME(kNoMem, ECHOMQ_ENOMEM);
+EMQ_SAME(kInternal, ECHOMQ_EINTERNAL);
+EMQ_SAME(kFailRetry, ECHOMQ_FAIL_RETRY);
+EMQ_SAME(kFailDelayed, ECHOMQ_FAIL_DELAYED);
+EMQ_SAME(kFailDead, ECHOMQ_FAIL_DEAD);
+EMQ_SAME(kRetryBackoff, ECHOMQ_RETRY_BACKOFF);
+EMQ_SAME(kRetryDeadNow, ECHOMQ_RETRY_DEAD);
+EMQ_SAME(kRetryRelease, ECHOMQ_RETRY_RELEASE);
+EMQ_SAME(kRetryDefault, ECHOMQ_RETRY_DEFAULT);
+EMQ_SAME(kQueueNameMax, ECHOMQ_QUEUE_NAME_MAX);
+EMQ_SAME(kGroupNameMax, ECHOMQ_GROUP_NAME_MAX);
+EMQ_SAME(kDefaultMaxPayload, ECHOMQ_DEFAULT_MAX_PAYLOAD);
+EMQ_SAME(kBatchMax, ECHOMQ_BATCH_MAX);
+EMQ_SAME(kLeaseMaxMs, ECHOMQ_LEASE_MAX_MS);
+EMQ_SAME(kDelayMaxMs, ECHOMQ_DELAY_MAX_MS);
+EMQ_SAME(kAttemptsMax, ECHOMQ_ATTEMPTS_MAX);
+EMQ_SAME(kWeightMax, ECHOMQ_WEIGHT_MAX);
+EMQ_SAME(kLimitMax, ECHOMQ_LIMIT_MAX);
+EMQ_SAME(kWclaimMax, ECHOMQ_WCLAIM_MAX);
+EMQ_SAME(kReasonMax, ECHOMQ_REASON_MAX);
+EMQ_SAME(kIdMax, ECHOMQ_ID_MAX);
+EMQ_SAME(kRecoverMax, ECHOMQ_RECOVER_MAX);
+EMQ_SAME(kRateJobsMax, ECHOMQ_RATE_JOBS_MAX);
+EMQ_SAME(kRatePeriodMaxMs, ECHOMQ_RATE_PERIOD_MAX_MS);
+EMQ_SAME(kCapMax, ECHOMQ_CAP_MAX);
+EMQ_SAME(kWaitReplicasMax, ECHOMQ_WAIT_REPLICAS_MAX);
+EMQ_SAME(kWaitTimeoutMaxMs, ECHOMQ_WAIT_TIMEOUT_MAX_MS);
+EMQ_SAME(kDoctorOk, ECHOMQ_DOCTOR_OK);
+EMQ_SAME(kDoctorWarn, ECHOMQ_DOCTOR_WARN);
+EMQ_SAME(kDoctorFail, ECHOMQ_DOCTOR_FAIL);
+#undef EMQ_SAME
+
+inline echomq_queue_stats toC(const echomq::QueueStats& s) {
+  echomq_queue_stats o{};
+  o.version = ECHOMQ_QUEUE_STATS_VERSION;
+  o.lanes = s.lanes;
+  o.ring = s.ring;
+  o.pending = s.pending;
+  o.leased = s.leased;
+  o.delayed = s.delayed;
+  o.dead = s.dead;
+  o.paused = s.paused;
+  o.enqueued_total = s.enqueued_total;
+  o.claimed_total = s.claimed_total;
+  o.acked_total = s.acked_total;
+  o.failed_total = s.failed_total;
+  o.dead_total = s.dead_total;
+  o.default_weight = s.default_weight;
+  o.default_limit = s.default_limit;
+  o.default_max_attempts = s.default_max_attempts;
+  o.server_time_ms = s.server_time_ms;
+  return o;
+}
+
+inline echomq_lane_info toC(const echomq::LaneInfo& l) {
+  echomq_lane_info o;
+  std::memset(&o, 0, sizeof o);
+  o.version = ECHOMQ_LANE_INFO_VERSION;
+  std::memcpy(o.group, l.group.data(), std::min<size_t>(l.group.size(), ECHOMQ_GROUP_NAME_MAX));
+  o.depth = l.depth;
+  o.active = l.active;
+  o.limit = l.limit;
+  o.weight = l.weight;
+  o.limit_is_default = l.limit_is_default;
+  o.weight_is_default = l.weight_is_default;
+  o.paused = l.paused;
+  o.serviceable = l.serviceable;
+  o.served = l.served;
+  o.oldest_enqueued_at_ms = l.oldest_enqueued_at_ms;
+  o.known = l.known;
+  o.delayed = l.delayed;
+  o.rate_jobs = l.rate_jobs;
+  o.rate_period_ms = l.rate_period_ms;
+  o.rate_burst = l.rate_burst;
+  o.rate_is_default = l.rate_is_default;
+  o.tokens = l.tokens;
+  o.next_token_at_ms = l.next_token_at_ms;
+  o.cap = l.cap;
+  o.cap_is_default = l.cap_is_default;
+  return o;
+}
+
+}  // namespace emqcapi

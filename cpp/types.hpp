@@ -1,0 +1,98 @@
+// The core's own statuses, bounds and result types. The core knows nothing
+// of the C API: capi/echomq.cpp is the one file that sees both sides, maps
+// these one to one onto echomq.h and static_asserts that every number
+// matches (the scripts get theirs from echomq.h at build time).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace echomq {
+
+// Statuses (an Error carries one). Never renumbered: they are the C API's.
+enum Status : int {
+  kOk = 0,
+  kEmpty = 1,
+  kUnconfirmed = 2,  // done, but not confirmed durable in time
+  kInvalid = -1,
+  kTooLarge = -2,
+  kNotFound = -3,
+  kStale = -4,
+  kFull = -5,
+  kLayout = -6,
+  kConn = -10,
+  kTimeout = -11,
+  kCanceled = -12,
+  kServer = -20,
+  kNoPerm = -21,
+  kProto = -22,
+  kBusy = -23,
+  kLoading = -24,
+  kTryAgain = -25,
+  kOom = -26,
+  kNoMem = -30,
+  kInternal = -31,
+};
+
+// What a settled fail became.
+enum FailOutcome : int { kFailRetry = 1, kFailDelayed = 2, kFailDead = 3 };
+
+// Retry delays of a fail beyond a number of ms.
+constexpr int64_t kRetryBackoff = -1;  // exponential backoff, server side
+constexpr int64_t kRetryDeadNow = -2;  // dead-letter now
+constexpr int64_t kRetryRelease = -3;  // back unstarted, attempt not counted
+constexpr int64_t kRetryDefault = -4;  // the worker's own retry policy
+
+// Bounds of every argument (checked before any I/O).
+constexpr size_t kQueueNameMax = 128;
+constexpr size_t kGroupNameMax = 256;
+constexpr size_t kDefaultMaxPayload = 1024 * 1024;
+constexpr size_t kBatchMax = 10000;
+constexpr int64_t kLeaseMaxMs = 7LL * 24 * 3600 * 1000;
+constexpr int64_t kDelayMaxMs = 366LL * 24 * 3600 * 1000;
+constexpr uint32_t kAttemptsMax = 1000000;
+constexpr uint32_t kWeightMax = 1000000;
+constexpr uint32_t kLimitMax = 1000000000;
+constexpr uint32_t kWclaimMax = 10000;
+constexpr size_t kReasonMax = 4096;
+constexpr int64_t kIdMax = 9007199254740991LL;  // ids and tokens stay below 2^53
+constexpr uint32_t kRecoverMax = 32;
+constexpr uint32_t kRateJobsMax = 1000000;
+constexpr int64_t kRatePeriodMaxMs = 24LL * 3600 * 1000;
+constexpr uint64_t kCapMax = 1000000000;
+constexpr int kWaitReplicasMax = 100;
+constexpr int kWaitTimeoutMaxMs = 60000;
+
+// One finding of doctor().
+enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };
+
+// Figures of a queue (the stats script's reply).
+struct QueueStats {
+  uint64_t lanes = 0, ring = 0, pending = 0, leased = 0, delayed = 0, dead = 0, paused = 0;
+  uint64_t enqueued_total = 0, claimed_total = 0, acked_total = 0, failed_total = 0, dead_total = 0;
+  uint32_t default_weight = 0, default_limit = 0, default_max_attempts = 0;
+  int64_t server_time_ms = 0;
+};
+
+// One lane in detail (the lanes script's reply).
+struct LaneInfo {
+  std::string group;
+  uint64_t depth = 0, active = 0;
+  uint32_t limit = 0, weight = 0;
+  bool limit_is_default = false, weight_is_default = false, paused = false, serviceable = false;
+  uint64_t served = 0;
+  int64_t oldest_enqueued_at_ms = 0;
+  bool known = false;
+  uint64_t delayed = 0;
+  uint32_t rate_jobs = 0;
+  int64_t rate_period_ms = 0;
+  uint32_t rate_burst = 0;
+  bool rate_is_default = false;
+  double tokens = -1;
+  int64_t next_token_at_ms = 0;
+  uint64_t cap = 0;
+  bool cap_is_default = false;
+};
+
+}  // namespace echomq

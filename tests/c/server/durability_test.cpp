@@ -1,0 +1,183 @@
+// Durability waits (echomq_client_options.wait_*), against real servers: a
+// primary with a replica behind a proxy that can cut the link, and a server
+// with an append-only file. A write confirmed in time is ECHOMQ_OK; one that
+// is not is ECHOMQ_UNCONFIRMED and still happened; reads and claims that
+// find nothing never wait.
+#include "raw_valkey.hpp"
+#include "tcp_proxy.hpp"
+#include "test_env.hpp"
+
+#include <cstddef>
+#include <cstring>
+
+using namespace emqtest;
+
+namespace {
+
+constexpr int64_t kLease = 60000;
+
+echomq_client_options waiting(int replicas, int aof, int timeout_ms) {
+  echomq_client_options o = ECHOMQ_CLIENT_OPTIONS_INIT;
+  o.wait_replicas = replicas;
+  o.wait_aof = aof;
+  o.wait_timeout_ms = timeout_ms;
+  return o;
+}
+
+void require_unconfirmed(echomq_client *c, int rc, const char *what) {
+  INFO(what << " -> " << describe(c, rc));
+  REQUIRE(rc == ECHOMQ_UNCONFIRMED);
+  CHECK(std::string(echomq_client_errmsg(c)).find("not confirmed") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("wait_replicas: OK while the replica keeps up and UNCONFIRMED once it is cut off",
+          "[durability]") {
+  PrivateServer primary(free_port());
+  PrivateServer replica(free_port());
+  primary.start();
+  replica.start();
+  TcpProxy link(primary.port());
+  RawValkey praw("127.0.0.1", primary.port());
+  RawValkey rraw("127.0.0.1", replica.port());
+  rraw.must({"REPLICAOF", "127.0.0.1", std::to_string(link.port())});
+  for (int i = 0; i < 200 && praw.integer({"WAIT", "1", "50"}) < 1; ++i) praw.must({"SET", "mark", "1"});
+
+  const echomq_client_options o = waiting(1, 0, 300);
+  auto c = connect_client(&o, primary.url());
+  const std::string q = fresh_queue("durable");
+  uint64_t id = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "a", 1, nullptr, &id));
+  echomq_job *raw_job = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
+  JobPtr job(raw_job);
+  EMQ_REQUIRE_OK(c.get(), echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
+  CHECK(rraw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 0);  // the ack reached the replica
+
+  link.partition();
+  // A claim that finds nothing and a read never wait.
+  raw_job = nullptr;
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY, echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
+  echomq_queue_stats s{};
+  s.version = ECHOMQ_QUEUE_STATS_VERSION;
+  EMQ_REQUIRE_OK(c.get(), echomq_stats(c.get(), q.c_str(), &s));
+
+  // Every write is done, and says it is not confirmed.
+  uint64_t id2 = 0;
+  require_unconfirmed(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "b", 1, nullptr, &id2), "enqueue");
+  REQUIRE(id2 == id + 1);
+  CHECK(praw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 1);
+  raw_job = nullptr;
+  require_unconfirmed(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job), "claim");
+  JobPtr second(raw_job);
+  REQUIRE(second);
+  CHECK(echomq_job_id(second.get()) == id2);
+  int64_t until = 0;
+  require_unconfirmed(c.get(), echomq_extend(c.get(), q.c_str(), id2, echomq_job_token(second.get()), kLease, &until),
+                      "extend");
+  CHECK(until > 0);
+  require_unconfirmed(c.get(), echomq_set_weight(c.get(), q.c_str(), "g", 2), "set_weight");
+  require_unconfirmed(c.get(), echomq_ack(c.get(), q.c_str(), id2, echomq_job_token(second.get())), "ack");
+  // The ack happened: a second one finds no job.
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id2, echomq_job_token(second.get())));
+  CHECK(rraw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 0);  // the replica saw none of it
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("wait_aof: OK with appendonly yes and UNCONFIRMED (the server refuses) without", "[durability]") {
+  PrivateServer aof(free_port(), "--appendonly yes --appendfsync everysec");
+  PrivateServer plain(free_port());
+  aof.start();
+  plain.start();
+  const echomq_client_options o = waiting(0, 1, 2000);
+  const std::string q = fresh_queue("aof");
+
+  auto c = connect_client(&o, aof.url());
+  uint64_t id = 0;
+  EMQ_REQUIRE_OK(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "a", 1, nullptr, &id));
+  echomq_job *raw_job = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
+  JobPtr job(raw_job);
+  EMQ_REQUIRE_OK(c.get(), echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
+
+  auto p = connect_client(&o, plain.url());
+  const int rc = echomq_enqueue(p.get(), q.c_str(), "g", "a", 1, nullptr, &id);
+  INFO(describe(p.get(), rc));
+  REQUIRE(rc == ECHOMQ_UNCONFIRMED);
+  CHECK(std::string(echomq_client_errmsg(p.get())).find("refused the wait") != std::string::npos);
+  CHECK(id == 1);  // enqueued all the same
+  require_verified(p.get(), q);
+}
+
+TEST_CASE("durability options are validated and version-1 callers keep working", "[durability]") {
+  echomq_client *c = nullptr;
+  for (const auto &bad : {waiting(-1, 0, 100), waiting(ECHOMQ_WAIT_REPLICAS_MAX + 1, 0, 100),
+                          waiting(0, 2, 100), waiting(1, 0, 0),
+                          waiting(1, 0, ECHOMQ_WAIT_TIMEOUT_MAX_MS + 1)}) {
+    CHECK(echomq_client_new(&c, &bad) == ECHOMQ_EINVAL);
+    CHECK(c == nullptr);
+  }
+  // A version-1 struct is shorter: init and new touch only its fields.
+  unsigned char buf[sizeof(echomq_client_options)];
+  std::memset(buf, 0xAB, sizeof buf);
+  auto *o1 = reinterpret_cast<echomq_client_options *>(buf);
+  REQUIRE(echomq_client_options_init(o1, ECHOMQ_CLIENT_OPTIONS_VERSION_1) == ECHOMQ_OK);
+  CHECK(o1->version == ECHOMQ_CLIENT_OPTIONS_VERSION_1);
+  CHECK(o1->command_timeout_ms == 5000);
+  for (size_t i = offsetof(echomq_client_options, wait_replicas); i < sizeof buf; ++i) CHECK(buf[i] == 0xAB);
+  REQUIRE(echomq_client_new(&c, o1) == ECHOMQ_OK);  // the garbage after it is never read
+  echomq_client_free(c);
+  echomq_worker_options w{};
+  REQUIRE(echomq_worker_options_init(&w, ECHOMQ_WORKER_OPTIONS_VERSION) == ECHOMQ_OK);
+  CHECK(w.wait_timeout_ms == 1000);
+  w.wait_aof = 3;
+  echomq_worker *wk = nullptr;
+  CHECK(echomq_worker_new(&wk, "valkey://127.0.0.1", "q", &w) == ECHOMQ_EINVAL);
+  CHECK(std::string(echomq_strerror(ECHOMQ_UNCONFIRMED)).find("not confirmed") != std::string::npos);
+}
+
+TEST_CASE("the worker engine treats an unconfirmed round trip as done and counts it", "[durability]") {
+  PrivateServer primary(free_port());
+  PrivateServer replica(free_port());
+  primary.start();
+  replica.start();
+  TcpProxy link(primary.port());
+  RawValkey rraw("127.0.0.1", replica.port());
+  rraw.must({"REPLICAOF", "127.0.0.1", std::to_string(link.port())});
+  link.partition();  // the replica never confirms anything
+
+  auto c = connect_client(nullptr, primary.url());
+  const std::string q = fresh_queue("engine-unconfirmed");
+  for (int i = 0; i < 5; ++i) enqueue(c.get(), q, "g", "p" + std::to_string(i));
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.wait_replicas = 1;
+  o.wait_timeout_ms = 50;
+  o.slots = 2;
+  echomq_worker *raw_w = nullptr;
+  REQUIRE(echomq_worker_new(&raw_w, primary.url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
+  std::unique_ptr<echomq_worker, void (*)(echomq_worker *)> w(raw_w, echomq_worker_free);
+  REQUIRE(echomq_worker_start(w.get()) == ECHOMQ_OK);
+  for (int done = 0; done < 5;) {
+    echomq_job *j = nullptr;
+    const int rc = echomq_worker_next(w.get(), 5000, &j);
+    REQUIRE(rc == ECHOMQ_OK);
+    JobPtr job(j);
+    REQUIRE(echomq_worker_done(w.get(), job.get()) == ECHOMQ_OK);
+    ++done;
+  }
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  echomq_worker_stats s{};
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  REQUIRE(echomq_worker_stats_get(w.get(), &s) == ECHOMQ_OK);
+  CHECK(s.done == 5);
+  CHECK(s.errors == 0);
+  CHECK(s.unconfirmed > 0);
+  char msg[256];
+  CHECK(echomq_worker_last_error(w.get(), msg, sizeof msg) == ECHOMQ_UNCONFIRMED);
+  echomq_queue_stats st = stats(c.get(), q);
+  CHECK(st.acked_total == 5);
+  CHECK(st.pending == 0);
+  CHECK(st.leased == 0);
+  require_verified(c.get(), q);
+}
