@@ -14,7 +14,8 @@
 -- first pop is no longer the first write: its lanes' pending sets are
 -- checked too.
 local function takeGuard(acks, fails, due, n, turns)
-  local want = { [K.gactive] = 'hash', [K.gserved] = 'hash' }
+  local want = { [K.gactive] = 'hash' }
+  if n > 0 then want[K.gserved] = 'hash' end
   local ids = {}
   for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
   local groups = {}
