@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "error.hpp"
@@ -696,8 +697,29 @@ int echomq_verify(echomq_client* c, const char* queue, echomq_report** out) {
   return guarded(c, [&] {
     requireOut(out, "out");
     auto lines = c->core.verify(queue);
-    *out = new echomq_report{std::move(lines)};
+    *out = new echomq_report{std::move(lines), {}};
   });
+}
+
+int echomq_repair(echomq_client* c, const char* queue, int apply, const char* cursor,
+                  size_t count, echomq_report** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    std::string from = cursor ? cursor : "";
+    // A cursor is "<phase> <position> <count> <hex>:<n>:<n> ...".
+    for (char ch : from)
+      if (!(ch == ' ' || ch == ':' || (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') ||
+            (ch >= 'A' && ch <= 'Z')))
+        echomq::invalid("cursor is not one a repair returned");
+    auto r = std::make_unique<echomq_report>();
+    r->cursor = c->core.repair(queue, apply != 0, from, count, r->lines);
+    *out = r.release();
+  });
+}
+
+const char* echomq_report_cursor(const echomq_report* r) {
+  return r && !r->cursor.empty() ? r->cursor.c_str() : nullptr;
 }
 
 int echomq_doctor(echomq_client* c, const char* queue, const char* acl_user, echomq_report** out,
@@ -713,7 +735,7 @@ int echomq_doctor(echomq_client* c, const char* queue, const char* acl_user, ech
       w = l.level > w ? l.level : w;
       lines.push_back(std::string(kLevel[l.level]) + " " + l.text);
     }
-    *out = new echomq_report{std::move(lines)};
+    *out = new echomq_report{std::move(lines), {}};
     if (worst) *worst = w;
   });
 }

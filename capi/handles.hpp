@@ -44,4 +44,5 @@ struct echomq_lane_list {
 
 struct echomq_report {
   std::vector<std::string> lines;
+  std::string cursor;  // echomq_repair: the next step's cursor, "" when done
 };

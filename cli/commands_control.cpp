@@ -1,7 +1,8 @@
-// Lane control: pause, resume, weight, limit, rate, throttle, cap, and the
-// queue-wide defaults.
+// Lane control: pause, resume, weight, limit, rate, throttle, cap, the
+// queue-wide defaults, and repair.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -184,9 +185,62 @@ int cmd_defaults(Context &ctx) {
   return kExitOk;
 }
 
+// Repair: a dry run (read-only) unless --apply; loops the bounded steps of
+// echomq_repair until the walk is done. Exits 6 when a dry run found changes
+// to make, like verify.
+int cmd_repair(Context &ctx) {
+  const bool apply = ctx.args.has("apply");
+  const size_t step = ctx.args.has("step")
+                          ? static_cast<size_t>(parse_uint(ctx.args.get("step"), 1, ECHOMQ_BATCH_MAX, "--step"))
+                          : 1000;
+  std::vector<std::string> lines;
+  std::string cursor;
+  for (;;) {
+    echomq_report *raw = nullptr;
+    ctx.session.check(echomq_repair(ctx.session.client(), ctx.session.q(), apply ? 1 : 0,
+                                    cursor.c_str(), step, &raw),
+                      "repair");
+    ReportPtr report(raw);
+    for (size_t i = 0; i < echomq_report_count(report.get()); ++i)
+      lines.push_back(echomq_report_at(report.get(), i));
+    const char *next = echomq_report_cursor(report.get());
+    if (!next) break;
+    cursor = next;
+  }
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue());
+    j.key("applied").boolean(apply);
+    j.key("changes").begin_array();
+    for (const auto &line : lines) j.str(utf8_valid(line) ? line : display_bytes(line, line.size()));
+    j.end_array().end_object();
+    print(j.text() + "\n");
+  } else if (lines.empty()) {
+    print("ok: queue '" + ctx.session.queue() + "' needs no repair\n");
+  } else {
+    std::string out;
+    for (const auto &line : lines) out += display_bytes(line, 400) + "\n";
+    print(out);
+  }
+  if (lines.empty() || apply) return kExitOk;
+  if (!ctx.json)
+    std::fprintf(stderr, "echomq: repair: %zu change%s to make in queue '%s' (dry run; --apply makes them)\n",
+                 lines.size(), lines.size() == 1 ? "" : "s", ctx.session.q());
+  return kExitViolations;
+}
+
 }  // namespace
 
 void add_control_commands(std::vector<Command> &out) {
+  out.push_back({"repair", "[--apply] [--step N]",
+                 "rebuild ring, active and live counts, lane directory and counters from the jobs",
+                 "A dry run by default: lists each change and writes nothing (exit 6 when there\n"
+                 "are changes to make, 0 when none). --apply makes the changes. The jobs'\n"
+                 "places (lane pending sets, leases, delayed, dead) are the truth. Walks the\n"
+                 "queue in bounded steps; stop the workers first (see docs/operations.md).",
+                 {{"apply", 0, nullptr, "make the changes (default: a dry run)"},
+                  {"step", 0, "N", "items walked per round trip, 1..10000 (default 1000)"}},
+                 0, 0, true, cmd_repair});
   out.push_back({"pause", "GROUP", "pause a lane: it keeps its jobs and is never served",
                  "Idempotent. Leased jobs of the lane run on; new claims skip it.", {kForce}, 1, 1,
                  true, cmd_pause});

@@ -650,4 +650,20 @@ std::vector<std::string> Client::verify(const char* queue) {
   return out;
 }
 
+std::string Client::repair(const char* queue, bool apply, const std::string& cursor, size_t count,
+                           std::vector<std::string>& lines) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("repair count", static_cast<long long>(count), 1, static_cast<long long>(kBatchMax));
+  const Script s = apply ? Script::Repair : Script::RepairPlan;
+  start(s, k);
+  argv_.ref(cursor);
+  argv_.own(static_cast<long long>(count));
+  // A lane's pending set is read whole: allow a slow step.
+  ReplyPtr r = run(s, std::max(opts_.timeouts.command_ms, 60000));
+  scriptStatus(r.get(), "repair");
+  std::string next = str(r.get(), 1, "repair");
+  for (size_t i = 2; i < r->elements; ++i) lines.push_back(str(r.get(), i, "repair"));
+  return next;
+}
+
 }  // namespace echomq

@@ -189,6 +189,10 @@ class Client {
   uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
                      uint64_t& cursor, bool& more);
   std::vector<std::string> queues();
+  // One bounded step of a repair (lua/includes/mend.lua): appends the
+  // changes to `lines` and returns the next cursor ("" = done).
+  std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
+                     std::vector<std::string>& lines);
   // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);

@@ -8,11 +8,12 @@
 -- new jobs; nothing waiting is dropped).
 ]]
 --@include lane
+--@include typeGuard
 
 local g = ARGV[2]
 local n = argInt(ARGV[3], 0, CAP_MAX)
 if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MAX) .. ')' } end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 if n == 0 then
   rcall('HDEL', K.gcap, g)

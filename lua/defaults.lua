@@ -11,6 +11,7 @@
 -- fields of gactive, so the walk is O(lanes with leased jobs), not O(lanes).
 ]]
 --@include lane
+--@include typeGuard
 
 local what = ARGV[2]
 local v
@@ -19,7 +20,7 @@ elseif what == 'limit' then v = argInt(ARGV[3], 0, LIMIT_MAX)
 elseif what == 'maxatt' then v = argInt(ARGV[3], 1, ATTEMPTS_MAX)
 end
 if not v then return { EINVAL, 'defaults: bad setting or value' } end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 
 if what == 'maxatt' then

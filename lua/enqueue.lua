@@ -18,6 +18,7 @@
 --@include lane
 --@include many
 --@include record
+--@include typeGuard
 --@include dedup
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
@@ -72,10 +73,48 @@ end
 
 local now = serverNowMs()
 if maxatt == 0 then maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
-rcall('HSET', K.config, 'layout', KEY_LAYOUT)
+-- Everything that can fail comes before the first write (no half writes):
+-- the reads that decide which lanes join the ring, then a type check of
+-- every key written.
+local join, wait = {}, {}
+if delay == 0 then
+  -- A lane becomes serviceable when it was empty, runs and is below its ceiling.
+  local lim = laneSettings(lanes, false)
+  local limited = {}
+  for _, g in ipairs(lanes) do if lim[g] then limited[#limited + 1] = g end end
+  local act = #limited > 0 and readFields(K.gactive, limited) or {}
+  local paused = callSliced('SMISMEMBER', K.paused, lanes)
+  local rq = {}
+  for i, g in ipairs(lanes) do rq[i] = g end
+  rq[#rq + 1] = ''
+  local rates, buckets = readFields(K.grate, rq), readFields(K.gbucket, lanes)
+  for i, g in ipairs(lanes) do
+    local was = rcall('EXISTS', pendingKey(g)) == 1
+    if not was and paused[i] == 0 and not (lim[g] and tonumber(act[g] or '0') >= lim[g]) then
+      local r, b = rates[g] or rates[''] or nil, buckets[g] or nil
+      local ok, due = true, nil
+      if r or b then
+        local o, _, d = rateState(parseRate(r), b, now)
+        ok, due = o, d
+      end
+      if ok then join[#join + 1] = g else wait[#wait + 1] = S(due); wait[#wait + 1] = g end
+    end
+  end
+end
+local want = { [K.seq] = 'string', [K.jobs] = 'hash', [K.stats] = 'hash', [K.glive] = 'hash',
+               [K.lanes] = 'zset' }
+if delay > 0 then want[K.delayed] = 'zset' end
+for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end end
+if #wait > 0 then want[K.throttled] = 'zset' end
+if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
+if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
+bad = typeGuard(want)
+if bad then return bad end
+
 local total = n
 n = #E
 local last = rcall('INCRBY', K.seq, n)
+rcall('HSET', K.config, 'layout', KEY_LAYOUT)
 local first = last - n + 1
 local recs, idsOf = {}, {}
 for e, i in ipairs(E) do
@@ -103,32 +142,12 @@ if delay > 0 then
   callSliced('ZADD', K.delayed, d)
   return reply
 end
--- A lane becomes serviceable when it was empty, runs and is below its ceiling.
-local lim = laneSettings(lanes, false)
-local limited = {}
-for _, g in ipairs(lanes) do if lim[g] then limited[#limited + 1] = g end end
-local act = #limited > 0 and readFields(K.gactive, limited) or {}
-local paused = callSliced('SMISMEMBER', K.paused, lanes)
-local rq = {}
-for i, g in ipairs(lanes) do rq[i] = g end
-rq[#rq + 1] = ''
-local rates, buckets = readFields(K.grate, rq), readFields(K.gbucket, lanes)
-local join = {}
-for i, g in ipairs(lanes) do
-  local was = rcall('EXISTS', pendingKey(g)) == 1
+for _, g in ipairs(lanes) do
   local z = {}
   for _, id in ipairs(idsOf[g]) do z[#z + 1] = id; z[#z + 1] = id end
   callSliced('ZADD', pendingKey(g), z)
-  if not was and paused[i] == 0 and not (lim[g] and tonumber(act[g] or '0') >= lim[g]) then
-    local r, b = rates[g] or rates[''] or nil, buckets[g] or nil
-    local ok, due = true, nil
-    if r or b then
-      local o, _, d = rateState(parseRate(r), b, now)
-      ok, due = o, d
-    end
-    if ok then join[#join + 1] = g else rcall('ZADD', K.throttled, S(due), g) end
-  end
 end
+if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
 if #join > 0 then
   callSliced('RPUSH', K.ring, join)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end

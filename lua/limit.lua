@@ -7,11 +7,12 @@
 -- stops new claims; jobs already leased keep their leases).
 ]]
 --@include lane
+--@include typeGuard
 
 local g = ARGV[2]
 local n = argInt(ARGV[3], 0, LIMIT_MAX)
 if not g or #g == 0 or not n then return { EINVAL, 'limit: bad group or limit' } end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 local before = laneState(g)
 if n == 0 then

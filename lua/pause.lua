@@ -7,12 +7,13 @@
 -- serviceable); its jobs stay where they are (I3).
 ]]
 --@include lane
+--@include typeGuard
 
 local g = ARGV[2]
 if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
   return { EINVAL, 'pause: bad group or mode' }
 end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 local before = laneState(g)
 if ARGV[3] == '1' then

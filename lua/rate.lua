@@ -12,6 +12,7 @@
 -- is due, then rejoins at the next claim. Clearing applies at once.
 ]]
 --@include lane
+--@include typeGuard
 
 local mode, g = ARGV[2], ARGV[3]
 if not g or (mode ~= 'default' and #g == 0) or (mode == 'default' and #g > 0) then
@@ -33,7 +34,7 @@ elseif mode == 'lane' or mode == 'default' then
 else
   return { EINVAL, 'rate: bad mode' }
 end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 local now = serverNowMs()
 

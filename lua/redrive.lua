@@ -8,6 +8,7 @@
 ]]
 --@include lane
 --@include record
+--@include typeGuard
 
 local ids
 if ARGV[2] == 'ids' then
@@ -25,6 +26,13 @@ else
   return { EINVAL, 'redrive: bad mode' }
 end
 local bad = layoutError()
+if bad then return bad end
+-- No half writes: the keys, and the pending sets of the jobs' lanes.
+local lanesOf = {}
+for _, rec in ipairs(#ids > 0 and callSliced('HMGET', K.jobs, ids) or {}) do
+  if rec then lanesOf[#lanesOf + 1] = (unpackRecord(rec)) end
+end
+bad = guardKeys(lanesOf)
 if bad then return bad end
 local moved = 0
 for _, id in ipairs(ids) do

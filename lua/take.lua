@@ -28,6 +28,7 @@
 --@include settle
 --@include recover
 --@include turns
+--@include takeGuard
 
 local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 0, BATCH_MAX)
@@ -66,6 +67,13 @@ local bad = layoutError()
 if bad then return bad end
 
 local now = serverNowMs()
+-- No half writes: every key this call may write, or read after its first
+-- write, must hold its type (lua/includes/typeGuard.lua). A plain claim
+-- checks four keys; settling, and a claim that finds work due, check every
+-- key they may touch.
+local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
+bad = typeGuard(takeGuard(acks, fails, due, n, turns))
+if bad then return bad end
 local codes = {}
 local refused = settle(acks, fails, now, codes)
 local out = { OK, #codes }
@@ -74,8 +82,8 @@ local at = #out + 1
 out[at] = 0
 local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
-  recover(now, RECOVER_MAX)
-  rejoinThrottled(now, RECOVER_MAX)
+  recover(due, now)
+  rejoinThrottled(due)
   taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end

@@ -19,7 +19,6 @@ local bad = layoutError()
 if bad then return bad end
 local out = { OK }
 local function report(msg) out[#out + 1] = msg end
-local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
 
 -- Where each job id lives, and the lanes that hold pending jobs.
 local place, lanesSeen, pendingTotal, live = {}, {}, 0, {}

@@ -6,11 +6,12 @@
 -- Keeps: I1-I3 untouched: a weight tilts wclaim's K, never ring membership.
 ]]
 --@include lane
+--@include typeGuard
 
 local g = ARGV[2]
 local w = argInt(ARGV[3], 0, WEIGHT_MAX)
 if not g or #g == 0 or not w then return { EINVAL, 'weight: bad group or weight' } end
-local bad = layoutError()
+local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 if w == 0 then
   rcall('HDEL', K.gweight, g)

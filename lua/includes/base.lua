@@ -2,6 +2,8 @@
 -- layout check every script opens with. (rcall, P, K and the status and
 -- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
+-- A SCAN pattern matching the literal `s`.
+local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
 -- Integers go to Valkey as strings; %.0f keeps 13-digit milliseconds exact.
 local function S(n) return string.format('%.0f', n) end
 local NOW_MS

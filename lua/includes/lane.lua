@@ -41,10 +41,11 @@ local function packBucket(tok, now) return string.format('%.6f %d', tok, now) en
 -- 'ring' = pending jobs AND not paused AND below its ceiling AND a token
 -- now; 'wait' = all of that but the token, with the time it gets one (the
 -- lane waits in `throttled` and rejoins by itself); 'out' otherwise.
-local function laneState(g)
+-- `active` (optional) stands for gactive[g] (repair passes the true count).
+local function laneState(g, active)
   if rcall('EXISTS', pendingKey(g)) == 0 or rcall('SISMEMBER', K.paused, g) == 1 then return 'out' end
   local lim = laneLimit(g)
-  if lim and tonumber(rcall('HGET', K.gactive, g) or '0') >= lim then return 'out' end
+  if lim and (active or tonumber(rcall('HGET', K.gactive, g) or '0')) >= lim then return 'out' end
   local ok, _, due = rateState(laneRate(g), rcall('HGET', K.gbucket, g), serverNowMs())
   if ok then return 'ring' end
   return 'wait', due
@@ -79,15 +80,17 @@ local function addActive(g, n)
   if v == 0 then rcall('HDEL', K.gactive, g) end
   return v
 end
+-- Does lane g have a setting of its own (which keeps it in the directory)?
+local function hasSetting(g)
+  return rcall('HEXISTS', K.gweight, g) == 1 or rcall('HEXISTS', K.glimit, g) == 1
+     or rcall('SISMEMBER', K.paused, g) == 1 or rcall('HEXISTS', K.grate, g) == 1
+     or rcall('HEXISTS', K.gcap, g) == 1
+end
 -- Drops lane g from the directory once it has no live job and no setting of
 -- its own, so short-lived groups leave nothing behind.
 local function forgetIdleLane(g)
   rcall('HDEL', K.glive, g)
-  if rcall('HEXISTS', K.gweight, g) == 1 or rcall('HEXISTS', K.glimit, g) == 1
-     or rcall('SISMEMBER', K.paused, g) == 1 or rcall('HEXISTS', K.grate, g) == 1
-     or rcall('HEXISTS', K.gcap, g) == 1 then
-    return
-  end
+  if hasSetting(g) then return end
   rcall('ZREM', K.lanes, g)
   rcall('HDEL', K.gserved, g)
 end

@@ -1,9 +1,21 @@
 --@include attempt
--- Bounded recovery, run once per claim call: up to `max` due delayed jobs
--- join their lanes and up to `max` expired leases end their attempt (back to
--- the lane at the same mint position, or dead when out of attempts).
-local function recover(now, max)
-  for _, id in ipairs(rcall('ZRANGEBYSCORE', K.delayed, '-inf', S(now), 'LIMIT', 0, max)) do
+-- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
+-- lanes whose token is due. Read before a call's first write, so the rare
+-- path that recovers them can check its keys first (no half writes).
+local function dueWork(now, max)
+  return {
+    delayed = rcall('ZRANGEBYSCORE', K.delayed, '-inf', S(now), 'LIMIT', 0, max),
+    leases = rcall('ZRANGEBYSCORE', K.leases, '-inf', S(now), 'LIMIT', 0, max),
+    throttled = rcall('ZRANGEBYSCORE', K.throttled, '-inf', S(now), 'LIMIT', 0, max),
+  }
+end
+local function anyDue(due) return #due.delayed + #due.leases + #due.throttled > 0 end
+-- Bounded recovery, run once per claim call: the due delayed jobs join
+-- their lanes and the expired leases end their attempt (back to the lane at
+-- the same mint position, or dead when out of attempts). An id settled
+-- since `due` was read is skipped.
+local function recover(due, now)
+  for _, id in ipairs(due.delayed) do
     rcall('ZREM', K.delayed, id)
     local rec = rcall('HGET', K.jobs, id)
     if rec then
@@ -13,9 +25,8 @@ local function recover(now, max)
       fixRing(g, before)
     end
   end
-  for _, id in ipairs(rcall('ZRANGEBYSCORE', K.leases, '-inf', S(now), 'LIMIT', 0, max)) do
-    rcall('ZREM', K.leases, id)
-    local rec = rcall('HGET', K.jobs, id)
+  for _, id in ipairs(due.leases) do
+    local rec = rcall('ZREM', K.leases, id) == 1 and rcall('HGET', K.jobs, id)
     if rec then
       local g, _, _, cap = unpackRecord(rec)
       local before = laneState(g)
@@ -27,12 +38,13 @@ local function recover(now, max)
     end
   end
 end
--- Lanes whose token (or hand-set throttle) is due rejoin the ring, up to `max`.
-local function rejoinThrottled(now, max)
-  for _, g in ipairs(rcall('ZRANGEBYSCORE', K.throttled, '-inf', S(now), 'LIMIT', 0, max)) do
-    rcall('ZREM', K.throttled, g)
-    if not laneRate(g) then rcall('HDEL', K.gbucket, g) end  -- a hand-set throttle ended
-    fixRing(g, 'out')  -- not in the ring while it waited
+-- Lanes whose token (or hand-set throttle) is due rejoin the ring.
+local function rejoinThrottled(due)
+  for _, g in ipairs(due.throttled) do
+    if rcall('ZREM', K.throttled, g) == 1 then
+      if not laneRate(g) then rcall('HDEL', K.gbucket, g) end  -- a hand-set throttle ended
+      fixRing(g, 'out')  -- not in the ring while it waited
+    end
   end
 end
 -- Milliseconds until the next delayed job falls due, lease expires or lane

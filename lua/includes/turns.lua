@@ -11,14 +11,15 @@
 --   (the first is cut to n), so every lane gets its full share per turn;
 -- - the lane leaves the ring (it was just put at the tail) when it is empty
 --   or at its ceiling; no lane can join during the turns.
--- One turn is one LMOVE. More run on a copy of the ring's head, written back
--- with one LPOP and one RPUSH; per-lane and per-job fields take one call
--- per hash. Returns the number of jobs taken.
+-- One turn is one LINDEX, then one LMOVE (or LPOP) once the job is popped:
+-- the lane's settings are read before the first write. More run on a copy
+-- of the ring's head, written back with one LPOP and one RPUSH; per-lane and
+-- per-job fields take one call per hash. Returns the number of jobs taken.
 local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   if n < 1 then return 0 end
   local head, len
   if turns == 1 then
-    local g = rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT')
+    local g = rcall('LINDEX', K.ring, 0)
     if not g then return 0 end
     head, len = { g }, 1
   else
@@ -96,7 +97,8 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   -- The ring after those turns: the visited head entries leave the front,
   -- the lanes still serviceable go to the tail in the order they were served.
   if turns == 1 then
-    if #dq == 1 then rcall('LREM', K.ring, -1, head[1]) end  -- LMOVE put it at the tail
+    -- The turn rotates the lane to the tail, or drops it.
+    if #dq == 2 then rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT') else rcall('LPOP', K.ring) end
   else
     local back = {}
     if whole then

@@ -1,7 +1,7 @@
 -- Refuses a call before its first write when a key it may touch holds the
 -- wrong type. Lua scripts do not roll back, so a WRONGTYPE part-way through
 -- would leave a half write (tests/c/server/half_write_test.cpp lists where
--- that happens). `want` maps each key the script will write (K.leases, a
+-- that happens). `want` maps each key the script will write (the leases, a
 -- lane's pending zset, ...) to its type: 'string', 'hash', 'list', 'set' or
 -- 'zset'. An absent key always fits. Costs one TYPE per key.
 -- Returns nil when every key fits, else a reply to return as it is:
@@ -15,4 +15,22 @@ local function typeGuard(want)
     end
   end
   return nil
+end
+-- The type of each fixed key (docs/keys.md), by name.
+local KEY_TYPES = {
+  seq = 'string', ring = 'list', gweight = 'hash', glimit = 'hash', gactive = 'hash',
+  paused = 'set', leases = 'zset', delayed = 'zset', dead = 'zset', lanes = 'zset',
+  glive = 'hash', gserved = 'hash', stats = 'hash', config = 'hash', wake = 'list',
+  jobs = 'hash', att = 'hash', grate = 'hash', gbucket = 'hash', throttled = 'zset', gcap = 'hash',
+  idem = 'hash', idemexp = 'zset',
+}
+-- typeGuard over every fixed key the script was given and the pending sets
+-- of the lanes `groups` (may be nil): one TYPE per key, for the calls that
+-- are not on a hot path (settings, redrive, repair, and the rare paths of
+-- take).
+local function guardKeys(groups)
+  local want = {}
+  for name, key in pairs(K) do want[key] = KEY_TYPES[name] end
+  for _, g in ipairs(groups or {}) do want[P .. 'g:' .. g .. ':pending'] = 'zset' end
+  return typeGuard(want)
 end

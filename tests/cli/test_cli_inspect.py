@@ -6,7 +6,7 @@ import random
 import re
 import unicodedata
 
-from .cli_helpers import NOT_FOUND, OK, VIOLATIONS, one_line_error
+from .cli_helpers import NOT_FOUND, OK, USAGE, VIOLATIONS, one_line_error
 
 
 def load(cli, lanes):
@@ -197,3 +197,24 @@ def test_doctor_lines_json_and_exit_code(cli):
     p = cli.run("doctor", "--acl-user", "no-such-user-here")
     assert p.returncode == 8
     assert "warn acl: cannot check the permissions of user 'no-such-user-here'" in p.stdout.decode()
+
+
+def test_repair_dry_run_then_apply(cli, db, queue):
+    cli.ok("enqueue", "alice", "x")
+    cli.ok("enqueue", "bob", "y")
+    assert cli.ok("repair") == f"ok: queue '{queue}' needs no repair\n"
+    db("RPUSH", f"emq:{{{queue}}}:ring", "alice")  # a duplicate ring entry
+    db("HINCRBY", f"emq:{{{queue}}}:glive", "bob", "3")  # glive drift
+    p = cli.run("repair")  # a dry run: reports, writes nothing, exits as verify does
+    assert p.returncode == VIOLATIONS
+    out = p.stdout.decode()
+    assert "ring: lane alice was in the ring 2 times, now once" in out
+    assert "glive: lane bob 4 -> 1" in out
+    assert "--apply" in one_line_error(p)
+    assert cli.run("verify").returncode == VIOLATIONS
+    report = json.loads(cli.run("repair", "--json", "--step", "1").stdout)
+    assert report["applied"] is False and len(report["changes"]) == 2
+    assert cli.ok("repair", "--apply") == out
+    assert cli.run("verify").returncode == OK
+    assert cli.json("repair", "--apply") == {"queue": queue, "applied": True, "changes": []}
+    assert cli.run("repair", "--step", "0").returncode == USAGE

@@ -194,6 +194,48 @@ func (q *Queue) Verify(ctx context.Context) ([]string, error) {
 	return report, nil
 }
 
+// Repair rebuilds the ring, the active and live counts, the lane directory
+// and the counters from where the jobs really are (docs/operations.md,
+// "Repair"), and returns one line per change. A dry run unless apply: then
+// nothing is written. It walks the queue in bounded steps of about step
+// items (1..10000; 0 = 1000); stop the workers first.
+func (q *Queue) Repair(ctx context.Context, apply bool, step int) ([]string, error) {
+	if err := q.checkNames(); err != nil {
+		return nil, err
+	}
+	if step == 0 {
+		step = 1000
+	}
+	if step < 0 {
+		return nil, invalid("repair step must be 1..10000")
+	}
+	flag := 0
+	if apply {
+		flag = 1
+	}
+	var lines []string
+	cursor := ""
+	for {
+		var out [1]uint64
+		_, err := q.c.do(ctx, func(h capi.Client) int {
+			return capi.Repair(h, q.name, flag, cursor, int64(step), out[:])
+		})
+		next := ""
+		if out[0] != 0 {
+			next = capi.Report_cursor(capi.SwigcptrReport(uintptr(out[0])))
+		}
+		report := takeReport(out[0]) // freed on every path, error or not
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, report...)
+		if next == "" {
+			return lines, nil
+		}
+		cursor = next
+	}
+}
+
 // Doctor checks the server the queue runs on and returns one line per
 // check, "<ok|warn|fail> <check>: <finding>; <advice>": the version (the
 // 2025 Lua sandbox fixes), maxmemory-policy, persistence, replicas,

@@ -443,6 +443,19 @@ class Queue:
         an operator's call."""
         return list(self._client._raw.verify(self._name))
 
+    def repair(self, apply: bool = False, step: int = 1000) -> List[str]:
+        """Rebuild the ring, active and live counts, lane directory and
+        counters from where the jobs really are (docs/operations.md,
+        "Repair").  A dry run unless ``apply`` is true: returns one line per
+        change, made only when ``apply``.  Walks the queue in bounded steps
+        of about ``step`` items (1..10000); stop the workers first."""
+        lines: List[str] = []
+        cursor: Optional[str] = ""
+        while cursor is not None:
+            got, cursor = self._client._raw.repair(self._name, apply, cursor, step)
+            lines.extend(got)
+        return lines
+
     def doctor(self, acl_user: Optional[str] = None) -> List[str]:
         """Check the server this queue runs on: one line per check,
         ``"<ok|warn|fail> <check>: <finding>; <advice>"`` for the version

@@ -924,6 +924,26 @@ PYBIND11_MODULE(_echomq, m) {
              return lines;
            },
            py::arg("queue"), "Invariant violations, one line each (empty = healthy).")
+      .def("repair",
+           [](Client &self, const std::string &queue, bool apply, const std::string &cursor,
+              size_t count) {
+             const char *q = cstr(queue, "queue name");
+             const char *from = cstr(cursor, "cursor");
+             emqpy::ReportPtr report;
+             {
+               py::gil_scoped_release nogil;
+               echomq_report *r = nullptr;
+               self.call([&](echomq_client *c) { return echomq_repair(c, q, apply ? 1 : 0, from, count, &r); });
+               report.reset(r);
+             }
+             py::list lines;
+             const size_t n = echomq_report_count(report.get());
+             for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
+             const char *next = echomq_report_cursor(report.get());
+             return py::make_tuple(lines, next ? py::object(py::str(next)) : py::object(py::none()));
+           },
+           py::arg("queue"), py::arg("apply"), py::arg("cursor"), py::arg("count"),
+           "One bounded repair step: (changes, next cursor or None when done).")
       .def("doctor",
            [](Client &self, const std::string &queue, const std::string &acl_user) {
              const char *q = cstr(queue, "queue name");

@@ -887,6 +887,36 @@ ECHOMQ_API void echomq_report_free(echomq_report *r);
  * ENOPERM. */
 ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report **out);
 
+/* Repair (0.3.0): rebuild what the scripts keep beside the jobs from where
+ * the jobs really are. The lane pending sets, leases, delayed, dead and the
+ * job records are the truth; the ring, the active counts (gactive), the
+ * live counts (glive), the lane directory, the throttled schedule and the
+ * counters are set to match them, and first every job is put in exactly one
+ * place (an id without a record leaves; a job in two places keeps the first
+ * of leases, its lane, delayed, dead; a record in no place goes back to its
+ * lane; an attempt count of no job goes). A negative active count (an
+ * underflow) is reported and set right, never hidden. Counters only rise.
+ *
+ * One call is one bounded step: about `count` (1..ECHOMQ_BATCH_MAX) items
+ * of the walk, but a lane's pending set is read whole. cursor: NULL or ""
+ * to start, else echomq_report_cursor() of the previous step's report;
+ * call again until that is NULL. *out receives one line per change, e.g.
+ * "ring: lane g added (3 pending, not in the ring)" (free with
+ * echomq_report_free). apply = 0 is a dry run: a read-only script reports
+ * the changes and writes nothing (works on a replica and for a read-only
+ * user); apply = 1 makes them. Run it on a quiet queue (workers stopped):
+ * the leased and delayed jobs are counted across steps, so a job moving
+ * between steps can make a count wrong (run echomq_verify after; a step
+ * that finishes the walk is atomic). Thread safety: as any call on `c`.
+ * Errors: EINVAL (names, count, a cursor not from a repair), ECONN,
+ * ETIMEOUT, ELAYOUT, ESERVER, ENOPERM, EOOM (apply), and UNCONFIRMED (apply,
+ * with durability waits: the step was made but not confirmed durable). */
+ECHOMQ_API int echomq_repair(echomq_client *c, const char *queue, int apply, const char *cursor,
+                             size_t count, echomq_report **out);
+/* The cursor for the next repair step, NULL when the repair is done (and
+ * for reports of other calls). Owned by the report. */
+ECHOMQ_API const char *echomq_report_cursor(const echomq_report *r);
+
 /* ------------------------------------------------------------------------ */
 /* Doctor: checks of the server a queue runs on. */
 

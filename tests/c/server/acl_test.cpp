@@ -184,6 +184,20 @@ TEST_CASE("the documented observer reads everything and writes nothing", "[acl]"
   EMQ_REQUIRE_OK(c.get(), echomq_verify(c.get(), q.c_str(), &report));
   ReportPtr report_owner(report);
   CHECK(echomq_report_count(report) == 0);
+  // A repair's dry run is a read: allowed; applying it is not.
+  raw.must({"RPUSH", "emq:{" + q + "}:ring", "a"});  // a duplicate ring entry
+  echomq_report *plan = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_repair(c.get(), q.c_str(), 0, nullptr, 1000, &plan));
+  ReportPtr plan_owner(plan);
+  CHECK(echomq_report_count(plan) == 1);
+  require_refused(raw, c.get(), q, "repair", [&] {
+    echomq_report *r = nullptr;
+    const int rc = echomq_repair(c.get(), q.c_str(), 1, nullptr, 1000, &r);
+    echomq_report_free(r);
+    return rc;
+  });
+  EMQ_REQUIRE_OK(admin.get(), echomq_repair(admin.get(), q.c_str(), 1, nullptr, 1000, &plan));
+  echomq_report_free(plan);
 
   require_refused(raw, c.get(), q, "enqueue", [&] {
     return echomq_enqueue(c.get(), q.c_str(), "a", "x", 1, nullptr, nullptr);
@@ -234,6 +248,10 @@ TEST_CASE("the documented operator changes lanes and redrives, and cannot enqueu
   echomq_report *report = nullptr;
   EMQ_REQUIRE_OK(c.get(), echomq_verify(c.get(), q.c_str(), &report));
   ReportPtr report_owner(report);
+  raw.must({"HSET", "emq:{" + q + "}:gactive", "b", "-1"});  // an underflow
+  EMQ_REQUIRE_OK(c.get(), echomq_repair(c.get(), q.c_str(), 1, nullptr, 1000, &report));
+  ReportPtr repaired(report);
+  CHECK(echomq_report_count(report) == 1);
 
   require_refused(raw, c.get(), q, "enqueue", [&] {
     return echomq_enqueue(c.get(), q.c_str(), "a", "x", 1, nullptr, nullptr);

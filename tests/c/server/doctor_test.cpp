@@ -99,7 +99,7 @@ TEST_CASE("doctor names what an ACL user may and may not run on a queue", "[doct
   raw.must({"ACL", "SETUSER", producer.name, "reset", "on", ">pw", "~emq:*", "+ping",
             "+script|load", "+evalsha", "+time", "+exists", "+hdel", "+hexists", "+hget",
             "+hincrby", "+hmget", "+hset", "+incrby", "+llen", "+lrem", "+rpush",
-            "+sismember", "+smismember", "+zadd", "+zcard", "+zpopmin", "+zrangebyscore", "+zrem"});
+            "+sismember", "+smismember", "+type", "+zadd", "+zcard", "+zpopmin", "+zrangebyscore", "+zrem"});
   Doctor d = doctor(c.get(), q, producer.name.c_str());
   INFO(d.lines[5]);
   CHECK(starts(d.lines[5], "ok acl: user 'emq-doctor-producer' may enqueue; may not claim and "

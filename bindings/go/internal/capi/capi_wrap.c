@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_2f5bb660dd1397b3(const char*);
+  void cgo_panic__capi_d5044a6ede863c43(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_2f5bb660dd1397b3(p);
+  cgo_panic__capi_d5044a6ede863c43(p);
 }
 
 
@@ -210,8 +210,6 @@ enum {
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
   EMQGO_JOB_ATTEMPT,
-  EMQGO_JOB_STATE,
-  EMQGO_JOB_DUE_AT_MS,
   EMQGO_JOB_NUMS
 };
 
@@ -285,8 +283,6 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
-  v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
-  v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -313,58 +309,6 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   return echomq_enqueue_batch(c, queue, b, &o);
-}
-
-/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
-int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
-                        const char *payload, size_t payload_len, int64_t delay_ms,
-                        uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key;
-  o.dedup_window_ms = window_ms;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
-
-int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
-
-int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
-  echomq_job *j = NULL;
-  int rc = echomq_get_job(c, queue, id, &j);
-  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
-  return rc;
-}
-
-/* One purge step: nums = {cursor (in and out), removed, more}. */
-int emqgo_purge_lane(echomq_client *c, const char *queue, const char *group, uint32_t max,
-                     int clear_settings, int64_t *nums, size_t n) {
-  uint64_t cursor, removed = 0;
-  int more = 0, rc;
-  if (n < 3) return ECHOMQ_EINVAL;
-  cursor = (uint64_t)nums[0];
-  rc = echomq_purge_lane(c, queue, group, max, clear_settings, &cursor, &removed, &more);
-  nums[0] = (int64_t)cursor;
-  nums[1] = (int64_t)removed;
-  nums[2] = more;
-  return rc;
-}
-
-int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
-  echomq_report *r = NULL;
-  int rc = echomq_queues(c, &r);
-  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
-  return rc;
 }
 
 int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,
@@ -512,6 +456,15 @@ int emqgo_dead(echomq_client *c, const char *queue, uint64_t offset, size_t coun
 int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   echomq_report *r = NULL;
   int rc = echomq_verify(c, queue, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
+/* One repair step: cursor "" starts; the next one is in the report. */
+int emqgo_repair(echomq_client *c, const char *queue, int apply, const char *cursor,
+                 size_t count, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_repair(c, queue, apply, cursor, count, &r);
   *OUT_HANDLE = (uint64_t)(uintptr_t)r;
   return rc;
 }
@@ -671,7 +624,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_2f5bb660dd1397b3(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d5044a6ede863c43(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -681,7 +634,7 @@ void _wrap_Swig_free_capi_2f5bb660dd1397b3(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d5044a6ede863c43(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -694,7 +647,7 @@ void *_wrap_Swig_malloc_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -705,7 +658,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -716,7 +669,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -727,7 +680,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_OK_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -738,7 +691,7 @@ intgo _wrap_ECHOMQ_OK_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EMPTY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -749,7 +702,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EINVAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -760,7 +713,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -771,7 +724,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -782,7 +735,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ESTALE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -793,7 +746,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -804,7 +757,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EFULL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -815,29 +768,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)(ECHOMQ_ELEASED);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_DUPLICATE_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)(ECHOMQ_DUPLICATE);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_ECONN_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ECONN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -848,7 +779,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -859,7 +790,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -870,7 +801,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ESERVER_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -881,7 +812,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -892,7 +823,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EPROTO_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -903,7 +834,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EBUSY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -914,7 +845,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ELOADING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -925,7 +856,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -936,7 +867,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EOOM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -947,7 +878,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -958,7 +889,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -969,7 +900,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -980,7 +911,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -991,7 +922,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1002,7 +933,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1013,7 +944,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1024,40 +955,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)(ECHOMQ_RETRY_DEAD);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)(ECHOMQ_PURGE_MAX);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = (int)(ECHOMQ_DEDUP_KEY_MAX);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1068,7 +966,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1079,7 +977,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1090,7 +988,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1101,7 +999,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1112,7 +1010,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_2f5bb660dd1397b3() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1021,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_2f5bb660dd1397b3() {
 }
 
 
-_gostring_ _wrap_strerror_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_d5044a6ede863c43(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1139,7 +1037,7 @@ _gostring_ _wrap_strerror_capi_2f5bb660dd1397b3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_2f5bb660dd1397b3() {
+intgo _wrap_version_capi_d5044a6ede863c43() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1048,7 @@ intgo _wrap_version_capi_2f5bb660dd1397b3() {
 }
 
 
-_gostring_ _wrap_version_string_capi_2f5bb660dd1397b3() {
+_gostring_ _wrap_version_string_capi_d5044a6ede863c43() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1164,7 +1062,7 @@ _gostring_ _wrap_version_string_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_check_queue_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1182,7 +1080,7 @@ intgo _wrap_check_queue_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1200,7 +1098,7 @@ intgo _wrap_check_group_name_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1220,7 +1118,7 @@ intgo _wrap_client_connect_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1230,7 +1128,7 @@ void _wrap_client_free_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1246,7 +1144,7 @@ _gostring_ _wrap_client_errmsg_capi_2f5bb660dd1397b3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1259,7 +1157,7 @@ intgo _wrap_client_errcode_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1272,7 +1170,7 @@ intgo _wrap_client_connected_capi_2f5bb660dd1397b3(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1282,7 +1180,7 @@ void _wrap_client_cancel_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1295,7 +1193,7 @@ intgo _wrap_client_ping_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1311,7 +1209,7 @@ _gostring_ _wrap_job_group_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1327,7 +1225,7 @@ _gostring_ _wrap_job_last_error_capi_2f5bb660dd1397b3(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1337,7 +1235,7 @@ void _wrap_job_free_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1350,7 +1248,7 @@ long long _wrap_job_list_count_capi_2f5bb660dd1397b3(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1365,7 +1263,7 @@ struct echomq_job *_wrap_job_list_at_capi_2f5bb660dd1397b3(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1375,7 +1273,7 @@ void _wrap_job_list_free_capi_2f5bb660dd1397b3(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_2f5bb660dd1397b3() {
+struct echomq_batch *_wrap_batch_create_capi_d5044a6ede863c43() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1386,7 +1284,7 @@ struct echomq_batch *_wrap_batch_create_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_batch_add_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1412,7 +1310,7 @@ intgo _wrap_batch_add_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1425,7 +1323,7 @@ long long _wrap_batch_count_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1440,77 +1338,7 @@ long long _wrap_batch_id_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
-  echomq_batch *arg1 = (echomq_batch *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  size_t arg4 ;
-  char *arg5 = (char *) 0 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_batch **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)_swig_go_2.array;
-  arg4 = (size_t)_swig_go_2.len;
-  
-  
-  arg5 = (char *)malloc(_swig_go_3.n + 1);
-  memcpy(arg5, _swig_go_3.p, _swig_go_3.n);
-  arg5[_swig_go_3.n] = '\0';
-  
-  
-  result = (int)echomq_batch_add_keyed(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5);
-  _swig_go_result = result; 
-  free(arg2); 
-  free(arg5); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_batch_duplicate_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
-  echomq_batch *arg1 = (echomq_batch *) 0 ;
-  size_t arg2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_batch **)&_swig_go_0; 
-  arg2 = (size_t)_swig_go_1; 
-  
-  result = (int)echomq_batch_duplicate((struct echomq_batch const *)arg1,arg2);
-  _swig_go_result = result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_delete_job_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  uint64_t arg3 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = (uint64_t)_swig_go_2; 
-  
-  result = (int)echomq_delete_job(arg1,(char const *)arg2,arg3);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-void _wrap_batch_clear_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1520,7 +1348,7 @@ void _wrap_batch_clear_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1530,7 +1358,7 @@ void _wrap_batch_free_capi_2f5bb660dd1397b3(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1554,7 +1382,7 @@ intgo _wrap_ack_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1593,7 +1421,7 @@ intgo _wrap_extend_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1622,7 +1450,7 @@ intgo _wrap_set_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1649,7 +1477,7 @@ intgo _wrap_clear_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1678,7 +1506,7 @@ intgo _wrap_set_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1705,7 +1533,7 @@ intgo _wrap_clear_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1732,7 +1560,7 @@ intgo _wrap_pause_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1759,7 +1587,7 @@ intgo _wrap_resume_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1781,7 +1609,7 @@ intgo _wrap_set_default_weight_capi_2f5bb660dd1397b3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1803,7 +1631,7 @@ intgo _wrap_set_default_limit_capi_2f5bb660dd1397b3(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1825,7 +1653,7 @@ intgo _wrap_set_default_max_attempts_capi_2f5bb660dd1397b3(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1858,7 +1686,7 @@ intgo _wrap_set_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1885,7 +1713,7 @@ intgo _wrap_clear_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1911,7 +1739,7 @@ intgo _wrap_set_default_rate_capi_2f5bb660dd1397b3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1940,7 +1768,7 @@ intgo _wrap_throttle_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1969,7 +1797,7 @@ intgo _wrap_set_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1996,7 +1824,7 @@ intgo _wrap_clear_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2018,7 +1846,7 @@ intgo _wrap_set_default_cap_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2031,7 +1859,7 @@ long long _wrap_lane_list_count_capi_2f5bb660dd1397b3(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2041,7 +1869,7 @@ void _wrap_lane_list_free_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2080,7 +1908,7 @@ intgo _wrap_redrive_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2113,7 +1941,7 @@ intgo _wrap_redrive_all_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2126,7 +1954,7 @@ intgo _wrap_worker_start_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2141,7 +1969,7 @@ intgo _wrap_worker_done_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2165,7 +1993,7 @@ intgo _wrap_worker_fail_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2187,7 +2015,7 @@ intgo _wrap_worker_discard_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2204,7 +2032,7 @@ intgo _wrap_worker_stop_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2214,7 +2042,7 @@ void _wrap_worker_free_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2227,7 +2055,7 @@ long long _wrap_report_count_capi_2f5bb660dd1397b3(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2245,7 +2073,7 @@ _gostring_ _wrap_report_at_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2255,7 +2083,23 @@ void _wrap_report_free_capi_2f5bb660dd1397b3(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_2f5bb660dd1397b3() {
+_gostring_ _wrap_report_cursor_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
+  echomq_report *arg1 = (echomq_report *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_report **)&_swig_go_0; 
+  
+  result = (char *)echomq_report_cursor((struct echomq_report const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_ID_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2267,7 +2111,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2279,7 +2123,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2291,7 +2135,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2303,7 +2147,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2315,7 +2159,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2327,7 +2171,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2339,7 +2183,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2351,31 +2195,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = EMQGO_JOB_STATE;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_2f5bb660dd1397b3() {
-  int result;
-  intgo _swig_go_result;
-  
-  
-  result = EMQGO_JOB_DUE_AT_MS;
-  
-  _swig_go_result = (intgo)result; 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_EMQGO_JOB_NUMS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2387,7 +2207,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_LANES_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2399,7 +2219,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_RING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2411,7 +2231,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2423,7 +2243,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2435,7 +2255,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2447,7 +2267,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2459,7 +2279,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2471,7 +2291,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2483,7 +2303,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2495,7 +2315,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2507,7 +2327,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2519,7 +2339,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2531,7 +2351,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2543,7 +2363,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2555,7 +2375,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2567,7 +2387,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2579,7 +2399,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2591,7 +2411,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2603,7 +2423,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2615,7 +2435,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2627,7 +2447,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2639,7 +2459,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2651,7 +2471,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2663,7 +2483,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2675,7 +2495,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2687,7 +2507,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2699,7 +2519,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2711,7 +2531,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2723,7 +2543,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2735,7 +2555,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2747,7 +2567,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2759,7 +2579,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2771,7 +2591,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2783,7 +2603,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2795,7 +2615,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2807,7 +2627,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_CAP_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2819,7 +2639,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2831,7 +2651,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -2843,7 +2663,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_2f5bb660dd1397b3() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_2f5bb660dd1397b3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_d5044a6ede863c43(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2860,7 +2680,7 @@ struct echomq_client *_wrap_client_create_capi_2f5bb660dd1397b3(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2876,7 +2696,7 @@ void _wrap_job_numbers_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2892,7 +2712,7 @@ void _wrap_job_payload_copy_capi_2f5bb660dd1397b3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2942,7 +2762,7 @@ intgo _wrap_enqueue_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2968,192 +2788,7 @@ intgo _wrap_enqueue_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  char *arg8 = (char *) 0 ;
-  int64_t arg9 ;
-  uint64_t *arg10 = (uint64_t *) 0 ;
-  uint64_t temp10 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  
-  arg8 = (char *)malloc(_swig_go_6.n + 1);
-  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
-  arg8[_swig_go_6.n] = '\0';
-  
-  arg9 = (int64_t)_swig_go_7; 
-  {
-    if (_swig_go_8.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg10 = &temp10;
-  }
-  
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_8.array;
-    a[0] = temp10;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg8); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_window_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int64_t arg6 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  arg6 = (int64_t)_swig_go_5; 
-  
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_get_job_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  uint64_t arg3 ;
-  uint64_t *arg4 = (uint64_t *) 0 ;
-  uint64_t temp4 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = (uint64_t)_swig_go_2; 
-  {
-    if (_swig_go_3.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg4 = &temp4;
-  }
-  
-  result = (int)emqgo_get_job(arg1,(char const *)arg2,arg3,arg4);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_3.array;
-    a[0] = temp4;
-  }
-  free(arg2); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_purge_lane_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  uint32_t arg4 ;
-  int arg5 ;
-  int64_t *arg6 = (int64_t *) 0 ;
-  size_t arg7 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  arg4 = (uint32_t)_swig_go_3; 
-  arg5 = (int)_swig_go_4; 
-  
-  arg6 = (int64_t *)_swig_go_5.array;
-  arg7 = (size_t)_swig_go_5.len;
-  
-  
-  result = (int)emqgo_purge_lane(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6,arg7);
-  _swig_go_result = result; 
-  free(arg2); 
-  free(arg3); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_queues_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  uint64_t *arg2 = (uint64_t *) 0 ;
-  uint64_t temp2 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  {
-    if (_swig_go_1.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg2 = &temp2;
-  }
-  
-  result = (int)emqgo_queues(arg1,arg2);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_1.array;
-    a[0] = temp2;
-  }
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3188,7 +2823,7 @@ intgo _wrap_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3225,7 +2860,7 @@ intgo _wrap_wclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3262,7 +2897,7 @@ intgo _wrap_bclaim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3301,7 +2936,7 @@ intgo _wrap_ack_claim_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3347,7 +2982,7 @@ intgo _wrap_fail_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3373,7 +3008,7 @@ intgo _wrap_stats_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3406,7 +3041,7 @@ intgo _wrap_lane_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3448,7 +3083,7 @@ intgo _wrap_lanes_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3466,7 +3101,7 @@ _gostring_ _wrap_lane_list_group_capi_2f5bb660dd1397b3(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3484,7 +3119,7 @@ void _wrap_lane_list_numbers_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_2f5bb660dd1397b3(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3500,7 +3135,7 @@ _gostring_ _wrap_lane_list_cursor_capi_2f5bb660dd1397b3(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3537,7 +3172,7 @@ intgo _wrap_dead_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3570,7 +3205,51 @@ intgo _wrap_verify_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_repair_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (size_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_repair(arg1,(char const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_doctor_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3610,7 +3289,7 @@ intgo _wrap_doctor_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3648,7 +3327,7 @@ intgo _wrap_ack_many_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3687,7 +3366,7 @@ intgo _wrap_claim_batch_capi_2f5bb660dd1397b3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3699,7 +3378,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3711,7 +3390,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3723,7 +3402,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3735,7 +3414,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3747,7 +3426,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3759,7 +3438,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3771,7 +3450,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3783,7 +3462,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3795,7 +3474,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_2f5bb660dd1397b3() {
 }
 
 
-void _wrap_worker_defaults_capi_2f5bb660dd1397b3(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_d5044a6ede863c43(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3809,7 +3488,7 @@ void _wrap_worker_defaults_capi_2f5bb660dd1397b3(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_d5044a6ede863c43(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3853,7 +3532,7 @@ intgo _wrap_worker_create_capi_2f5bb660dd1397b3(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3872,7 +3551,7 @@ intgo _wrap_worker_last_error_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3900,7 +3579,7 @@ intgo _wrap_worker_next_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3912,7 +3591,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3924,7 +3603,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3936,7 +3615,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3948,7 +3627,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3960,7 +3639,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3972,7 +3651,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3984,7 +3663,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -3996,7 +3675,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4008,7 +3687,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4020,7 +3699,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4032,7 +3711,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4044,7 +3723,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4056,7 +3735,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_2f5bb660dd1397b3() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_d5044a6ede863c43() {
   int result;
   intgo _swig_go_result;
   
@@ -4068,7 +3747,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_2f5bb660dd1397b3() {
 }
 
 
-intgo _wrap_worker_stats_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4087,7 +3766,7 @@ intgo _wrap_worker_stats_capi_2f5bb660dd1397b3(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_2f5bb660dd1397b3() {
+long long _wrap_c_heap_in_use_capi_d5044a6ede863c43() {
   uint64_t result;
   long long _swig_go_result;
   

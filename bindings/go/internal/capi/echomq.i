@@ -225,6 +225,7 @@ void echomq_worker_free(echomq_worker *w);
 size_t echomq_report_count(const echomq_report *r);
 const char *echomq_report_at(const echomq_report *r, size_t i);
 void echomq_report_free(echomq_report *r);
+const char *echomq_report_cursor(const echomq_report *r);
 
 /* ---- shims -------------------------------------------------------------- */
 
@@ -547,6 +548,15 @@ int emqgo_dead(echomq_client *c, const char *queue, uint64_t offset, size_t coun
 int emqgo_verify(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
   echomq_report *r = NULL;
   int rc = echomq_verify(c, queue, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
+/* One repair step: cursor "" starts; the next one is in the report. */
+int emqgo_repair(echomq_client *c, const char *queue, int apply, const char *cursor,
+                 size_t count, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_repair(c, queue, apply, cursor, count, &r);
   *OUT_HANDLE = (uint64_t)(uintptr_t)r;
   return rc;
 }

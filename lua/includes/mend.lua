@@ -1,0 +1,301 @@
+--@include lane
+--@include record
+--@include counts
+-- One bounded step of a repair: rebuilds what the scripts keep beside the
+-- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
+-- from where the jobs really are (lane pending sets, leases, delayed, dead,
+-- the jobs and att hashes), and first puts each job in exactly one place
+-- (I3). Every change is one line of the reply; with apply false nothing is
+-- written (lua/repairplan.lua runs this read-only), with apply true each
+-- change is made as it is reported (lua/repair.lua). Every fix is idempotent:
+-- a second repair reports nothing.
+--
+-- The walk, in phases, `budget` items per call at most (a lane's pending
+-- set is read whole when its lane is visited):
+--   L leases, D delayed, X dead (by rank): ids without a record leave; a job
+--     found in two places keeps the first of leases, its lane, delayed, dead;
+--     leased and delayed jobs are counted per lane (the tally);
+--   J jobs (HSCAN): a record in no place goes back to its lane;
+--   A att (HSCAN): an attempt count of no job goes;
+--   Q lane pending sets (SCAN): ids without a record or of another lane
+--     leave (the latter to their own lane);
+--   P lane pending sets (SCAN): each lane is mended, its jobs counted;
+--   T, V, C, R, I: the lanes of the tally, glive, gactive, the directory
+--     and the ring that phase P did not visit (each lane once) are mended;
+--   S: the counters are set against the pending jobs counted in phase P.
+-- The cursor carries the phase, its position, the pending jobs counted and
+-- the tally (groups in hex: group names are binary). Across calls the queue
+-- should be quiet (workers stopped): the tally is only exact when no job
+-- moves between the calls. One call that finishes the walk is atomic.
+-- Returns {OK, next cursor ('' = done), change...}.
+local PHASES = 'LDXJAQPTVCRIS'
+local function repairStep(apply, cursor, budget)
+  local out = { OK, '' }
+  local function say(msg) out[#out + 1] = msg end
+  local function hex(s)
+    return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
+  end
+  local function unhex(h)
+    return (string.gsub(h, '%x%x', function(x) return string.char(tonumber(x, 16)) end))
+  end
+  -- The cursor: "<phase> <position> <pending counted> <hex group>:<leased>:<delayed> ..."
+  local phase, pos, total, rest = 'L', '0', 0, ''
+  local tally = {}
+  if cursor ~= '' then
+    local ph, p, t, r = string.match(cursor, '^(%u) (%d+) (%d+) ?(.*)$')
+    if not ph or not string.find(PHASES, ph, 1, true) then return { EINVAL, 'repair: bad cursor' } end
+    phase, pos, total, rest = ph, p, tonumber(t), r
+    for hg, l, d in string.gmatch(rest, '(%x+):(%d+):(%d+)') do
+      tally[unhex(hg)] = { tonumber(l), tonumber(d) }
+    end
+  end
+  local function count(g, i)
+    if not tally[g] then tally[g] = { 0, 0 } end
+    tally[g][i] = tally[g][i] + 1
+  end
+  local function w(...) if apply then rcall(...) end end
+  local function inZ(key, id) return rcall('ZSCORE', key, id) ~= false end
+
+  -- Lane g made consistent with its jobs: active and live counts, the
+  -- directory, its ring entry and its schedule in throttled.
+  local function mendLane(g)
+    local t = tally[g] or { 0, 0 }
+    local leased, delayed = t[1], t[2]
+    local depth = rcall('ZCARD', pendingKey(g))
+    local act = tonumber(rcall('HGET', K.gactive, g) or '0')
+    if act ~= leased then
+      local why = act < 0 and ' (a hidden underflow)' or ''
+      say('gactive: lane ' .. g .. ' ' .. act .. why .. ' -> ' .. leased .. ' (jobs leased)')
+      if leased == 0 then w('HDEL', K.gactive, g) else w('HSET', K.gactive, g, S(leased)) end
+    end
+    local live = depth + leased + delayed
+    local had = tonumber(rcall('HGET', K.glive, g) or '0')
+    if had ~= live then
+      say('glive: lane ' .. g .. ' ' .. had .. ' -> ' .. live .. ' (' .. depth .. ' pending, ' ..
+        leased .. ' leased, ' .. delayed .. ' delayed)')
+      if live == 0 then w('HDEL', K.glive, g) else w('HSET', K.glive, g, S(live)) end
+    end
+    local listed = rcall('ZSCORE', K.lanes, g) ~= false
+    if live > 0 and not listed then
+      say('lanes: lane ' .. g .. ' listed (' .. live .. ' live jobs, not in the directory)')
+      w('ZADD', K.lanes, 0, g)
+    elseif live == 0 and listed and not hasSetting(g) then
+      say('lanes: lane ' .. g .. ' dropped (no live job, no setting)')
+      if apply then forgetIdleLane(g) end
+    end
+    local st, due = laneState(g, leased)
+    local n = #rcall('LPOS', K.ring, g, 'COUNT', 0)
+    local waits = rcall('ZSCORE', K.throttled, g) ~= false
+    if st == 'ring' then
+      if n == 0 and not waits then
+        say('ring: lane ' .. g .. ' added (' .. depth .. ' pending, not in the ring)')
+        if apply then joinRing(g) end
+      elseif n > 1 then
+        say('ring: lane ' .. g .. ' was in the ring ' .. n .. ' times, now once')
+        w('LREM', K.ring, -(n - 1), g)
+      end
+      if n > 0 and waits then
+        say('throttled: lane ' .. g .. ' is in the ring, no longer scheduled to rejoin')
+        w('ZREM', K.throttled, g)
+      end
+    else
+      if n > 0 then
+        say('ring: lane ' .. g .. ' removed (' .. depth .. ' pending, not serviceable)')
+        w('LREM', K.ring, 0, g)
+      end
+      if st == 'wait' and not waits then
+        say('throttled: lane ' .. g .. ' scheduled to rejoin at ' .. S(due))
+        w('ZADD', K.throttled, S(due), g)
+      end
+    end
+  end
+  -- Lanes are mended once: by the first phase that meets them.
+  local function metBefore(g, ph)
+    local at = string.find(PHASES, ph, 1, true)
+    local function before(q) return string.find(PHASES, q, 1, true) < at end
+    if rcall('EXISTS', pendingKey(g)) == 1 then return true end
+    if before('T') and tally[g] then return true end
+    if before('V') and rcall('HEXISTS', K.glive, g) == 1 then return true end
+    if before('C') and rcall('HEXISTS', K.gactive, g) == 1 then return true end
+    if before('R') and rcall('ZSCORE', K.lanes, g) then return true end
+    return false
+  end
+
+  -- One chunk of a place scored by job id (leases, delayed, dead): `other`
+  -- lists the places that come first for a job found in two.
+  local function walkPlace(key, name, slot, earlier)
+    local from = tonumber(pos)
+    local ids = rcall('ZRANGE', key, from, from + budget - 1)
+    local recs = #ids > 0 and callSliced('HMGET', K.jobs, ids) or {}
+    local gone = 0
+    for i, id in ipairs(ids) do
+      if not recs[i] then
+        say('I3: ' .. name .. ' holds job ' .. id .. ' whose record is missing: removed')
+        w('ZREM', key, id)
+        gone = gone + 1
+      else
+        local g = unpackRecord(recs[i])
+        local first
+        for _, e in ipairs(earlier) do
+          local k = e == 'lane' and pendingKey(g) or K[e]
+          if inZ(k, id) then first = e == 'lane' and ('lane ' .. g) or e; break end
+        end
+        if first then
+          say('I3: job ' .. id .. ' is in ' .. first .. ' and in ' .. name .. ': removed from ' .. name)
+          w('ZREM', key, id)
+          gone = gone + 1
+        else
+          if slot then count(g, slot) end
+          if slot == 1 and inZ(pendingKey(g), id) then
+            say('I3: job ' .. id .. ' is in leases and in lane ' .. g .. ': removed from lane ' .. g)
+            w('ZREM', pendingKey(g), id)
+          end
+        end
+      end
+    end
+    if #ids < budget then return nil, #ids end
+    return S(from + #ids - (apply and gone or 0)), #ids
+  end
+
+  local steps = {}
+  steps.L = function() return walkPlace(K.leases, 'leases', 1, {}) end
+  -- (A leased job also in its lane leaves the lane: see walkPlace.)
+  steps.D = function() return walkPlace(K.delayed, 'delayed', 2, { 'leases', 'lane' }) end
+  steps.X = function() return walkPlace(K.dead, 'dead', nil, { 'leases', 'lane', 'delayed' }) end
+  steps.J = function()
+    local r = rcall('HSCAN', K.jobs, pos, 'COUNT', budget)
+    local f = r[2]
+    for i = 1, #f, 2 do
+      local id = f[i]
+      local g = unpackRecord(f[i + 1])
+      if not (inZ(K.leases, id) or inZ(pendingKey(g), id) or inZ(K.delayed, id) or inZ(K.dead, id)) then
+        say('I3: job ' .. id .. ' is in no place: back in lane ' .. g)
+        w('ZADD', pendingKey(g), id, id)
+      end
+    end
+    return r[1] ~= '0' and r[1] or nil, #f / 2
+  end
+  steps.A = function()
+    local r = rcall('HSCAN', K.att, pos, 'COUNT', budget)
+    local f = r[2]
+    for i = 1, #f, 2 do
+      if rcall('HEXISTS', K.jobs, f[i]) == 0 then
+        say('I3: att holds job ' .. f[i] .. ' that does not exist: removed')
+        w('HDEL', K.att, f[i])
+      end
+    end
+    return r[1] ~= '0' and r[1] or nil, #f / 2
+  end
+  -- Q: each lane's pending set holds only jobs of its own (read whole).
+  steps.Q = function()
+    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', budget)
+    local work = 0
+    for _, key in ipairs(r[2]) do
+      local g = string.sub(key, #P + 3, #key - 8)
+      local ids = rcall('ZRANGE', key, 0, -1)
+      local recs = callSliced('HMGET', K.jobs, ids)
+      for i, id in ipairs(ids) do
+        if not recs[i] then
+          say('I3: lane ' .. g .. ' holds job ' .. id .. ' whose record is missing: removed')
+          w('ZREM', key, id)
+        else
+          local jg = unpackRecord(recs[i])
+          if jg ~= g then
+            local placed = inZ(K.leases, id) or inZ(K.delayed, id) or inZ(K.dead, id)
+              or inZ(pendingKey(jg), id)
+            say('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g .. ': ' ..
+              (placed and 'removed' or 'moved to its lane'))
+            w('ZREM', key, id)
+            if not placed then w('ZADD', pendingKey(jg), id, id) end
+          end
+        end
+      end
+      work = work + 1 + #ids
+    end
+    return r[1] ~= '0' and r[1] or nil, work
+  end
+  -- P: every lane with pending jobs is mended; its jobs are counted.
+  steps.P = function()
+    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', budget)
+    for _, key in ipairs(r[2]) do
+      total = total + rcall('ZCARD', key)
+      mendLane(string.sub(key, #P + 3, #key - 8))
+    end
+    return r[1] ~= '0' and r[1] or nil, #r[2]
+  end
+  steps.T = function()
+    local names = {}
+    for g in pairs(tally) do names[#names + 1] = g end
+    table.sort(names)
+    for _, g in ipairs(names) do
+      if not metBefore(g, 'T') then mendLane(g) end
+    end
+    return nil, #names
+  end
+  local function walkFields(key, ph)
+    local r = rcall('HSCAN', key, pos, 'COUNT', budget)
+    local f = r[2]
+    for i = 1, #f, 2 do
+      if not metBefore(f[i], ph) then mendLane(f[i]) end
+    end
+    return r[1] ~= '0' and r[1] or nil, #f / 2
+  end
+  steps.V = function() return walkFields(K.glive, 'V') end
+  steps.C = function() return walkFields(K.gactive, 'C') end
+  steps.R = function()
+    local from = tonumber(pos)
+    local names = rcall('ZRANGE', K.lanes, from, from + budget - 1)
+    local size = rcall('ZCARD', K.lanes)
+    for _, g in ipairs(names) do
+      if not metBefore(g, 'R') then mendLane(g) end
+    end
+    if #names < budget then return nil, #names end
+    -- Entries dropped may lie before the next position: step back by them
+    -- (a lane met twice is mended once; the second time changes nothing).
+    return S(math.max(from, from + #names - (size - rcall('ZCARD', K.lanes)))), #names
+  end
+  steps.I = function()
+    local from = tonumber(pos)
+    local names = rcall('LRANGE', K.ring, from, from + budget - 1)
+    local size, seen = rcall('LLEN', K.ring), {}
+    for i, g in ipairs(names) do
+      -- A lane is met at its first ring entry only (a dry run writes
+      -- nothing, so positions hold; applied, mending again changes nothing).
+      local first = apply and not seen[g] or (not apply and rcall('LPOS', K.ring, g) == from + i - 1)
+      seen[g] = true
+      if first and not metBefore(g, 'I') then mendLane(g) end
+    end
+    if #names < budget then return nil, #names end
+    return S(math.max(from, from + #names - (size - rcall('LLEN', K.ring)))), #names
+  end
+  steps.S = function()
+    local pc = pendingCount()
+    if pc > total then
+      say('stats: acked +' .. S(pc - total) .. ' (the counters gave ' .. S(pc) .. ' pending jobs, ' ..
+        S(total) .. ' are pending)')
+      w('HINCRBY', K.stats, 'acked', S(pc - total))
+    elseif pc < total then
+      say('stats: enqueued +' .. S(total - pc) .. ' (the counters gave ' .. S(pc) .. ' pending jobs, ' ..
+        S(total) .. ' are pending)')
+      w('HINCRBY', K.stats, 'enqueued', S(total - pc))
+    end
+    return nil, 1
+  end
+
+  local work = 0
+  while work < budget do
+    local nextPos, did = steps[phase]()
+    work = work + math.max(did, 1)
+    if nextPos then
+      pos = nextPos
+    else
+      local at = string.find(PHASES, phase, 1, true)
+      if at == #PHASES then return out end  -- done: the cursor stays ''
+      phase, pos = string.sub(PHASES, at + 1, at + 1), '0'
+    end
+  end
+  local parts = { phase .. ' ' .. pos .. ' ' .. S(total) }
+  for g, t in pairs(tally) do parts[#parts + 1] = hex(g) .. ':' .. t[1] .. ':' .. t[2] end
+  out[2] = table.concat(parts, ' ')
+  return out
+end
