@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_d5044a6ede863c43(const char*);
+  void cgo_panic__capi_a7066b5c38a94e15(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_d5044a6ede863c43(p);
+  cgo_panic__capi_a7066b5c38a94e15(p);
 }
 
 
@@ -210,6 +210,8 @@ enum {
   EMQGO_JOB_DEAD_AT_MS,
   EMQGO_JOB_PAYLOAD_LEN,
   EMQGO_JOB_ATTEMPT,
+  EMQGO_JOB_STATE,
+  EMQGO_JOB_DUE_AT_MS,
   EMQGO_JOB_NUMS
 };
 
@@ -283,6 +285,8 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_DEAD_AT_MS] = echomq_job_dead_at_ms(j);
   v[EMQGO_JOB_PAYLOAD_LEN] = (int64_t)echomq_job_payload_len(j);
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
+  v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
+  v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
 }
 
@@ -309,6 +313,58 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
+                        const char *payload, size_t payload_len, int64_t delay_ms,
+                        uint32_t max_attempts, const char *key, int64_t window_ms,
+                        uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key;
+  o.dedup_window_ms = window_ms;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_get_job(c, queue, id, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+/* One purge step: nums = {cursor (in and out), removed, more}. */
+int emqgo_purge_lane(echomq_client *c, const char *queue, const char *group, uint32_t max,
+                     int clear_settings, int64_t *nums, size_t n) {
+  uint64_t cursor, removed = 0;
+  int more = 0, rc;
+  if (n < 3) return ECHOMQ_EINVAL;
+  cursor = (uint64_t)nums[0];
+  rc = echomq_purge_lane(c, queue, group, max, clear_settings, &cursor, &removed, &more);
+  nums[0] = (int64_t)cursor;
+  nums[1] = (int64_t)removed;
+  nums[2] = more;
+  return rc;
+}
+
+int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_queues(c, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
 }
 
 int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,
@@ -624,7 +680,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_d5044a6ede863c43(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a7066b5c38a94e15(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -634,7 +690,7 @@ void _wrap_Swig_free_capi_d5044a6ede863c43(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_d5044a6ede863c43(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a7066b5c38a94e15(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -647,7 +703,7 @@ void *_wrap_Swig_malloc_capi_d5044a6ede863c43(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -658,7 +714,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -669,7 +725,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -680,7 +736,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_OK_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -691,7 +747,7 @@ intgo _wrap_ECHOMQ_OK_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EMPTY_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -702,7 +758,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EINVAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -713,7 +769,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -724,7 +780,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -735,7 +791,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ESTALE_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -746,7 +802,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -757,7 +813,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EFULL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -768,7 +824,29 @@ intgo _wrap_ECHOMQ_EFULL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ELEASED_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ELEASED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DUPLICATE_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_DUPLICATE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -779,7 +857,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -790,7 +868,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -801,7 +879,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ESERVER_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -812,7 +890,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -823,7 +901,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EPROTO_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -834,7 +912,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EBUSY_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -845,7 +923,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ELOADING_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -856,7 +934,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -867,7 +945,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EOOM_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -878,7 +956,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -889,7 +967,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -900,7 +978,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -911,7 +989,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -922,7 +1000,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -933,7 +1011,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -944,7 +1022,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -955,7 +1033,40 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RETRY_DEAD);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PURGE_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_DEDUP_KEY_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -966,7 +1077,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -977,7 +1088,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -988,7 +1099,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -999,7 +1110,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -1010,7 +1121,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d5044a6ede863c43() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -1021,7 +1132,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d5044a6ede863c43() {
 }
 
 
-_gostring_ _wrap_strerror_capi_d5044a6ede863c43(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_a7066b5c38a94e15(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1037,7 +1148,7 @@ _gostring_ _wrap_strerror_capi_d5044a6ede863c43(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_d5044a6ede863c43() {
+intgo _wrap_version_capi_a7066b5c38a94e15() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1048,7 +1159,7 @@ intgo _wrap_version_capi_d5044a6ede863c43() {
 }
 
 
-_gostring_ _wrap_version_string_capi_d5044a6ede863c43() {
+_gostring_ _wrap_version_string_capi_a7066b5c38a94e15() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1062,7 +1173,7 @@ _gostring_ _wrap_version_string_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_check_queue_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1080,7 +1191,7 @@ intgo _wrap_check_queue_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1098,7 +1209,7 @@ intgo _wrap_check_group_name_capi_d5044a6ede863c43(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1118,7 +1229,7 @@ intgo _wrap_client_connect_capi_d5044a6ede863c43(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1128,7 +1239,7 @@ void _wrap_client_free_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1144,7 +1255,7 @@ _gostring_ _wrap_client_errmsg_capi_d5044a6ede863c43(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1157,7 +1268,7 @@ intgo _wrap_client_errcode_capi_d5044a6ede863c43(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1170,7 +1281,7 @@ intgo _wrap_client_connected_capi_d5044a6ede863c43(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1180,7 +1291,7 @@ void _wrap_client_cancel_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1193,7 +1304,7 @@ intgo _wrap_client_ping_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1209,7 +1320,7 @@ _gostring_ _wrap_job_group_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1225,7 +1336,7 @@ _gostring_ _wrap_job_last_error_capi_d5044a6ede863c43(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1235,7 +1346,7 @@ void _wrap_job_free_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1248,7 +1359,7 @@ long long _wrap_job_list_count_capi_d5044a6ede863c43(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1263,7 +1374,7 @@ struct echomq_job *_wrap_job_list_at_capi_d5044a6ede863c43(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1273,7 +1384,7 @@ void _wrap_job_list_free_capi_d5044a6ede863c43(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_d5044a6ede863c43() {
+struct echomq_batch *_wrap_batch_create_capi_a7066b5c38a94e15() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1284,7 +1395,7 @@ struct echomq_batch *_wrap_batch_create_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_batch_add_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1310,7 +1421,7 @@ intgo _wrap_batch_add_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1323,7 +1434,7 @@ long long _wrap_batch_count_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1338,7 +1449,77 @@ long long _wrap_batch_id_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
+intgo _wrap_batch_add_keyed_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+  echomq_batch *arg1 = (echomq_batch *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  char *arg5 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_batch **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  arg5 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg5, _swig_go_3.p, _swig_go_3.n);
+  arg5[_swig_go_3.n] = '\0';
+  
+  
+  result = (int)echomq_batch_add_keyed(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg5); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_batch_duplicate_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+  echomq_batch *arg1 = (echomq_batch *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_batch **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_batch_duplicate((struct echomq_batch const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_delete_job(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+void _wrap_batch_clear_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1348,7 +1529,7 @@ void _wrap_batch_clear_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1358,7 +1539,7 @@ void _wrap_batch_free_capi_d5044a6ede863c43(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1382,7 +1563,7 @@ intgo _wrap_ack_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1421,7 +1602,7 @@ intgo _wrap_extend_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1450,7 +1631,7 @@ intgo _wrap_set_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1477,7 +1658,7 @@ intgo _wrap_clear_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1506,7 +1687,7 @@ intgo _wrap_set_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1533,7 +1714,7 @@ intgo _wrap_clear_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1560,7 +1741,7 @@ intgo _wrap_pause_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1587,7 +1768,7 @@ intgo _wrap_resume_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1609,7 +1790,7 @@ intgo _wrap_set_default_weight_capi_d5044a6ede863c43(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1631,7 +1812,7 @@ intgo _wrap_set_default_limit_capi_d5044a6ede863c43(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1653,7 +1834,7 @@ intgo _wrap_set_default_max_attempts_capi_d5044a6ede863c43(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1686,7 +1867,7 @@ intgo _wrap_set_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1713,7 +1894,7 @@ intgo _wrap_clear_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1739,7 +1920,7 @@ intgo _wrap_set_default_rate_capi_d5044a6ede863c43(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1768,7 +1949,7 @@ intgo _wrap_throttle_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1797,7 +1978,7 @@ intgo _wrap_set_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1824,7 +2005,7 @@ intgo _wrap_clear_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1846,7 +2027,7 @@ intgo _wrap_set_default_cap_capi_d5044a6ede863c43(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1859,7 +2040,7 @@ long long _wrap_lane_list_count_capi_d5044a6ede863c43(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1869,7 +2050,7 @@ void _wrap_lane_list_free_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1908,7 +2089,7 @@ intgo _wrap_redrive_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1941,7 +2122,7 @@ intgo _wrap_redrive_all_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1954,7 +2135,7 @@ intgo _wrap_worker_start_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1969,7 +2150,7 @@ intgo _wrap_worker_done_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1993,7 +2174,7 @@ intgo _wrap_worker_fail_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2015,7 +2196,7 @@ intgo _wrap_worker_discard_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2032,7 +2213,7 @@ intgo _wrap_worker_stop_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2042,7 +2223,7 @@ void _wrap_worker_free_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2055,7 +2236,7 @@ long long _wrap_report_count_capi_d5044a6ede863c43(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2073,7 +2254,7 @@ _gostring_ _wrap_report_at_capi_d5044a6ede863c43(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2083,7 +2264,7 @@ void _wrap_report_free_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_d5044a6ede863c43(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2099,7 +2280,7 @@ _gostring_ _wrap_report_cursor_capi_d5044a6ede863c43(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_ID_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2111,7 +2292,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2123,7 +2304,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2135,7 +2316,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2147,7 +2328,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2159,7 +2340,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2171,7 +2352,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2183,7 +2364,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2195,7 +2376,31 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_JOB_STATE_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_STATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a7066b5c38a94e15() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_DUE_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_NUMS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2207,7 +2412,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_LANES_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2219,7 +2424,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_RING_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2231,7 +2436,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2243,7 +2448,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2255,7 +2460,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2267,7 +2472,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2279,7 +2484,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2291,7 +2496,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2303,7 +2508,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2315,7 +2520,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2327,7 +2532,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2339,7 +2544,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2351,7 +2556,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2363,7 +2568,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2375,7 +2580,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2387,7 +2592,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2399,7 +2604,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2411,7 +2616,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2423,7 +2628,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2435,7 +2640,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2447,7 +2652,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2459,7 +2664,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2471,7 +2676,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2483,7 +2688,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2495,7 +2700,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2507,7 +2712,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2519,7 +2724,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2531,7 +2736,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2543,7 +2748,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2555,7 +2760,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2567,7 +2772,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2579,7 +2784,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2591,7 +2796,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2603,7 +2808,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2615,7 +2820,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2627,7 +2832,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_CAP_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2639,7 +2844,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2651,7 +2856,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -2663,7 +2868,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_d5044a6ede863c43() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_d5044a6ede863c43(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_a7066b5c38a94e15(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2680,7 +2885,7 @@ struct echomq_client *_wrap_client_create_capi_d5044a6ede863c43(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2696,7 +2901,7 @@ void _wrap_job_numbers_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2712,7 +2917,7 @@ void _wrap_job_payload_copy_capi_d5044a6ede863c43(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2762,7 +2967,7 @@ intgo _wrap_enqueue_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2788,7 +2993,192 @@ intgo _wrap_enqueue_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_keyed_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  int64_t arg6 ;
+  uint32_t arg7 ;
+  char *arg8 = (char *) 0 ;
+  int64_t arg9 ;
+  uint64_t *arg10 = (uint64_t *) 0 ;
+  uint64_t temp10 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  arg6 = (int64_t)_swig_go_4; 
+  arg7 = (uint32_t)_swig_go_5; 
+  
+  arg8 = (char *)malloc(_swig_go_6.n + 1);
+  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
+  arg8[_swig_go_6.n] = '\0';
+  
+  arg9 = (int64_t)_swig_go_7; 
+  {
+    if (_swig_go_8.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg10 = &temp10;
+  }
+  
+  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_8.array;
+    a[0] = temp10;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg8); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_batch_window_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int64_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  arg6 = (int64_t)_swig_go_5; 
+  
+  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_get_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_get_job(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_purge_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  int arg5 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  
+  arg6 = (int64_t *)_swig_go_5.array;
+  arg7 = (size_t)_swig_go_5.len;
+  
+  
+  result = (int)emqgo_purge_lane(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6,arg7);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_queues_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  uint64_t *arg2 = (uint64_t *) 0 ;
+  uint64_t temp2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  {
+    if (_swig_go_1.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg2 = &temp2;
+  }
+  
+  result = (int)emqgo_queues(arg1,arg2);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_1.array;
+    a[0] = temp2;
+  }
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2823,7 +3213,7 @@ intgo _wrap_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2860,7 +3250,7 @@ intgo _wrap_wclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2897,7 +3287,7 @@ intgo _wrap_bclaim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2936,7 +3326,7 @@ intgo _wrap_ack_claim_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2982,7 +3372,7 @@ intgo _wrap_fail_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3008,7 +3398,7 @@ intgo _wrap_stats_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3041,7 +3431,7 @@ intgo _wrap_lane_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3083,7 +3473,7 @@ intgo _wrap_lanes_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3101,7 +3491,7 @@ _gostring_ _wrap_lane_list_group_capi_d5044a6ede863c43(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3119,7 +3509,7 @@ void _wrap_lane_list_numbers_capi_d5044a6ede863c43(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_d5044a6ede863c43(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3135,7 +3525,7 @@ _gostring_ _wrap_lane_list_cursor_capi_d5044a6ede863c43(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3172,7 +3562,7 @@ intgo _wrap_dead_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3205,7 +3595,7 @@ intgo _wrap_verify_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3249,7 +3639,7 @@ intgo _wrap_repair_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3289,7 +3679,7 @@ intgo _wrap_doctor_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3327,7 +3717,7 @@ intgo _wrap_ack_many_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3366,7 +3756,7 @@ intgo _wrap_claim_batch_capi_d5044a6ede863c43(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3378,7 +3768,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3390,7 +3780,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3402,7 +3792,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3414,7 +3804,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3426,7 +3816,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3438,7 +3828,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3450,7 +3840,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3462,7 +3852,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3474,7 +3864,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_d5044a6ede863c43() {
 }
 
 
-void _wrap_worker_defaults_capi_d5044a6ede863c43(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_a7066b5c38a94e15(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3488,7 +3878,7 @@ void _wrap_worker_defaults_capi_d5044a6ede863c43(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_d5044a6ede863c43(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_a7066b5c38a94e15(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3532,7 +3922,7 @@ intgo _wrap_worker_create_capi_d5044a6ede863c43(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3551,7 +3941,7 @@ intgo _wrap_worker_last_error_capi_d5044a6ede863c43(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3579,7 +3969,7 @@ intgo _wrap_worker_next_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3591,7 +3981,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3603,7 +3993,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3615,7 +4005,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3627,7 +4017,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3639,7 +4029,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3651,7 +4041,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3663,7 +4053,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3675,7 +4065,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3687,7 +4077,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3699,7 +4089,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3711,7 +4101,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3723,7 +4113,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3735,7 +4125,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_d5044a6ede863c43() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_a7066b5c38a94e15() {
   int result;
   intgo _swig_go_result;
   
@@ -3747,7 +4137,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_d5044a6ede863c43() {
 }
 
 
-intgo _wrap_worker_stats_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3766,7 +4156,7 @@ intgo _wrap_worker_stats_capi_d5044a6ede863c43(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_d5044a6ede863c43() {
+long long _wrap_c_heap_in_use_capi_a7066b5c38a94e15() {
   uint64_t result;
   long long _swig_go_result;
   
