@@ -49,6 +49,7 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 		return nil, err
 	}
 	var refused []*Job
+	var unconfirmed error // ErrUnconfirmed of a chunk: returned with the whole result
 	for start := 0; start < len(jobs); start += wclaimMax {
 		chunk := jobs[start:min(len(jobs), start+wclaimMax)]
 		ids := make([]uint64, len(chunk))
@@ -57,10 +58,14 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 		for i, j := range chunk {
 			ids[i], tokens[i] = j.ID, j.Token
 		}
-		if _, err := q.c.do(ctx, func(h capi.Client) int {
+		_, err := q.c.do(ctx, func(h capi.Client) int {
 			return capi.Ack_many(h, q.name, ids, tokens, statuses)
-		}); err != nil {
+		})
+		if failed(err) {
 			return refused, err
+		}
+		if err != nil {
+			unconfirmed = err
 		}
 		for i, st := range statuses {
 			if st != 0 {
@@ -68,7 +73,7 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 			}
 		}
 	}
-	return refused, nil
+	return refused, unconfirmed
 }
 
 // AckClaim acknowledges the job and claims the next one in the same round
@@ -134,10 +139,10 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Fail(h, q.name, j.ID, j.Token, cutAtNUL(reason), delay, out[:])
 	})
-	if err != nil {
+	if failed(err) {
 		return 0, err
 	}
-	return FailOutcome(out[0]), nil
+	return FailOutcome(out[0]), err
 }
 
 // Extend sets the lease to server now + d and returns the new deadline.
@@ -152,10 +157,10 @@ func (j *Job) Extend(ctx context.Context, d time.Duration) (time.Time, error) {
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Extend(h, q.name, j.ID, j.Token, ceilMS(d), out[:])
 	})
-	if err != nil {
+	if failed(err) {
 		return time.Time{}, err
 	}
-	return msTime(out[0]), nil
+	return msTime(out[0]), err
 }
 
 func cutAtNUL(s string) string {

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_4f49ee8421c14d47(const char*);
+  void cgo_panic__capi_3a5b7bedaea9f281(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_4f49ee8421c14d47(p);
+  cgo_panic__capi_3a5b7bedaea9f281(p);
 }
 
 
@@ -261,12 +261,16 @@ enum {
 
 /* A client with the given options; NULL on bad options or ENOMEM. */
 echomq_client *emqgo_client_create(int connect_timeout_ms, int command_timeout_ms,
-                                   size_t max_payload_bytes) {
+                                   size_t max_payload_bytes, int wait_replicas, int wait_aof,
+                                   int wait_timeout_ms) {
   echomq_client_options o = ECHOMQ_CLIENT_OPTIONS_INIT;
   echomq_client *c = NULL;
   o.connect_timeout_ms = connect_timeout_ms;
   o.command_timeout_ms = command_timeout_ms;
   o.max_payload_bytes = max_payload_bytes;
+  o.wait_replicas = wait_replicas;
+  o.wait_aof = wait_aof;
+  o.wait_timeout_ms = wait_timeout_ms;
   if (echomq_client_new(&c, &o) != ECHOMQ_OK) return NULL;
   return c;
 }
@@ -503,6 +507,9 @@ enum {
   EMQGO_WOPT_IDLE_WAIT_MS,
   EMQGO_WOPT_CONNECT_TIMEOUT_MS,
   EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_WAIT_REPLICAS,
+  EMQGO_WOPT_WAIT_AOF,
+  EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -519,6 +526,9 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
   v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
   v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
+  v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
+  v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -534,7 +544,10 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -544,6 +557,9 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
   o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
   o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
+  o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
+  o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -576,6 +592,7 @@ enum {
   EMQGO_WSTATS_RETRIED,
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_UNCONFIRMED,
   EMQGO_WSTATS_NUMS
 };
 
@@ -601,6 +618,7 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -615,7 +633,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_4f49ee8421c14d47(void *_swig_go_0) {
+void _wrap_Swig_free_capi_3a5b7bedaea9f281(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -625,7 +643,7 @@ void _wrap_Swig_free_capi_4f49ee8421c14d47(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_4f49ee8421c14d47(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -638,7 +656,7 @@ void *_wrap_Swig_malloc_capi_4f49ee8421c14d47(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -649,7 +667,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -660,7 +678,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -671,7 +689,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_OK_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -682,7 +700,7 @@ intgo _wrap_ECHOMQ_OK_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EMPTY_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -693,7 +711,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EINVAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -704,7 +722,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -715,7 +733,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -726,7 +744,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ESTALE_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -737,7 +755,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -748,7 +766,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EFULL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -759,7 +777,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ECONN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -770,7 +788,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -781,7 +799,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -792,7 +810,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ESERVER_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -803,7 +821,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -814,7 +832,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EPROTO_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -825,7 +843,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EBUSY_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -836,7 +854,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ELOADING_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -847,7 +865,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -858,7 +876,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EOOM_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -869,7 +887,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -880,7 +898,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -891,7 +909,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -902,7 +920,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -913,7 +931,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -924,7 +942,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -935,7 +953,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -946,7 +964,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -957,7 +975,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -968,7 +986,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -979,7 +997,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -990,7 +1008,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -1001,7 +1019,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -1012,7 +1030,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_4f49ee8421c14d47() {
 }
 
 
-_gostring_ _wrap_strerror_capi_4f49ee8421c14d47(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1028,7 +1046,7 @@ _gostring_ _wrap_strerror_capi_4f49ee8421c14d47(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_4f49ee8421c14d47() {
+intgo _wrap_version_capi_3a5b7bedaea9f281() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1039,7 +1057,7 @@ intgo _wrap_version_capi_4f49ee8421c14d47() {
 }
 
 
-_gostring_ _wrap_version_string_capi_4f49ee8421c14d47() {
+_gostring_ _wrap_version_string_capi_3a5b7bedaea9f281() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1053,7 +1071,7 @@ _gostring_ _wrap_version_string_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1071,7 +1089,7 @@ intgo _wrap_check_queue_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1089,7 +1107,7 @@ intgo _wrap_check_group_name_capi_4f49ee8421c14d47(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1109,7 +1127,7 @@ intgo _wrap_client_connect_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1119,7 +1137,7 @@ void _wrap_client_free_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1135,7 +1153,7 @@ _gostring_ _wrap_client_errmsg_capi_4f49ee8421c14d47(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1148,7 +1166,7 @@ intgo _wrap_client_errcode_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1161,7 +1179,7 @@ intgo _wrap_client_connected_capi_4f49ee8421c14d47(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1171,7 +1189,7 @@ void _wrap_client_cancel_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1184,7 +1202,7 @@ intgo _wrap_client_ping_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1200,7 +1218,7 @@ _gostring_ _wrap_job_group_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1216,7 +1234,7 @@ _gostring_ _wrap_job_last_error_capi_4f49ee8421c14d47(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1226,7 +1244,7 @@ void _wrap_job_free_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1239,7 +1257,7 @@ long long _wrap_job_list_count_capi_4f49ee8421c14d47(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1254,7 +1272,7 @@ struct echomq_job *_wrap_job_list_at_capi_4f49ee8421c14d47(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1264,7 +1282,7 @@ void _wrap_job_list_free_capi_4f49ee8421c14d47(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_4f49ee8421c14d47() {
+struct echomq_batch *_wrap_batch_create_capi_3a5b7bedaea9f281() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1275,7 +1293,7 @@ struct echomq_batch *_wrap_batch_create_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_batch_add_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1301,7 +1319,7 @@ intgo _wrap_batch_add_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1314,7 +1332,7 @@ long long _wrap_batch_count_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1329,7 +1347,7 @@ long long _wrap_batch_id_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1339,7 +1357,7 @@ void _wrap_batch_clear_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1349,7 +1367,7 @@ void _wrap_batch_free_capi_4f49ee8421c14d47(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1373,7 +1391,7 @@ intgo _wrap_ack_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1412,7 +1430,7 @@ intgo _wrap_extend_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1441,7 +1459,7 @@ intgo _wrap_set_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1468,7 +1486,7 @@ intgo _wrap_clear_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1497,7 +1515,7 @@ intgo _wrap_set_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1524,7 +1542,7 @@ intgo _wrap_clear_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1551,7 +1569,7 @@ intgo _wrap_pause_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1578,7 +1596,7 @@ intgo _wrap_resume_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1600,7 +1618,7 @@ intgo _wrap_set_default_weight_capi_4f49ee8421c14d47(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1622,7 +1640,7 @@ intgo _wrap_set_default_limit_capi_4f49ee8421c14d47(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1644,7 +1662,7 @@ intgo _wrap_set_default_max_attempts_capi_4f49ee8421c14d47(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1677,7 +1695,7 @@ intgo _wrap_set_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1704,7 +1722,7 @@ intgo _wrap_clear_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1730,7 +1748,7 @@ intgo _wrap_set_default_rate_capi_4f49ee8421c14d47(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1759,7 +1777,7 @@ intgo _wrap_throttle_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1788,7 +1806,7 @@ intgo _wrap_set_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1815,7 +1833,7 @@ intgo _wrap_clear_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1837,7 +1855,7 @@ intgo _wrap_set_default_cap_capi_4f49ee8421c14d47(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1850,7 +1868,7 @@ long long _wrap_lane_list_count_capi_4f49ee8421c14d47(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1860,7 +1878,7 @@ void _wrap_lane_list_free_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1899,7 +1917,7 @@ intgo _wrap_redrive_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1932,7 +1950,7 @@ intgo _wrap_redrive_all_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1945,7 +1963,7 @@ intgo _wrap_worker_start_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1960,7 +1978,7 @@ intgo _wrap_worker_done_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1984,7 +2002,7 @@ intgo _wrap_worker_fail_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2006,7 +2024,7 @@ intgo _wrap_worker_discard_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2023,7 +2041,7 @@ intgo _wrap_worker_stop_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2033,7 +2051,7 @@ void _wrap_worker_free_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2046,7 +2064,7 @@ long long _wrap_report_count_capi_4f49ee8421c14d47(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2064,7 +2082,7 @@ _gostring_ _wrap_report_at_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2074,7 +2092,7 @@ void _wrap_report_free_capi_4f49ee8421c14d47(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ID_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2086,7 +2104,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2098,7 +2116,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2110,7 +2128,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2122,7 +2140,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2134,7 +2152,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2146,7 +2164,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2158,7 +2176,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2170,7 +2188,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2182,7 +2200,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_LANES_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2194,7 +2212,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_RING_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2206,7 +2224,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2218,7 +2236,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2230,7 +2248,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2242,7 +2260,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2254,7 +2272,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2266,7 +2284,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2278,7 +2296,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2290,7 +2308,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2302,7 +2320,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2314,7 +2332,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2326,7 +2344,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2338,7 +2356,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2350,7 +2368,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2362,7 +2380,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2374,7 +2392,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2386,7 +2404,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2398,7 +2416,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2410,7 +2428,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2422,7 +2440,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2434,7 +2452,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2446,7 +2464,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2458,7 +2476,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2470,7 +2488,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2482,7 +2500,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2494,7 +2512,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2506,7 +2524,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2518,7 +2536,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2530,7 +2548,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2542,7 +2560,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2554,7 +2572,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2566,7 +2584,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2578,7 +2596,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2590,7 +2608,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2602,7 +2620,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_CAP_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2614,7 +2632,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2626,7 +2644,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -2638,24 +2656,30 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_4f49ee8421c14d47(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_3a5b7bedaea9f281(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
+  int arg4 ;
+  int arg5 ;
+  int arg6 ;
   echomq_client *result = 0 ;
   struct echomq_client *_swig_go_result;
   
   arg1 = (int)_swig_go_0; 
   arg2 = (int)_swig_go_1; 
   arg3 = (size_t)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  arg6 = (int)_swig_go_5; 
   
-  result = (echomq_client *)emqgo_client_create(arg1,arg2,arg3);
+  result = (echomq_client *)emqgo_client_create(arg1,arg2,arg3,arg4,arg5,arg6);
   *(echomq_client **)&_swig_go_result = (echomq_client *)result; 
   return _swig_go_result;
 }
 
 
-void _wrap_job_numbers_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2671,7 +2695,7 @@ void _wrap_job_numbers_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2687,7 +2711,7 @@ void _wrap_job_payload_copy_capi_4f49ee8421c14d47(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,7 +2761,7 @@ intgo _wrap_enqueue_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2763,7 +2787,7 @@ intgo _wrap_enqueue_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2798,7 +2822,7 @@ intgo _wrap_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2835,7 +2859,7 @@ intgo _wrap_wclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2872,7 +2896,7 @@ intgo _wrap_bclaim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2911,7 +2935,7 @@ intgo _wrap_ack_claim_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2957,7 +2981,7 @@ intgo _wrap_fail_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -2983,7 +3007,7 @@ intgo _wrap_stats_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3016,7 +3040,7 @@ intgo _wrap_lane_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3058,7 +3082,7 @@ intgo _wrap_lanes_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3076,7 +3100,7 @@ _gostring_ _wrap_lane_list_group_capi_4f49ee8421c14d47(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3094,7 +3118,7 @@ void _wrap_lane_list_numbers_capi_4f49ee8421c14d47(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_4f49ee8421c14d47(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3110,7 +3134,7 @@ _gostring_ _wrap_lane_list_cursor_capi_4f49ee8421c14d47(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3147,7 +3171,7 @@ intgo _wrap_dead_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3180,7 +3204,7 @@ intgo _wrap_verify_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3220,7 +3244,7 @@ intgo _wrap_doctor_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3258,7 +3282,7 @@ intgo _wrap_ack_many_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3297,7 +3321,7 @@ intgo _wrap_claim_batch_capi_4f49ee8421c14d47(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3309,7 +3333,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3321,7 +3345,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3333,7 +3357,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3345,7 +3369,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3357,7 +3381,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3369,7 +3393,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3381,7 +3405,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3393,7 +3417,43 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3a5b7bedaea9f281() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_REPLICAS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3a5b7bedaea9f281() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_AOF;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3405,7 +3465,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-void _wrap_worker_defaults_capi_4f49ee8421c14d47(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_3a5b7bedaea9f281(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3419,7 +3479,7 @@ void _wrap_worker_defaults_capi_4f49ee8421c14d47(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_4f49ee8421c14d47(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3463,7 +3523,7 @@ intgo _wrap_worker_create_capi_4f49ee8421c14d47(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3482,7 +3542,7 @@ intgo _wrap_worker_last_error_capi_4f49ee8421c14d47(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3510,7 +3570,7 @@ intgo _wrap_worker_next_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3522,7 +3582,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3534,7 +3594,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3546,7 +3606,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3558,7 +3618,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3570,7 +3630,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3642,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3654,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3666,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +3678,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +3690,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +3702,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +3714,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +3726,19 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3a5b7bedaea9f281() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_UNCONFIRMED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_3a5b7bedaea9f281() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +3750,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_4f49ee8421c14d47() {
 }
 
 
-intgo _wrap_worker_stats_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3697,7 +3769,7 @@ intgo _wrap_worker_stats_capi_4f49ee8421c14d47(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_4f49ee8421c14d47() {
+long long _wrap_c_heap_in_use_capi_3a5b7bedaea9f281() {
   uint64_t result;
   long long _swig_go_result;
   
