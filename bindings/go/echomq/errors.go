@@ -18,7 +18,7 @@ const (
 	CodeInvalid     Code = -1  // invalid argument: name, number, option, URL
 	CodeTooLarge    Code = -2  // payload or batch over the limit
 	CodeNotFound    Code = -3  // no such job
-	CodeStale       Code = -4  // the token is not the current attempt: lease lost
+	CodeStale       Code = -4  // the token is not the current delivery's: lease lost
 	CodeFull        Code = -5  // the lane is at its size cap: the enqueue wrote nothing
 	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeConn        Code = -10 // cannot connect, or connection lost before sending

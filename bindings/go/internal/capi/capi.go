@@ -166,198 +166,199 @@ typedef long long swig_type_136;
 typedef _goslice_ swig_type_137;
 typedef _goslice_ swig_type_138;
 typedef long long swig_type_139;
-extern void _wrap_Swig_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_3a5b7bedaea9f281(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3a5b7bedaea9f281(void);
-extern swig_type_1 _wrap_strerror_capi_3a5b7bedaea9f281(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_3a5b7bedaea9f281(void);
-extern swig_type_2 _wrap_version_string_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_check_queue_name_capi_3a5b7bedaea9f281(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_3a5b7bedaea9f281(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern void _wrap_job_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_batch_add_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_15 arg2);
-extern void _wrap_batch_clear_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern void _wrap_batch_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_extend_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
-extern swig_intgo _wrap_set_weight_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern swig_intgo _wrap_set_limit_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
-extern swig_intgo _wrap_pause_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_resume_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_intgo arg4, swig_type_41 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3, swig_type_45 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4);
-extern swig_intgo _wrap_set_cap_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4);
-extern swig_intgo _wrap_clear_cap_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
-extern swig_type_56 _wrap_lane_list_count_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_type_59 arg4);
-extern swig_intgo _wrap_redrive_all_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern swig_intgo _wrap_worker_start_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_3a5b7bedaea9f281(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_fail_capi_3a5b7bedaea9f281(uintptr_t arg1, uintptr_t arg2, swig_type_62 arg3, swig_type_63 arg4);
-extern swig_intgo _wrap_worker_discard_capi_3a5b7bedaea9f281(uintptr_t arg1, uintptr_t arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_worker_stop_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3);
-extern void _wrap_worker_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_66 _wrap_report_count_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_type_67 _wrap_report_at_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_68 arg2);
-extern void _wrap_report_free_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_3a5b7bedaea9f281(void);
-extern uintptr_t _wrap_client_create_capi_3a5b7bedaea9f281(swig_intgo arg1, swig_intgo arg2, swig_type_69 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_70 arg2);
-extern void _wrap_job_payload_copy_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_71 arg2);
-extern swig_intgo _wrap_enqueue_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_72 arg2, swig_type_73 arg3, swig_type_74 arg4, swig_type_75 arg5, swig_intgo arg6, swig_type_76 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_77 arg2, uintptr_t arg3, swig_type_78 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_claim_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3, swig_type_81 arg4);
-extern swig_intgo _wrap_wclaim_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3, swig_intgo arg4, swig_type_84 arg5);
-extern swig_intgo _wrap_bclaim_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3, swig_type_87 arg4, swig_type_88 arg5);
-extern swig_intgo _wrap_ack_claim_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4, swig_type_92 arg5, swig_type_93 arg6);
-extern swig_intgo _wrap_fail_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4, swig_type_97 arg5, swig_type_98 arg6, swig_type_99 arg7);
-extern swig_intgo _wrap_stats_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
-extern swig_intgo _wrap_lane_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4);
-extern swig_intgo _wrap_lanes_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4, swig_type_108 arg5);
-extern swig_type_109 _wrap_lane_list_group_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_110 arg2);
-extern void _wrap_lane_list_numbers_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3);
-extern swig_type_113 _wrap_lane_list_cursor_capi_3a5b7bedaea9f281(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5);
-extern swig_intgo _wrap_verify_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
-extern swig_intgo _wrap_doctor_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
-extern swig_intgo _wrap_ack_many_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5);
-extern swig_intgo _wrap_claim_batch_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_129 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_3a5b7bedaea9f281(void);
-extern void _wrap_worker_defaults_capi_3a5b7bedaea9f281(swig_type_130 arg1);
-extern swig_intgo _wrap_worker_create_capi_3a5b7bedaea9f281(swig_type_131 arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_135 arg2);
-extern swig_intgo _wrap_worker_next_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_3a5b7bedaea9f281(void);
-extern swig_intgo _wrap_worker_stats_capi_3a5b7bedaea9f281(uintptr_t arg1, swig_type_138 arg2);
-extern swig_type_139 _wrap_c_heap_in_use_capi_3a5b7bedaea9f281(void);
+extern void _wrap_Swig_free_capi_160fe065166b3066(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_160fe065166b3066(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_160fe065166b3066(void);
+extern swig_type_1 _wrap_strerror_capi_160fe065166b3066(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_160fe065166b3066(void);
+extern swig_type_2 _wrap_version_string_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_check_queue_name_capi_160fe065166b3066(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_160fe065166b3066(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_160fe065166b3066(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_160fe065166b3066(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_160fe065166b3066(uintptr_t arg1);
+extern void _wrap_job_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_160fe065166b3066(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_160fe065166b3066(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_160fe065166b3066(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_batch_add_capi_160fe065166b3066(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_160fe065166b3066(uintptr_t arg1, swig_type_15 arg2);
+extern void _wrap_batch_clear_capi_160fe065166b3066(uintptr_t arg1);
+extern void _wrap_batch_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_160fe065166b3066(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_extend_capi_160fe065166b3066(uintptr_t arg1, swig_type_19 arg2, swig_type_20 arg3, swig_type_21 arg4, swig_type_22 arg5, swig_type_23 arg6);
+extern swig_intgo _wrap_set_weight_capi_160fe065166b3066(uintptr_t arg1, swig_type_24 arg2, swig_type_25 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_160fe065166b3066(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern swig_intgo _wrap_set_limit_capi_160fe065166b3066(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_160fe065166b3066(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3);
+extern swig_intgo _wrap_pause_capi_160fe065166b3066(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_resume_capi_160fe065166b3066(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_160fe065166b3066(uintptr_t arg1, swig_type_36 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_160fe065166b3066(uintptr_t arg1, swig_type_37 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_160fe065166b3066(uintptr_t arg1, swig_type_38 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_160fe065166b3066(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_intgo arg4, swig_type_41 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_160fe065166b3066(uintptr_t arg1, swig_type_42 arg2, swig_type_43 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_160fe065166b3066(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3, swig_type_45 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_160fe065166b3066(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3, swig_type_48 arg4);
+extern swig_intgo _wrap_set_cap_capi_160fe065166b3066(uintptr_t arg1, swig_type_49 arg2, swig_type_50 arg3, swig_type_51 arg4);
+extern swig_intgo _wrap_clear_cap_capi_160fe065166b3066(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_160fe065166b3066(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3);
+extern swig_type_56 _wrap_lane_list_count_capi_160fe065166b3066(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_160fe065166b3066(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_type_59 arg4);
+extern swig_intgo _wrap_redrive_all_capi_160fe065166b3066(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern swig_intgo _wrap_worker_start_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_160fe065166b3066(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_fail_capi_160fe065166b3066(uintptr_t arg1, uintptr_t arg2, swig_type_62 arg3, swig_type_63 arg4);
+extern swig_intgo _wrap_worker_discard_capi_160fe065166b3066(uintptr_t arg1, uintptr_t arg2, swig_type_64 arg3);
+extern swig_intgo _wrap_worker_stop_capi_160fe065166b3066(uintptr_t arg1, swig_intgo arg2, swig_type_65 arg3);
+extern void _wrap_worker_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_66 _wrap_report_count_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_type_67 _wrap_report_at_capi_160fe065166b3066(uintptr_t arg1, swig_type_68 arg2);
+extern void _wrap_report_free_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_160fe065166b3066(void);
+extern uintptr_t _wrap_client_create_capi_160fe065166b3066(swig_intgo arg1, swig_intgo arg2, swig_type_69 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_160fe065166b3066(uintptr_t arg1, swig_type_70 arg2);
+extern void _wrap_job_payload_copy_capi_160fe065166b3066(uintptr_t arg1, swig_type_71 arg2);
+extern swig_intgo _wrap_enqueue_capi_160fe065166b3066(uintptr_t arg1, swig_type_72 arg2, swig_type_73 arg3, swig_type_74 arg4, swig_type_75 arg5, swig_intgo arg6, swig_type_76 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_160fe065166b3066(uintptr_t arg1, swig_type_77 arg2, uintptr_t arg3, swig_type_78 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_claim_capi_160fe065166b3066(uintptr_t arg1, swig_type_79 arg2, swig_type_80 arg3, swig_type_81 arg4);
+extern swig_intgo _wrap_wclaim_capi_160fe065166b3066(uintptr_t arg1, swig_type_82 arg2, swig_type_83 arg3, swig_intgo arg4, swig_type_84 arg5);
+extern swig_intgo _wrap_bclaim_capi_160fe065166b3066(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3, swig_type_87 arg4, swig_type_88 arg5);
+extern swig_intgo _wrap_ack_claim_capi_160fe065166b3066(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4, swig_type_92 arg5, swig_type_93 arg6);
+extern swig_intgo _wrap_fail_capi_160fe065166b3066(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4, swig_type_97 arg5, swig_type_98 arg6, swig_type_99 arg7);
+extern swig_intgo _wrap_stats_capi_160fe065166b3066(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3);
+extern swig_intgo _wrap_lane_capi_160fe065166b3066(uintptr_t arg1, swig_type_102 arg2, swig_type_103 arg3, swig_type_104 arg4);
+extern swig_intgo _wrap_lanes_capi_160fe065166b3066(uintptr_t arg1, swig_type_105 arg2, swig_type_106 arg3, swig_type_107 arg4, swig_type_108 arg5);
+extern swig_type_109 _wrap_lane_list_group_capi_160fe065166b3066(uintptr_t arg1, swig_type_110 arg2);
+extern void _wrap_lane_list_numbers_capi_160fe065166b3066(uintptr_t arg1, swig_type_111 arg2, swig_type_112 arg3);
+extern swig_type_113 _wrap_lane_list_cursor_capi_160fe065166b3066(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_160fe065166b3066(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5);
+extern swig_intgo _wrap_verify_capi_160fe065166b3066(uintptr_t arg1, swig_type_118 arg2, swig_type_119 arg3);
+extern swig_intgo _wrap_doctor_capi_160fe065166b3066(uintptr_t arg1, swig_type_120 arg2, swig_type_121 arg3, swig_type_122 arg4);
+extern swig_intgo _wrap_ack_many_capi_160fe065166b3066(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5);
+extern swig_intgo _wrap_claim_batch_capi_160fe065166b3066(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_129 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_160fe065166b3066(void);
+extern void _wrap_worker_defaults_capi_160fe065166b3066(swig_type_130 arg1);
+extern swig_intgo _wrap_worker_create_capi_160fe065166b3066(swig_type_131 arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_160fe065166b3066(uintptr_t arg1, swig_type_135 arg2);
+extern swig_intgo _wrap_worker_next_capi_160fe065166b3066(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_160fe065166b3066(void);
+extern swig_intgo _wrap_worker_stats_capi_160fe065166b3066(uintptr_t arg1, swig_type_138 arg2);
+extern swig_type_139 _wrap_c_heap_in_use_capi_160fe065166b3066(void);
 #undef intgo
 */
 import "C"
@@ -384,8 +385,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_3a5b7bedaea9f281
-func cgo_panic__capi_3a5b7bedaea9f281(p *byte) {
+//export cgo_panic__capi_160fe065166b3066
+func cgo_panic__capi_160fe065166b3066(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -397,13 +398,13 @@ func cgo_panic__capi_3a5b7bedaea9f281(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_3a5b7bedaea9f281(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_160fe065166b3066(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -507,7 +508,7 @@ type Worker interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -515,7 +516,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -523,7 +524,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -531,7 +532,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -539,15 +540,23 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_160fe065166b3066())
 	return swig_r
 }
 
 var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
+func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_160fe065166b3066())
+	return swig_r
+}
+
+var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
+
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -555,7 +564,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -563,7 +572,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -571,7 +580,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -579,7 +588,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -587,7 +596,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -595,7 +604,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -603,7 +612,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -611,7 +620,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -619,7 +628,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -627,7 +636,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -635,7 +644,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -643,7 +652,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -651,7 +660,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -659,7 +668,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -667,7 +676,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -675,7 +684,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -683,7 +692,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -691,7 +700,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -699,7 +708,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -707,7 +716,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -715,7 +724,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -723,7 +732,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -731,7 +740,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -739,7 +748,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -747,7 +756,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -755,7 +764,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -763,7 +772,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -771,7 +780,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -780,7 +789,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_3a5b7bedaea9f281(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_160fe065166b3066(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -789,13 +798,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_3a5b7bedaea9f281())
+	swig_r = (uint)(C._wrap_version_capi_160fe065166b3066())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_3a5b7bedaea9f281()
+	swig_r_p := C._wrap_version_string_capi_160fe065166b3066()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -805,7 +814,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_3a5b7bedaea9f281(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_160fe065166b3066(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -815,7 +824,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_3a5b7bedaea9f281(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_160fe065166b3066(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -826,7 +835,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -835,13 +844,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -851,33 +860,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -887,7 +896,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -896,13 +905,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -910,18 +919,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_3a5b7bedaea9f281()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_160fe065166b3066()))
 	return swig_r
 }
 
@@ -930,7 +939,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -943,7 +952,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -951,18 +960,18 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -971,7 +980,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), C.swig_type_17(_swig_i_2), C.swig_type_18(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -986,7 +995,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_1)), C.swig_type_20(_swig_i_2), C.swig_type_21(_swig_i_3), C.swig_type_22(_swig_i_4), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1002,7 +1011,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1017,7 +1026,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_27)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1033,7 +1042,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1048,7 +1057,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1063,7 +1072,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1078,7 +1087,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1093,7 +1102,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1105,7 +1114,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1117,7 +1126,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1132,7 +1141,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_41(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_41(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1147,7 +1156,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1164,7 +1173,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_45(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_45(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1177,7 +1186,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_47)(unsafe.Pointer(&_swig_i_2)), C.swig_type_48(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1193,7 +1202,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_type_51(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_2)), C.swig_type_51(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1208,7 +1217,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1223,7 +1232,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1233,13 +1242,13 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1248,7 +1257,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1266,7 +1275,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1279,7 +1288,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1287,7 +1296,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1297,7 +1306,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_type_63(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2)), C.swig_type_63(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1309,7 +1318,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1321,19 +1330,19 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_65(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_65(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_160fe065166b3066(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1341,7 +1350,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_68(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_68(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1350,12 +1359,12 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 }
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1363,7 +1372,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1371,7 +1380,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1379,7 +1388,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1387,7 +1396,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1395,7 +1404,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1403,7 +1412,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1411,7 +1420,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1419,7 +1428,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1427,7 +1436,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1435,7 +1444,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1443,7 +1452,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1451,7 +1460,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1459,7 +1468,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1467,7 +1476,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1475,7 +1484,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1483,7 +1492,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1491,7 +1500,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1499,7 +1508,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1507,7 +1516,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1515,7 +1524,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1523,7 +1532,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1531,7 +1540,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1539,7 +1548,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1547,7 +1556,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1555,7 +1564,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1563,7 +1572,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1571,7 +1580,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1579,7 +1588,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1587,7 +1596,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1595,7 +1604,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1603,7 +1612,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1611,7 +1620,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1619,7 +1628,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1627,7 +1636,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1635,7 +1644,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1643,7 +1652,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1651,7 +1660,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1659,7 +1668,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1667,7 +1676,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1675,7 +1684,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1683,7 +1692,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1691,7 +1700,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1699,7 +1708,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1707,7 +1716,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1715,7 +1724,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1723,7 +1732,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -1737,14 +1746,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_3a5b7bedaea9f281(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_69(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_160fe065166b3066(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_69(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1753,7 +1762,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1768,7 +1777,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_3)), C.swig_type_75(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_3)), C.swig_type_75(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1791,7 +1800,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_78(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_78(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1804,7 +1813,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_type_80(_swig_i_2), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_type_80(_swig_i_2), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1821,7 +1830,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_type_83(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1838,7 +1847,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2), C.swig_type_87(_swig_i_3), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2), C.swig_type_87(_swig_i_3), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1856,7 +1865,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2), C.swig_type_91(_swig_i_3), C.swig_type_92(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2), C.swig_type_91(_swig_i_3), C.swig_type_92(_swig_i_4), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1875,7 +1884,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_type_95(_swig_i_2), C.swig_type_96(_swig_i_3), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_4)), C.swig_type_98(_swig_i_5), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.swig_type_95(_swig_i_2), C.swig_type_96(_swig_i_3), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_4)), C.swig_type_98(_swig_i_5), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1893,7 +1902,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1909,7 +1918,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1929,7 +1938,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1946,7 +1955,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_110(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_110(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1957,7 +1966,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1966,7 +1975,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_160fe065166b3066(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1980,7 +1989,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), C.swig_type_115(_swig_i_2), C.swig_type_116(_swig_i_3), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), C.swig_type_115(_swig_i_2), C.swig_type_116(_swig_i_3), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1995,7 +2004,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2011,7 +2020,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2031,7 +2040,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2055,7 +2064,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), C.swig_type_128(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2067,7 +2076,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2075,7 +2084,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2083,7 +2092,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2091,7 +2100,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2099,7 +2108,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2107,7 +2116,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2115,7 +2124,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2123,7 +2132,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2131,7 +2140,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2139,7 +2148,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2147,7 +2156,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2155,7 +2164,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2163,7 +2172,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_3a5b7bedaea9f281(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_160fe065166b3066(*(*C.swig_type_130)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2175,7 +2184,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_3a5b7bedaea9f281(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_160fe065166b3066(*(*C.swig_type_131)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2195,7 +2204,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2207,7 +2216,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2216,7 +2225,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2224,7 +2233,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2232,7 +2241,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2240,7 +2249,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2248,7 +2257,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2256,7 +2265,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2264,7 +2273,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2272,7 +2281,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2280,7 +2289,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2288,7 +2297,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2296,7 +2305,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2304,7 +2313,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2312,7 +2321,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2320,7 +2329,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2328,7 +2337,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_3a5b7bedaea9f281())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_160fe065166b3066())
 	return swig_r
 }
 
@@ -2338,7 +2347,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_3a5b7bedaea9f281(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_160fe065166b3066(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2347,6 +2356,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_3a5b7bedaea9f281())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_160fe065166b3066())
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3a5b7bedaea9f281(const char*);
+  void cgo_panic__capi_160fe065166b3066(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3a5b7bedaea9f281(p);
+  cgo_panic__capi_160fe065166b3066(p);
 }
 
 
@@ -633,7 +633,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3a5b7bedaea9f281(void *_swig_go_0) {
+void _wrap_Swig_free_capi_160fe065166b3066(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -643,7 +643,7 @@ void _wrap_Swig_free_capi_3a5b7bedaea9f281(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_160fe065166b3066(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -656,7 +656,7 @@ void *_wrap_Swig_malloc_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -667,7 +667,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -678,7 +678,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -689,7 +689,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_OK_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -700,7 +700,7 @@ intgo _wrap_ECHOMQ_OK_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EMPTY_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -711,7 +711,18 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_160fe065166b3066() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_UNCONFIRMED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EINVAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -722,7 +733,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -733,7 +744,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -744,7 +755,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ESTALE_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -755,7 +766,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -766,7 +777,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EFULL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -777,7 +788,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ECONN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -788,7 +799,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -799,7 +810,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -810,7 +821,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ESERVER_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -821,7 +832,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -832,7 +843,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EPROTO_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -843,7 +854,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EBUSY_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -854,7 +865,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ELOADING_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -865,7 +876,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -876,7 +887,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EOOM_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -887,7 +898,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -898,7 +909,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -909,7 +920,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -920,7 +931,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -931,7 +942,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -942,7 +953,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -953,7 +964,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -964,7 +975,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -975,7 +986,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -986,7 +997,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -997,7 +1008,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -1008,7 +1019,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -1019,7 +1030,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3a5b7bedaea9f281() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -1030,7 +1041,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3a5b7bedaea9f281() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_160fe065166b3066(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1046,7 +1057,7 @@ _gostring_ _wrap_strerror_capi_3a5b7bedaea9f281(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3a5b7bedaea9f281() {
+intgo _wrap_version_capi_160fe065166b3066() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1057,7 +1068,7 @@ intgo _wrap_version_capi_3a5b7bedaea9f281() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3a5b7bedaea9f281() {
+_gostring_ _wrap_version_string_capi_160fe065166b3066() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1071,7 +1082,7 @@ _gostring_ _wrap_version_string_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_160fe065166b3066(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1089,7 +1100,7 @@ intgo _wrap_check_queue_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_160fe065166b3066(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1107,7 +1118,7 @@ intgo _wrap_check_group_name_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1127,7 +1138,7 @@ intgo _wrap_client_connect_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1137,7 +1148,7 @@ void _wrap_client_free_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1153,7 +1164,7 @@ _gostring_ _wrap_client_errmsg_capi_3a5b7bedaea9f281(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1166,7 +1177,7 @@ intgo _wrap_client_errcode_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1179,7 +1190,7 @@ intgo _wrap_client_connected_capi_3a5b7bedaea9f281(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1189,7 +1200,7 @@ void _wrap_client_cancel_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_160fe065166b3066(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1202,7 +1213,7 @@ intgo _wrap_client_ping_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_160fe065166b3066(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1218,7 +1229,7 @@ _gostring_ _wrap_job_group_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_160fe065166b3066(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1234,7 +1245,7 @@ _gostring_ _wrap_job_last_error_capi_3a5b7bedaea9f281(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_160fe065166b3066(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1244,7 +1255,7 @@ void _wrap_job_free_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_160fe065166b3066(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1257,7 +1268,7 @@ long long _wrap_job_list_count_capi_3a5b7bedaea9f281(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_160fe065166b3066(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1272,7 +1283,7 @@ struct echomq_job *_wrap_job_list_at_capi_3a5b7bedaea9f281(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_160fe065166b3066(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1282,7 +1293,7 @@ void _wrap_job_list_free_capi_3a5b7bedaea9f281(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3a5b7bedaea9f281() {
+struct echomq_batch *_wrap_batch_create_capi_160fe065166b3066() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1293,7 +1304,7 @@ struct echomq_batch *_wrap_batch_create_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_batch_add_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_160fe065166b3066(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1319,7 +1330,7 @@ intgo _wrap_batch_add_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_160fe065166b3066(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1332,7 +1343,7 @@ long long _wrap_batch_count_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_160fe065166b3066(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1347,7 +1358,7 @@ long long _wrap_batch_id_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0, 
 }
 
 
-void _wrap_batch_clear_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_160fe065166b3066(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1357,7 +1368,7 @@ void _wrap_batch_clear_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_160fe065166b3066(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1367,7 +1378,7 @@ void _wrap_batch_free_capi_3a5b7bedaea9f281(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1391,7 +1402,7 @@ intgo _wrap_ack_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1430,7 +1441,7 @@ intgo _wrap_extend_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1459,7 +1470,7 @@ intgo _wrap_set_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1486,7 +1497,7 @@ intgo _wrap_clear_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1515,7 +1526,7 @@ intgo _wrap_set_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1542,7 +1553,7 @@ intgo _wrap_clear_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1569,7 +1580,7 @@ intgo _wrap_pause_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1596,7 +1607,7 @@ intgo _wrap_resume_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1618,7 +1629,7 @@ intgo _wrap_set_default_weight_capi_3a5b7bedaea9f281(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1640,7 +1651,7 @@ intgo _wrap_set_default_limit_capi_3a5b7bedaea9f281(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1662,7 +1673,7 @@ intgo _wrap_set_default_max_attempts_capi_3a5b7bedaea9f281(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1695,7 +1706,7 @@ intgo _wrap_set_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1722,7 +1733,7 @@ intgo _wrap_clear_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1748,7 +1759,7 @@ intgo _wrap_set_default_rate_capi_3a5b7bedaea9f281(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1777,7 +1788,7 @@ intgo _wrap_throttle_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1806,7 +1817,7 @@ intgo _wrap_set_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1833,7 +1844,7 @@ intgo _wrap_clear_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1855,7 +1866,7 @@ intgo _wrap_set_default_cap_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_160fe065166b3066(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1868,7 +1879,7 @@ long long _wrap_lane_list_count_capi_3a5b7bedaea9f281(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_160fe065166b3066(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -1878,7 +1889,7 @@ void _wrap_lane_list_free_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1917,7 +1928,7 @@ intgo _wrap_redrive_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -1950,7 +1961,7 @@ intgo _wrap_redrive_all_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_160fe065166b3066(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1963,7 +1974,7 @@ intgo _wrap_worker_start_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -1978,7 +1989,7 @@ intgo _wrap_worker_done_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2002,7 +2013,7 @@ intgo _wrap_worker_fail_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2024,7 +2035,7 @@ intgo _wrap_worker_discard_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2041,7 +2052,7 @@ intgo _wrap_worker_stop_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_160fe065166b3066(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2051,7 +2062,7 @@ void _wrap_worker_free_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_160fe065166b3066(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2064,7 +2075,7 @@ long long _wrap_report_count_capi_3a5b7bedaea9f281(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_160fe065166b3066(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2082,7 +2093,7 @@ _gostring_ _wrap_report_at_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_160fe065166b3066(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2092,7 +2103,7 @@ void _wrap_report_free_capi_3a5b7bedaea9f281(struct echomq_report *_swig_go_0) {
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_ID_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2104,7 +2115,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2116,7 +2127,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2128,7 +2139,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2140,7 +2151,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2152,7 +2163,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2164,7 +2175,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2176,7 +2187,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2188,7 +2199,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2200,7 +2211,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_LANES_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2212,7 +2223,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_RING_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2224,7 +2235,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2236,7 +2247,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2248,7 +2259,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2260,7 +2271,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2272,7 +2283,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2284,7 +2295,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2296,7 +2307,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2308,7 +2319,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2320,7 +2331,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2332,7 +2343,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2344,7 +2355,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2356,7 +2367,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2368,7 +2379,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2380,7 +2391,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2392,7 +2403,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2404,7 +2415,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2416,7 +2427,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2428,7 +2439,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2440,7 +2451,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2452,7 +2463,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2464,7 +2475,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2476,7 +2487,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2488,7 +2499,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2500,7 +2511,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2512,7 +2523,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2524,7 +2535,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2536,7 +2547,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2548,7 +2559,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2560,7 +2571,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2572,7 +2583,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2584,7 +2595,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2596,7 +2607,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2608,7 +2619,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2620,7 +2631,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_CAP_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2632,7 +2643,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2644,7 +2655,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -2656,7 +2667,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3a5b7bedaea9f281() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3a5b7bedaea9f281(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_160fe065166b3066(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2679,7 +2690,7 @@ struct echomq_client *_wrap_client_create_capi_3a5b7bedaea9f281(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_160fe065166b3066(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2695,7 +2706,7 @@ void _wrap_job_numbers_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_160fe065166b3066(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2711,7 +2722,7 @@ void _wrap_job_payload_copy_capi_3a5b7bedaea9f281(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2761,7 +2772,7 @@ intgo _wrap_enqueue_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2787,7 +2798,7 @@ intgo _wrap_enqueue_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2822,7 +2833,7 @@ intgo _wrap_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2859,7 +2870,7 @@ intgo _wrap_wclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2896,7 +2907,7 @@ intgo _wrap_bclaim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2935,7 +2946,7 @@ intgo _wrap_ack_claim_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2981,7 +2992,7 @@ intgo _wrap_fail_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3007,7 +3018,7 @@ intgo _wrap_stats_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3040,7 +3051,7 @@ intgo _wrap_lane_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3082,7 +3093,7 @@ intgo _wrap_lanes_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_160fe065166b3066(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3100,7 +3111,7 @@ _gostring_ _wrap_lane_list_group_capi_3a5b7bedaea9f281(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_160fe065166b3066(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3118,7 +3129,7 @@ void _wrap_lane_list_numbers_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3a5b7bedaea9f281(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_160fe065166b3066(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3134,7 +3145,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3a5b7bedaea9f281(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3171,7 +3182,7 @@ intgo _wrap_dead_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3204,7 +3215,7 @@ intgo _wrap_verify_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3244,7 +3255,7 @@ intgo _wrap_doctor_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3282,7 +3293,7 @@ intgo _wrap_ack_many_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_160fe065166b3066(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3321,7 +3332,7 @@ intgo _wrap_claim_batch_capi_3a5b7bedaea9f281(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3333,7 +3344,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3345,7 +3356,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3357,7 +3368,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3369,7 +3380,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3381,7 +3392,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3393,7 +3404,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3405,7 +3416,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3417,7 +3428,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3429,7 +3440,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3441,7 +3452,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3453,7 +3464,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3465,7 +3476,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3a5b7bedaea9f281() {
 }
 
 
-void _wrap_worker_defaults_capi_3a5b7bedaea9f281(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_160fe065166b3066(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3479,7 +3490,7 @@ void _wrap_worker_defaults_capi_3a5b7bedaea9f281(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_160fe065166b3066(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3523,7 +3534,7 @@ intgo _wrap_worker_create_capi_3a5b7bedaea9f281(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3542,7 +3553,7 @@ intgo _wrap_worker_last_error_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3570,7 +3581,7 @@ intgo _wrap_worker_next_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3593,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3605,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3617,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +3629,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +3641,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +3653,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +3665,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +3677,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +3689,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3690,7 +3701,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3702,7 +3713,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3714,7 +3725,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3726,7 +3737,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3738,7 +3749,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3a5b7bedaea9f281() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_160fe065166b3066() {
   int result;
   intgo _swig_go_result;
   
@@ -3750,7 +3761,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3a5b7bedaea9f281() {
 }
 
 
-intgo _wrap_worker_stats_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_160fe065166b3066(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3769,7 +3780,7 @@ intgo _wrap_worker_stats_capi_3a5b7bedaea9f281(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3a5b7bedaea9f281() {
+long long _wrap_c_heap_in_use_capi_160fe065166b3066() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -108,6 +108,7 @@ struct echomq_worker {};
 
 %constant int ECHOMQ_OK = ECHOMQ_OK;
 %constant int ECHOMQ_EMPTY = ECHOMQ_EMPTY;
+%constant int ECHOMQ_UNCONFIRMED = ECHOMQ_UNCONFIRMED;
 %constant int ECHOMQ_EINVAL = ECHOMQ_EINVAL;
 %constant int ECHOMQ_ETOOLARGE = ECHOMQ_ETOOLARGE;
 %constant int ECHOMQ_ENOTFOUND = ECHOMQ_ENOTFOUND;
