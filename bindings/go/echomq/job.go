@@ -43,7 +43,8 @@ func (j *Job) Ack(ctx context.Context) error {
 // WClaim) in one round trip per 10,000 jobs. Each job is settled on its
 // own: the returned slice holds the jobs whose ack was refused (their lease
 // was lost, or they no longer exist), unchanged; it is empty when every job
-// was acked. The error reports a call that did not go through.
+// was acked. The error reports a call that did not go through (or, with
+// WithDurability, ErrUnconfirmed: the acks went through, unconfirmed).
 func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
