@@ -80,9 +80,12 @@ bool OwnServer::start() {
     if (pid < 0) break;
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the benchmark
-      execlp(bin, bin, "--bind", "127.0.0.1", "--port", ports.c_str(), "--dir", dir_.c_str(),
-             "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", log.c_str(),
-             static_cast<char *>(nullptr));
+      std::vector<const char *> argv{bin, "--bind", "127.0.0.1", "--port", ports.c_str(), "--dir",
+                                     dir_.c_str(), "--save", "", "--appendonly", "no", "--daemonize",
+                                     "no", "--logfile", log.c_str()};
+      for (const std::string &a : extra_args) argv.push_back(a.c_str());
+      argv.push_back(nullptr);
+      execvp(bin, const_cast<char *const *>(argv.data()));
       _exit(127);
     }
     pid_ = g_pid = pid;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 struct redisContext;
 
@@ -18,6 +19,9 @@ class OwnServer {
   ~OwnServer() { stop(); }
   OwnServer(const OwnServer &) = delete;
   OwnServer &operator=(const OwnServer &) = delete;
+
+  /// Appended to the command line by start() (e.g. {"--appendonly", "yes"}).
+  std::vector<std::string> extra_args;
 
   /// Starts `binary` (VALKEY_SERVER or "valkey-server" on PATH); false with a
   /// message on stderr if it does not answer within a few seconds.

@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strconv"
 	"strings"
@@ -31,6 +32,9 @@ type dialConfig struct {
 	connectTimeout time.Duration
 	commandTimeout time.Duration
 	maxPayload     int
+	waitReplicas   int
+	waitAOF        bool
+	waitTimeout    time.Duration
 }
 
 // DialOption configures Dial.
@@ -53,6 +57,21 @@ func WithMaxPayload(n int) DialOption {
 	return func(c *dialConfig) { c.maxPayload = n }
 }
 
+// WithDurability makes every call that writes wait until the server
+// confirms the write reached `replicas` replicas (WAIT) and, with aof, its
+// own append-only file (WAITAOF; needs appendonly yes), for at most timeout
+// (default 1 s when 0). A write not confirmed in time still happened: the
+// call returns its results together with an error matching ErrUnconfirmed.
+// Reads and claims that find nothing never wait. Default: no waiting.
+func WithDurability(replicas int, aof bool, timeout time.Duration) DialOption {
+	return func(c *dialConfig) {
+		c.waitReplicas, c.waitAOF = replicas, aof
+		if timeout != 0 {
+			c.waitTimeout = timeout
+		}
+	}
+}
+
 // Dial connects to the server at url:
 //
 //	valkey://[user[:password]@]host[:port][/db]   (also redis://)
@@ -65,6 +84,7 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 		connectTimeout: 2 * time.Second,
 		commandTimeout: 5 * time.Second,
 		maxPayload:     defaultMaxPayload,
+		waitTimeout:    time.Second,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -75,10 +95,15 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	if hasNUL(url) {
 		return nil, invalid("URL contains a NUL byte")
 	}
+	aof := 0
+	if cfg.waitAOF {
+		aof = 1
+	}
 	h := capi.Client_create(int(ceilMS(cfg.connectTimeout)), int(ceilMS(cfg.commandTimeout)),
-		int64(cfg.maxPayload))
+		int64(cfg.maxPayload), cfg.waitReplicas, aof, int(ceilMS(cfg.waitTimeout)))
 	if h == nil || h.Swigcptr() == 0 {
-		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB)")
+		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB, " +
+			"durability: 0..100 replicas, a wait of 1 ms..60 s)")
 	}
 	c := &Client{h: h}
 	runtime.SetFinalizer(c, (*Client).Close)
@@ -133,7 +158,13 @@ func (c *Client) Queue(name string) *Queue {
 // context is checked before the call; the call itself is short (the C
 // library bounds it by the command timeout) and runs to completion. fn
 // returns a status; a negative status becomes an *Error carrying the
-// client's message. Positive statuses (ECHOMQ_EMPTY) are returned as they are.
+// client's message. Positive statuses (ECHOMQ_EMPTY) are returned as they are,
+// but ECHOMQ_UNCONFIRMED also comes with an error (ErrUnconfirmed) that the
+// caller returns beside its results (see failed).
+func failed(err error) bool { return err != nil && !errors.Is(err, ErrUnconfirmed) }
+
+// do runs one C call: see run. Positive statuses (ECHOMQ_EMPTY) are
+// returned as they are.
 func (c *Client) do(ctx context.Context, fn func(h capi.Client) int) (int, error) {
 	return c.run(ctx, false, fn)
 }
@@ -180,6 +211,9 @@ func (c *Client) run(ctx context.Context, blocking bool, fn func(h capi.Client) 
 		c.cmu.Lock()
 		c.blocking = 0
 		c.cmu.Unlock()
+	}
+	if rc == int(CodeUnconfirmed) { // done: the caller keeps its results and returns this too
+		return rc, &Error{Code: CodeUnconfirmed, Msg: capi.Client_errmsg(h)}
 	}
 	if rc >= 0 {
 		return rc, nil

@@ -16,7 +16,7 @@ import (
 // The Go codes are the C ones, number for number.
 func TestCodesMatchC(t *testing.T) {
 	pairs := map[Code]int{
-		CodeOK: capi.ECHOMQ_OK, CodeEmpty: capi.ECHOMQ_EMPTY, CodeInvalid: capi.ECHOMQ_EINVAL,
+		CodeOK: capi.ECHOMQ_OK, CodeEmpty: capi.ECHOMQ_EMPTY, CodeUnconfirmed: capi.ECHOMQ_UNCONFIRMED, CodeInvalid: capi.ECHOMQ_EINVAL,
 		CodeTooLarge: capi.ECHOMQ_ETOOLARGE, CodeNotFound: capi.ECHOMQ_ENOTFOUND,
 		CodeStale: capi.ECHOMQ_ESTALE, CodeLayout: capi.ECHOMQ_ELAYOUT, CodeFull: capi.ECHOMQ_EFULL, CodeConn: capi.ECHOMQ_ECONN,
 		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE,

@@ -11,53 +11,56 @@ type Code int
 
 // Status codes, as in echomq.h.
 const (
-	CodeOK        Code = 0
-	CodeEmpty     Code = 1   // nothing to claim right now
-	CodeInvalid   Code = -1  // invalid argument: name, number, option, URL
-	CodeTooLarge  Code = -2  // payload or batch over the limit
-	CodeNotFound  Code = -3  // no such job
-	CodeStale     Code = -4  // the token is not the current attempt: lease lost
-	CodeFull      Code = -5  // the lane is at its size cap: the enqueue wrote nothing
-	CodeLayout    Code = -6  // the queue was written with another key layout (older EchoMQ)
-	CodeLeased    Code = -7  // the job is leased by a worker now: refused, nothing changed
-	CodeDuplicate Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
-	CodeConn      Code = -10 // cannot connect, or connection lost before sending
-	CodeTimeout   Code = -11 // no reply in time: outcome unknown
-	CodeCanceled  Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
-	CodeServer    Code = -20 // the server answered with an error
-	CodeNoPerm    Code = -21 // authentication failed or ACL denied
-	CodeProto     Code = -22 // unexpected reply shape
-	CodeBusy      Code = -23 // server busy running a script (retryable)
-	CodeLoading   Code = -24 // server loading its dataset (retryable)
-	CodeTryAgain  Code = -25 // cluster slot in migration (retryable)
-	CodeOOM       Code = -26 // server out of memory: nothing written (retryable)
-	CodeNoMem     Code = -30 // allocation failed
-	CodeInternal  Code = -31 // a bug in libechomq
+	CodeOK    Code = 0
+	CodeEmpty Code = 1 // nothing to claim right now
+	// CodeUnconfirmed: done, but not confirmed durable in time (WithDurability).
+	CodeUnconfirmed Code = 2
+	CodeInvalid     Code = -1  // invalid argument: name, number, option, URL
+	CodeTooLarge    Code = -2  // payload or batch over the limit
+	CodeNotFound    Code = -3  // no such job
+	CodeStale       Code = -4  // the token is not the current delivery's: lease lost
+	CodeFull        Code = -5  // the lane is at its size cap: the enqueue wrote nothing
+	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
+	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
+	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
+	CodeConn        Code = -10 // cannot connect, or connection lost before sending
+	CodeTimeout     Code = -11 // no reply in time: outcome unknown
+	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
+	CodeServer      Code = -20 // the server answered with an error
+	CodeNoPerm      Code = -21 // authentication failed or ACL denied
+	CodeProto       Code = -22 // unexpected reply shape
+	CodeBusy        Code = -23 // server busy running a script (retryable)
+	CodeLoading     Code = -24 // server loading its dataset (retryable)
+	CodeTryAgain    Code = -25 // cluster slot in migration (retryable)
+	CodeOOM         Code = -26 // server out of memory: nothing written (retryable)
+	CodeNoMem       Code = -30 // allocation failed
+	CodeInternal    Code = -31 // a bug in libechomq
 )
 
 var codeNames = map[Code]string{
-	CodeOK:        "ok",
-	CodeEmpty:     "empty",
-	CodeInvalid:   "invalid argument",
-	CodeTooLarge:  "too large",
-	CodeNotFound:  "not found",
-	CodeStale:     "stale lease",
-	CodeFull:      "lane is full",
-	CodeLayout:    "key layout mismatch",
-	CodeLeased:    "job is leased",
-	CodeDuplicate: "duplicate",
-	CodeConn:      "connection error",
-	CodeTimeout:   "timeout",
-	CodeCanceled:  "canceled",
-	CodeServer:    "server error",
-	CodeNoPerm:    "permission denied",
-	CodeProto:     "protocol error",
-	CodeBusy:      "server busy",
-	CodeLoading:   "server loading",
-	CodeTryAgain:  "slot in migration, try again",
-	CodeOOM:       "server out of memory",
-	CodeNoMem:     "out of memory",
-	CodeInternal:  "internal error",
+	CodeOK:          "ok",
+	CodeEmpty:       "empty",
+	CodeUnconfirmed: "done, but not confirmed durable in time",
+	CodeInvalid:     "invalid argument",
+	CodeTooLarge:    "too large",
+	CodeNotFound:    "not found",
+	CodeStale:       "stale lease",
+	CodeFull:        "lane is full",
+	CodeLayout:      "key layout mismatch",
+	CodeLeased:      "job is leased",
+	CodeDuplicate:   "duplicate",
+	CodeConn:        "connection error",
+	CodeTimeout:     "timeout",
+	CodeCanceled:    "canceled",
+	CodeServer:      "server error",
+	CodeNoPerm:      "permission denied",
+	CodeProto:       "protocol error",
+	CodeBusy:        "server busy",
+	CodeLoading:     "server loading",
+	CodeTryAgain:    "slot in migration, try again",
+	CodeOOM:         "server out of memory",
+	CodeNoMem:       "out of memory",
+	CodeInternal:    "internal error",
 }
 
 // String names the code.
@@ -97,11 +100,17 @@ var (
 	// ErrEmpty: nothing to claim right now. Claim, WClaim and AckClaim
 	// return it instead of a nil job, so a forgotten check fails loudly
 	// rather than dereferencing nil (as database/sql does with ErrNoRows).
-	ErrEmpty      = &Error{Code: CodeEmpty}
-	ErrInvalid    = &Error{Code: CodeInvalid}
-	ErrTooLarge   = &Error{Code: CodeTooLarge}
-	ErrNotFound   = &Error{Code: CodeNotFound}
-	ErrStaleLease = &Error{Code: CodeStale}
+	ErrEmpty = &Error{Code: CodeEmpty}
+	// ErrUnconfirmed: the call did what it says (every other result it
+	// returns alongside is valid: the id, the job, the outcome), but the
+	// server did not confirm in time that the write reached the replicas or
+	// the AOF asked for with WithDurability; a failover now could lose it.
+	// Never retry the call because of it (an enqueue would run twice).
+	ErrUnconfirmed = &Error{Code: CodeUnconfirmed}
+	ErrInvalid     = &Error{Code: CodeInvalid}
+	ErrTooLarge    = &Error{Code: CodeTooLarge}
+	ErrNotFound    = &Error{Code: CodeNotFound}
+	ErrStaleLease  = &Error{Code: CodeStale}
 	// ErrLayout: the queue's keys were written with another key layout
 	// (an older EchoMQ); refused, nothing written. See docs/keys.md.
 	ErrLayout = &Error{Code: CodeLayout}

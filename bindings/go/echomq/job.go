@@ -49,12 +49,14 @@ func (j *Job) Ack(ctx context.Context) error {
 // WClaim) in one round trip per 10,000 jobs. Each job is settled on its
 // own: the returned slice holds the jobs whose ack was refused (their lease
 // was lost, or they no longer exist), unchanged; it is empty when every job
-// was acked. The error reports a call that did not go through.
+// was acked. The error reports a call that did not go through (or, with
+// WithDurability, ErrUnconfirmed: the acks went through, unconfirmed).
 func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
 	}
 	var refused []*Job
+	var unconfirmed error // ErrUnconfirmed of a chunk: returned with the whole result
 	for start := 0; start < len(jobs); start += wclaimMax {
 		chunk := jobs[start:min(len(jobs), start+wclaimMax)]
 		ids := make([]uint64, len(chunk))
@@ -63,10 +65,14 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 		for i, j := range chunk {
 			ids[i], tokens[i] = j.ID, j.Token
 		}
-		if _, err := q.c.do(ctx, func(h capi.Client) int {
+		_, err := q.c.do(ctx, func(h capi.Client) int {
 			return capi.Ack_many(h, q.name, ids, tokens, statuses)
-		}); err != nil {
+		})
+		if failed(err) {
 			return refused, err
+		}
+		if err != nil {
+			unconfirmed = err
 		}
 		for i, st := range statuses {
 			if st != 0 {
@@ -74,7 +80,7 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 			}
 		}
 	}
-	return refused, nil
+	return refused, unconfirmed
 }
 
 // AckClaim acknowledges the job and claims the next one in the same round
@@ -140,10 +146,10 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Fail(h, q.name, j.ID, j.Token, cutAtNUL(reason), delay, out[:])
 	})
-	if err != nil {
+	if failed(err) {
 		return 0, err
 	}
-	return FailOutcome(out[0]), nil
+	return FailOutcome(out[0]), err
 }
 
 // Extend sets the lease to server now + d and returns the new deadline.
@@ -158,10 +164,10 @@ func (j *Job) Extend(ctx context.Context, d time.Duration) (time.Time, error) {
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Extend(h, q.name, j.ID, j.Token, ceilMS(d), out[:])
 	})
-	if err != nil {
+	if failed(err) {
 		return time.Time{}, err
 	}
-	return msTime(out[0]), nil
+	return msTime(out[0]), err
 }
 
 func cutAtNUL(s string) string {

@@ -143,9 +143,10 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
-	if _, err := q.c.do(ctx, func(h capi.Client) int {
+	_, err = q.c.do(ctx, func(h capi.Client) int {
 		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window))
-	}); err != nil {
+	})
+	if failed(err) {
 		return nil, nil, err
 	}
 	ids = make([]uint64, len(jobs))
@@ -154,7 +155,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 		ids[i] = capi.Batch_id(b, int64(i))
 		duplicate[i] = capi.Batch_duplicate(b, int64(i)) != 0
 	}
-	return ids, duplicate, nil
+	return ids, duplicate, err // err: nil, or ErrUnconfirmed beside the results
 }
 
 func batchEntryMsg(i, rc int) string {
@@ -190,13 +191,13 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
 	})
 	jobs := takeJobList(q, out[0]) // freed on every path, error or not
-	if err != nil {
+	if failed(err) {
 		return nil, err
 	}
 	if Code(rc) == CodeEmpty || len(jobs) == 0 {
 		return nil, ErrEmpty
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // ClaimBatch leases up to n jobs (1..10,000) in one call. Unweighted, it
@@ -221,13 +222,13 @@ func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weig
 		return capi.Claim_batch(h, q.name, ceilMS(lease), uint(n), w, out[:])
 	})
 	jobs := takeJobList(q, out[0]) // freed on every path, error or not
-	if err != nil {
+	if failed(err) {
 		return nil, err
 	}
 	if Code(rc) == CodeEmpty || len(jobs) == 0 {
 		return nil, ErrEmpty
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // BClaimSlice bounds one blocking wait on the server, so that a
@@ -274,15 +275,18 @@ func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 
 // claimed turns the result of a single-job claim into (*Job, error).
 func (q *Queue) claimed(rc int, err error, addr uint64) (*Job, error) {
-	if err != nil {
+	if failed(err) {
 		takeJob(q, addr) // a failed call hands out nothing, but free it if it did
 		return nil, err
 	}
 	job := takeJob(q, addr)
 	if Code(rc) == CodeEmpty || job == nil {
+		if err != nil { // an AckClaim whose ack was not confirmed, and nothing to claim
+			return nil, errors.Join(ErrEmpty, err)
+		}
 		return nil, ErrEmpty
 	}
-	return job, nil
+	return job, err
 }
 
 const (

@@ -123,7 +123,9 @@ type Worker struct {
 	// cancelled; default 30 s.
 	DrainTimeout time.Duration
 	// DialOptions give the connect and command timeouts of the engine's
-	// two connections (WithConnectTimeout, WithCommandTimeout).
+	// two connections (WithConnectTimeout, WithCommandTimeout) and its
+	// durability (WithDurability: an unconfirmed round trip counts as done
+	// and in WorkerStats.Unconfirmed).
 	DialOptions []DialOption
 	// OnError, if set, receives errors that do not stop the worker: a
 	// failed server call of the engine (it retries by itself after a
@@ -169,6 +171,9 @@ type WorkerStats struct {
 	RoundTrips uint64 // calls to the server, idle waits excluded
 	Running    uint64 // handed to a handler, not reported yet
 	Buffered   uint64 // claimed ahead, not handed out yet
+	// Unconfirmed: round trips done but not confirmed durable in time
+	// (WithDurability in DialOptions); counted as done.
+	Unconfirmed uint64
 }
 
 type hostCounts struct {
@@ -251,7 +256,7 @@ func (w *Worker) config() (workerConfig, error) {
 	if w.IdleWait > 0 {
 		idleWait = ceilMS(w.IdleWait)
 	}
-	dc := dialConfig{connectTimeout: 2 * time.Second, commandTimeout: 5 * time.Second}
+	dc := dialConfig{connectTimeout: 2 * time.Second, commandTimeout: 5 * time.Second, waitTimeout: time.Second}
 	for _, o := range w.DialOptions {
 		o(&dc)
 	}
@@ -266,6 +271,11 @@ func (w *Worker) config() (workerConfig, error) {
 	nums[capi.EMQGO_WOPT_IDLE_WAIT_MS] = idleWait
 	nums[capi.EMQGO_WOPT_CONNECT_TIMEOUT_MS] = ceilMS(dc.connectTimeout)
 	nums[capi.EMQGO_WOPT_COMMAND_TIMEOUT_MS] = ceilMS(dc.commandTimeout)
+	nums[capi.EMQGO_WOPT_WAIT_REPLICAS] = int64(dc.waitReplicas)
+	if dc.waitAOF {
+		nums[capi.EMQGO_WOPT_WAIT_AOF] = 1
+	}
+	nums[capi.EMQGO_WOPT_WAIT_TIMEOUT_MS] = ceilMS(dc.waitTimeout)
 	cfg.concurrency = n
 	cfg.nums = nums
 	cfg.drain = w.DrainTimeout
@@ -492,18 +502,19 @@ func engineStats(h capi.Worker) WorkerStats {
 	}
 	u := func(i int) uint64 { return uint64(n[i]) }
 	return WorkerStats{
-		Acked:      u(capi.EMQGO_WSTATS_DONE),
-		Retried:    u(capi.EMQGO_WSTATS_RETRIED) + u(capi.EMQGO_WSTATS_DELAYED),
-		Dead:       u(capi.EMQGO_WSTATS_DEAD),
-		Lost:       u(capi.EMQGO_WSTATS_LOST),
-		Errors:     u(capi.EMQGO_WSTATS_ERRORS),
-		Claimed:    u(capi.EMQGO_WSTATS_CLAIMED),
-		Released:   u(capi.EMQGO_WSTATS_RELEASED),
-		Extended:   u(capi.EMQGO_WSTATS_EXTENDED),
-		Delayed:    u(capi.EMQGO_WSTATS_DELAYED),
-		RoundTrips: u(capi.EMQGO_WSTATS_ROUND_TRIPS),
-		Running:    u(capi.EMQGO_WSTATS_RUNNING),
-		Buffered:   u(capi.EMQGO_WSTATS_BUFFERED),
+		Acked:       u(capi.EMQGO_WSTATS_DONE),
+		Retried:     u(capi.EMQGO_WSTATS_RETRIED) + u(capi.EMQGO_WSTATS_DELAYED),
+		Dead:        u(capi.EMQGO_WSTATS_DEAD),
+		Lost:        u(capi.EMQGO_WSTATS_LOST),
+		Errors:      u(capi.EMQGO_WSTATS_ERRORS),
+		Claimed:     u(capi.EMQGO_WSTATS_CLAIMED),
+		Released:    u(capi.EMQGO_WSTATS_RELEASED),
+		Extended:    u(capi.EMQGO_WSTATS_EXTENDED),
+		Delayed:     u(capi.EMQGO_WSTATS_DELAYED),
+		RoundTrips:  u(capi.EMQGO_WSTATS_ROUND_TRIPS),
+		Running:     u(capi.EMQGO_WSTATS_RUNNING),
+		Buffered:    u(capi.EMQGO_WSTATS_BUFFERED),
+		Unconfirmed: u(capi.EMQGO_WSTATS_UNCONFIRMED),
 	}
 }
 

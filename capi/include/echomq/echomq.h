@@ -201,7 +201,10 @@ typedef struct echomq_client_options {
    * ECHOMQ_UNCONFIRMED and the message says why. Costs one round trip per
    * writing call plus the replication or fsync delay (bench/README.md). */
   int wait_replicas;           /* 0 = do not wait (default); 0..ECHOMQ_WAIT_REPLICAS_MAX */
-  int wait_aof;                /* 1 = wait for the local AOF fsync; default 0 */
+  int wait_aof;                /* 1 = wait for the local AOF fsync; default 0.
+                                  With wait_replicas too, a replica counts
+                                  once it fsynced its own AOF (WAITAOF 1 N):
+                                  replicas need appendonly yes as well */
   int wait_timeout_ms;         /* default 1000; 1..ECHOMQ_WAIT_TIMEOUT_MAX_MS */
 } echomq_client_options;
 

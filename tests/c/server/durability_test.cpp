@@ -3,9 +3,7 @@
 // with an append-only file. A write confirmed in time is ECHOMQ_OK; one that
 // is not is ECHOMQ_UNCONFIRMED and still happened; reads and claims that
 // find nothing never wait.
-#include "raw_valkey.hpp"
-#include "tcp_proxy.hpp"
-#include "test_env.hpp"
+#include "replica_pair.hpp"
 
 #include <cstddef>
 #include <cstring>
@@ -24,6 +22,16 @@ echomq_client_options waiting(int replicas, int aof, int timeout_ms) {
   return o;
 }
 
+// Enqueue, claim and ack one job, each confirmed in time (ECHOMQ_OK).
+void enqueue_claim_ack_confirmed(echomq_client *c, const std::string &q) {
+  uint64_t id = 0;
+  EMQ_REQUIRE_OK(c, echomq_enqueue(c, q.c_str(), "g", "a", 1, nullptr, &id));
+  echomq_job *raw_job = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_claim(c, q.c_str(), kLease, &raw_job));
+  JobPtr job(raw_job);
+  EMQ_REQUIRE_OK(c, echomq_ack(c, q.c_str(), id, echomq_job_token(job.get())));
+}
+
 void require_unconfirmed(echomq_client *c, int rc, const char *what) {
   INFO(what << " -> " << describe(c, rc));
   REQUIRE(rc == ECHOMQ_UNCONFIRMED);
@@ -34,30 +42,17 @@ void require_unconfirmed(echomq_client *c, int rc, const char *what) {
 
 TEST_CASE("wait_replicas: OK while the replica keeps up and UNCONFIRMED once it is cut off",
           "[durability]") {
-  PrivateServer primary(free_port());
-  PrivateServer replica(free_port());
-  primary.start();
-  replica.start();
-  TcpProxy link(primary.port());
-  RawValkey praw("127.0.0.1", primary.port());
-  RawValkey rraw("127.0.0.1", replica.port());
-  rraw.must({"REPLICAOF", "127.0.0.1", std::to_string(link.port())});
-  for (int i = 0; i < 200 && praw.integer({"WAIT", "1", "50"}) < 1; ++i) praw.must({"SET", "mark", "1"});
-
+  ReplicaPair pair;
+  RawValkey &praw = pair.praw(), &rraw = pair.rraw();
   const echomq_client_options o = waiting(1, 0, 300);
-  auto c = connect_client(&o, primary.url());
+  auto c = connect_client(&o, pair.primary.url());
   const std::string q = fresh_queue("durable");
-  uint64_t id = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "a", 1, nullptr, &id));
-  echomq_job *raw_job = nullptr;
-  EMQ_REQUIRE_OK(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
-  JobPtr job(raw_job);
-  EMQ_REQUIRE_OK(c.get(), echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
+  enqueue_claim_ack_confirmed(c.get(), q);
   CHECK(rraw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 0);  // the ack reached the replica
 
-  link.partition();
+  pair.link.partition();
   // A claim that finds nothing and a read never wait.
-  raw_job = nullptr;
+  echomq_job *raw_job = nullptr;
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EMPTY, echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
   echomq_queue_stats s{};
   s.version = ECHOMQ_QUEUE_STATS_VERSION;
@@ -66,7 +61,7 @@ TEST_CASE("wait_replicas: OK while the replica keeps up and UNCONFIRMED once it 
   // Every write is done, and says it is not confirmed.
   uint64_t id2 = 0;
   require_unconfirmed(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "b", 1, nullptr, &id2), "enqueue");
-  REQUIRE(id2 == id + 1);
+  REQUIRE(id2 == 2);  // the second job of the queue
   CHECK(praw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 1);
   raw_job = nullptr;
   require_unconfirmed(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job), "claim");
@@ -94,14 +89,10 @@ TEST_CASE("wait_aof: OK with appendonly yes and UNCONFIRMED (the server refuses)
   const std::string q = fresh_queue("aof");
 
   auto c = connect_client(&o, aof.url());
-  uint64_t id = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue(c.get(), q.c_str(), "g", "a", 1, nullptr, &id));
-  echomq_job *raw_job = nullptr;
-  EMQ_REQUIRE_OK(c.get(), echomq_claim(c.get(), q.c_str(), kLease, &raw_job));
-  JobPtr job(raw_job);
-  EMQ_REQUIRE_OK(c.get(), echomq_ack(c.get(), q.c_str(), id, echomq_job_token(job.get())));
+  enqueue_claim_ack_confirmed(c.get(), q);
 
   auto p = connect_client(&o, plain.url());
+  uint64_t id = 0;
   const int rc = echomq_enqueue(p.get(), q.c_str(), "g", "a", 1, nullptr, &id);
   INFO(describe(p.get(), rc));
   REQUIRE(rc == ECHOMQ_UNCONFIRMED);
@@ -138,14 +129,9 @@ TEST_CASE("durability options are validated and version-1 callers keep working",
 }
 
 TEST_CASE("the worker engine treats an unconfirmed round trip as done and counts it", "[durability]") {
-  PrivateServer primary(free_port());
-  PrivateServer replica(free_port());
-  primary.start();
-  replica.start();
-  TcpProxy link(primary.port());
-  RawValkey rraw("127.0.0.1", replica.port());
-  rraw.must({"REPLICAOF", "127.0.0.1", std::to_string(link.port())});
-  link.partition();  // the replica never confirms anything
+  ReplicaPair pair;
+  pair.link.partition();  // the replica never confirms anything
+  const PrivateServer &primary = pair.primary;
 
   auto c = connect_client(nullptr, primary.url());
   const std::string q = fresh_queue("engine-unconfirmed");

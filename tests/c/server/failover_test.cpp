@@ -5,9 +5,7 @@
 // claimed again there with the same attempt number, yet under a new token:
 // the old holder's ack, extend and fail are refused and change nothing, the
 // new holder's ack is accepted, and verify finds nothing wrong.
-#include "raw_valkey.hpp"
-#include "tcp_proxy.hpp"
-#include "test_env.hpp"
+#include "replica_pair.hpp"
 
 using namespace emqtest;
 
@@ -24,14 +22,9 @@ void require_stale(echomq_client *c, int rc, const char *what) {
 
 TEST_CASE("a claim lost in a failover leaves its holder stale on the promoted replica",
           "[failover]") {
-  PrivateServer primary(free_port());
-  PrivateServer replica(free_port());
-  primary.start();
-  replica.start();
-  TcpProxy link(primary.port());
-  RawValkey praw("127.0.0.1", primary.port());
-  RawValkey rraw("127.0.0.1", replica.port());
-  rraw.must({"REPLICAOF", "127.0.0.1", std::to_string(link.port())});
+  ReplicaPair pair;
+  PrivateServer &primary = pair.primary, &replica = pair.replica;
+  RawValkey &praw = pair.praw(), &rraw = pair.rraw();
 
   const std::string q = fresh_queue("failover");
   auto pc = connect_client(nullptr, primary.url());
@@ -43,7 +36,7 @@ TEST_CASE("a claim lost in a failover leaves its holder stale on the promoted re
   REQUIRE(praw.integer({"WAIT", "1", "10000"}) == 1);
   REQUIRE(rraw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 2);
 
-  link.partition();
+  pair.link.partition();
   JobPtr old_holder = claim(pc.get(), q, kLease);
   REQUIRE(old_holder);
   REQUIRE(echomq_job_id(old_holder.get()) == id);

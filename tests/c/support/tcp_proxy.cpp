@@ -1,6 +1,7 @@
 #include "tcp_proxy.hpp"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -57,20 +58,31 @@ int connect_loopback(int port) {
   return fd;
 }
 
-// Copies what `from` has to `to`; false when either end is gone.
-bool pump(int from, int to) {
+}  // namespace
+
+// Copies what `from` has to `to`; false when either end is gone. Never
+// blocks for long: a write waits for room in 20 ms steps and gives up (the
+// bytes are lost in transit, as in a real partition) once the proxy is
+// partitioned or stopping, so partition() and the destructor always return.
+bool TcpProxy::pump(int from, int to) {
   char buf[16384];
-  const ssize_t n = read(from, buf, sizeof buf);
-  if (n <= 0) return false;
+  const ssize_t n = recv(from, buf, sizeof buf, MSG_DONTWAIT);
+  if (n == 0) return false;
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
   for (ssize_t off = 0; off < n;) {
-    const ssize_t w = write(to, buf + off, static_cast<size_t>(n - off));
-    if (w <= 0) return false;
-    off += w;
+    if (stop_ || !forwarding_) return true;
+    const ssize_t w = send(to, buf + off, static_cast<size_t>(n - off), MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (w > 0) {
+      off += w;
+    } else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      pollfd p{to, POLLOUT, 0};
+      poll(&p, 1, 20);
+    } else {
+      return false;
+    }
   }
   return true;
 }
-
-}  // namespace
 
 void TcpProxy::run() {
   std::vector<std::pair<int, int>> links;  // (accepted, upstream)

@@ -24,6 +24,7 @@ class TcpProxy {
 
  private:
   void run();
+  bool pump(int from, int to);
 
   int target_;
   int listener_ = -1;

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_a7066b5c38a94e15(const char*);
+  void cgo_panic__capi_fc5aae8938f3fd5f(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_a7066b5c38a94e15(p);
+  cgo_panic__capi_fc5aae8938f3fd5f(p);
 }
 
 
@@ -263,12 +263,16 @@ enum {
 
 /* A client with the given options; NULL on bad options or ENOMEM. */
 echomq_client *emqgo_client_create(int connect_timeout_ms, int command_timeout_ms,
-                                   size_t max_payload_bytes) {
+                                   size_t max_payload_bytes, int wait_replicas, int wait_aof,
+                                   int wait_timeout_ms) {
   echomq_client_options o = ECHOMQ_CLIENT_OPTIONS_INIT;
   echomq_client *c = NULL;
   o.connect_timeout_ms = connect_timeout_ms;
   o.command_timeout_ms = command_timeout_ms;
   o.max_payload_bytes = max_payload_bytes;
+  o.wait_replicas = wait_replicas;
+  o.wait_aof = wait_aof;
+  o.wait_timeout_ms = wait_timeout_ms;
   if (echomq_client_new(&c, &o) != ECHOMQ_OK) return NULL;
   return c;
 }
@@ -568,6 +572,9 @@ enum {
   EMQGO_WOPT_IDLE_WAIT_MS,
   EMQGO_WOPT_CONNECT_TIMEOUT_MS,
   EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_WAIT_REPLICAS,
+  EMQGO_WOPT_WAIT_AOF,
+  EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -584,6 +591,9 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
   v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
   v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
+  v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
+  v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -599,7 +609,10 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -609,6 +622,9 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
   o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
   o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
+  o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
+  o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -641,6 +657,7 @@ enum {
   EMQGO_WSTATS_RETRIED,
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_UNCONFIRMED,
   EMQGO_WSTATS_NUMS
 };
 
@@ -666,6 +683,7 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -680,7 +698,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a7066b5c38a94e15(void *_swig_go_0) {
+void _wrap_Swig_free_capi_fc5aae8938f3fd5f(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -690,7 +708,7 @@ void _wrap_Swig_free_capi_a7066b5c38a94e15(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a7066b5c38a94e15(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -703,7 +721,7 @@ void *_wrap_Swig_malloc_capi_a7066b5c38a94e15(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -714,7 +732,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -725,7 +743,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -736,7 +754,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_OK_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -747,7 +765,7 @@ intgo _wrap_ECHOMQ_OK_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EMPTY_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -758,7 +776,18 @@ intgo _wrap_ECHOMQ_EMPTY_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_UNCONFIRMED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EINVAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -769,7 +798,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -780,7 +809,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -791,7 +820,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ESTALE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -802,7 +831,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -813,7 +842,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EFULL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -824,7 +853,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ELEASED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -835,7 +864,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -846,7 +875,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ECONN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -857,7 +886,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -868,7 +897,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -879,7 +908,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ESERVER_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -890,7 +919,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -901,7 +930,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EPROTO_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -912,7 +941,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EBUSY_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -923,7 +952,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ELOADING_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -934,7 +963,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -945,7 +974,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EOOM_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -956,7 +985,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -967,7 +996,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -978,7 +1007,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -989,7 +1018,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1000,7 +1029,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1011,7 +1040,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1022,7 +1051,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1033,7 +1062,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1044,7 +1073,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1055,7 +1084,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1066,7 +1095,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1077,7 +1106,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1088,7 +1117,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1099,7 +1128,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1110,7 +1139,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1121,7 +1150,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7066b5c38a94e15() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -1132,7 +1161,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a7066b5c38a94e15() {
 }
 
 
-_gostring_ _wrap_strerror_capi_a7066b5c38a94e15(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1148,7 +1177,7 @@ _gostring_ _wrap_strerror_capi_a7066b5c38a94e15(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_a7066b5c38a94e15() {
+intgo _wrap_version_capi_fc5aae8938f3fd5f() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1159,7 +1188,7 @@ intgo _wrap_version_capi_a7066b5c38a94e15() {
 }
 
 
-_gostring_ _wrap_version_string_capi_a7066b5c38a94e15() {
+_gostring_ _wrap_version_string_capi_fc5aae8938f3fd5f() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1173,7 +1202,7 @@ _gostring_ _wrap_version_string_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_check_queue_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1191,7 +1220,7 @@ intgo _wrap_check_queue_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1209,7 +1238,7 @@ intgo _wrap_check_group_name_capi_a7066b5c38a94e15(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1229,7 +1258,7 @@ intgo _wrap_client_connect_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1239,7 +1268,7 @@ void _wrap_client_free_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1255,7 +1284,7 @@ _gostring_ _wrap_client_errmsg_capi_a7066b5c38a94e15(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1268,7 +1297,7 @@ intgo _wrap_client_errcode_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1281,7 +1310,7 @@ intgo _wrap_client_connected_capi_a7066b5c38a94e15(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1291,7 +1320,7 @@ void _wrap_client_cancel_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1304,7 +1333,7 @@ intgo _wrap_client_ping_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1320,7 +1349,7 @@ _gostring_ _wrap_job_group_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1336,7 +1365,7 @@ _gostring_ _wrap_job_last_error_capi_a7066b5c38a94e15(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1346,7 +1375,7 @@ void _wrap_job_free_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1359,7 +1388,7 @@ long long _wrap_job_list_count_capi_a7066b5c38a94e15(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1374,7 +1403,7 @@ struct echomq_job *_wrap_job_list_at_capi_a7066b5c38a94e15(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1384,7 +1413,7 @@ void _wrap_job_list_free_capi_a7066b5c38a94e15(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_a7066b5c38a94e15() {
+struct echomq_batch *_wrap_batch_create_capi_fc5aae8938f3fd5f() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1395,7 +1424,7 @@ struct echomq_batch *_wrap_batch_create_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_batch_add_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1421,7 +1450,7 @@ intgo _wrap_batch_add_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1434,7 +1463,7 @@ long long _wrap_batch_count_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1449,7 +1478,7 @@ long long _wrap_batch_id_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1482,7 +1511,7 @@ intgo _wrap_batch_add_keyed_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1497,7 +1526,7 @@ intgo _wrap_batch_duplicate_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1519,7 +1548,7 @@ intgo _wrap_delete_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1529,7 +1558,7 @@ void _wrap_batch_clear_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1539,7 +1568,7 @@ void _wrap_batch_free_capi_a7066b5c38a94e15(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1563,7 +1592,7 @@ intgo _wrap_ack_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1602,7 +1631,7 @@ intgo _wrap_extend_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1631,7 +1660,7 @@ intgo _wrap_set_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1658,7 +1687,7 @@ intgo _wrap_clear_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1687,7 +1716,7 @@ intgo _wrap_set_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1714,7 +1743,7 @@ intgo _wrap_clear_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1741,7 +1770,7 @@ intgo _wrap_pause_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1768,7 +1797,7 @@ intgo _wrap_resume_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1790,7 +1819,7 @@ intgo _wrap_set_default_weight_capi_a7066b5c38a94e15(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1812,7 +1841,7 @@ intgo _wrap_set_default_limit_capi_a7066b5c38a94e15(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1834,7 +1863,7 @@ intgo _wrap_set_default_max_attempts_capi_a7066b5c38a94e15(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1867,7 +1896,7 @@ intgo _wrap_set_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1894,7 +1923,7 @@ intgo _wrap_clear_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1920,7 +1949,7 @@ intgo _wrap_set_default_rate_capi_a7066b5c38a94e15(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1949,7 +1978,7 @@ intgo _wrap_throttle_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1978,7 +2007,7 @@ intgo _wrap_set_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2005,7 +2034,7 @@ intgo _wrap_clear_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2027,7 +2056,7 @@ intgo _wrap_set_default_cap_capi_a7066b5c38a94e15(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2040,7 +2069,7 @@ long long _wrap_lane_list_count_capi_a7066b5c38a94e15(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2050,7 +2079,7 @@ void _wrap_lane_list_free_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2089,7 +2118,7 @@ intgo _wrap_redrive_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2122,7 +2151,7 @@ intgo _wrap_redrive_all_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2135,7 +2164,7 @@ intgo _wrap_worker_start_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2150,7 +2179,7 @@ intgo _wrap_worker_done_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2174,7 +2203,7 @@ intgo _wrap_worker_fail_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2196,7 +2225,7 @@ intgo _wrap_worker_discard_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2213,7 +2242,7 @@ intgo _wrap_worker_stop_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2223,7 +2252,7 @@ void _wrap_worker_free_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2236,7 +2265,7 @@ long long _wrap_report_count_capi_a7066b5c38a94e15(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2254,7 +2283,7 @@ _gostring_ _wrap_report_at_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2264,7 +2293,7 @@ void _wrap_report_free_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_a7066b5c38a94e15(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2280,7 +2309,7 @@ _gostring_ _wrap_report_cursor_capi_a7066b5c38a94e15(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_ID_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2292,7 +2321,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2304,7 +2333,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2316,7 +2345,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2328,7 +2357,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2340,7 +2369,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2352,7 +2381,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2364,7 +2393,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2376,7 +2405,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_STATE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2388,7 +2417,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2400,7 +2429,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2412,7 +2441,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_LANES_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2424,7 +2453,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_RING_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2436,7 +2465,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2448,7 +2477,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2460,7 +2489,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2472,7 +2501,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2484,7 +2513,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2496,7 +2525,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2508,7 +2537,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2520,7 +2549,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2532,7 +2561,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2544,7 +2573,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2556,7 +2585,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2568,7 +2597,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2580,7 +2609,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2592,7 +2621,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2604,7 +2633,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2616,7 +2645,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2628,7 +2657,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2640,7 +2669,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2652,7 +2681,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2664,7 +2693,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2676,7 +2705,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2688,7 +2717,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2700,7 +2729,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2712,7 +2741,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2724,7 +2753,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2736,7 +2765,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2748,7 +2777,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2760,7 +2789,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2772,7 +2801,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2784,7 +2813,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2796,7 +2825,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2808,7 +2837,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2820,7 +2849,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2832,7 +2861,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_CAP_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2844,7 +2873,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2856,7 +2885,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -2868,24 +2897,30 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_a7066b5c38a94e15() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_a7066b5c38a94e15(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+struct echomq_client *_wrap_client_create_capi_fc5aae8938f3fd5f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
+  int arg4 ;
+  int arg5 ;
+  int arg6 ;
   echomq_client *result = 0 ;
   struct echomq_client *_swig_go_result;
   
   arg1 = (int)_swig_go_0; 
   arg2 = (int)_swig_go_1; 
   arg3 = (size_t)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  arg5 = (int)_swig_go_4; 
+  arg6 = (int)_swig_go_5; 
   
-  result = (echomq_client *)emqgo_client_create(arg1,arg2,arg3);
+  result = (echomq_client *)emqgo_client_create(arg1,arg2,arg3,arg4,arg5,arg6);
   *(echomq_client **)&_swig_go_result = (echomq_client *)result; 
   return _swig_go_result;
 }
 
 
-void _wrap_job_numbers_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2901,7 +2936,7 @@ void _wrap_job_numbers_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2917,7 +2952,7 @@ void _wrap_job_payload_copy_capi_a7066b5c38a94e15(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2967,7 +3002,7 @@ intgo _wrap_enqueue_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -2993,7 +3028,7 @@ intgo _wrap_enqueue_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3052,7 +3087,7 @@ intgo _wrap_enqueue_keyed_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3080,7 +3115,7 @@ intgo _wrap_enqueue_batch_window_capi_a7066b5c38a94e15(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3115,7 +3150,7 @@ intgo _wrap_get_job_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3152,7 +3187,7 @@ intgo _wrap_purge_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3178,7 +3213,7 @@ intgo _wrap_queues_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3213,7 +3248,7 @@ intgo _wrap_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3250,7 +3285,7 @@ intgo _wrap_wclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3287,7 +3322,7 @@ intgo _wrap_bclaim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3326,7 +3361,7 @@ intgo _wrap_ack_claim_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3372,7 +3407,7 @@ intgo _wrap_fail_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3398,7 +3433,7 @@ intgo _wrap_stats_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3431,7 +3466,7 @@ intgo _wrap_lane_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3473,7 +3508,7 @@ intgo _wrap_lanes_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3491,7 +3526,7 @@ _gostring_ _wrap_lane_list_group_capi_a7066b5c38a94e15(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3509,7 +3544,7 @@ void _wrap_lane_list_numbers_capi_a7066b5c38a94e15(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_a7066b5c38a94e15(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3525,7 +3560,7 @@ _gostring_ _wrap_lane_list_cursor_capi_a7066b5c38a94e15(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3562,7 +3597,7 @@ intgo _wrap_dead_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3595,7 +3630,7 @@ intgo _wrap_verify_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3639,7 +3674,7 @@ intgo _wrap_repair_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3679,7 +3714,7 @@ intgo _wrap_doctor_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3717,7 +3752,7 @@ intgo _wrap_ack_many_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3756,7 +3791,7 @@ intgo _wrap_claim_batch_capi_a7066b5c38a94e15(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3768,7 +3803,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3780,7 +3815,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3792,7 +3827,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3804,7 +3839,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3816,7 +3851,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3828,7 +3863,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3840,7 +3875,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3852,7 +3887,43 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_fc5aae8938f3fd5f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_REPLICAS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_fc5aae8938f3fd5f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_AOF;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_WAIT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3864,7 +3935,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_a7066b5c38a94e15() {
 }
 
 
-void _wrap_worker_defaults_capi_a7066b5c38a94e15(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_fc5aae8938f3fd5f(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3878,7 +3949,7 @@ void _wrap_worker_defaults_capi_a7066b5c38a94e15(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_a7066b5c38a94e15(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3922,7 +3993,7 @@ intgo _wrap_worker_create_capi_a7066b5c38a94e15(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3941,7 +4012,7 @@ intgo _wrap_worker_last_error_capi_a7066b5c38a94e15(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3969,7 +4040,7 @@ intgo _wrap_worker_next_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3981,7 +4052,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -3993,7 +4064,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4005,7 +4076,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4017,7 +4088,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4029,7 +4100,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4041,7 +4112,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4053,7 +4124,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4065,7 +4136,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4077,7 +4148,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4089,7 +4160,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4101,7 +4172,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4113,7 +4184,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4125,7 +4196,19 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_a7066b5c38a94e15() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_UNCONFIRMED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_fc5aae8938f3fd5f() {
   int result;
   intgo _swig_go_result;
   
@@ -4137,7 +4220,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_a7066b5c38a94e15() {
 }
 
 
-intgo _wrap_worker_stats_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4156,7 +4239,7 @@ intgo _wrap_worker_stats_capi_a7066b5c38a94e15(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_a7066b5c38a94e15() {
+long long _wrap_c_heap_in_use_capi_fc5aae8938f3fd5f() {
   uint64_t result;
   long long _swig_go_result;
   

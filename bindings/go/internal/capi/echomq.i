@@ -108,6 +108,7 @@ struct echomq_worker {};
 
 %constant int ECHOMQ_OK = ECHOMQ_OK;
 %constant int ECHOMQ_EMPTY = ECHOMQ_EMPTY;
+%constant int ECHOMQ_UNCONFIRMED = ECHOMQ_UNCONFIRMED;
 %constant int ECHOMQ_EINVAL = ECHOMQ_EINVAL;
 %constant int ECHOMQ_ETOOLARGE = ECHOMQ_ETOOLARGE;
 %constant int ECHOMQ_ENOTFOUND = ECHOMQ_ENOTFOUND;
@@ -299,12 +300,16 @@ enum {
 
 /* A client with the given options; NULL on bad options or ENOMEM. */
 echomq_client *emqgo_client_create(int connect_timeout_ms, int command_timeout_ms,
-                                   size_t max_payload_bytes) {
+                                   size_t max_payload_bytes, int wait_replicas, int wait_aof,
+                                   int wait_timeout_ms) {
   echomq_client_options o = ECHOMQ_CLIENT_OPTIONS_INIT;
   echomq_client *c = NULL;
   o.connect_timeout_ms = connect_timeout_ms;
   o.command_timeout_ms = command_timeout_ms;
   o.max_payload_bytes = max_payload_bytes;
+  o.wait_replicas = wait_replicas;
+  o.wait_aof = wait_aof;
+  o.wait_timeout_ms = wait_timeout_ms;
   if (echomq_client_new(&c, &o) != ECHOMQ_OK) return NULL;
   return c;
 }
@@ -604,6 +609,9 @@ enum {
   EMQGO_WOPT_IDLE_WAIT_MS,
   EMQGO_WOPT_CONNECT_TIMEOUT_MS,
   EMQGO_WOPT_COMMAND_TIMEOUT_MS,
+  EMQGO_WOPT_WAIT_REPLICAS,
+  EMQGO_WOPT_WAIT_AOF,
+  EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -620,6 +628,9 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_IDLE_WAIT_MS] = o.idle_wait_ms;
   v[EMQGO_WOPT_CONNECT_TIMEOUT_MS] = o.connect_timeout_ms;
   v[EMQGO_WOPT_COMMAND_TIMEOUT_MS] = o.command_timeout_ms;
+  v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
+  v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
+  v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -635,7 +646,10 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   if (nums[EMQGO_WOPT_SLOTS] < 0 || nums[EMQGO_WOPT_SLOTS] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_PREFETCH] < 0 || nums[EMQGO_WOPT_PREFETCH] > ECHOMQ_BATCH_MAX ||
       nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
+      nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -645,6 +659,9 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.idle_wait_ms = nums[EMQGO_WOPT_IDLE_WAIT_MS];
   o.connect_timeout_ms = (int)nums[EMQGO_WOPT_CONNECT_TIMEOUT_MS];
   o.command_timeout_ms = (int)nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS];
+  o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
+  o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
+  o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -677,6 +694,7 @@ enum {
   EMQGO_WSTATS_RETRIED,
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
+  EMQGO_WSTATS_UNCONFIRMED,
   EMQGO_WSTATS_NUMS
 };
 
@@ -702,6 +720,7 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_RETRIED] = (int64_t)s.retried;
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
+  v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
