@@ -68,11 +68,11 @@ if bad then return bad end
 
 local now = serverNowMs()
 -- No half writes: every key this call may write, or read after its first
--- write, must hold its type (lua/includes/typeGuard.lua). A plain claim
--- checks four keys; settling, and a claim that finds work due, check every
--- key they may touch.
+-- write, must hold its type (lua/includes/typeGuard.lua): a few TYPE calls
+-- per call (lua/includes/takeGuard.lua); the pending sets a claim pops need
+-- none (protected pops).
 local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
-bad = typeGuard(takeGuard(acks, fails, due, n, turns))
+bad = typeGuard(takeGuard(acks, fails, due, n))
 if bad then return bad end
 local codes = {}
 local refused = settle(acks, fails, now, codes)

@@ -1,67 +1,35 @@
 --@include typeGuard
 --@include many
 --@include record
--- The keys a take call (lua/take.lua) may touch, by what it does: a plain
--- claim of one turn writes att, gactive, gserved and reads jobs after its
--- first write (the pending set it pops is its first write, the lane's
--- settings are read before it); more turns pop several lanes' pending sets.
--- Acks write stats, gactive, glive; a lane left idle leaves the directory
--- (its settings read, lanes and gserved written) and a lane under a limit
--- may rejoin the ring (paused, grate, gbucket read; ring, wake, throttled
--- written): those keys are checked only for such lanes. Fails and the
--- recovery of due work check every key, with the pending sets of the lanes
--- of the jobs they move. Once anything is settled or recovered, the claim's
--- first pop is no longer the first write: its lanes' pending sets are
--- checked too.
-local function takeGuard(acks, fails, due, n, turns)
+-- The keys a take call (lua/take.lua) may touch after its first write, by
+-- what it does. A claim writes att, gactive, gserved and reads jobs after
+-- its first write; the pending sets it pops are read and popped by protected
+-- calls (lua/includes/turns.lua), so they need no check. Acks read jobs, att
+-- and leases before settling's first write, then write stats, gactive,
+-- glive, and for a lane left idle (directory) or freed from its limit
+-- (ring): those keys are checked whole, without reading which lanes are
+-- which (a few TYPE calls per call, not per job). Fails and the recovery of
+-- due work check every key, with the pending sets of the lanes of the jobs
+-- they move.
+local ACK_KEYS = { 'stats', 'gactive', 'glive', 'gweight', 'glimit', 'paused', 'grate', 'gbucket',
+                   'gcap', 'lanes', 'gserved', 'ring', 'wake', 'throttled' }
+local function takeGuard(acks, fails, due, n)
   local want = { [K.gactive] = 'hash' }
-  if n > 0 then want[K.gserved] = 'hash' end
-  local ids = {}
+  if n > 0 then want[K.gserved] = 'hash'; want[K.jobs] = 'hash'; want[K.att] = 'hash' end
+  local ids, groups = {}, {}
   for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
-  local groups = {}
   if due then
     for _, id in ipairs(due.delayed) do ids[#ids + 1] = id end
     for _, id in ipairs(due.leases) do ids[#ids + 1] = id end
     for _, g in ipairs(due.throttled) do groups[#groups + 1] = g end
   end
-  local full = #ids + #groups > 0
-  if full then
+  if #ids + #groups > 0 then
     for name, key in pairs(K) do want[key] = KEY_TYPES[name] end
     for _, rec in ipairs(#ids > 0 and callSliced('HMGET', K.jobs, ids) or {}) do
       if rec then groups[#groups + 1] = (unpackRecord(rec)) end
     end
   elseif #acks > 0 then
-    -- (jobs, att and leases are read before settling's first write.)
-    local aids = {}
-    for i, a in ipairs(acks) do aids[i] = a[1] end
-    local lanes, dropped = {}, {}
-    for _, rec in ipairs(callSliced('HMGET', K.jobs, aids)) do
-      if rec then
-        local g = unpackRecord(rec)
-        if not dropped[g] then dropped[g] = 0; lanes[#lanes + 1] = g end
-        dropped[g] = dropped[g] + 1
-      end
-    end
-    want[K.stats] = 'hash'
-    if #lanes > 0 then
-      local live, lim = readFields(K.glive, lanes), laneSettings(lanes, false)
-      for _, g in ipairs(lanes) do
-        if tonumber(live[g] or '0') - dropped[g] <= 0 then
-          want[K.gweight] = 'hash'; want[K.paused] = 'set'; want[K.grate] = 'hash'
-          want[K.gcap] = 'hash'; want[K.lanes] = 'zset'
-        end
-        if lim[g] then
-          want[K.paused] = 'set'; want[K.grate] = 'hash'; want[K.gbucket] = 'hash'
-          want[K.ring] = 'list'; want[K.wake] = 'list'; want[K.throttled] = 'zset'
-          groups[#groups + 1] = g  -- it may rejoin and be served next
-        end
-      end
-    end
-  else
-    want[K.jobs] = 'hash'; want[K.att] = 'hash'
-  end
-  if n > 0 and (turns > 1 or full or #acks > 0) then
-    for _, g in ipairs(rcall('LRANGE', K.ring, 0, turns - 1)) do groups[#groups + 1] = g end
+    for _, name in ipairs(ACK_KEYS) do want[K[name]] = KEY_TYPES[name] end
   end
   for _, g in ipairs(groups) do want[pendingKey(g)] = 'zset' end
   return want

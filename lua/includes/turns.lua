@@ -54,11 +54,21 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   local dq, h = {}, 1  -- the ring as the turns see it: dq[h..]
   for i, g in ipairs(head) do dq[i] = g end
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
+  -- A lane's pending set is read and popped by protected calls: one that
+  -- holds the wrong type (a corrupted key) counts as empty and leaves the
+  -- ring, and the call goes on, so earlier pops are never left half done
+  -- (no type check per lane on the hot path). verify reports such a key.
+  local function pending(cmd, g, k)
+    local r
+    if k then r = redis.pcall(cmd, pendingKey(g), k) else r = redis.pcall(cmd, pendingKey(g)) end
+    if type(r) == 'table' and r.err then return nil end
+    return r
+  end
   while taken < n and t < turns and h <= #dq do
     local g = dq[h]
     local k = 1
     if weighted then
-      if not depth[g] then depth[g] = rcall('ZCARD', pendingKey(g)) end
+      if not depth[g] then depth[g] = pending('ZCARD', g) or 0 end
       k = math.min(wt[g], depth[g])
       if lim[g] then k = math.min(k, lim[g] - act[g]) end
       if tok[g] then k = math.min(k, math.floor(tok[g])) end
@@ -70,7 +80,8 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
     end
     h = h + 1
     t = t + 1
-    local popped = rcall('ZPOPMIN', pendingKey(g), k)
+    local popped = depth[g] ~= 0 and pending('ZPOPMIN', g, k) or nil
+    if not popped then popped = {}; depth[g] = 0 end
     local got = #popped / 2
     for i = 1, #popped, 2 do
       ids[#ids + 1] = popped[i]

@@ -233,3 +233,25 @@ TEST_CASE("the typeGuard include passes sound keys and names a wrong-typed one",
     CHECK(keyspace_diff(saved, raw.queue_snapshot(q)) == "");
   }
 }
+
+TEST_CASE("a claim passes over a lane whose pending set holds the wrong type, and serves the others",
+          "[half_write]") {
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("badlane");
+  seed(c.get(), q);  // lanes a and b pending, in the ring
+  const std::string pre = "emq:{" + q + "}:";
+  raw.must({"DEL", pre + "g:a:pending"});
+  raw.must({"SET", pre + "g:a:pending", "clobbered"});
+  echomq_job_list *raw_list = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), kLease, 10, 0, &raw_list));
+  JobListPtr got(raw_list);
+  // Lane b's two jobs, in one call; lane a was passed over, not half served.
+  REQUIRE(echomq_job_list_count(got.get()) == 2);
+  for (size_t i = 0; i < 2; ++i) CHECK(std::string(echomq_job_group(echomq_job_list_at(got.get(), i))) == "b");
+  ReplyPtr v = raw.must({"GET", pre + "g:a:pending"});
+  CHECK(std::string(v->str, v->len) == "clobbered");  // left for verify and an operator
+  ReplyPtr ring = raw.must({"LRANGE", pre + "ring", "0", "-1"});
+  CHECK(ring->elements == 0);  // a left the ring as an empty lane would; b is drained
+  CHECK(stats(c.get(), q).leased == 3);  // the seed's held job and b's two
+}
