@@ -8,17 +8,34 @@
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
 --      dead), each place holds only existing jobs, no record or attempt
 --      count is orphaned;
---   and: the pending counter, glive per lane, lanes listed in the directory.
+--   and: the pending counter, glive per lane, lanes listed in the directory;
+--   first of all, that every key holds its type (else only those lines).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
 ]]
 --@include lane
 --@include record
 --@include counts
+--@include typeGuard
 
 local bad = layoutError()
 if bad then return bad end
 local out = { OK }
 local function report(msg) out[#out + 1] = msg end
+
+-- A key clobbered with another type: reported by name, alone (the checks
+-- below read every key as its own type).
+local function checkType(key, want)
+  local got = rcall('TYPE', key)['ok']
+  if got ~= 'none' and got ~= want then report('type: ' .. key .. ' holds a ' .. got .. ', not a ' .. want) end
+end
+for name, key in pairs(K) do checkType(key, KEY_TYPES[name]) end
+local cursor = '0'
+repeat
+  local r = rcall('SCAN', cursor, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', 1000)
+  cursor = r[1]
+  for _, k in ipairs(r[2]) do checkType(k, 'zset') end
+until cursor == '0'
+if #out > 1 then return out end
 
 -- Where each job id lives, and the lanes that hold pending jobs.
 local place, lanesSeen, pendingTotal, live = {}, {}, 0, {}
@@ -39,7 +56,7 @@ local function put(id, where, g)
   return jg
 end
 
-local cursor = '0'
+cursor = '0'
 repeat
   local r = rcall('SCAN', cursor, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', 1000)
   cursor = r[1]

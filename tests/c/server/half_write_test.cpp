@@ -254,4 +254,8 @@ TEST_CASE("a claim passes over a lane whose pending set holds the wrong type, an
   ReplyPtr ring = raw.must({"LRANGE", pre + "ring", "0", "-1"});
   CHECK(ring->elements == 0);  // a left the ring as an empty lane would; b is drained
   CHECK(stats(c.get(), q).leased == 3);  // the seed's held job and b's two
+  // verify names the key (and only that: the other checks need sound keys).
+  const std::vector<std::string> v2 = violations(c.get(), q);
+  REQUIRE(v2.size() == 1);
+  CHECK(v2[0] == "type: " + pre + "g:a:pending holds a string, not a zset");
 }
