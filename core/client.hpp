@@ -182,7 +182,7 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
-  // Everyday operations (cpp/ops.cpp).
+  // Everyday operations (core/ops.cpp).
   Job getJob(const char* queue, uint64_t id);
   void deleteJob(const char* queue, uint64_t id);
   // One bounded purge step; returns jobs removed, updates cursor and more.
@@ -193,7 +193,7 @@ class Client {
   // changes to `lines` and returns the next cursor ("" = done).
   std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
                      std::vector<std::string>& lines);
-  // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
+  // Checks the server the queue runs on (core/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 
