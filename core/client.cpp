@@ -125,7 +125,7 @@ std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJo
   startEnqueue(queue, jobs, delay_ms, max_attempts);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
-  uint64_t first = u64(r.get(), 1, "enqueue");
+  uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());
   for (size_t i = 0; i < jobs.size(); ++i) ids[i] = first + i;
   return ids;
@@ -399,10 +399,10 @@ int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_
   }
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
-  if (r->elements != n + 2) echomq::fail(kProto, "extend: unexpected reply length");
+  if (r->elements != 1 + reply::Extended::kFields + n) echomq::fail(kProto, "extend: unexpected reply length");
   for (size_t i = 0; i < n; ++i)
-    if (statuses) statuses[i] = static_cast<int>(i64(r.get(), i + 2, "extend"));
-  return i64(r.get(), 1, "extend");
+    if (statuses) statuses[i] = static_cast<int>(i64(r.get(), 1 + reply::Extended::kFields + i, "extend"));
+  return i64(r.get(), 1 + reply::Extended::deadline, "extend");
 }
 
 void Client::laneSetting(Script s, const char* queue, const char* group, const char* what,
@@ -621,7 +621,7 @@ uint64_t Client::redrive(const char* queue, const uint64_t* ids, size_t n) {
   for (size_t i = 0; i < n; ++i) argv_.own(std::to_string(ids[i]));
   ReplyPtr r = run(Script::Redrive);
   scriptStatus(r.get(), "redrive");
-  return u64(r.get(), 1, "redrive");
+  return u64(r.get(), 1 + reply::Redriven::moved, "redrive");
 }
 
 uint64_t Client::redriveAll(const char* queue) {
@@ -633,9 +633,9 @@ uint64_t Client::redriveAll(const char* queue) {
     argv_.own(static_cast<long long>(kRedriveChunk));
     ReplyPtr r = run(Script::Redrive);
     scriptStatus(r.get(), "redrive");
-    uint64_t moved = u64(r.get(), 1, "redrive");
+    uint64_t moved = u64(r.get(), 1 + reply::Redriven::moved, "redrive");
     total += moved;
-    if (moved == 0 || u64(r.get(), 2, "redrive") == 0) return total;
+    if (moved == 0 || u64(r.get(), 1 + reply::Redriven::dead_left, "redrive") == 0) return total;
   }
 }
 

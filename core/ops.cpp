@@ -22,13 +22,14 @@ EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>&
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   size_t n = jobs.size();
-  if (r->elements != 3 + 2 * n) echomq::fail(kProto, "enqueue: unexpected reply length");
+  const size_t at = 1 + reply::Enqueued::kFields;  // after the status and the head
+  if (r->elements != at + 2 * n) echomq::fail(kProto, "enqueue: unexpected reply length");
   EnqueueResult out;
   out.ids.resize(n);
   out.duplicate.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    out.ids[i] = u64(r.get(), 3 + i, "enqueue id");
-    out.duplicate[i] = i64(r.get(), 3 + n + i, "enqueue duplicate") != 0;
+    out.ids[i] = u64(r.get(), at + i, "enqueue id");
+    out.duplicate[i] = i64(r.get(), at + n + i, "enqueue duplicate") != 0;
   }
   return out;
 }
@@ -83,9 +84,10 @@ uint64_t Client::purgeLane(const char* queue, const char* group, uint32_t max, b
   argv_.ref(clear_settings ? "1" : "0", 1);
   ReplyPtr r = run(Script::Purge);
   scriptStatus(r.get(), "purge");
-  uint64_t removed = u64(r.get(), 1, "purge");
-  more = i64(r.get(), 2, "purge") != 0;
-  cursor = u64(r.get(), 3, "purge");
+  using F = reply::Purged;
+  uint64_t removed = u64(r.get(), 1 + F::removed, "purge");
+  more = i64(r.get(), 1 + F::more, "purge") != 0;
+  cursor = u64(r.get(), 1 + F::cursor, "purge");
   return removed;
 }
 

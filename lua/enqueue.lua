@@ -5,8 +5,8 @@
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
 -- then, with idempotency keys only: window ms, n keys ("" = none)
--- Returns {OK, first id, n}; with keys {OK, first id, jobs enqueued, n ids,
--- n duplicate flags}: an entry whose key the queue saw within its window
+-- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
+-- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key the queue saw within its window
 -- (or an earlier entry of the call had) is not enqueued and gets the first
 -- job's id; {EFULL, msg} when a lane would pass its size
 -- cap (pending + delayed jobs; the whole call is refused); {EINVAL, msg} or
@@ -128,7 +128,9 @@ for e, i in ipairs(E) do
 end
 callSliced('HSET', K.jobs, recs)
 rcall('HINCRBY', K.stats, 'enqueued', n)
-local reply = { OK, first, n }
+local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIELDS values)
+reply[1 + ENQUEUED_FIRST] = first
+reply[1 + ENQUEUED_COUNT] = n
 if keyed then reply = rememberKeys(total, first, E, dupOf, keyAt, window, now) end
 local dir = {}
 for _, g in ipairs(lanes) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end

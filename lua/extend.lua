@@ -3,7 +3,8 @@
 -- KEYS: seq leases config jobs att
 -- ARGV[1] key prefix "emq:{q}:"   ARGV[2] lease ms   ARGV[3] n, then n
 --   pairs: id, token
--- Returns {OK, new deadline, n codes: OK, ENOTFOUND or ESTALE}, {EINVAL, msg}.
+-- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND
+-- or ESTALE}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@include record
@@ -24,7 +25,8 @@ local there = callSliced('HMGET', K.jobs, ids)
 local atts = callSliced('HMGET', K.att, ids)
 local held = callSliced('ZMSCORE', K.leases, ids)
 local deadline = S(serverNowMs() + lease)
-local out, upd = { OK, deadline }, {}
+local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a status per job
+out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
   if not there[i] then st = ENOTFOUND

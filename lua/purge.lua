@@ -6,7 +6,8 @@
 -- A call removes up to max pending jobs of the lane; once none is left, it
 -- looks at up to max entries of the delayed set from the cursor (a rank)
 -- and removes the lane's. Leased and dead jobs stay.
--- Returns {OK, removed, more (0/1), next cursor}.
+-- Returns {OK, then a `purged` head of PURGED_FIELDS values (lua/replies.txt):
+-- removed, more (0/1), next cursor}.
 -- Keeps: I1 (fixRing once per call), I3 (ids leave with their records),
 -- the counters (`deleted`, glive).
 ]]
@@ -52,4 +53,8 @@ end
 fixRing(g, before)
 if #gone > 0 then addLive(g, -#gone)
 elseif more == 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
-return { OK, #gone, more, S(cursor) }
+local out = { OK }  -- then a `purged` head (lua/replies.txt: PURGED_FIELDS values)
+out[1 + PURGED_REMOVED] = #gone
+out[1 + PURGED_MORE] = more
+out[1 + PURGED_CURSOR] = S(cursor)
+return out

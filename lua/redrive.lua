@@ -2,7 +2,7 @@
 -- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "ids" then job ids, or "all" then a chunk size (the oldest dead)
--- Returns {OK, moved, dead left}. The attempt count (fencing token) is kept
+-- Returns {OK, a `redriven` head: moved, dead left}. The attempt count (fencing token) is kept
 -- and the cap raised (cap = attempts + max), so old tokens stay stale.
 -- Keeps: I1 (lanes that become serviceable join), I3 (dead -> lane).
 ]]
@@ -48,4 +48,7 @@ for _, id in ipairs(ids) do
   end
 end
 if moved > 0 then rcall('HINCRBY', K.stats, 'redriven', moved) end
-return { OK, moved, rcall('ZCARD', K.dead) }
+local out = { OK }  -- then a `redriven` head (lua/replies.txt: REDRIVEN_FIELDS values)
+out[1 + REDRIVEN_MOVED] = moved
+out[1 + REDRIVEN_DEAD_LEFT] = rcall('ZCARD', K.dead)
+return out

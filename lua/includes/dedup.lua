@@ -37,9 +37,12 @@ local function dedupEntries(n, at, window)
   end
   return nil, E, dupOf, keyAt
 end
--- The reply of a keyed enqueue: {OK, first id, enqueued, n ids, n flags}.
+-- The reply of a keyed enqueue: {OK, an `enqueued` head (first id, jobs
+-- enqueued), n ids, n flags}.
 local function dedupReply(n, first, enq, dupOf, idOf)
-  local out = { OK, first, enq }
+  local out = { OK }
+  out[1 + ENQUEUED_FIRST] = first
+  out[1 + ENQUEUED_COUNT] = enq
   for i = 1, n do
     local d = dupOf[i]
     if type(d) == 'table' then d = idOf[d[1]] end
