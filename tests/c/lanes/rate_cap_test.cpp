@@ -30,18 +30,21 @@ void fill(echomq_client *c, const std::string &q, const std::string &g, int n) {
 
 }  // namespace
 
-TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 50 lanes run at full speed", "[rate]") {
+// 20 fast lanes: the check that each gets over 4x the slow lane's share needs
+// about 20 x 4 x 10 = 800 claims a second, which a loaded machine still
+// manages (a single claim call, not a batch, is what is timed here).
+TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 20 lanes run at full speed", "[rate]") {
   auto c = connect_client();
   RawValkey raw;
   const std::string q = fresh_queue("rate");
   fill(c.get(), q, "slow", 200);
-  for (int l = 0; l < 50; ++l) fill(c.get(), q, "L" + std::to_string(l), 2000);
+  for (int l = 0; l < 20; ++l) fill(c.get(), q, "L" + std::to_string(l), 2000);
   EMQ_REQUIRE_OK(c.get(), echomq_set_rate(c.get(), q.c_str(), "slow", 10, 1000, 0));  // burst 10
   std::map<std::string, int> served;
   std::vector<int64_t> slow_at;  // server ms of each delivery of the slow lane
   const int64_t t0 = mono_ms();
   int claims = 0;
-  // One round trip per job (ack fused with the next claim), so a turn of 51
+  // One round trip per job (ack fused with the next claim), so a turn of 21
   // lanes stays well under the slow lane's 100 ms between tokens.
   JobPtr j = claim(c.get(), q, 60000);
   while (mono_ms() - t0 < 3000) {
@@ -72,7 +75,7 @@ TEST_CASE("a lane limited to 10 jobs/s is served at that rate while 50 lanes run
   CHECK(rate <= 11.0);
   // Every other lane kept its share: the turns went round them evenly.
   int lo = 1 << 30, hi = 0;
-  for (int l = 0; l < 50; ++l) {
+  for (int l = 0; l < 20; ++l) {
     lo = std::min(lo, served["L" + std::to_string(l)]);
     hi = std::max(hi, served["L" + std::to_string(l)]);
   }
