@@ -97,6 +97,9 @@ void TcpProxy::run() {
       }
     }
     if (poll(fds.data(), fds.size(), 20) <= 0) continue;
+    // Only the links polled above have entries in fds; one accepted now
+    // is polled from the next round on.
+    const size_t polled = fwd ? links.size() : 0;
     if (fds[0].revents & POLLIN) {
       const int in = accept(listener_, nullptr, nullptr);
       if (in >= 0) {
@@ -108,6 +111,10 @@ void TcpProxy::run() {
     if (!fwd) continue;
     std::vector<std::pair<int, int>> alive;
     for (size_t i = 0; i < links.size(); ++i) {
+      if (i >= polled) {  // accepted this round
+        alive.push_back(links[i]);
+        continue;
+      }
       const pollfd &a = fds[1 + 2 * i], &b = fds[2 + 2 * i];
       bool ok = true;
       if (a.revents & (POLLIN | POLLHUP | POLLERR)) ok = pump(a.fd, b.fd);
