@@ -72,6 +72,16 @@ struct Raw {
   redisContext *c;
 };
 
+/// The node (index in urls) whose keyspace holds keys of the slot.
+size_t owner_of(const std::vector<std::string> &urls, long long slot) {
+  size_t owner = urls.size();
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
+      owner = i;
+  REQUIRE(owner < urls.size());
+  return owner;
+}
+
 }  // namespace
 
 TEST_CASE("every node of a cluster serves a queue through MOVED redirects", "[cluster]") {
@@ -120,11 +130,7 @@ TEST_CASE("a queue whose slot is being migrated gets ETRYAGAIN and changes nothi
   ClientPtr c = connect_client(nullptr, urls[0]);
   enqueue(c.get(), q, "a", "one");
   const long long slot = Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", seq});
-  size_t owner = urls.size();
-  for (size_t i = 0; i < urls.size(); ++i)
-    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
-      owner = i;
-  REQUIRE(owner < urls.size());
+  const size_t owner = owner_of(urls, slot);
   const size_t target = (owner + 1) % urls.size();
   Raw from(port_of(urls[owner]));
   const std::string target_id = Raw(port_of(urls[target])).text({"CLUSTER", "MYID"});
@@ -194,11 +200,7 @@ TEST_CASE("a queue's slot moves to another master while workers drain it and a p
   ClientPtr c = connect_client(nullptr, urls[0]);
   for (int i = 0; i < kBefore; ++i) enqueue(c.get(), q, "t" + std::to_string(i % kLanes), "job");
   const long long slot = Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", seq});
-  size_t owner = urls.size();
-  for (size_t i = 0; i < urls.size(); ++i)
-    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
-      owner = i;
-  REQUIRE(owner < urls.size());
+  const size_t owner = owner_of(urls, slot);
   const size_t target = (owner + 1) % urls.size();
 
   // Two engines on the owner, two host threads each, acking every job.
@@ -328,11 +330,7 @@ TEST_CASE("no script runs while its queue's slot is half moved, even when every 
   enqueue(c.get(), q, "a", "two");
 
   const long long slot = Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", pre + "seq"});
-  size_t owner = urls.size();
-  for (size_t i = 0; i < urls.size(); ++i)
-    if (Raw(port_of(urls[i])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0)
-      owner = i;
-  REQUIRE(owner < urls.size());
+  const size_t owner = owner_of(urls, slot);
   const size_t target = (owner + 1) % urls.size();
   Raw from(port_of(urls[owner])), to(port_of(urls[target]));
   for (const char *k : {"seq", "ring", "gweight", "glimit", "gactive", "paused", "delayed", "lanes", "glive",
