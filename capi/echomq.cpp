@@ -108,12 +108,15 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_OK: return "ok";
     case ECHOMQ_EMPTY: return "nothing to claim";
     case ECHOMQ_UNCONFIRMED: return "done, but not confirmed durable in time";
+    case ECHOMQ_DUPLICATE: return "duplicate: the first job's id is returned";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
     case ECHOMQ_ESTALE: return "stale lease";
     case ECHOMQ_ELAYOUT: return "queue written with another key layout";
     case ECHOMQ_EFULL: return "lane is full";
+    case ECHOMQ_ELEASED: return "job is leased by a worker";
+    case ECHOMQ_ESHARDS: return "shard count mismatch, or a plain queue in use";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";
@@ -776,6 +779,20 @@ int echomq_purge_lane_all(echomq_client* c, const char* queue, const char* group
     bool m = true;
     while (m) total += c->core.purgeLane(queue, group, ECHOMQ_PURGE_MAX, clear_settings != 0, cur, m);
     if (removed) *removed = total;
+  });
+}
+
+int echomq_shards_create(echomq_client* c, const char* queue, uint32_t shards) {
+  return guarded(c, [&] { c->core.createShards(queue, shards); });
+}
+
+int echomq_shards(echomq_client* c, const char* queue, echomq_report** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    auto* r = new echomq_report();
+    r->lines = c->core.shardNames(queue);
+    *out = r;
   });
 }
 

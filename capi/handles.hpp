@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "client.hpp"
+#include "router.hpp"
 #include "echomq/echomq.h"
 
 struct echomq_client {
   explicit echomq_client(const echomq::ClientOptions& o) : core(o) {}
-  echomq::Client core;
+  echomq::Router core;
   std::string errmsg;
   int errcode = ECHOMQ_OK;
 };

@@ -24,8 +24,9 @@ int64_t steadyMs() {
 
 }  // namespace
 
-void Client::connect(const std::string& url) {
-  Endpoint ep = parseUrl(url);
+void Client::connect(const std::string& url) { connect(parseUrl(url)); }
+
+void Client::connect(const Endpoint& ep) {
   conn_.open(ep, opts_.timeouts);
   scripts_.loadAll(conn_);
 }
@@ -92,6 +93,22 @@ std::string Client::confirmWrites() {
 Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                            uint32_t max_attempts) {
   const QueueKeys& k = keysFor(queue);
+  checkEnqueue(jobs, delay_ms, max_attempts);
+  // One script call: the batch is atomic, and kBatchMax bounds how
+  // long it holds the server.
+  start(Script::Enqueue, k);
+  argv_.own(delay_ms);
+  argv_.own(static_cast<long long>(max_attempts));
+  argv_.own(static_cast<long long>(jobs.size()));
+  for (const NewJob& j : jobs) {
+    argv_.ref(j.group, j.group_len);
+    argv_.ref(j.payload ? j.payload : "", j.payload_len);
+  }
+  return argv_;
+}
+
+void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
+                          uint32_t max_attempts) const {
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > kBatchMax)
     echomq::fail(kTooLarge, "batch holds more than " + std::to_string(kBatchMax) + " jobs");
@@ -107,17 +124,6 @@ Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, i
     if (j.key_len > kDedupKeyMax)
       invalid("idempotency key is longer than " + std::to_string(kDedupKeyMax) + " bytes");
   }
-  // One script call: the batch is atomic, and kBatchMax bounds how
-  // long it holds the server.
-  start(Script::Enqueue, k);
-  argv_.own(delay_ms);
-  argv_.own(static_cast<long long>(max_attempts));
-  argv_.own(static_cast<long long>(jobs.size()));
-  for (const NewJob& j : jobs) {
-    argv_.ref(j.group, j.group_len);
-    argv_.ref(j.payload ? j.payload : "", j.payload_len);
-  }
-  return argv_;
 }
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,

@@ -114,7 +114,10 @@ class Client {
   explicit Client(const ClientOptions& opts) : opts_(opts) {}
 
   void connect(const std::string& url);
+  void connect(const Endpoint& ep);
   bool connected() const { return conn_.connected(); }
+  // The connection (a router reads the slot map and the redirects on it).
+  Connection& connection() { return conn_; }
   // Durability: every operation that writes marks the call; confirmWrites()
   // then waits as opts.durability says (one WAIT / WAITAOF for the whole
   // call) and returns "" when confirmed or nothing needed it, else why not.
@@ -129,6 +132,8 @@ class Client {
   // the id of every job in order.
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts);
+  // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
+  void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
   // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
   // the default window.
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
@@ -193,6 +198,12 @@ class Client {
   // changes to `lines` and returns the next cursor ("" = done).
   std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
                      std::vector<std::string>& lines);
+  // The record of a sharded queue (core/shard_record.cpp): its shard
+  // queues' names in shard order; empty for a plain queue.
+  std::vector<std::string> shardNames(const char* queue);
+  // Makes queue a sharded queue over these shard queues, or opens it when it
+  // is one with as many; returns the names stored (ESHARDS otherwise).
+  std::vector<std::string> initShards(const char* queue, const std::vector<std::string>& names);
   // Checks the server the queue runs on (core/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);

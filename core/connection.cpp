@@ -212,6 +212,7 @@ ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
       to.port = port;
       to.db = 0;
       open(to, t_);
+      ++moves_;
       setReadTimeout(ms);
       r = roundTrip(ctx_.get(), argv, ms);
     } else if (startsWith(r.get(), "ASK") && parseRedirect(r.get(), host, port)) {

@@ -56,6 +56,9 @@ class Connection {
   bool configured() const { return configured_; }
   // Reconnects with the last endpoint if the connection was dropped.
   void ensure();
+  // How many MOVED redirects re-homed this connection: a router watching it
+  // knows its slot map is out of date.
+  uint64_t moves() const { return moves_; }
 
   // Sends one command and returns its reply, which may be an error reply
   // (REDIS_REPLY_ERROR) except redirects, which are followed. Throws ECONN
@@ -91,6 +94,7 @@ class Connection {
   Timeouts t_;
   bool configured_ = false;
   int current_read_ms_ = 0;
+  uint64_t moves_ = 0;
   std::mutex mu_;  // guards ctx_ and the flags below against cancel()
   bool in_call_ = false;   // inside beginCancellable/endCancellable
   bool waiting_ = false;   // blocked in interruptibleWait

@@ -23,6 +23,7 @@ enum Status : int {
   kFull = -5,
   kLayout = -6,
   kLeased = -7,
+  kShards = -8,
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
@@ -68,6 +69,7 @@ constexpr int64_t kDedupWindowDefaultMs = 24LL * 3600 * 1000;
 constexpr int64_t kDedupWindowMaxMs = 7LL * 24 * 3600 * 1000;
 constexpr uint64_t kDedupKeysMax = 1000000;
 constexpr uint32_t kPurgeMax = 10000;
+constexpr uint32_t kShardsMax = 256;
 constexpr int kWaitReplicasMax = 100;
 constexpr int kWaitTimeoutMaxMs = 60000;
 

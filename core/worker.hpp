@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "client.hpp"
+#include "router.hpp"
 #include "error.hpp"
 
 namespace echomq {
@@ -80,7 +80,7 @@ class Worker {
 
   std::string url_, queue_;
   WorkerOptions o_;
-  Client pumpClient_, waitClient_;
+  Router pumpClient_, waitClient_;
   std::thread pumpThread_, waitThread_;
 
   std::mutex mu_;

@@ -38,9 +38,16 @@ local function callSliced(cmd, key, items, prefix)
   end
   return out
 end
--- A queue written by an older key layout is refused, never misread.
+-- A queue written by an older key layout is refused, never misread; so is
+-- the name of a sharded queue (its jobs live in its shard queues, and a
+-- client that knew it as plain must read its record again).
 local function layoutError()
-  if rcall('HGET', K.config, 'layout') == KEY_LAYOUT or rcall('EXISTS', K.seq) == 0 then return nil end
+  local c = rcall('HMGET', K.config, 'layout', 'shards')
+  if c[2] then
+    return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
+      '(read its record again: echomq_shards)' }
+  end
+  if c[1] == KEY_LAYOUT or rcall('EXISTS', K.seq) == 0 then return nil end
   return { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
     'drain it with the version that wrote it' }
 end

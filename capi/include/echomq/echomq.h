@@ -92,6 +92,9 @@ typedef enum echomq_status {
                              written. See ECHOMQ_KEY_LAYOUT. */
   ECHOMQ_ELEASED = -7,    /* the job is leased by a worker now: refused,
                              nothing changed (delete it once it is settled) */
+  ECHOMQ_ESHARDS = -8,    /* sharded queues: created with another shard
+                             count, or a plain queue in use that cannot
+                             become sharded; nothing changed */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -177,6 +180,8 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_DEDUP_KEYS_MAX 1000000
 /* Jobs a purge call removes at most (bounded work per call). */
 #define ECHOMQ_PURGE_MAX 10000
+/* Shard queues of one sharded queue at most (echomq_shards_create). */
+#define ECHOMQ_SHARDS_MAX 256
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -870,8 +875,9 @@ ECHOMQ_API int echomq_purge_lane_all(echomq_client *c, const char *queue, const 
  * report (one name per line). Walks the keyspace with SCAN (MATCH
  * "emq:{*}:config"): no registry to keep, bounded work per round trip,
  * O(keys) in all: an operator's call. A queue is listed once it was first
- * enqueued to. In a cluster it lists the queues of the node it is connected
- * to: list each primary (docs/keys.md). *out is the caller's: free it with
+ * enqueued to. In a cluster it walks every primary of the slot map (0.3.0;
+ * the user needs CLUSTER SLOTS). A sharded queue is listed by its own name,
+ * its shard queues are not. *out is the caller's: free it with
  * echomq_report_free. Errors: EINVAL (NULL out), ECONN,
  * ETIMEOUT, ESERVER, ENOPERM. */
 typedef struct echomq_report echomq_report;
@@ -919,6 +925,45 @@ ECHOMQ_API int echomq_repair(echomq_client *c, const char *queue, int apply, con
 /* The cursor for the next repair step, NULL when the repair is done (and
  * for reports of other calls). Owned by the report. */
 ECHOMQ_API const char *echomq_report_cursor(const echomq_report *r);
+
+/* ------------------------------------------------------------------------ */
+/* Sharded queues (0.3.0): one queue over N shard queues, so that one hot
+ * queue can use every primary of a Valkey Cluster (docs/operations.md,
+ * "Sharded queues").
+ *
+ * A sharded queue is opened by its name like any queue: every call above
+ * reads the queue's record once (then caches it per client) and routes.
+ * A lane lives in the shard its group hashes to (FNV-1a of the group's
+ * bytes mod N), so a lane's order, weight, limit, pause, rate and cap stay
+ * per lane and every script runs in one slot. Claims rotate over the
+ * shards, one step per claim, skipping shards with nothing to give; a
+ * batch claim serves n turns of one shard's ring. Job ids carry their
+ * shard (id = shard's own id * N + shard index), so ack, fail, extend,
+ * get, delete and redrive take them as they are. stats and lanes are
+ * summed and merged over the shards, verify and repair walk them all
+ * (their lines start with the shard queue's name), queue defaults are set
+ * on every shard. Differences from a plain queue: an enqueue batch is
+ * atomic per shard, not as a whole (an error after the first shard says
+ * how many jobs went in); an idempotency key is remembered in its group's
+ * shard; a waiting claim sleeps on one shard at a time in slices of 50 ms;
+ * the dead list pages to a depth of 10,000 jobs. In a cluster the client
+ * reads the slot map (CLUSTER SLOTS), keeps one connection per primary,
+ * refreshes the map after a MOVED and retries TRYAGAIN for about a second.
+ *
+ * Creates queue `queue` as a sharded queue over `shards` shard queues
+ * (1..ECHOMQ_SHARDS_MAX) named "<queue>.s<i>-<tag>", the tags chosen so
+ * that shard i lands on primary i mod M (M primaries, in slot order), or
+ * opens it when it exists with that count. The queue name must leave room
+ * for the suffix (ECHOMQ_QUEUE_NAME_MAX). Safe to call from every process.
+ * Errors: EINVAL, ESHARDS (sharded with another count, or a plain queue
+ * that holds jobs or lane settings: nothing changed), ECONN, ETIMEOUT,
+ * EOOM, ESERVER, ENOPERM. */
+ECHOMQ_API int echomq_shards_create(echomq_client *c, const char *queue, uint32_t shards);
+/* The shard queues of `queue`, in shard order, one name per line (read
+ * again from the server); an empty report for a plain queue. *out is the
+ * caller's: free it with echomq_report_free. Errors: EINVAL, ECONN,
+ * ETIMEOUT, ESERVER, ENOPERM. */
+ECHOMQ_API int echomq_shards(echomq_client *c, const char *queue, echomq_report **out);
 
 /* ------------------------------------------------------------------------ */
 /* Doctor: checks of the server a queue runs on. */
