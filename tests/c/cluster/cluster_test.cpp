@@ -7,9 +7,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -371,4 +373,202 @@ TEST_CASE("no script runs while its queue's slot is half moved, even when every 
   // Nothing wrote a key back on the old node (a lane's pending list there
   // would split the lane between two nodes).
   CHECK(from.integer({"CLUSTER", "COUNTKEYSINSLOT", s}) == left);
+}
+
+namespace {
+
+std::vector<std::string> shard_names(echomq_client *c, const std::string &q) {
+  echomq_report *r = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_shards(c, q.c_str(), &r));
+  std::vector<std::string> out;
+  for (size_t i = 0; i < echomq_report_count(r); ++i) out.push_back(echomq_report_at(r, i));
+  echomq_report_free(r);
+  return out;
+}
+
+long long slot_of_queue(const std::vector<std::string> &urls, const std::string &q) {
+  return Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", "emq:{" + q + "}:seq"});
+}
+
+/// The node serving a slot, by the slot map (not by where keys are).
+size_t server_of(const std::vector<std::string> &urls, long long slot) {
+  auto *r = static_cast<redisReply *>(redisCommand(Raw(port_of(urls[0])).c, "CLUSTER SLOTS"));
+  REQUIRE(r != nullptr);
+  int port = -1;
+  for (size_t i = 0; i < r->elements; ++i) {
+    const redisReply *e = r->element[i];
+    if (slot >= e->element[0]->integer && slot <= e->element[1]->integer)
+      port = static_cast<int>(e->element[2]->element[1]->integer);
+  }
+  freeReplyObject(r);
+  for (size_t i = 0; i < urls.size(); ++i)
+    if (port_of(urls[i]) == port) return i;
+  FAIL("no node serves slot " << slot);
+  return urls.size();
+}
+
+/// Hosts that pull from an engine and ack, counting each job id they get.
+struct Drain {
+  std::mutex mu;
+  std::map<uint64_t, int> done;
+  std::atomic<bool> quit{false};
+  std::vector<std::thread> hosts;
+  void run(echomq_worker *w, int threads, int pause_ms) {
+    for (int t = 0; t < threads; ++t)
+      hosts.emplace_back([this, w, pause_ms] {
+        while (!quit) {
+          echomq_job *j = nullptr;
+          if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
+          {
+            std::lock_guard<std::mutex> lk(mu);
+            ++done[echomq_job_id(j)];
+          }
+          echomq_worker_done(w, j);
+          echomq_job_free(j);
+          if (pause_ms) sleep_ms(pause_ms);
+        }
+      });
+  }
+  void wait_for(size_t n, int64_t ms) {
+    const int64_t deadline = mono_ms() + ms;
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        if (done.size() >= n || mono_ms() > deadline) return;
+      }
+      sleep_ms(20);
+    }
+  }
+  void stop() {
+    quit = true;
+    for (auto &t : hosts) t.join();
+  }
+  void require_each_once(size_t n) {
+    CHECK(done.size() == n);
+    for (const auto &[id, k] : done) {
+      INFO("job " << id);
+      CHECK(k == 1);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a sharded queue puts one shard on each primary and is served from any entry node", "[cluster][shards]") {
+  const std::vector<std::string> urls = cluster_urls();
+  const std::string q = fresh_queue("sharded");
+  ClientPtr c = connect_client(nullptr, urls[1]);
+  EMQ_REQUIRE_OK(c.get(), echomq_shards_create(c.get(), q.c_str(), 3));
+  const std::vector<std::string> shards = shard_names(c.get(), q);
+  REQUIRE(shards.size() == 3);
+  std::set<size_t> owners;
+  for (const std::string &s : shards) owners.insert(server_of(urls, slot_of_queue(urls, s)));
+  CHECK(owners.size() == 3);  // shard i on primary i
+
+  constexpr int kJobs = 600, kLanes = 30;
+  for (int i = 0; i < kJobs; ++i) enqueue(c.get(), q, "t" + std::to_string(i % kLanes), "job");
+  for (const std::string &s : shards) {
+    INFO("shard " << s);
+    const size_t node = server_of(urls, slot_of_queue(urls, s));
+    CHECK(Raw(port_of(urls[node])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot_of_queue(urls, s))}) > 0);
+  }
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 8;
+  echomq_worker *w = nullptr;
+  REQUIRE(echomq_worker_new(&w, urls[2].c_str(), q.c_str(), &o) == ECHOMQ_OK);
+  WorkerPtr engine(w);
+  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+  Drain d;
+  d.run(w, 3, 0);
+  d.wait_for(kJobs, 30000);
+  CHECK(echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
+  d.stop();
+  d.require_each_once(kJobs);
+  for (const std::string &entry : urls) {
+    ClientPtr e = connect_client(nullptr, entry);
+    const echomq_queue_stats s = stats(e.get(), q);
+    CHECK(s.acked_total == kJobs);
+    CHECK(s.pending == 0);
+    require_verified(e.get(), q);
+  }
+  // queues lists the sharded queue once, from every primary, without its shards.
+  echomq_report *r = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_queues(c.get(), &r));
+  std::vector<std::string> listed;
+  for (size_t i = 0; i < echomq_report_count(r); ++i) listed.push_back(echomq_report_at(r, i));
+  echomq_report_free(r);
+  CHECK(std::count(listed.begin(), listed.end(), q) == 1);
+  for (const std::string &s : shards) CHECK(std::count(listed.begin(), listed.end(), s) == 0);
+}
+
+TEST_CASE("a shard's slot moves to another primary while engines drain the sharded queue and a producer adds to it",
+          "[cluster][shards]") {
+  const std::vector<std::string> urls = cluster_urls();
+  const std::string q = fresh_queue("sharded-moved");
+  constexpr int kBefore = 1500, kDuring = 300, kLanes = 30;
+  ClientPtr c = connect_client(nullptr, urls[0]);
+  EMQ_REQUIRE_OK(c.get(), echomq_shards_create(c.get(), q.c_str(), 3));
+  const std::vector<std::string> shards = shard_names(c.get(), q);
+  for (int i = 0; i < kBefore; ++i) enqueue(c.get(), q, "t" + std::to_string(i % kLanes), "job");
+  const long long slot = slot_of_queue(urls, shards[0]);
+  const size_t owner = server_of(urls, slot);
+  const size_t target = (owner + 1) % urls.size();
+
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 8;
+  std::vector<WorkerPtr> engines;
+  Drain d;
+  for (int e = 0; e < 2; ++e) {
+    echomq_worker *w = nullptr;
+    REQUIRE(echomq_worker_new(&w, urls[static_cast<size_t>(e)].c_str(), q.c_str(), &o) == ECHOMQ_OK);
+    engines.emplace_back(w);
+    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+    d.run(w, 2, 1);
+  }
+  std::atomic<int> refused{0}, unexpected{0};
+  std::string unexpected_msg;
+  ClientPtr p = connect_client(nullptr, urls[2]);
+  std::thread producer([&] {
+    for (int i = 0; i < kDuring && unexpected == 0; ++i) {
+      for (;;) {
+        const int rc = echomq_enqueue(p.get(), q.c_str(), ("t" + std::to_string(i % kLanes)).c_str(), "late", 4,
+                                      nullptr, nullptr);
+        if (rc == ECHOMQ_OK) break;
+        if (rc != ECHOMQ_ETRYAGAIN) {
+          unexpected_msg = describe(p.get(), rc);
+          unexpected = rc;
+          break;
+        }
+        ++refused;
+      }
+      sleep_ms(2);
+    }
+  });
+  sleep_ms(300);
+  {
+    Raw from(port_of(urls[owner])), to(port_of(urls[target]));
+    const std::string from_id = from.text({"CLUSTER", "MYID"}), to_id = to.text({"CLUSTER", "MYID"});
+    const std::string s = std::to_string(slot);
+    to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
+    from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
+    migrate_slot_keys(from, port_of(urls[target]), slot);
+    to.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+    from.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+    Raw(port_of(urls[3 - owner - target])).text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+  }
+  producer.join();
+  INFO("enqueue during the move: " << unexpected_msg << "; refused (ETRYAGAIN after the retries) " << refused.load());
+  CHECK(unexpected == 0);
+  d.wait_for(kBefore + kDuring, 60000);
+  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
+  d.stop();
+  d.require_each_once(kBefore + kDuring);
+  CHECK(server_of(urls, slot) == target);
+  CHECK(Raw(port_of(urls[owner])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) == 0);
+  const echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.acked_total == static_cast<uint64_t>(kBefore + kDuring));
+  CHECK(s.enqueued_total == static_cast<uint64_t>(kBefore + kDuring));
+  CHECK(s.pending == 0);
+  CHECK(s.leased == 0);
+  require_verified(c.get(), q);
 }
