@@ -331,3 +331,66 @@ TEST_CASE("a blocking claim on a sharded queue waits for work in any shard and c
   CHECK(mono_ms() - t0 < 2000);
   CHECK(j == nullptr);
 }
+
+TEST_CASE("a sharded queue moves to another shard count through a second queue", "[shards][worker]") {
+  // The procedure of docs/operations.md ("Changing N").
+  ClientPtr c = connect_client();
+  const std::string old_q = fresh_queue("sh-n2"), new_q = fresh_queue("sh-n3");
+  EMQ_REQUIRE_OK(c.get(), echomq_shards_create(c.get(), old_q.c_str(), 2));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), old_q.c_str(), "t3", 4));
+  constexpr int kOld = 200, kNew = 100, kLanes = 20;
+  for (int i = 0; i < kOld; ++i) enqueue(c.get(), old_q, "t" + std::to_string(i % kLanes), "old");
+  // The new queue with the new count and the lane settings carried over.
+  EMQ_REQUIRE_OK(c.get(), echomq_shards_create(c.get(), new_q.c_str(), 3));
+  CHECK(echomq_shards_create(c.get(), old_q.c_str(), 3) == ECHOMQ_ESHARDS);  // N itself is fixed
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), new_q.c_str(), "t3", lane(c.get(), old_q, "t3").weight));
+  CHECK(lane(c.get(), new_q, "t3").weight == 4);
+  // Producers write to the new queue; workers run on both.
+  for (int i = 0; i < kNew; ++i) enqueue(c.get(), new_q, "t" + std::to_string(i % kLanes), "new");
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 8;
+  std::mutex mu;
+  std::map<std::string, std::map<uint64_t, int>> done;
+  std::atomic<bool> quit{false};
+  std::vector<WorkerPtr> engines;
+  std::vector<std::thread> hosts;
+  for (const std::string &q : {old_q, new_q}) {
+    echomq_worker *w = nullptr;
+    REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
+    engines.emplace_back(w);
+    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+    hosts.emplace_back([&, w, q] {
+      while (!quit) {
+        echomq_job *j = nullptr;
+        if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          ++done[q][echomq_job_id(j)];
+        }
+        echomq_worker_done(w, j);
+        echomq_job_free(j);
+      }
+    });
+  }
+  const int64_t deadline = mono_ms() + 30000;
+  for (;;) {
+    echomq_queue_stats s = stats(c.get(), old_q);
+    if ((s.pending == 0 && s.leased == 0 && s.delayed == 0 && stats(c.get(), new_q).acked_total == kNew) ||
+        mono_ms() > deadline)
+      break;
+    sleep_ms(20);
+  }
+  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
+  quit = true;
+  for (auto &t : hosts) t.join();
+  CHECK(done[old_q].size() == kOld);
+  CHECK(done[new_q].size() == kNew);
+  for (const auto &[q, ids] : done)
+    for (const auto &[id, n] : ids) {
+      INFO(q << " job " << id);
+      CHECK(n == 1);
+    }
+  CHECK(stats(c.get(), old_q).acked_total == kOld);
+  require_verified(c.get(), old_q);
+  require_verified(c.get(), new_q);
+}
