@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine_drain.hpp"
 #include "test_env.hpp"
 
 using namespace emqtest;
@@ -191,6 +192,58 @@ void migrate_slot_keys(Raw &from, int to_port, long long slot) {
   }
 }
 
+/// Moves a slot from node `owner` to node `target` as valkey-cli --cluster
+/// reshard does: IMPORTING / MIGRATING, the keys a few at a time, then the
+/// new owner set on the new owner first, then the old one, then the
+/// bystander (the order CLUSTER SETSLOT's documentation gives).
+void move_slot(const std::vector<std::string> &urls, size_t owner, size_t target, long long slot) {
+  Raw from(port_of(urls[owner])), to(port_of(urls[target]));
+  const std::string from_id = from.text({"CLUSTER", "MYID"}), to_id = to.text({"CLUSTER", "MYID"});
+  const std::string s = std::to_string(slot);
+  to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
+  from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
+  migrate_slot_keys(from, port_of(urls[target]), slot);
+  to.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+  from.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+  Raw(port_of(urls[3 - owner - target])).text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
+}
+
+/// A producer that keeps adding `jobs` jobs over `lanes` lanes while a slot
+/// moves: a refused enqueue (TRYAGAIN) changed nothing, so it is simply
+/// sent again. Catch2 assertions belong to the test's thread: the producer
+/// only records what it saw; check() asserts it after join().
+struct LateProducer {
+  std::atomic<int> refused{0}, unexpected{0};
+  std::string unexpected_msg;
+  ClientPtr client;
+  std::thread thread;
+  LateProducer(const std::string &url, const std::string &q, int jobs, int lanes)
+      : client(connect_client(nullptr, url)) {
+    thread = std::thread([this, q, jobs, lanes] {
+      for (int i = 0; i < jobs && unexpected == 0; ++i) {
+        for (;;) {
+          const int rc = echomq_enqueue(client.get(), q.c_str(), ("t" + std::to_string(i % lanes)).c_str(), "late",
+                                        4, nullptr, nullptr);
+          if (rc == ECHOMQ_OK) break;
+          if (rc != ECHOMQ_ETRYAGAIN) {  // nothing else is expected here
+            unexpected_msg = describe(client.get(), rc);
+            unexpected = rc;
+            break;
+          }
+          ++refused;
+          sleep_ms(5);
+        }
+        sleep_ms(2);
+      }
+    });
+  }
+  void check() {
+    thread.join();
+    INFO("enqueue during the move: " << unexpected_msg << "; refused " << refused.load() << " times");
+    CHECK(unexpected == 0);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a queue's slot moves to another master while workers drain it and a producer adds to it",
@@ -206,9 +259,7 @@ TEST_CASE("a queue's slot moves to another master while workers drain it and a p
   const size_t target = (owner + 1) % urls.size();
 
   // Two engines on the owner, two host threads each, acking every job.
-  std::mutex mu;
-  std::map<uint64_t, int> done;  // job id -> times a worker was handed it
-  std::atomic<bool> quit{false};
+  EngineDrain d;
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
   std::vector<WorkerPtr> engines;
@@ -217,84 +268,16 @@ TEST_CASE("a queue's slot moves to another master while workers drain it and a p
     REQUIRE(echomq_worker_new(&w, urls[owner].c_str(), q.c_str(), &o) == ECHOMQ_OK);
     engines.emplace_back(w);
     REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+    d.run(w, 2, 1);  // spread the drain over the migration
   }
-  std::vector<std::thread> hosts;
-  for (int t = 0; t < 4; ++t) {
-    echomq_worker *w = engines[static_cast<size_t>(t % 2)].get();
-    hosts.emplace_back([&, w] {
-      while (!quit) {
-        echomq_job *j = nullptr;
-        if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          ++done[echomq_job_id(j)];
-        }
-        echomq_worker_done(w, j);
-        echomq_job_free(j);
-        sleep_ms(1);  // spread the drain over the migration
-      }
-    });
-  }
-  // A producer that keeps adding while the slot moves: a refused enqueue
-  // (TRYAGAIN) changed nothing, so it is simply sent again.
-  // (Catch2 assertions belong to the test's thread: the producer only
-  // records what it saw.)
-  std::atomic<int> refused{0}, unexpected{0};
-  std::string unexpected_msg;
-  ClientPtr p = connect_client(nullptr, urls[owner]);
-  std::thread producer([&] {
-    for (int i = 0; i < kDuring && unexpected == 0; ++i) {
-      for (;;) {
-        const int rc = echomq_enqueue(p.get(), q.c_str(), ("t" + std::to_string(i % kLanes)).c_str(), "late", 4,
-                                      nullptr, nullptr);
-        if (rc == ECHOMQ_OK) break;
-        if (rc != ECHOMQ_ETRYAGAIN) {  // nothing else is expected here
-          unexpected_msg = describe(p.get(), rc);
-          unexpected = rc;
-          break;
-        }
-        ++refused;
-        sleep_ms(5);
-      }
-      sleep_ms(2);
-    }
-  });
-
+  LateProducer producer(urls[owner], q, kDuring, kLanes);
   sleep_ms(300);  // the drain is under way
-  {
-    Raw from(port_of(urls[owner])), to(port_of(urls[target]));
-    const std::string from_id = from.text({"CLUSTER", "MYID"}), to_id = to.text({"CLUSTER", "MYID"});
-    const std::string s = std::to_string(slot);
-    to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
-    from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
-    migrate_slot_keys(from, port_of(urls[target]), slot);
-    // The new owner first, then the old one, then the bystander (the order
-    // CLUSTER SETSLOT's documentation gives).
-    to.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-    from.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-    Raw(port_of(urls[3 - owner - target])).text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-  }
-  producer.join();
-  INFO("enqueue during the move: " << unexpected_msg);
-  CHECK(unexpected == 0);
-  const int64_t deadline = mono_ms() + 60000;
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lk(mu);
-      if (done.size() >= static_cast<size_t>(kBefore + kDuring) || mono_ms() > deadline) break;
-    }
-    sleep_ms(20);
-  }
+  move_slot(urls, owner, target, slot);
+  producer.check();
+  d.wait_for(kBefore + kDuring, 60000);
   for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  quit = true;
-  for (auto &t : hosts) t.join();
-
-  INFO("enqueues refused while the slot moved: " << refused.load());
-  CHECK(done.size() == static_cast<size_t>(kBefore + kDuring));
-  for (const auto &[id, n] : done) {
-    INFO("job " << id);
-    CHECK(n == 1);  // handed out once: no lease was lost, none delivered twice
-  }
+  d.stop();
+  d.require_each_once(kBefore + kDuring);
   // Everything now lives on the new owner, and the queue is whole.
   CHECK(Raw(port_of(urls[owner])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) == 0);
   CHECK(Raw(port_of(urls[target])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0);
@@ -377,15 +360,6 @@ TEST_CASE("no script runs while its queue's slot is half moved, even when every 
 
 namespace {
 
-std::vector<std::string> shard_names(echomq_client *c, const std::string &q) {
-  echomq_report *r = nullptr;
-  EMQ_REQUIRE_OK(c, echomq_shards(c, q.c_str(), &r));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < echomq_report_count(r); ++i) out.push_back(echomq_report_at(r, i));
-  echomq_report_free(r);
-  return out;
-}
-
 long long slot_of_queue(const std::vector<std::string> &urls, const std::string &q) {
   return Raw(port_of(urls[0])).integer({"CLUSTER", "KEYSLOT", "emq:{" + q + "}:seq"});
 }
@@ -406,51 +380,6 @@ size_t server_of(const std::vector<std::string> &urls, long long slot) {
   FAIL("no node serves slot " << slot);
   return urls.size();
 }
-
-/// Hosts that pull from an engine and ack, counting each job id they get.
-struct Drain {
-  std::mutex mu;
-  std::map<uint64_t, int> done;
-  std::atomic<bool> quit{false};
-  std::vector<std::thread> hosts;
-  void run(echomq_worker *w, int threads, int pause_ms) {
-    for (int t = 0; t < threads; ++t)
-      hosts.emplace_back([this, w, pause_ms] {
-        while (!quit) {
-          echomq_job *j = nullptr;
-          if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
-          {
-            std::lock_guard<std::mutex> lk(mu);
-            ++done[echomq_job_id(j)];
-          }
-          echomq_worker_done(w, j);
-          echomq_job_free(j);
-          if (pause_ms) sleep_ms(pause_ms);
-        }
-      });
-  }
-  void wait_for(size_t n, int64_t ms) {
-    const int64_t deadline = mono_ms() + ms;
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        if (done.size() >= n || mono_ms() > deadline) return;
-      }
-      sleep_ms(20);
-    }
-  }
-  void stop() {
-    quit = true;
-    for (auto &t : hosts) t.join();
-  }
-  void require_each_once(size_t n) {
-    CHECK(done.size() == n);
-    for (const auto &[id, k] : done) {
-      INFO("job " << id);
-      CHECK(k == 1);
-    }
-  }
-};
 
 }  // namespace
 
@@ -478,8 +407,8 @@ TEST_CASE("a sharded queue puts one shard on each primary and is served from any
   REQUIRE(echomq_worker_new(&w, urls[2].c_str(), q.c_str(), &o) == ECHOMQ_OK);
   WorkerPtr engine(w);
   REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  Drain d;
-  d.run(w, 3, 0);
+  EngineDrain d;
+  d.run(w, 3);
   d.wait_for(kJobs, 30000);
   CHECK(echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
   d.stop();
@@ -517,7 +446,7 @@ TEST_CASE("a shard's slot moves to another primary while engines drain the shard
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
   std::vector<WorkerPtr> engines;
-  Drain d;
+  EngineDrain d;
   for (int e = 0; e < 2; ++e) {
     echomq_worker *w = nullptr;
     REQUIRE(echomq_worker_new(&w, urls[static_cast<size_t>(e)].c_str(), q.c_str(), &o) == ECHOMQ_OK);
@@ -525,40 +454,10 @@ TEST_CASE("a shard's slot moves to another primary while engines drain the shard
     REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
     d.run(w, 2, 1);
   }
-  std::atomic<int> refused{0}, unexpected{0};
-  std::string unexpected_msg;
-  ClientPtr p = connect_client(nullptr, urls[2]);
-  std::thread producer([&] {
-    for (int i = 0; i < kDuring && unexpected == 0; ++i) {
-      for (;;) {
-        const int rc = echomq_enqueue(p.get(), q.c_str(), ("t" + std::to_string(i % kLanes)).c_str(), "late", 4,
-                                      nullptr, nullptr);
-        if (rc == ECHOMQ_OK) break;
-        if (rc != ECHOMQ_ETRYAGAIN) {
-          unexpected_msg = describe(p.get(), rc);
-          unexpected = rc;
-          break;
-        }
-        ++refused;
-      }
-      sleep_ms(2);
-    }
-  });
+  LateProducer producer(urls[2], q, kDuring, kLanes);
   sleep_ms(300);
-  {
-    Raw from(port_of(urls[owner])), to(port_of(urls[target]));
-    const std::string from_id = from.text({"CLUSTER", "MYID"}), to_id = to.text({"CLUSTER", "MYID"});
-    const std::string s = std::to_string(slot);
-    to.text({"CLUSTER", "SETSLOT", s, "IMPORTING", from_id});
-    from.text({"CLUSTER", "SETSLOT", s, "MIGRATING", to_id});
-    migrate_slot_keys(from, port_of(urls[target]), slot);
-    to.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-    from.text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-    Raw(port_of(urls[3 - owner - target])).text({"CLUSTER", "SETSLOT", s, "NODE", to_id});
-  }
-  producer.join();
-  INFO("enqueue during the move: " << unexpected_msg << "; refused (ETRYAGAIN after the retries) " << refused.load());
-  CHECK(unexpected == 0);
+  move_slot(urls, owner, target, slot);
+  producer.check();
   d.wait_for(kBefore + kDuring, 60000);
   for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
   d.stop();

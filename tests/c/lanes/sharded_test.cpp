@@ -10,20 +10,12 @@
 #include <set>
 #include <thread>
 
+#include "engine_drain.hpp"
 #include "test_env.hpp"
 
 using namespace emqtest;
 
 namespace {
-
-std::vector<std::string> shard_names(echomq_client *c, const std::string &q) {
-  echomq_report *r = nullptr;
-  EMQ_REQUIRE_OK(c, echomq_shards(c, q.c_str(), &r));
-  std::vector<std::string> out;
-  for (size_t i = 0; i < echomq_report_count(r); ++i) out.push_back(echomq_report_at(r, i));
-  echomq_report_free(r);
-  return out;
-}
 
 /// The shard (index) whose queue knows lane g.
 size_t shard_of(echomq_client *c, const std::vector<std::string> &shards, const std::string &g) {
@@ -249,49 +241,19 @@ TEST_CASE("the worker engine drains a sharded queue, each job once, and wakes fo
   REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
   WorkerPtr engine(w);
   REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  std::mutex mu;
-  std::map<uint64_t, int> done;
-  std::vector<std::thread> hosts;
-  std::atomic<bool> quit{false};
-  for (int t = 0; t < 3; ++t)
-    hosts.emplace_back([&] {
-      while (!quit) {
-        echomq_job *j = nullptr;
-        if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          ++done[echomq_job_id(j)];
-        }
-        echomq_worker_done(w, j);
-        echomq_job_free(j);
-      }
-    });
-  auto wait_for = [&](size_t n) {
-    const int64_t deadline = mono_ms() + 30000;
-    for (;;) {
-      {
-        std::lock_guard<std::mutex> lk(mu);
-        if (done.size() >= n || mono_ms() > deadline) return;
-      }
-      sleep_ms(10);
-    }
-  };
-  wait_for(kJobs);
+  EngineDrain d;
+  d.run(w, 3);
+  d.wait_for(kJobs, 30000);
   // Idle now: a new job in any shard is handed out promptly (the wait
   // rotates over the shards in slices).
   sleep_ms(300);
   const int64_t t0 = mono_ms();
   enqueue(c.get(), q, "late-lane", "late");
-  wait_for(kJobs + 1);
+  d.wait_for(kJobs + 1, 30000);
   const int64_t waited = mono_ms() - t0;
   CHECK(echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  quit = true;
-  for (auto &t : hosts) t.join();
-  CHECK(done.size() == kJobs + 1);
-  for (const auto &[id, n] : done) {
-    INFO("job " << id);
-    CHECK(n == 1);
-  }
+  d.stop();
+  d.require_each_once(kJobs + 1);
   INFO("the late job waited " << waited << " ms");
   CHECK(waited < 1500);
   const echomq_queue_stats s = stats(c.get(), q);
@@ -349,28 +311,14 @@ TEST_CASE("a sharded queue moves to another shard count through a second queue",
   for (int i = 0; i < kNew; ++i) enqueue(c.get(), new_q, "t" + std::to_string(i % kLanes), "new");
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
-  std::mutex mu;
-  std::map<std::string, std::map<uint64_t, int>> done;
-  std::atomic<bool> quit{false};
+  EngineDrain d;
   std::vector<WorkerPtr> engines;
-  std::vector<std::thread> hosts;
   for (const std::string &q : {old_q, new_q}) {
     echomq_worker *w = nullptr;
     REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
     engines.emplace_back(w);
     REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-    hosts.emplace_back([&, w, q] {
-      while (!quit) {
-        echomq_job *j = nullptr;
-        if (echomq_worker_next(w, 50, &j) != ECHOMQ_OK) continue;
-        {
-          std::lock_guard<std::mutex> lk(mu);
-          ++done[q][echomq_job_id(j)];
-        }
-        echomq_worker_done(w, j);
-        echomq_job_free(j);
-      }
-    });
+    d.run(w, 1, 0, q);
   }
   const int64_t deadline = mono_ms() + 30000;
   for (;;) {
@@ -381,15 +329,9 @@ TEST_CASE("a sharded queue moves to another shard count through a second queue",
     sleep_ms(20);
   }
   for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  quit = true;
-  for (auto &t : hosts) t.join();
-  CHECK(done[old_q].size() == kOld);
-  CHECK(done[new_q].size() == kNew);
-  for (const auto &[q, ids] : done)
-    for (const auto &[id, n] : ids) {
-      INFO(q << " job " << id);
-      CHECK(n == 1);
-    }
+  d.stop();
+  d.require_each_once(kOld, old_q);
+  d.require_each_once(kNew, new_q);
   CHECK(stats(c.get(), old_q).acked_total == kOld);
   require_verified(c.get(), old_q);
   require_verified(c.get(), new_q);
