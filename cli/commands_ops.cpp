@@ -106,22 +106,31 @@ int cmd_purge(Context &ctx) {
   return kExitOk;
 }
 
+// A report's lines as a JSON array of strings.
+void report_array(Json &j, const echomq_report *r) {
+  j.begin_array();
+  for (size_t i = 0; i < echomq_report_count(r); ++i) j.str(echomq_report_at(r, i));
+  j.end_array();
+}
+
+// A report's lines as text, one per line.
+std::string report_text(const echomq_report *r) {
+  std::string out;
+  for (size_t i = 0; i < echomq_report_count(r); ++i) out += std::string(echomq_report_at(r, i)) + "\n";
+  return out;
+}
+
 int cmd_queues(Context &ctx) {
   echomq_report *raw = nullptr;
   ctx.session.check(echomq_queues(ctx.session.client(), &raw), "queues");
   ReportPtr r(raw);
-  size_t n = echomq_report_count(r.get());
   if (ctx.json) {
     Json j;
-    j.begin_array();
-    for (size_t i = 0; i < n; ++i) j.str(echomq_report_at(r.get(), i));
-    j.end_array();
+    report_array(j, r.get());
     print(j.text() + "\n");
-    return kExitOk;
+  } else {
+    print(report_text(r.get()));
   }
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += std::string(echomq_report_at(r.get(), i)) + "\n";
-  print(out);
   return kExitOk;
 }
 
@@ -137,24 +146,16 @@ int cmd_shards(Context &ctx) {
   echomq_report *raw = nullptr;
   ctx.session.check(echomq_shards(ctx.session.client(), ctx.session.q(), &raw), "shards");
   ReportPtr r(raw);
-  size_t n = echomq_report_count(r.get());
+  const bool sharded = echomq_report_count(r.get()) > 0;
   if (ctx.json) {
     Json j;
-    j.begin_object().key("queue").str(ctx.session.queue()).key("sharded").boolean(n > 0).key("shards");
-    j.begin_array();
-    for (size_t i = 0; i < n; ++i) j.str(echomq_report_at(r.get(), i));
-    j.end_array();
+    j.begin_object().key("queue").str(ctx.session.queue()).key("sharded").boolean(sharded).key("shards");
+    report_array(j, r.get());
     j.end_object();
     print(j.text() + "\n");
-    return kExitOk;
+  } else {
+    print(sharded ? report_text(r.get()) : "plain queue (not sharded)\n");
   }
-  if (n == 0) {
-    print("plain queue (not sharded)\n");
-    return kExitOk;
-  }
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += std::string(echomq_report_at(r.get(), i)) + "\n";
-  print(out);
   return kExitOk;
 }
 

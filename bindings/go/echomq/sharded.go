@@ -40,17 +40,9 @@ func (c *Client) CreateSharded(ctx context.Context, name string, shards int) (*Q
 // Shards lists the shard queues of a sharded queue in shard order, read
 // from the server; a plain queue has none (an empty slice).
 func (q *Queue) Shards(ctx context.Context) ([]string, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
-	var out [1]uint64
-	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Shards(h, q.name, out[:]) })
-	names := takeReport(out[0]) // freed on every path, error or not
-	if err != nil {
-		return nil, err
-	}
-	if names == nil {
+	names, err := q.report(ctx, func(h capi.Client, out []uint64) int { return capi.Shards(h, q.name, out) })
+	if err == nil && names == nil {
 		names = []string{}
 	}
-	return names, nil
+	return names, err
 }
