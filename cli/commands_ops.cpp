@@ -1,4 +1,4 @@
-// Everyday operations: job (look a job up), delete, purge, queues.
+// Everyday operations: job (look a job up), delete, purge, queues, shards.
 #include <cstdint>
 #include <string>
 
@@ -106,22 +106,56 @@ int cmd_purge(Context &ctx) {
   return kExitOk;
 }
 
+// A report's lines as a JSON array of strings.
+void report_array(Json &j, const echomq_report *r) {
+  j.begin_array();
+  for (size_t i = 0; i < echomq_report_count(r); ++i) j.str(echomq_report_at(r, i));
+  j.end_array();
+}
+
+// A report's lines as text, one per line.
+std::string report_text(const echomq_report *r) {
+  std::string out;
+  for (size_t i = 0; i < echomq_report_count(r); ++i) out += std::string(echomq_report_at(r, i)) + "\n";
+  return out;
+}
+
 int cmd_queues(Context &ctx) {
   echomq_report *raw = nullptr;
   ctx.session.check(echomq_queues(ctx.session.client(), &raw), "queues");
   ReportPtr r(raw);
-  size_t n = echomq_report_count(r.get());
   if (ctx.json) {
     Json j;
-    j.begin_array();
-    for (size_t i = 0; i < n; ++i) j.str(echomq_report_at(r.get(), i));
-    j.end_array();
+    report_array(j, r.get());
     print(j.text() + "\n");
-    return kExitOk;
+  } else {
+    print(report_text(r.get()));
   }
-  std::string out;
-  for (size_t i = 0; i < n; ++i) out += std::string(echomq_report_at(r.get(), i)) + "\n";
-  print(out);
+  return kExitOk;
+}
+
+// Lists a queue's shard queues; with --create N, first creates or opens it
+// as a sharded queue over N shards.
+int cmd_shards(Context &ctx) {
+  if (ctx.args.has("create")) {
+    auto n = static_cast<uint32_t>(parse_uint(ctx.args.get("create"), 1, ECHOMQ_SHARDS_MAX, "--create"));
+    // ESHARDS exits 11 with the server's reason (the count it has, or a plain queue in use).
+    ctx.session.check(echomq_shards_create(ctx.session.client(), ctx.session.q(), n),
+                      "shards --create " + std::to_string(n));
+  }
+  echomq_report *raw = nullptr;
+  ctx.session.check(echomq_shards(ctx.session.client(), ctx.session.q(), &raw), "shards");
+  ReportPtr r(raw);
+  const bool sharded = echomq_report_count(r.get()) > 0;
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue()).key("sharded").boolean(sharded).key("shards");
+    report_array(j, r.get());
+    j.end_object();
+    print(j.text() + "\n");
+  } else {
+    print(sharded ? report_text(r.get()) : "plain queue (not sharded)\n");
+  }
   return kExitOk;
 }
 
@@ -145,6 +179,13 @@ void add_ops_commands(std::vector<Command> &out) {
                  {}, 0, 0, true, cmd_queues};
   queues.no_queue = true;
   out.push_back(queues);
+  out.push_back({"shards", "[--create N]", "list a sharded queue's shard queues, or create it",
+                 "Prints the shard queues one per line, in shard order, or 'plain queue' for a\n"
+                 "queue that is not sharded. --create N first creates the queue as a sharded\n"
+                 "queue over N shard queues (1..256), or opens it when it has N already; exits\n"
+                 "11 when it is sharded with another count, or is a plain queue in use.",
+                 {{"create", 0, "N", "create or open the queue as a sharded queue over N shards"}},
+                 0, 0, true, cmd_shards});
 }
 
 }  // namespace emqcli

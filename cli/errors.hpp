@@ -19,6 +19,7 @@ enum ExitCode : int {
   kExitDoctorWarn = 8, ///< doctor: warnings, no failure
   kExitDoctorFail = 9, ///< doctor: at least one failed check
   kExitLeased = 10,    ///< delete refused: a worker holds the job now
+  kExitShards = 11,    ///< shards --create: sharded with another count, or a plain queue in use
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

@@ -75,7 +75,8 @@ std::string general_help() {
   out +=
       "\nexit codes: 0 ok, 1 server failure, 2 usage, 3 connection, 4 not found,\n"
       "            5 stale token, 6 verify violations, 7 nothing to claim,\n"
-      "            8 doctor warnings, 9 doctor failures\n"
+      "            8 doctor warnings, 9 doctor failures, 10 job leased,\n"
+      "            11 shard count mismatch\n"
       "\nRun 'echomq COMMAND --help' for a command's options.\n";
   return out;
 }

@@ -8,7 +8,7 @@ import pytest
 
 from .cli_helpers import CONN, NOT_FOUND, OK, USAGE, one_line_error
 
-COMMANDS = ["stats", "lanes", "lane", "pause", "resume", "weight", "limit", "defaults",
+COMMANDS = ["stats", "lanes", "lane", "pause", "resume", "weight", "limit", "defaults", "shards",
             "enqueue", "claim", "ack", "fail", "dead", "redrive", "verify", "top"]
 
 

@@ -124,6 +124,7 @@ def test_every_status_code_has_its_class():
         -2: echomq.TooLargeError,
         -3: echomq.NotFoundError,
         -4: echomq.StaleLeaseError,
+        -8: echomq.ShardsError,
         -10: echomq.ConnectionError,
         -11: echomq.TimeoutError,
         -12: echomq.CanceledError,
@@ -174,7 +175,7 @@ def test_retryable_errors_share_a_base():
         assert issubclass(cls, echomq.RetryableError)
         assert issubclass(cls, echomq.ServerError)  # as before these had codes
         assert "retryable" in echomq.strerror(cls.code)
-    for code in (-1, -2, -3, -4, -10, -11, -12, -20, -21, -22, -30, -31):
+    for code in (-1, -2, -3, -4, -8, -10, -11, -12, -20, -21, -22, -30, -31):
         assert not issubclass(echomq.error_class(code), echomq.RetryableError)
 
 

@@ -19,7 +19,7 @@ func TestCodesMatchC(t *testing.T) {
 		CodeOK: capi.ECHOMQ_OK, CodeEmpty: capi.ECHOMQ_EMPTY, CodeUnconfirmed: capi.ECHOMQ_UNCONFIRMED, CodeInvalid: capi.ECHOMQ_EINVAL,
 		CodeTooLarge: capi.ECHOMQ_ETOOLARGE, CodeNotFound: capi.ECHOMQ_ENOTFOUND,
 		CodeStale: capi.ECHOMQ_ESTALE, CodeLayout: capi.ECHOMQ_ELAYOUT, CodeFull: capi.ECHOMQ_EFULL, CodeConn: capi.ECHOMQ_ECONN,
-		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE,
+		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE, CodeShards: capi.ECHOMQ_ESHARDS,
 		CodeTimeout:  capi.ECHOMQ_ETIMEOUT,
 		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeServer: capi.ECHOMQ_ESERVER,
 		CodeNoPerm: capi.ECHOMQ_ENOPERM, CodeProto: capi.ECHOMQ_EPROTO,
@@ -52,7 +52,7 @@ func TestCodesMatchC(t *testing.T) {
 		capi.EMQGO_JOB_PAYLOAD_LEN != 6 || capi.EMQGO_JOB_ATTEMPT != 7 {
 		t.Errorf("shim indexes moved: update inspect.go and handles.go")
 	}
-	if wclaimMax != capi.ECHOMQ_WCLAIM_MAX || defaultMaxPayload != capi.ECHOMQ_DEFAULT_MAX_PAYLOAD {
+	if wclaimMax != capi.ECHOMQ_WCLAIM_MAX || ShardsMax != capi.ECHOMQ_SHARDS_MAX || defaultMaxPayload != capi.ECHOMQ_DEFAULT_MAX_PAYLOAD {
 		t.Errorf("limits differ from the header")
 	}
 	if want := fmt.Sprintf("%d.%d.%d", capi.ECHOMQ_VERSION_MAJOR, capi.ECHOMQ_VERSION_MINOR,

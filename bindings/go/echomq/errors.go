@@ -22,6 +22,7 @@ const (
 	CodeFull        Code = -5  // the lane is at its size cap: the enqueue wrote nothing
 	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
+	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
 	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
 	CodeConn        Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout     Code = -11 // no reply in time: outcome unknown
@@ -48,6 +49,7 @@ var codeNames = map[Code]string{
 	CodeFull:        "lane is full",
 	CodeLayout:      "key layout mismatch",
 	CodeLeased:      "job is leased",
+	CodeShards:      "shard count mismatch",
 	CodeDuplicate:   "duplicate",
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
@@ -116,6 +118,9 @@ var (
 	ErrLayout = &Error{Code: CodeLayout}
 	// ErrLeased: Delete refused a job a worker holds now; nothing changed.
 	ErrLeased = &Error{Code: CodeLeased}
+	// ErrShards: CreateSharded found the queue sharded with another count,
+	// or a plain queue that holds jobs or lane settings; nothing changed.
+	ErrShards = &Error{Code: CodeShards}
 	// ErrFull: the lane is at its size cap; the enqueue (a batch: all of it)
 	// wrote nothing.
 	ErrFull       = &Error{Code: CodeFull}

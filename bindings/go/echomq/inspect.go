@@ -182,16 +182,22 @@ func (q *Queue) Redrive(ctx context.Context, ids ...uint64) (uint64, error) {
 // one place) and returns one line per violation: none means healthy. It is
 // an operator's call, O(jobs + lanes) on the server.
 func (q *Queue) Verify(ctx context.Context) ([]string, error) {
+	return q.report(ctx, func(h capi.Client, out []uint64) int { return capi.Verify(h, q.name, out) })
+}
+
+// report runs a call of the queue that hands back a report (its address in
+// out[0]) and returns the report's lines.
+func (q *Queue) report(ctx context.Context, fn func(h capi.Client, out []uint64) int) ([]string, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
 	}
 	var out [1]uint64
-	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Verify(h, q.name, out[:]) })
-	report := takeReport(out[0]) // freed on every path, error or not
+	_, err := q.c.do(ctx, func(h capi.Client) int { return fn(h, out[:]) })
+	lines := takeReport(out[0]) // freed on every path, error or not
 	if err != nil {
 		return nil, err
 	}
-	return report, nil
+	return lines, nil
 }
 
 // Repair rebuilds the ring, the active and live counts, the lane directory
@@ -242,16 +248,7 @@ func (q *Queue) Repair(ctx context.Context, apply bool, step int) ([]string, err
 // cluster mode, and the operations aclUser ("" = the connected user) may
 // run on the queue. It only reads.
 func (q *Queue) Doctor(ctx context.Context, aclUser string) ([]string, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
-	var out [1]uint64
-	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Doctor(h, q.name, aclUser, out[:]) })
-	report := takeReport(out[0])
-	if err != nil {
-		return nil, err
-	}
-	return report, nil
+	return q.report(ctx, func(h capi.Client, out []uint64) int { return capi.Doctor(h, q.name, aclUser, out) })
 }
 
 const pageMax = 10000

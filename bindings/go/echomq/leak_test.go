@@ -79,6 +79,7 @@ func TestNoCMemoryLeaks(t *testing.T) {
 		must(q.Lane(ctx, "a"))(t)
 		must2(q.Lanes(ctx, "", 10))(t)
 		must(q.Dead(ctx, 0, 10))(t)
+		must(q.Shards(ctx))(t)
 		if i%50 == 0 {
 			must(q.Verify(ctx))(t)
 		}

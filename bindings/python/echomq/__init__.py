@@ -47,6 +47,7 @@ from .errors import (
     RetryableError,
     ServerError,
     ServerOutOfMemoryError,
+    ShardsError,
     StaleLeaseError,
     TryAgainError,
     TimeoutError,
@@ -74,6 +75,7 @@ LIMIT_MAX: int = _echomq.LIMIT_MAX
 REASON_MAX: int = _echomq.REASON_MAX
 KEY_LAYOUT: int = _echomq.KEY_LAYOUT
 DEDUP_KEY_MAX: int = _echomq.DEDUP_KEY_MAX
+SHARDS_MAX: int = _echomq.SHARDS_MAX
 
 
 def version() -> str:
@@ -116,5 +118,6 @@ __all__ = [
     "LIMIT_MAX",
     "REASON_MAX",
     "KEY_LAYOUT",
+    "SHARDS_MAX",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

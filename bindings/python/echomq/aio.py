@@ -86,6 +86,13 @@ class AsyncClient:
     async def ping(self) -> None:
         await _call(self._client.ping)
 
+    async def create_sharded(
+        self, name: str, shards: int, *, lease: Optional[_convert.Seconds] = None
+    ) -> "AsyncQueue":
+        """Create or open a sharded queue (see :meth:`echomq.Client.create_sharded`)."""
+        q = await _call(self._client.create_sharded, name, shards, lease=lease)
+        return AsyncQueue(self, q)
+
     async def queues(self) -> List[str]:
         """The queues on the server (see :meth:`echomq.Client.queues`)."""
         return await _call(self._client.queues)
@@ -237,6 +244,10 @@ class AsyncQueue:
 
     async def dead(self, offset: int = 0, count: int = 100) -> List[Job]:
         return await _call(self._queue.dead, offset, count)
+
+    async def shards(self) -> List[str]:
+        """The shard queues ([] for a plain queue)."""
+        return await _call(self._queue.shards)
 
     async def verify(self) -> List[str]:
         return await _call(self._queue.verify)

@@ -146,6 +146,28 @@ class Client:
         """
         return Queue(self, name, lease=self._lease if lease is None else lease)
 
+    def create_sharded(self, name: str, shards: int, *, lease: Optional[_convert.Seconds] = None) -> Queue:
+        """Create queue ``name`` as a sharded queue over ``shards`` shard
+        queues (1..``SHARDS_MAX``), or open it when it exists with that
+        count, and return it as a :class:`Queue`.
+
+        A sharded queue is one hot queue spread over the primaries of a
+        Valkey Cluster: a lane lives in the shard its group hashes to, and
+        claims rotate over the shards.  Every :class:`Queue` call works on
+        it by its name, from any client (:meth:`Queue.shards` lists the
+        shard queues).  Safe to call from every process.
+
+        Raises:
+            InvalidArgument: bad name or count, or a name too long for the
+                shard suffix (nothing was sent).
+            ShardsError: the queue is sharded with another count, or is a
+                plain queue that holds jobs or lane settings; nothing changed.
+        """
+        q = self.queue(name, lease=lease)
+        count = _convert.to_count("shards", shards, maximum=_echomq.SHARDS_MAX)
+        self._raw.shards_create(q.name, count)
+        return q
+
     def queues(self) -> List[str]:
         """The queues on the connected server, in byte order (a SCAN walk:
         an operator's call; in a cluster, the queues of the connected

@@ -21,6 +21,7 @@ __all__ = [
     "StaleLeaseError",
     "LeasedError",
     "LayoutError",
+    "ShardsError",
     "FullError",
     "ConnectionError",
     "TimeoutError",
@@ -103,6 +104,14 @@ class LeasedError(EchoMQError):
     refused and changed nothing.  Settle it, or let its lease expire, first."""
 
     code = -7
+
+
+class ShardsError(EchoMQError):
+    """Sharded queues (ECHOMQ_ESHARDS): :meth:`echomq.Client.create_sharded`
+    found the queue sharded with another count, or a plain queue that holds
+    jobs or lane settings and cannot become sharded.  Nothing changed."""
+
+    code = -8
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -201,6 +210,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         StaleLeaseError,
         LayoutError,
         LeasedError,
+        ShardsError,
         FullError,
         ConnectionError,
         TimeoutError,

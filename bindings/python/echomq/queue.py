@@ -436,6 +436,12 @@ class Queue:
             total += removed
         return total
 
+    def shards(self) -> List[str]:
+        """The shard queues of a sharded queue, in shard order, read from
+        the server (``[]`` for a plain queue).  See
+        :meth:`echomq.Client.create_sharded`."""
+        return list(self._client._raw.shards(self._name))
+
     def verify(self) -> List[str]:
         """Check the queue's invariants (ring = serviceable lanes, active
         counts = leases, every job in exactly one place, counters).  Returns

@@ -103,6 +103,14 @@ py::list job_list(const echomq_job_list *l) {
   return out;
 }
 
+// The lines of a report (NULL: none).
+py::list report_lines(const echomq_report *r) {
+  py::list lines;
+  const size_t n = echomq_report_count(r);
+  for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(r, i)));
+  return lines;
+}
+
 py::dict lane_dict(const echomq_lane_info &li) {
   py::dict d;
   d["group"] = text(li.group);
@@ -232,6 +240,7 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("DEDUP_WINDOW_MAX_MS") = ECHOMQ_DEDUP_WINDOW_MAX_MS;
   m.attr("DEDUP_KEYS_MAX") = ECHOMQ_DEDUP_KEYS_MAX;
   m.attr("PURGE_MAX") = ECHOMQ_PURGE_MAX;
+  m.attr("SHARDS_MAX") = ECHOMQ_SHARDS_MAX;
   {
     echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
     py::dict defaults;
@@ -562,12 +571,30 @@ PYBIND11_MODULE(_echomq, m) {
                self.call([&](echomq_client *c) { return echomq_queues(c, &r); });
                report.reset(r);
              }
-             py::list names;
-             size_t n = echomq_report_count(report.get());
-             for (size_t i = 0; i < n; ++i) names.append(text(echomq_report_at(report.get(), i)));
-             return names;
+             return report_lines(report.get());
            },
            "The queues of the connected server, in byte order.")
+      .def("shards_create",
+           [](Client &self, const std::string &queue, uint32_t shards) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_shards_create(c, q, shards); });
+           },
+           py::arg("queue"), py::arg("shards"),
+           "Create a sharded queue over `shards` shard queues, or open it with that count.")
+      .def("shards",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::ReportPtr report;
+             {
+               py::gil_scoped_release nogil;
+               echomq_report *r = nullptr;
+               self.call([&](echomq_client *c) { return echomq_shards(c, q, &r); });
+               report.reset(r);
+             }
+             return report_lines(report.get());
+           },
+           py::arg("queue"), "The shard queues of a queue, in shard order ([] for a plain queue).")
 
       // Claim
       .def("claim",
@@ -916,12 +943,7 @@ PYBIND11_MODULE(_echomq, m) {
                self.call([&](echomq_client *c) { return echomq_verify(c, q, &r); });
                report.reset(r);
              }
-             py::list lines;
-             if (report) {
-               size_t n = echomq_report_count(report.get());
-               for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
-             }
-             return lines;
+             return report_lines(report.get());
            },
            py::arg("queue"), "Invariant violations, one line each (empty = healthy).")
       .def("repair",
@@ -936,9 +958,7 @@ PYBIND11_MODULE(_echomq, m) {
                self.call([&](echomq_client *c) { return echomq_repair(c, q, apply ? 1 : 0, from, count, &r); });
                report.reset(r);
              }
-             py::list lines;
-             const size_t n = echomq_report_count(report.get());
-             for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
+             py::list lines = report_lines(report.get());
              const char *next = echomq_report_cursor(report.get());
              return py::make_tuple(lines, next ? py::object(py::str(next)) : py::object(py::none()));
            },
@@ -955,12 +975,7 @@ PYBIND11_MODULE(_echomq, m) {
                self.call([&](echomq_client *c) { return echomq_doctor(c, q, u, &r, nullptr); });
                report.reset(r);
              }
-             py::list lines;
-             if (report) {
-               size_t n = echomq_report_count(report.get());
-               for (size_t i = 0; i < n; ++i) lines.append(text(echomq_report_at(report.get(), i)));
-             }
-             return lines;
+             return report_lines(report.get());
            },
            py::arg("queue"), py::arg("acl_user") = std::string(),
            "Server checks, one line each: '<ok|warn|fail> <check>: <finding>; <advice>'.");

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_fc5aae8938f3fd5f(const char*);
+  void cgo_panic__capi_3e8bc5eb73ad38f7(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_fc5aae8938f3fd5f(p);
+  cgo_panic__capi_3e8bc5eb73ad38f7(p);
 }
 
 
@@ -371,6 +371,13 @@ int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
   return rc;
 }
 
+int emqgo_shards(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_shards(c, queue, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
 int emqgo_claim(echomq_client *c, const char *queue, int64_t lease_ms,
                 uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
@@ -698,7 +705,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_fc5aae8938f3fd5f(void *_swig_go_0) {
+void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -708,7 +715,7 @@ void _wrap_Swig_free_capi_fc5aae8938f3fd5f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -721,7 +728,7 @@ void *_wrap_Swig_malloc_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -732,7 +739,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -743,7 +750,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -754,7 +761,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -765,7 +772,7 @@ intgo _wrap_ECHOMQ_OK_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -776,7 +783,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -787,7 +794,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -798,7 +805,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -809,7 +816,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -820,7 +827,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -831,7 +838,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -842,7 +849,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -853,7 +860,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -864,7 +871,18 @@ intgo _wrap_ECHOMQ_ELEASED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ESHARDS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -875,7 +893,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -886,7 +904,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -897,7 +915,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -908,7 +926,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -919,7 +937,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -930,7 +948,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -941,7 +959,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -952,7 +970,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -963,7 +981,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -974,7 +992,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -985,7 +1003,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -996,7 +1014,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1007,7 +1025,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1018,7 +1036,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1029,7 +1047,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1040,7 +1058,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1069,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1080,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1091,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1102,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1113,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1124,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1135,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1146,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1157,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1168,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_fc5aae8938f3fd5f() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1179,18 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_fc5aae8938f3fd5f() {
 }
 
 
-_gostring_ _wrap_strerror_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SHARDS_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1177,7 +1206,7 @@ _gostring_ _wrap_strerror_capi_fc5aae8938f3fd5f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_fc5aae8938f3fd5f() {
+intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1188,7 +1217,7 @@ intgo _wrap_version_capi_fc5aae8938f3fd5f() {
 }
 
 
-_gostring_ _wrap_version_string_capi_fc5aae8938f3fd5f() {
+_gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1202,7 +1231,7 @@ _gostring_ _wrap_version_string_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_check_queue_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1220,7 +1249,7 @@ intgo _wrap_check_queue_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1238,7 +1267,7 @@ intgo _wrap_check_group_name_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1258,7 +1287,7 @@ intgo _wrap_client_connect_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1268,7 +1297,7 @@ void _wrap_client_free_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1284,7 +1313,7 @@ _gostring_ _wrap_client_errmsg_capi_fc5aae8938f3fd5f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1297,7 +1326,7 @@ intgo _wrap_client_errcode_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1310,7 +1339,7 @@ intgo _wrap_client_connected_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1320,7 +1349,7 @@ void _wrap_client_cancel_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1333,7 +1362,7 @@ intgo _wrap_client_ping_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1349,7 +1378,7 @@ _gostring_ _wrap_job_group_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1365,7 +1394,7 @@ _gostring_ _wrap_job_last_error_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1375,7 +1404,7 @@ void _wrap_job_free_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1388,7 +1417,7 @@ long long _wrap_job_list_count_capi_fc5aae8938f3fd5f(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1403,7 +1432,7 @@ struct echomq_job *_wrap_job_list_at_capi_fc5aae8938f3fd5f(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1413,7 +1442,7 @@ void _wrap_job_list_free_capi_fc5aae8938f3fd5f(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_fc5aae8938f3fd5f() {
+struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1424,7 +1453,7 @@ struct echomq_batch *_wrap_batch_create_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_batch_add_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1450,7 +1479,7 @@ intgo _wrap_batch_add_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1463,7 +1492,7 @@ long long _wrap_batch_count_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1478,7 +1507,7 @@ long long _wrap_batch_id_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1511,7 +1540,7 @@ intgo _wrap_batch_add_keyed_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1526,7 +1555,7 @@ intgo _wrap_batch_duplicate_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1548,7 +1577,7 @@ intgo _wrap_delete_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1558,7 +1587,7 @@ void _wrap_batch_clear_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1568,7 +1597,7 @@ void _wrap_batch_free_capi_fc5aae8938f3fd5f(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1592,7 +1621,7 @@ intgo _wrap_ack_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1631,7 +1660,7 @@ intgo _wrap_extend_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1660,7 +1689,7 @@ intgo _wrap_set_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1687,7 +1716,7 @@ intgo _wrap_clear_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1716,7 +1745,7 @@ intgo _wrap_set_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1743,7 +1772,7 @@ intgo _wrap_clear_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1770,7 +1799,7 @@ intgo _wrap_pause_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1797,7 +1826,7 @@ intgo _wrap_resume_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1819,7 +1848,7 @@ intgo _wrap_set_default_weight_capi_fc5aae8938f3fd5f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1841,7 +1870,7 @@ intgo _wrap_set_default_limit_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1863,7 +1892,7 @@ intgo _wrap_set_default_max_attempts_capi_fc5aae8938f3fd5f(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1896,7 +1925,7 @@ intgo _wrap_set_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1923,7 +1952,7 @@ intgo _wrap_clear_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1949,7 +1978,7 @@ intgo _wrap_set_default_rate_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1978,7 +2007,7 @@ intgo _wrap_throttle_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2007,7 +2036,7 @@ intgo _wrap_set_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2034,7 +2063,7 @@ intgo _wrap_clear_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2056,7 +2085,7 @@ intgo _wrap_set_default_cap_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2069,7 +2098,7 @@ long long _wrap_lane_list_count_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2079,7 +2108,7 @@ void _wrap_lane_list_free_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2118,7 +2147,7 @@ intgo _wrap_redrive_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2151,7 +2180,7 @@ intgo _wrap_redrive_all_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2164,7 +2193,7 @@ intgo _wrap_worker_start_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2179,7 +2208,7 @@ intgo _wrap_worker_done_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2203,7 +2232,7 @@ intgo _wrap_worker_fail_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2225,7 +2254,7 @@ intgo _wrap_worker_discard_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2242,7 +2271,7 @@ intgo _wrap_worker_stop_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2252,7 +2281,29 @@ void _wrap_worker_free_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0) {
 }
 
 
-long long _wrap_report_count_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
+intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  
+  result = (int)echomq_shards_create(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2265,7 +2316,7 @@ long long _wrap_report_count_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2283,7 +2334,7 @@ _gostring_ _wrap_report_at_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2293,7 +2344,7 @@ void _wrap_report_free_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_fc5aae8938f3fd5f(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2309,7 +2360,7 @@ _gostring_ _wrap_report_cursor_capi_fc5aae8938f3fd5f(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2321,7 +2372,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2333,7 +2384,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2345,7 +2396,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2357,7 +2408,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2369,7 +2420,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2381,7 +2432,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2393,7 +2444,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2405,7 +2456,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2417,7 +2468,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2429,7 +2480,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2441,7 +2492,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2453,7 +2504,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2465,7 +2516,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2477,7 +2528,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2489,7 +2540,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2501,7 +2552,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2513,7 +2564,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2525,7 +2576,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2537,7 +2588,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2549,7 +2600,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2561,7 +2612,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2573,7 +2624,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2585,7 +2636,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2597,7 +2648,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2609,7 +2660,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2621,7 +2672,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2633,7 +2684,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2645,7 +2696,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2657,7 +2708,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2669,7 +2720,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2681,7 +2732,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2693,7 +2744,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2705,7 +2756,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2717,7 +2768,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2729,7 +2780,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2741,7 +2792,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2753,7 +2804,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2765,7 +2816,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2777,7 +2828,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2789,7 +2840,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2801,7 +2852,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2813,7 +2864,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2825,7 +2876,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2837,7 +2888,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2849,7 +2900,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2861,7 +2912,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2873,7 +2924,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2885,7 +2936,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2897,7 +2948,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_fc5aae8938f3fd5f() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_fc5aae8938f3fd5f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2920,7 +2971,7 @@ struct echomq_client *_wrap_client_create_capi_fc5aae8938f3fd5f(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2936,7 +2987,7 @@ void _wrap_job_numbers_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -2952,7 +3003,7 @@ void _wrap_job_payload_copy_capi_fc5aae8938f3fd5f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3002,7 +3053,7 @@ intgo _wrap_enqueue_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3028,7 +3079,7 @@ intgo _wrap_enqueue_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3087,7 +3138,7 @@ intgo _wrap_enqueue_keyed_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3115,7 +3166,7 @@ intgo _wrap_enqueue_batch_window_capi_fc5aae8938f3fd5f(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3150,7 +3201,7 @@ intgo _wrap_get_job_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3187,7 +3238,7 @@ intgo _wrap_purge_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3213,7 +3264,40 @@ intgo _wrap_queues_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)emqgo_shards(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3248,7 +3332,7 @@ intgo _wrap_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3285,7 +3369,7 @@ intgo _wrap_wclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3322,7 +3406,7 @@ intgo _wrap_bclaim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3361,7 +3445,7 @@ intgo _wrap_ack_claim_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3407,7 +3491,7 @@ intgo _wrap_fail_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3433,7 +3517,7 @@ intgo _wrap_stats_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3466,7 +3550,7 @@ intgo _wrap_lane_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3508,7 +3592,7 @@ intgo _wrap_lanes_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3526,7 +3610,7 @@ _gostring_ _wrap_lane_list_group_capi_fc5aae8938f3fd5f(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3544,7 +3628,7 @@ void _wrap_lane_list_numbers_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_fc5aae8938f3fd5f(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3560,7 +3644,7 @@ _gostring_ _wrap_lane_list_cursor_capi_fc5aae8938f3fd5f(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3597,7 +3681,7 @@ intgo _wrap_dead_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3630,7 +3714,7 @@ intgo _wrap_verify_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3674,7 +3758,7 @@ intgo _wrap_repair_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3714,7 +3798,7 @@ intgo _wrap_doctor_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3752,7 +3836,7 @@ intgo _wrap_ack_many_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3791,7 +3875,7 @@ intgo _wrap_claim_batch_capi_fc5aae8938f3fd5f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3803,7 +3887,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3815,7 +3899,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3827,7 +3911,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3839,7 +3923,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3851,7 +3935,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3863,7 +3947,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3875,7 +3959,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +3971,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +3983,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +3995,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +4007,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +4019,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_fc5aae8938f3fd5f() {
 }
 
 
-void _wrap_worker_defaults_capi_fc5aae8938f3fd5f(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -3949,7 +4033,7 @@ void _wrap_worker_defaults_capi_fc5aae8938f3fd5f(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3993,7 +4077,7 @@ intgo _wrap_worker_create_capi_fc5aae8938f3fd5f(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4012,7 +4096,7 @@ intgo _wrap_worker_last_error_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4040,7 +4124,7 @@ intgo _wrap_worker_next_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4052,7 +4136,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4064,7 +4148,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4076,7 +4160,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4088,7 +4172,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4100,7 +4184,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4112,7 +4196,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4124,7 +4208,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4136,7 +4220,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4148,7 +4232,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4160,7 +4244,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4172,7 +4256,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4184,7 +4268,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4196,7 +4280,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4208,7 +4292,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_fc5aae8938f3fd5f() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4304,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_fc5aae8938f3fd5f() {
 }
 
 
-intgo _wrap_worker_stats_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4239,7 +4323,7 @@ intgo _wrap_worker_stats_capi_fc5aae8938f3fd5f(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_fc5aae8938f3fd5f() {
+long long _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7() {
   uint64_t result;
   long long _swig_go_result;
   

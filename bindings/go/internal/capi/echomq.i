@@ -116,6 +116,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_ELAYOUT = ECHOMQ_ELAYOUT;
 %constant int ECHOMQ_EFULL = ECHOMQ_EFULL;
 %constant int ECHOMQ_ELEASED = ECHOMQ_ELEASED;
+%constant int ECHOMQ_ESHARDS = ECHOMQ_ESHARDS;
 %constant int ECHOMQ_DUPLICATE = ECHOMQ_DUPLICATE;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
@@ -145,6 +146,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_DEFAULT_MAX_PAYLOAD = ECHOMQ_DEFAULT_MAX_PAYLOAD;
 %constant int ECHOMQ_BATCH_MAX = ECHOMQ_BATCH_MAX;
 %constant int ECHOMQ_WCLAIM_MAX = ECHOMQ_WCLAIM_MAX;
+%constant int ECHOMQ_SHARDS_MAX = ECHOMQ_SHARDS_MAX;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -222,6 +224,8 @@ int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reas
 int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
 int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
 void echomq_worker_free(echomq_worker *w);
+
+int echomq_shards_create(echomq_client *c, const char *queue, uint32_t shards);
 
 size_t echomq_report_count(const echomq_report *r);
 const char *echomq_report_at(const echomq_report *r, size_t i);
@@ -404,6 +408,13 @@ int emqgo_purge_lane(echomq_client *c, const char *queue, const char *group, uin
 int emqgo_queues(echomq_client *c, uint64_t *OUT_HANDLE) {
   echomq_report *r = NULL;
   int rc = echomq_queues(c, &r);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)r;
+  return rc;
+}
+
+int emqgo_shards(echomq_client *c, const char *queue, uint64_t *OUT_HANDLE) {
+  echomq_report *r = NULL;
+  int rc = echomq_shards(c, queue, &r);
   *OUT_HANDLE = (uint64_t)(uintptr_t)r;
   return rc;
 }
