@@ -8,17 +8,6 @@ local function readFields(key, names)
   for i, n in ipairs(names) do m[n] = vals[i] or false end
   return m
 end
--- Writes name -> integer for every name of `names` in `m` (HSET), deleting
--- the fields whose value is exactly 0.
-local function writeCounts(key, names, m)
-  local set, del = {}, {}
-  for _, n in ipairs(names) do
-    local v = m[n]
-    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
-  end
-  if #set > 0 then callSliced('HSET', key, set) end
-  if #del > 0 then callSliced('HDEL', key, del) end
-end
 -- Effective limit (or false) and weight of each lane in `names`.
 local function laneSettings(names, weighted)
   local q = {}
@@ -36,7 +25,8 @@ local function laneSettings(names, weighted)
 end
 -- Adds delta[name] to each field of `names` in hash `key` and returns the
 -- new values (name -> number); a field goes at exactly 0. One HINCRBY per
--- field for one or two fields, else one HMGET and one HSET for them all.
+-- field for one or two fields, else one HMGET and one HSET (and one HDEL)
+-- for them all, the values read and written in one pass.
 local function addCounts(key, names, delta)
   local now = {}
   if #names <= 2 then
@@ -47,8 +37,14 @@ local function addCounts(key, names, delta)
     end
     return now
   end
-  local cur = readFields(key, names)
-  for _, n in ipairs(names) do now[n] = tonumber(cur[n] or '0') + delta[n] end
-  writeCounts(key, names, now)
+  local cur = callSliced('HMGET', key, names)
+  local set, del = {}, {}
+  for i, n in ipairs(names) do
+    local v = tonumber(cur[i] or '0') + delta[n]
+    now[n] = v
+    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
+  end
+  if #set > 0 then callSliced('HSET', key, set) end
+  if #del > 0 then callSliced('HDEL', key, del) end
   return now
 end
