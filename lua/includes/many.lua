@@ -1,10 +1,13 @@
 --@include base
 -- Batched reads and writes of per-lane and per-job hash fields: one HMGET
 -- and one HSET per hash for a whole batch, whatever its size.
--- Values of `names` in hash `key` as a table name -> value (false if absent).
+-- Values of `names` in hash `key` as a table name -> value (nil or false
+-- if absent). A settings hash is often absent (no lane has the setting, no
+-- default): then one EXISTS answers for every name.
 local function readFields(key, names)
-  local vals = callSliced('HMGET', key, names)
   local m = {}
+  if #names > 2 and rcall('EXISTS', key) == 0 then return m end
+  local vals = callSliced('HMGET', key, names)
   for i, n in ipairs(names) do m[n] = vals[i] or false end
   return m
 end

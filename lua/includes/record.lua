@@ -7,11 +7,17 @@
 local function packRecord(at, cap, mx, g, p)
   return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' .. #g .. ' ' .. g .. p
 end
--- Returns group, payload, enqueued at (string), cap, max attempts (string).
+-- Returns group, payload, enqueued at (string), cap, max attempts (string),
+-- cap (string, as stored).
 local function unpackRecord(rec)
   local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
   gl = tonumber(gl)
-  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
+  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx, cap
+end
+-- The group alone (an ack needs no more of the record).
+local function recordGroup(rec)
+  local gl, pos = string.match(rec, '^%d+ %d+ %d+ (%d+) ()')
+  return string.sub(rec, pos, pos + tonumber(gl) - 1)
 end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<attempts> <token>" or "<attempts> <token> <last error>". The
@@ -21,6 +27,11 @@ local function unpackAtt(v)
   if not v then return 0, '', 0 end
   local n, t, r = string.match(v, '^(%d+) (%d+) ?(.*)$')
   return tonumber(n), r, tonumber(t)
+end
+-- The token alone (what a settlement checks).
+local function attToken(v)
+  if not v then return 0 end
+  return tonumber(string.match(v, '^%d+ (%d+)'))
 end
 local function packAtt(n, token, reason)
   if reason and #reason > 0 then return S(n) .. ' ' .. S(token) .. ' ' .. reason end

@@ -58,17 +58,18 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
-  local function pending(cmd, g, k)
+  local function pending(cmd, key, k)
     local r
-    if k then r = redis.pcall(cmd, pendingKey(g), k) else r = redis.pcall(cmd, pendingKey(g)) end
+    if k then r = redis.pcall(cmd, key, k) else r = redis.pcall(cmd, key) end
     if type(r) == 'table' and r.err then return nil end
     return r
   end
   while taken < n and t < turns and h <= #dq do
     local g = dq[h]
+    local key = pendingKey(g)
     local k = 1
     if weighted then
-      if not depth[g] then depth[g] = pending('ZCARD', g) or 0 end
+      if not depth[g] then depth[g] = pending('ZCARD', key) or 0 end
       k = math.min(wt[g], depth[g])
       if lim[g] then k = math.min(k, lim[g] - act[g]) end
       if tok[g] then k = math.min(k, math.floor(tok[g])) end
@@ -80,7 +81,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
     end
     h = h + 1
     t = t + 1
-    local popped = depth[g] ~= 0 and pending('ZPOPMIN', g, k) or nil
+    local popped = depth[g] ~= 0 and pending('ZPOPMIN', key, k) or nil
     if not popped then popped = {}; depth[g] = 0 end
     local got = #popped / 2
     for i = 1, #popped, 2 do
@@ -91,7 +92,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
     act[g] = act[g] + got
     if not servedBy[g] then servedBy[g] = 0; lanes[#lanes + 1] = g end
     servedBy[g] = servedBy[g] + got
-    if depth[g] then depth[g] = depth[g] - got else depth[g] = rcall('ZCARD', pendingKey(g)) end
+    if depth[g] then depth[g] = depth[g] - got else depth[g] = rcall('ZCARD', key) end
     if tok[g] then tok[g] = tok[g] - got end
     if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then
       if tok[g] and tok[g] < 1 then
@@ -140,12 +141,12 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
       local att, err = unpackAtt(atts[i])
       att = att + 1
       local token = deliveryToken(nonce, att)
-      local _, p, at, cap, mx = unpackRecord(recs[i])
+      local _, p, at, _, mx, cap = unpackRecord(recs[i])
       local o = #out
       out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
       out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
       out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
-      out[o + JOB_CAP] = S(cap)
+      out[o + JOB_CAP] = cap
       attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(att, token, err)
       leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
       taken = taken + 1
