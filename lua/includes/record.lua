@@ -4,9 +4,10 @@
 --   "<enqueued at> <attempt cap> <max attempts> <group bytes> <group><payload>"
 -- One short string per job keeps a pending job small (docs/keys.md); the
 -- attempt count and the last error live beside it (att, err hashes).
-local function packRecord(at, cap, mx, g, p)
-  return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' .. #g .. ' ' .. g .. p
-end
+-- The fields before the group: one string for all the jobs of a call.
+local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
+local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
+local function packRecord(at, cap, mx, g, p) return packRecordWith(recordHead(at, cap, mx), g, p) end
 -- Returns group, payload, enqueued at (string), cap, max attempts (string),
 -- cap (string, as stored).
 local function unpackRecord(rec)
