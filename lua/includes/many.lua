@@ -18,11 +18,11 @@ local function laneSettings(names, weighted)
   q[#q + 1] = ''
   local lim, wt = readFields(K.glimit, q), nil
   local dl = tonumber(lim[''] or '')
-  for _, n in ipairs(names) do lim[n] = tonumber(lim[n] or '') or dl or false end
+  for _, n in ipairs(names) do local v = lim[n]; lim[n] = v and tonumber(v) or dl or false end
   if weighted then
     wt = readFields(K.gweight, q)
     local dw = tonumber(wt[''] or '') or 1
-    for _, n in ipairs(names) do wt[n] = tonumber(wt[n] or '') or dw end
+    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or dw end
   end
   return lim, wt
 end
@@ -43,7 +43,8 @@ local function addCounts(key, names, delta)
   local cur = callSliced('HMGET', key, names)
   local set, del = {}, {}
   for i, n in ipairs(names) do
-    local v = tonumber(cur[i] or '0') + delta[n]
+    local v = delta[n]
+    if cur[i] then v = tonumber(cur[i]) + v end  -- absent: 0 (no string to convert)
     now[n] = v
     if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
   end

@@ -49,7 +49,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   local limited = {}
   for _, g in ipairs(head) do if lim[g] then limited[#limited + 1] = g end end
   local act = #limited > 0 and readFields(K.gactive, limited) or {}
-  for _, g in ipairs(head) do act[g] = tonumber(act[g] or '0') end
+  for _, g in ipairs(head) do if act[g] then act[g] = tonumber(act[g]) else act[g] = 0 end end
   local depth, servedBy, lanes = {}, {}, {}
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
@@ -147,7 +147,7 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
       local att, err = unpackAtt(atts[i])
       att = att + 1
       local token = deliveryToken(nonce, att)
-      local _, p, at, _, mx, cap = unpackRecord(rec)
+      local _, p, at, cap, mx = recordFields(rec)
       out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
       out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
       out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
