@@ -117,13 +117,14 @@ local last = rcall('INCRBY', K.seq, n)
 rcall('HSET', K.config, 'layout', KEY_LAYOUT)
 local first = last - n + 1
 local recs, idsOf = {}, {}
+local head = recordHead(now, maxatt, maxatt)
 for e, i in ipairs(E) do
   local g = ARGV[3 + 2 * i]
   local id = S(first + e - 1)
-  recs[#recs + 1] = id
-  recs[#recs + 1] = packRecord(now, maxatt, maxatt, g, ARGV[4 + 2 * i])
-  if not idsOf[g] then idsOf[g] = {} end
+  recs[e + e - 1] = id
+  recs[e + e] = packRecordWith(head, g, ARGV[4 + 2 * i])
   local l = idsOf[g]
+  if not l then l = {}; idsOf[g] = l end
   l[#l + 1] = id
 end
 callSliced('HSET', K.jobs, recs)

@@ -39,14 +39,14 @@ if not lease or not n or not turns or (n > 0 and lease < 1) then
   return { EINVAL, 'take: bad lease, count or turns' }
 end
 if not nonce then return { EINVAL, 'take: bad nonce' } end
-local acks, fails = {}, {}
+local ackIds, ackToks, fails = {}, {}, {}
 local na = argInt(ARGV[8], 0, BATCH_MAX)
 if not na then return { EINVAL, 'take: bad ack count' } end
 local i = 9
-for _ = 1, na do
-  local id, tok = argInt(ARGV[i], 1, ID_MAX), argInt(ARGV[i + 1], 1, ID_MAX)
-  if not id or not tok then return { EINVAL, 'take: bad job id or token' } end
-  acks[#acks + 1] = { ARGV[i], tok }
+for a = 1, na do
+  local id, tok = ARGV[i], argInt(ARGV[i + 1], 1, ID_MAX)
+  if not tok or not argInt(id, 1, ID_MAX) then return { EINVAL, 'take: bad job id or token' } end
+  ackIds[a], ackToks[a] = id, tok
   i = i + 2
 end
 local nf = argInt(ARGV[i], 0, BATCH_MAX)
@@ -72,10 +72,10 @@ local now = serverNowMs()
 -- per call (lua/includes/takeGuard.lua); the pending sets a claim pops need
 -- none (protected pops).
 local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
-bad = typeGuard(takeGuard(acks, fails, due, n))
+bad = typeGuard(takeGuard(ackIds, fails, due, n))
 if bad then return bad end
 local codes = {}
-local refused = settle(acks, fails, now, codes)
+local refused = settle(ackIds, ackToks, fails, now, codes)
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1

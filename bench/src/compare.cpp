@@ -5,7 +5,12 @@
 //  (b) one producer with 10,000 jobs and 99 with 10 each, arriving
 //      interleaved, drained by 1 and by 8 threads: the completion position of
 //      each small producer's last job;
-//  (mem) M pending jobs of a given payload size, left for run.sh to measure.
+//  (mem) M pending jobs of a given payload size, left for run.sh to measure;
+//  (fixed) not a peer workload: N jobs drained by one client in batches of
+//      exactly B (the acks of a batch settled with the claim of the next, as
+//      the engine does), so every script call does the same work whatever
+//      the machine's timing: the server CPU per job of the enqueue and of
+//      the drain, the steadiest figure of the scripts' own cost.
 // --phase picks one (run.sh reads the server's figures around each).
 // It never flushes: run.sh gives every library fresh queue names on one server.
 #include "common.hpp"
@@ -34,6 +39,7 @@ struct CompareOptions {
   std::string prefix = "cmp";
   std::string phase = "all";
   uint64_t mem_jobs = 100000, payload = 100;
+  uint64_t batch = 32;
 };
 
 bool parse(int argc, char **argv, CompareOptions *o) {
@@ -52,6 +58,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--phase") o->phase = v;
     else if (a == "--mem-jobs") o->mem_jobs = std::strtoull(v, nullptr, 10);
     else if (a == "--payload") o->payload = std::strtoull(v, nullptr, 10);
+    else if (a == "--batch") o->batch = std::strtoull(v, nullptr, 10);
     else if (a == "--workers") {
       o->workers.clear();
       for (const char *p = v; *p;) {
@@ -64,7 +71,8 @@ bool parse(int argc, char **argv, CompareOptions *o) {
       return false;
     }
   }
-  return !o->url.empty() && o->jobs > 0 && o->lanes > 0 && !o->workers.empty();
+  return !o->url.empty() && o->jobs > 0 && o->lanes > 0 && !o->workers.empty() && o->batch > 0 &&
+         o->batch <= ECHOMQ_BATCH_MAX;
 }
 
 /// Enqueues jobs in batches; groups[k] names job k's lane. Returns jobs/s.
@@ -188,6 +196,44 @@ std::string workload_b(const CompareOptions &o) {
          ", \"small_jobs\": " + std::to_string(o.small_jobs) + ", \"runs\": [" + runs + "]}";
 }
 
+std::string workload_fixed(const CompareOptions &o) {
+  std::vector<std::string> groups, payloads(o.jobs, "{}");
+  for (uint64_t k = 0; k < o.jobs; ++k) groups.push_back(lane_name(k % o.lanes));
+  const std::string q = o.prefix + ".fixed";
+  Client c(o.url);
+  Admin admin(o.url);
+  if (!c.get()) return "null";
+  double cpu0 = admin.cpu_seconds();
+  enqueue_all(c.get(), q, groups, payloads);
+  double cpu1 = admin.cpu_seconds();
+  echomq::SettlePtr s(echomq_settle_create());
+  if (!s) return "null";
+  uint64_t done = 0, calls = 0;
+  for (;;) {
+    echomq_job_list *raw = nullptr;
+    const uint32_t n = static_cast<uint32_t>(o.batch);
+    int st = echomq_settle_count(s.get()) ? echomq_settle_claim(c.get(), q.c_str(), s.get(), kLease, n, 0, &raw)
+                                          : echomq_claim_batch(c.get(), q.c_str(), kLease, n, 0, &raw);
+    ++calls;
+    done += echomq_settle_count(s.get());
+    echomq_settle_clear(s.get());
+    JobList l(raw);
+    if (st == ECHOMQ_EMPTY) break;
+    if (!ok(st, c.get(), "fixed: settle_claim")) return "null";
+    for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) {
+      const echomq_job *j = echomq_job_list_at(l.get(), i);
+      echomq_settle_ack(s.get(), echomq_job_id(j), echomq_job_token(j));
+    }
+  }
+  double cpu2 = admin.cpu_seconds();
+  if (done != o.jobs) errors().add("compare fixed: drained " + std::to_string(done) + " of " + std::to_string(o.jobs));
+  const double n = double(o.jobs);
+  return "{\"jobs\": " + std::to_string(o.jobs) + ", \"groups\": " + std::to_string(o.lanes) +
+         ", \"batch\": " + std::to_string(o.batch) + ", \"calls\": " + std::to_string(calls) +
+         ", \"enqueue_server_us_per_job\": " + json_num((cpu1 - cpu0) / n * 1e6) +
+         ", \"drain_server_us_per_job\": " + json_num((cpu2 - cpu1) / n * 1e6) + "}";
+}
+
 std::string workload_mem(const CompareOptions &o) {
   std::vector<std::string> groups, payloads(o.mem_jobs, std::string(o.payload, 'x'));
   for (uint64_t k = 0; k < o.mem_jobs; ++k) groups.push_back(lane_name(k % o.lanes));
@@ -205,13 +251,15 @@ int run_compare(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
-                 "         [--prefix cmp] [--phase a|b|mem|all] [--mem-jobs 100000] [--payload 100]\n");
+                 "         [--prefix cmp] [--phase a|b|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
+                 "         [--batch 32]\n");
     return 2;
   }
   std::string out = "{\"library\": \"echomq\", \"version\": " + json_str(echomq_version_string());
   if (o.phase == "all" || o.phase == "a") out += ", \"a\": " + workload_a(o);
   if (o.phase == "all" || o.phase == "b") out += ", \"b\": " + workload_b(o);
   if (o.phase == "mem") out += ", \"mem\": " + workload_mem(o);
+  if (o.phase == "fixed") out += ", \"fixed\": " + workload_fixed(o);
   std::printf("%s}\n", out.c_str());
   if (errors().count()) {
     for (const auto &m : errors().messages()) std::fprintf(stderr, "compare: %s\n", m.c_str());

@@ -5,7 +5,12 @@ local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
 -- A SCAN pattern matching the literal `s`.
 local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
 -- Integers go to Valkey as strings; %.0f keeps 13-digit milliseconds exact.
-local function S(n) return string.format('%.0f', n) end
+-- %d prints the same digits for an exact integer without the float
+-- formatting (the per-job cost of a claim): below 2^53 every integer is exact.
+local function S(n)
+  if n % 1 == 0 and n > -9007199254740992 and n < 9007199254740992 then return string.format('%d', n) end
+  return string.format('%.0f', n)
+end
 local NOW_MS
 local function serverNowMs()
   if not NOW_MS then

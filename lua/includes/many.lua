@@ -1,23 +1,15 @@
 --@include base
 -- Batched reads and writes of per-lane and per-job hash fields: one HMGET
 -- and one HSET per hash for a whole batch, whatever its size.
--- Values of `names` in hash `key` as a table name -> value (false if absent).
+-- Values of `names` in hash `key` as a table name -> value (nil or false
+-- if absent). A settings hash is often absent (no lane has the setting, no
+-- default): then one EXISTS answers for every name.
 local function readFields(key, names)
-  local vals = callSliced('HMGET', key, names)
   local m = {}
+  if #names > 2 and rcall('EXISTS', key) == 0 then return m end
+  local vals = callSliced('HMGET', key, names)
   for i, n in ipairs(names) do m[n] = vals[i] or false end
   return m
-end
--- Writes name -> integer for every name of `names` in `m` (HSET), deleting
--- the fields whose value is exactly 0.
-local function writeCounts(key, names, m)
-  local set, del = {}, {}
-  for _, n in ipairs(names) do
-    local v = m[n]
-    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
-  end
-  if #set > 0 then callSliced('HSET', key, set) end
-  if #del > 0 then callSliced('HDEL', key, del) end
 end
 -- Effective limit (or false) and weight of each lane in `names`.
 local function laneSettings(names, weighted)
@@ -26,17 +18,18 @@ local function laneSettings(names, weighted)
   q[#q + 1] = ''
   local lim, wt = readFields(K.glimit, q), nil
   local dl = tonumber(lim[''] or '')
-  for _, n in ipairs(names) do lim[n] = tonumber(lim[n] or '') or dl or false end
+  for _, n in ipairs(names) do local v = lim[n]; lim[n] = v and tonumber(v) or dl or false end
   if weighted then
     wt = readFields(K.gweight, q)
     local dw = tonumber(wt[''] or '') or 1
-    for _, n in ipairs(names) do wt[n] = tonumber(wt[n] or '') or dw end
+    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or dw end
   end
   return lim, wt
 end
 -- Adds delta[name] to each field of `names` in hash `key` and returns the
 -- new values (name -> number); a field goes at exactly 0. One HINCRBY per
--- field for one or two fields, else one HMGET and one HSET for them all.
+-- field for one or two fields, else one HMGET and one HSET (and one HDEL)
+-- for them all, the values read and written in one pass.
 local function addCounts(key, names, delta)
   local now = {}
   if #names <= 2 then
@@ -47,8 +40,15 @@ local function addCounts(key, names, delta)
     end
     return now
   end
-  local cur = readFields(key, names)
-  for _, n in ipairs(names) do now[n] = tonumber(cur[n] or '0') + delta[n] end
-  writeCounts(key, names, now)
+  local cur = callSliced('HMGET', key, names)
+  local set, del = {}, {}
+  for i, n in ipairs(names) do
+    local v = delta[n]
+    if cur[i] then v = tonumber(cur[i]) + v end  -- absent: 0 (no string to convert)
+    now[n] = v
+    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
+  end
+  if #set > 0 then callSliced('HSET', key, set) end
+  if #del > 0 then callSliced('HDEL', key, del) end
   return now
 end

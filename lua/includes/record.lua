@@ -4,14 +4,26 @@
 --   "<enqueued at> <attempt cap> <max attempts> <group bytes> <group><payload>"
 -- One short string per job keeps a pending job small (docs/keys.md); the
 -- attempt count and the last error live beside it (att, err hashes).
-local function packRecord(at, cap, mx, g, p)
-  return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' .. #g .. ' ' .. g .. p
+-- The fields before the group: one string for all the jobs of a call.
+local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
+local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
+local function packRecord(at, cap, mx, g, p) return packRecordWith(recordHead(at, cap, mx), g, p) end
+-- Returns group, payload, enqueued at, cap, max attempts, all strings as
+-- stored (a claim copies them to its reply as they are).
+local function recordFields(rec)
+  local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
+  gl = tonumber(gl)
+  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, cap, mx
 end
 -- Returns group, payload, enqueued at (string), cap, max attempts (string).
 local function unpackRecord(rec)
-  local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
-  gl = tonumber(gl)
-  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
+  local g, p, at, cap, mx = recordFields(rec)
+  return g, p, at, tonumber(cap), mx
+end
+-- The group alone (an ack needs no more of the record).
+local function recordGroup(rec)
+  local gl, pos = string.match(rec, '^%d+ %d+ %d+ (%d+) ()')
+  return string.sub(rec, pos, pos + tonumber(gl) - 1)
 end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<attempts> <token>" or "<attempts> <token> <last error>". The
@@ -21,6 +33,11 @@ local function unpackAtt(v)
   if not v then return 0, '', 0 end
   local n, t, r = string.match(v, '^(%d+) (%d+) ?(.*)$')
   return tonumber(n), r, tonumber(t)
+end
+-- The token alone (what a settlement checks).
+local function attToken(v)
+  if not v then return 0 end
+  return tonumber(string.match(v, '^%d+ (%d+)'))
 end
 local function packAtt(n, token, reason)
   if reason and #reason > 0 then return S(n) .. ' ' .. S(token) .. ' ' .. reason end

@@ -1,18 +1,22 @@
 --@include attempt
 --@include many
--- Settlement of held jobs in one pass: acks (id, token) and fails (id,
--- token, retry delay, reason; delay RELEASE = give back unstarted). Each is
--- checked first — the job exists (else NOTFOUND), `token` is the token of
--- its current delivery and it is leased (else STALE), and no earlier entry of the call
--- settled it — then the accepted ones are applied: fails one by one, acks
--- with one write per hash for the whole list. Lane counts and ring places
--- are fixed once per lane. codes[i] gets each entry's status (fails: the
--- outcome). Returns the number of entries refused.
+-- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
+-- and fails (id, token, retry delay, reason; delay RELEASE = give back
+-- unstarted). Each is checked first — the job exists (else NOTFOUND),
+-- `token` is the token of its current delivery and it is leased (else
+-- STALE), and no earlier entry of the call settled it — then the accepted
+-- ones are applied: fails one by one, acks with one write per hash for the
+-- whole list. Lane counts and ring places are fixed once per lane. codes[i]
+-- gets each entry's status (fails: the outcome). Returns the number of
+-- entries refused.
 local RELEASE = -3
-local function settle(acks, fails, now, codes)
-  local ids = {}
-  for _, a in ipairs(acks) do ids[#ids + 1] = a[1] end
-  for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
+local function settle(ackIds, ackToks, fails, now, codes)
+  local ids = ackIds
+  if #fails > 0 then
+    ids = {}
+    for i, id in ipairs(ackIds) do ids[i] = id end
+    for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
+  end
   if #ids == 0 then return 0 end
   local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
@@ -21,12 +25,12 @@ local function settle(acks, fails, now, codes)
   local function check(i, token)
     local id = ids[i]
     if not recs[i] then return ENOTFOUND end
-    if seen[id] or not held[i] or select(3, unpackAtt(atts[i])) ~= token then return ESTALE end
+    if seen[id] or not held[i] or attToken(atts[i]) ~= token then return ESTALE end
     seen[id] = true
     return OK
   end
   -- Fails first, one by one (rare): each fixes its own lane.
-  local nacks = #acks
+  local nacks = #ackIds
   for j, f in ipairs(fails) do
     local i = nacks + j
     local st = check(i, f[2])
@@ -56,12 +60,11 @@ local function settle(acks, fails, now, codes)
   -- Acks: one write per hash for the whole list, counts per lane.
   local done, lanes, dropped = {}, {}, {}
   for i = 1, nacks do
-    local st = check(i, acks[i][2])
+    local st = check(i, ackToks[i])
     codes[i] = st
     if st == OK then
-      local id = ids[i]
-      done[#done + 1] = id
-      local g = unpackRecord(recs[i])
+      done[#done + 1] = ids[i]
+      local g = recordGroup(recs[i])
       if not dropped[g] then lanes[#lanes + 1] = g; dropped[g] = 0 end
       dropped[g] = dropped[g] + 1
     else

@@ -13,7 +13,7 @@
 -- they move.
 local ACK_KEYS = { 'stats', 'gactive', 'glive', 'gweight', 'glimit', 'paused', 'grate', 'gbucket',
                    'gcap', 'lanes', 'gserved', 'ring', 'wake', 'throttled' }
-local function takeGuard(acks, fails, due, n)
+local function takeGuard(ackIds, fails, due, n)
   local want = { [K.gactive] = 'hash' }
   if n > 0 then want[K.gserved] = 'hash'; want[K.jobs] = 'hash'; want[K.att] = 'hash' end
   local ids, groups = {}, {}
@@ -28,7 +28,7 @@ local function takeGuard(acks, fails, due, n)
     for _, rec in ipairs(#ids > 0 and callSliced('HMGET', K.jobs, ids) or {}) do
       if rec then groups[#groups + 1] = (unpackRecord(rec)) end
     end
-  elseif #acks > 0 then
+  elseif #ackIds > 0 then
     for _, name in ipairs(ACK_KEYS) do want[K[name]] = KEY_TYPES[name] end
   end
   for _, g in ipairs(groups) do want[pendingKey(g)] = 'zset' end

@@ -49,59 +49,64 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   local limited = {}
   for _, g in ipairs(head) do if lim[g] then limited[#limited + 1] = g end end
   local act = #limited > 0 and readFields(K.gactive, limited) or {}
-  for _, g in ipairs(head) do act[g] = tonumber(act[g] or '0') end
+  for _, g in ipairs(head) do if act[g] then act[g] = tonumber(act[g]) else act[g] = 0 end end
   local depth, servedBy, lanes = {}, {}, {}
-  local dq, h = {}, 1  -- the ring as the turns see it: dq[h..]
-  for i, g in ipairs(head) do dq[i] = g end
+  local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
   -- A lane's pending set is read and popped by protected calls: one that
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
-  local function pending(cmd, g, k)
+  local function pending(cmd, key, k)
     local r
-    if k then r = redis.pcall(cmd, pendingKey(g), k) else r = redis.pcall(cmd, pendingKey(g)) end
+    if k then r = redis.pcall(cmd, key, k) else r = redis.pcall(cmd, key) end
     if type(r) == 'table' and r.err then return nil end
     return r
   end
-  while taken < n and t < turns and h <= #dq do
+  while taken < n and t < turns and h <= nq do
     local g = dq[h]
+    local key, d, l, tk = pendingKey(g), depth[g], lim[g], tok[g]
     local k = 1
     if weighted then
-      if not depth[g] then depth[g] = pending('ZCARD', g) or 0 end
-      k = math.min(wt[g], depth[g])
-      if lim[g] then k = math.min(k, lim[g] - act[g]) end
-      if tok[g] then k = math.min(k, math.floor(tok[g])) end
+      if not d then d = pending('ZCARD', key) or 0 end
+      k = math.min(wt[g], d)
+      if l then k = math.min(k, l - act[g]) end
+      if tk then k = math.min(k, math.floor(tk)) end
       if k < 1 then k = 1 end  -- a ring lane is below its ceiling (I1)
       if taken + k > n then
-        if taken > 0 then break end
+        if taken > 0 then depth[g] = d; break end
         k = n
       end
     end
     h = h + 1
     t = t + 1
-    local popped = depth[g] ~= 0 and pending('ZPOPMIN', g, k) or nil
-    if not popped then popped = {}; depth[g] = 0 end
+    local popped = d ~= 0 and pending('ZPOPMIN', key, k) or nil
+    if not popped then popped = {}; d = 0 end
     local got = #popped / 2
     for i = 1, #popped, 2 do
-      ids[#ids + 1] = popped[i]
-      laneOf[#ids] = g
+      local j = #ids + 1
+      ids[j] = popped[i]
+      laneOf[j] = g
     end
     taken = taken + got
-    act[g] = act[g] + got
-    if not servedBy[g] then servedBy[g] = 0; lanes[#lanes + 1] = g end
-    servedBy[g] = servedBy[g] + got
-    if depth[g] then depth[g] = depth[g] - got else depth[g] = rcall('ZCARD', pendingKey(g)) end
-    if tok[g] then tok[g] = tok[g] - got end
-    if depth[g] > 0 and not (lim[g] and act[g] >= lim[g]) then
-      if tok[g] and tok[g] < 1 then
+    local a = act[g] + got
+    act[g] = a
+    local sv = servedBy[g]
+    if not sv then sv = 0; lanes[#lanes + 1] = g end
+    servedBy[g] = sv + got
+    if d then d = d - got else d = rcall('ZCARD', key) end
+    depth[g] = d
+    if tk then tk = tk - got; tok[g] = tk end
+    if d > 0 and not (l and a >= l) then
+      if tk and tk < 1 then
         -- Out of tokens: out of the ring until its next one is due, reckoned
         -- from the bucket as stored (as every later check reads it).
-        local _, _, due = rateState(rated[g], packBucket(tok[g], now), now)
+        local _, _, due = rateState(rated[g], packBucket(tk, now), now)
         waiting[#waiting + 1] = S(due)
         waiting[#waiting + 1] = g
       else
-        dq[#dq + 1] = g
+        nq = nq + 1
+        dq[nq] = g
       end
     end
   end
@@ -109,15 +114,15 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   -- the lanes still serviceable go to the tail in the order they were served.
   if turns == 1 then
     -- The turn rotates the lane to the tail, or drops it.
-    if #dq == 2 then rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT') else rcall('LPOP', K.ring) end
+    if nq == 2 then rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT') else rcall('LPOP', K.ring) end
   else
     local back = {}
     if whole then
       rcall('LPOP', K.ring, len)
-      for i = h, #dq do back[#back + 1] = dq[i] end
+      for i = h, nq do back[#back + 1] = dq[i] end
     else
       if t > 0 then rcall('LPOP', K.ring, t) end
-      for i = m + 1, #dq do back[#back + 1] = dq[i] end
+      for i = m + 1, nq do back[#back + 1] = dq[i] end
     end
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
   end
@@ -133,21 +138,24 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   local atts = callSliced('HMGET', K.att, ids)
   local deadline = S(now + leaseMs)
   local attSet, leaseAdd = {}, {}
+  local o = #out
   taken = 0
   for i, id in ipairs(ids) do
     local g = laneOf[i]
-    if recs[i] then
+    local rec = recs[i]
+    if rec then
       local att, err = unpackAtt(atts[i])
       att = att + 1
       local token = deliveryToken(nonce, att)
-      local _, p, at, cap, mx = unpackRecord(recs[i])
-      local o = #out
+      local _, p, at, cap, mx = recordFields(rec)
       out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
       out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
       out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
-      out[o + JOB_CAP] = S(cap)
-      attSet[#attSet + 1] = id; attSet[#attSet + 1] = packAtt(att, token, err)
-      leaseAdd[#leaseAdd + 1] = deadline; leaseAdd[#leaseAdd + 1] = id
+      out[o + JOB_CAP] = cap
+      o = o + JOB_FIELDS
+      local j = taken + taken
+      attSet[j + 1] = id; attSet[j + 2] = packAtt(att, token, err)
+      leaseAdd[j + 1] = deadline; leaseAdd[j + 2] = id
       taken = taken + 1
     else
       servedBy[g] = servedBy[g] - 1  -- an id without a record is no job: verify reports it

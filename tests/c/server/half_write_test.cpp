@@ -45,6 +45,28 @@ Seeded seed(echomq_client *c, const std::string &q) {
   return Seeded{echomq_job_id(held.get()), echomq_job_token(held.get())};
 }
 
+/// Claims every pending job (lanes a, b and `lane`) and acks all but the
+/// one of `lane`, which it leaves leased: acking that one then leaves the lane
+/// idle, or frees it from a ceiling of 1 when it has a job left.
+Seeded hold_only(echomq_client *c, const std::string &q, const std::string &lane) {
+  echomq_job_list *l = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_claim_batch(c, q.c_str(), kLease, 100, 0, &l));
+  JobListPtr all(l);
+  Seeded kept;
+  for (size_t i = 0; i < echomq_job_list_count(l); ++i) {
+    const echomq_job *j = echomq_job_list_at(l, i);
+    if (std::string(echomq_job_group(j)) == lane && kept.leased_id == 0)
+      kept = Seeded{echomq_job_id(j), echomq_job_token(j)};
+    else
+      ack(c, q, j);
+  }
+  REQUIRE(kept.leased_id != 0);
+  return kept;
+}
+
+/// The job a call's `prepare` left for its `run` (the seeded one is busy).
+Seeded prepared;
+
 struct Call {
   const char *script;
   std::function<int(echomq_client *, const std::string &, const Seeded &)> run;
@@ -71,6 +93,34 @@ const std::vector<Call> &calls() {
        }},
       {"ack", [](echomq_client *c, const std::string &q, const Seeded &s) {
          return echomq_ack(c, q.c_str(), s.leased_id, s.leased_token);
+       }},
+      {"ack (its lane left idle)",
+       [](echomq_client *c, const std::string &q, const Seeded &) {
+         return echomq_ack(c, q.c_str(), prepared.leased_id, prepared.leased_token);
+       },
+       [](echomq_client *c, const std::string &q) {
+         enqueue(c, q, "i", "only");
+         prepared = hold_only(c, q, "i");
+       }},
+      {"ack (its lane freed from its ceiling)",
+       [](echomq_client *c, const std::string &q, const Seeded &) {
+         return echomq_ack(c, q.c_str(), prepared.leased_id, prepared.leased_token);
+       },
+       [](echomq_client *c, const std::string &q) {
+         EMQ_REQUIRE_OK(c, echomq_set_limit(c, q.c_str(), "f", 1));
+         enqueue(c, q, "f", "first");
+         enqueue(c, q, "f", "second");
+         prepared = hold_only(c, q, "f");
+       }},
+      {"ack then claim (settle_claim)", [](echomq_client *c, const std::string &q, const Seeded &s) {
+         echomq_settle *st = echomq_settle_create();
+         REQUIRE(st);
+         REQUIRE(echomq_settle_ack(st, s.leased_id, s.leased_token) == ECHOMQ_OK);
+         echomq_job_list *l = nullptr;
+         const int rc = echomq_settle_claim(c, q.c_str(), st, kLease, 5, 0, &l);
+         echomq_job_list_free(l);
+         echomq_settle_free(st);
+         return rc;
        }},
       {"ackmany", [](echomq_client *c, const std::string &q, const Seeded &s) {
          size_t acked = 0;
@@ -142,6 +192,7 @@ const std::vector<std::string> &clobbered() {
       "ring",   "gweight", "glimit",  "gactive", "paused", "leases",        "delayed",
       "dead",   "lanes",   "glive",   "gserved", "stats",  "config",        "g:a:pending",
       "g:b:pending", "jobs",    "att",     "grate",   "gbucket", "throttled", "gcap",
+      "g:f:pending", "wake",
   };
   return keys;
 }
