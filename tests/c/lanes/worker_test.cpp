@@ -13,9 +13,9 @@ using namespace emqtest;
 
 namespace {
 
-WorkerPtr start_worker(const std::string &q, echomq_worker_options o) {
+WorkerPtr start_worker(const std::string &q, echomq_worker_options o, const std::string &url = server_url()) {
   echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_new(&w, url.c_str(), q.c_str(), &o) == ECHOMQ_OK);
   WorkerPtr p(w);
   REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
   return p;
@@ -203,10 +203,14 @@ TEST_CASE("bad worker options and URLs are refused before any I/O", "[worker]") 
 }
 
 TEST_CASE("connections killed under a running engine lose no job and ack none twice", "[worker]") {
+  // A server of its own: killing every client of the shared one would
+  // disturb the tests running beside this one.
+  PrivateServer server(free_port());
+  server.start();
   const std::string q = fresh_queue("engine-kill");
   constexpr int kJobs = 3000;
   {
-    auto c = connect_client();
+    auto c = connect_client(nullptr, server.url());
     BatchPtr b(echomq_batch_create());
     for (int i = 0; i < kJobs; ++i) {
       const std::string g = "L" + std::to_string(i % 10);
@@ -218,7 +222,7 @@ TEST_CASE("connections killed under a running engine lose no job and ack none tw
   o.slots = 16;
   o.lease_ms = 1000;  // jobs of a call whose reply was lost come back soon
   o.idle_wait_ms = 200;
-  WorkerPtr w = start_worker(q, o);
+  WorkerPtr w = start_worker(q, o, server.url());
   std::atomic<bool> stop{false};
   std::atomic<int> handed{0};
   std::vector<std::thread> hosts;
@@ -235,13 +239,13 @@ TEST_CASE("connections killed under a running engine lose no job and ack none tw
     });
   }
   {
-    RawValkey raw;
+    RawValkey raw("127.0.0.1", server.port());
     for (int k = 0; k < 10; ++k) {
       sleep_ms(40);
       raw.must({"CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"});
     }
   }
-  auto c = connect_client();
+  auto c = connect_client(nullptr, server.url());
   const int64_t deadline = mono_ms() + 30000;
   while (mono_ms() < deadline && stats(c.get(), q).acked_total < static_cast<uint64_t>(kJobs)) sleep_ms(50);
   stop = true;
