@@ -1,6 +1,7 @@
 // bullmq.mjs — the compare workloads on BullMQ (plain FIFO queue): bulk adds
 // of 1,000 with addBulk, workers as separate Worker instances (one
-// connection each, concurrency 1), no-op processor, completed jobs removed.
+// connection each, concurrency 1, or the depth of phase d), no-op processor,
+// completed jobs removed.
 import { readFileSync } from 'node:fs';
 import { Queue, Worker } from 'bullmq';
 import Redis from 'ioredis';
@@ -25,12 +26,12 @@ await main('bullmq', pkg.version, async (o) => {
         await q.addBulk(jobs.slice(i, i + 1000).map((j) => ({ name: 'job', data: j.data, opts: jobOpts })));
       }
     },
-    async drain(name, workers, n, onDone) {
+    async drain(name, workers, n, onDone, depth = 1) {
       const done = completions(n);
       const ws = [];
       for (let i = 0; i < workers; i++) {
         const w = new Worker(name, async () => {}, {
-          connection: conn(), prefix: o.prefix, concurrency: 1, autorun: false,
+          connection: conn(), prefix: o.prefix, concurrency: depth, autorun: false,
         });
         w.on('completed', (job) => {
           onDone(job.data);

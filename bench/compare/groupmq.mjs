@@ -1,7 +1,8 @@
 // groupmq.mjs — the compare workloads on groupmq (per-group FIFO on Redis),
 // with its defaults: adds issued 1,000 at a time (ioredis pipelines them; there
 // is no bulk add), workers as separate Worker instances (one connection each,
-// concurrency 1), no-op handler, completed jobs not kept.
+// concurrency 1, or the depth of phase d), no-op handler, completed jobs not
+// kept.
 import { readFileSync } from 'node:fs';
 import { Queue, Worker } from 'groupmq';
 import Redis from 'ioredis';
@@ -29,12 +30,12 @@ await main('groupmq', pkg.version, async (o) => {
         await Promise.all(jobs.slice(i, i + 1000).map((j) => q.add({ groupId: j.group, data: j.data })));
       }
     },
-    async drain(name, workers, n, onDone) {
+    async drain(name, workers, n, onDone, depth = 1) {
       const done = completions(n);
       const ws = [];
       for (let i = 0; i < workers; i++) {
         // A groupmq Worker starts running as soon as it is constructed.
-        const w = new Worker({ queue: queue(name), concurrency: 1, handler: async () => {} });
+        const w = new Worker({ queue: queue(name), concurrency: depth, handler: async () => {} });
         w.on('completed', (job) => {
           onDone(job.data);
           done.tick();

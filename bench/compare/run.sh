@@ -10,7 +10,9 @@
 # runs the same workloads through each library (PASSES times, default 3, the
 # libraries taking turns): (a) enqueue + drain at 1 and 8 workers with the
 # server's CPU and command counts per job read around it, (b) the skewed
-# load at 1 and 8 workers, and (first pass) memory per pending job at 20 and
+# load at 1 and 8 workers, (d) a deep drain by 8 workers with 16 jobs in
+# flight each (the peers' concurrency, the engine's slots per thread), and
+# (first pass) memory per pending job at 20 and
 # 100-byte payloads; prints the tables of medians with ratios, writes the
 # combined JSON to $BUILD_DIR/bench/compare.json, and always stops the server.
 set -euo pipefail
@@ -61,6 +63,7 @@ for pass in $(seq 1 "$passes"); do
     srv "$url" snap >"$f.post"
     srv delta "$f.pre" "$f.post" "$((jobs * 2))" >"$f.server.json"  # 2 drains: 1 and 8 workers
     phase "$name" "$pass" b >"$f.b.json"
+    phase "$name" "$pass" d >"$f.d.json"
     if [ "$pass" = 1 ]; then
       for payload in 20 100; do
         srv "$url" flush

@@ -2,7 +2,7 @@
 // the side-by-side tables of medians over passes, with EchoMQ's ratio to
 // each peer; with --json FILE also writes everything combined.
 //   node summary.mjs NAME:PASS:PREFIX ... [--json out.json]
-// PREFIX.a.json / .b.json are the library's JSON lines for phases a and b,
+// PREFIX.a.json / .b.json / .d.json are the library's JSON lines for phases a, b and d,
 // PREFIX.server.json the server's figures around (a), PREFIX.mem20.json and
 // PREFIX.mem100.json (first pass) the memory runs.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ const runs = inputs.map((spec) => {
   const a = line(`${prefix}.a.json`);
   return {
     library: name, pass: Number(pass), version: a.version, a: a.a, b: line(`${prefix}.b.json`).b,
+    d: line(`${prefix}.d.json`)?.d,
     server: line(`${prefix}.server.json`), mem20: line(`${prefix}.mem20.json`), mem100: line(`${prefix}.mem100.json`),
   };
 });
@@ -39,6 +40,7 @@ const libs = names.map((name) => {
     library: name, version: rs[0].version, passes: rs.length, each: rs,
     enqueue: at((r) => median(r.a.runs.map((x) => x.enqueue_jobs_per_s))),
     drain: Object.fromEntries(workers.map((w, i) => [w, at((r) => r.a.runs[i].drain_jobs_per_s)])),
+    deep: at((r) => r.d?.drain_jobs_per_s),
     cpu: at((r) => r.server.cpu_us_per_job),
     commands: at((r) => r.server.commands_per_job),
     scripts: at((r) => r.server.script_calls_per_job),
@@ -62,6 +64,7 @@ const rows = [
   ['script calls per job', (l) => fmt(l.scripts, 2), (l) => l.scripts],
   ['enqueue (jobs/s)', (l) => fmt(l.enqueue), (l) => l.enqueue],
   ...workers.map((w) => [`drain, ${w} worker${w > 1 ? 's' : ''} (jobs/s)`, (l) => fmt(l.drain[w]), (l) => l.drain[w]]),
+  [`drain, ${ref.each[0].d?.workers} workers x ${ref.each[0].d?.depth} in flight (jobs/s)`, (l) => fmt(l.deep), (l) => l.deep],
   ['memory per pending job, 20 B (bytes)', (l) => fmt(l.mem20), (l) => l.mem20],
   ['memory per pending job, 100 B (bytes)', (l) => fmt(l.mem100), (l) => l.mem100],
 ];

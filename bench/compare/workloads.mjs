@@ -4,8 +4,10 @@
 //
 // An adapter has:
 //   enqueue(queue, jobs)        jobs: [{group, data}], resolves when all are stored
-//   drain(queue, workers, n, onDone) starts `workers` workers, resolves when
-//                               n jobs completed; onDone(data) runs per completion
+//   drain(queue, workers, n, onDone, depth) starts `workers` workers, each
+//                               running up to `depth` jobs at once (default 1),
+//                               resolves when n jobs completed; onDone(data)
+//                               runs per completion
 //   close()
 
 /**
@@ -15,7 +17,7 @@
  */
 export function parseArgs(argv) {
   const o = { url: '', jobs: 50000, groups: 100, workers: [1, 8], heavy: 10000, small: 99,
-              smallJobs: 10, prefix: 'cmp', phase: 'all', memJobs: 100000, payload: 100 };
+              smallJobs: 10, prefix: 'cmp', phase: 'all', memJobs: 100000, payload: 100, depth: 16 };
   for (let i = 0; i < argv.length; i += 2) {
     const [k, v] = [argv[i], argv[i + 1]];
     if (v === undefined) throw new Error(`missing value for ${k}`);
@@ -30,6 +32,7 @@ export function parseArgs(argv) {
     else if (k === '--phase') o.phase = v;
     else if (k === '--mem-jobs') o.memJobs = Number(v);
     else if (k === '--payload') o.payload = Number(v);
+    else if (k === '--depth') o.depth = Number(v);
     else throw new Error(`unknown option ${k}`);
   }
   if (!o.url) throw new Error('--url is required');
@@ -97,6 +100,20 @@ export async function workloadB(adapter, o) {
   return { jobs: order.length, heavy: o.heavy, small: o.small, small_jobs: o.smallJobs, runs };
 }
 
+/**
+ * Deep drain: workload (a) drained once by the most workers, each running up
+ * to o.depth jobs at once (the peers' concurrency; EchoMQ's engine slots).
+ */
+export async function workloadD(adapter, o) {
+  const workers = Math.max(...o.workers);
+  const jobs = Array.from({ length: o.jobs }, (_, k) => ({ group: `l${k % o.groups}`, data: {} }));
+  const queue = `${o.prefix}-d-${workers}`;
+  await adapter.enqueue(queue, jobs);
+  const t0 = process.hrtime.bigint();
+  await adapter.drain(queue, workers, o.jobs, () => {}, o.depth);
+  return { jobs: o.jobs, workers, depth: o.depth, drain_jobs_per_s: o.jobs / seconds(t0) };
+}
+
 /** Memory: o.memJobs pending jobs of o.payload bytes over o.groups groups, left in place. */
 export async function workloadMem(adapter, o) {
   const data = { d: 'x'.repeat(Math.max(0, o.payload - 8)) };  // JSON '{"d":"…"}' = payload bytes
@@ -129,6 +146,7 @@ export async function main(library, version, makeAdapter) {
     const out = { library, version };
     if (o.phase === 'all' || o.phase === 'a') out.a = await workloadA(adapter, o);
     if (o.phase === 'all' || o.phase === 'b') out.b = await workloadB(adapter, o);
+    if (o.phase === 'd') out.d = await workloadD(adapter, o);
     if (o.phase === 'mem') out.mem = await workloadMem(adapter, o);
     process.stdout.write(JSON.stringify(out) + '\n');
   } finally {

@@ -40,6 +40,8 @@ struct CompareOptions {
   std::string phase = "all";
   uint64_t mem_jobs = 100000, payload = 100;
   uint64_t batch = 32;
+  uint64_t slots = 0;  // engine slots; 0 = max(16, 4 x threads)
+  uint64_t depth = 16;  // phase d: jobs in flight per thread (slots = depth x threads)
 };
 
 bool parse(int argc, char **argv, CompareOptions *o) {
@@ -59,6 +61,8 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--mem-jobs") o->mem_jobs = std::strtoull(v, nullptr, 10);
     else if (a == "--payload") o->payload = std::strtoull(v, nullptr, 10);
     else if (a == "--batch") o->batch = std::strtoull(v, nullptr, 10);
+    else if (a == "--slots") o->slots = std::strtoull(v, nullptr, 10);
+    else if (a == "--depth") o->depth = std::strtoull(v, nullptr, 10);
     else if (a == "--workers") {
       o->workers.clear();
       for (const char *p = v; *p;) {
@@ -95,9 +99,9 @@ double enqueue_all(echomq_client *c, const std::string &q, const std::vector<std
 /// *round_trips (may be NULL) gets the engine's calls to the server.
 template <typename F>
 uint64_t drain(const std::string &url, const std::string &q, int threads, uint64_t n, F on_done,
-               uint64_t *round_trips = nullptr) {
+               uint64_t *round_trips = nullptr, uint64_t slots = 0) {
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
-  o.slots = static_cast<unsigned>(std::max(16, 4 * threads));
+  o.slots = slots ? static_cast<unsigned>(slots) : static_cast<unsigned>(std::max(16, 4 * threads));
   o.lease_ms = kLease;
   o.idle_wait_ms = 100;
   echomq_worker *w = nullptr;
@@ -145,7 +149,7 @@ std::string workload_a(const CompareOptions &o) {
     double cpu0 = admin.cpu_seconds();
     uint64_t trips = 0;
     auto t0 = Clock::now();
-    uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {}, &trips);
+    uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {}, &trips, o.slots);
     double secs = seconds_since(t0);
     double drain_cpu = admin.cpu_seconds() - cpu0;
     if (total != o.jobs)
@@ -182,7 +186,7 @@ std::string workload_b(const CompareOptions &o) {
       ++pos;
       int p = std::atoi(echomq_job_payload(j, nullptr));
       if (p >= 0 && size_t(p) < left.size() && left[p] > 0 && --left[p] == 0) last[p] = pos;
-    });
+    }, nullptr, o.slots);
     std::vector<double> small(last.begin() + 1, last.end());
     std::string list;
     for (size_t i = 0; i < small.size(); ++i)
@@ -234,6 +238,23 @@ std::string workload_fixed(const CompareOptions &o) {
          ", \"drain_server_us_per_job\": " + json_num((cpu2 - cpu1) / n * 1e6) + "}";
 }
 
+/// Deep drain: workload (a) drained once by the most threads, with
+/// `depth` jobs held per thread (the engine's slots; the peers run the
+/// same depth as their workers' concurrency).
+std::string workload_d(const CompareOptions &o) {
+  const int n = *std::max_element(o.workers.begin(), o.workers.end());
+  std::vector<std::string> groups, payloads(o.jobs, "{}");
+  for (uint64_t k = 0; k < o.jobs; ++k) groups.push_back(lane_name(k % o.lanes));
+  const std::string q = o.prefix + ".d." + std::to_string(n);
+  Client c(o.url);
+  enqueue_all(c.get(), q, groups, payloads);
+  auto t0 = Clock::now();
+  uint64_t total = drain(o.url, q, n, o.jobs, [](const echomq_job *) {}, nullptr, o.depth * static_cast<uint64_t>(n));
+  double secs = seconds_since(t0);
+  return "{\"jobs\": " + std::to_string(o.jobs) + ", \"workers\": " + std::to_string(n) +
+         ", \"depth\": " + std::to_string(o.depth) + ", \"drain_jobs_per_s\": " + json_num(total / secs) + "}";
+}
+
 std::string workload_mem(const CompareOptions &o) {
   std::vector<std::string> groups, payloads(o.mem_jobs, std::string(o.payload, 'x'));
   for (uint64_t k = 0; k < o.mem_jobs; ++k) groups.push_back(lane_name(k % o.lanes));
@@ -251,13 +272,14 @@ int run_compare(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
-                 "         [--prefix cmp] [--phase a|b|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
-                 "         [--batch 32]\n");
+                 "         [--prefix cmp] [--phase a|b|d|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
+                 "         [--batch 32] [--slots N] [--depth 16]\n");
     return 2;
   }
   std::string out = "{\"library\": \"echomq\", \"version\": " + json_str(echomq_version_string());
   if (o.phase == "all" || o.phase == "a") out += ", \"a\": " + workload_a(o);
   if (o.phase == "all" || o.phase == "b") out += ", \"b\": " + workload_b(o);
+  if (o.phase == "d") out += ", \"d\": " + workload_d(o);
   if (o.phase == "mem") out += ", \"mem\": " + workload_mem(o);
   if (o.phase == "fixed") out += ", \"fixed\": " + workload_fixed(o);
   std::printf("%s}\n", out.c_str());
