@@ -262,22 +262,12 @@ TEST_CASE("a queue's slot moves to another master while workers drain it and a p
   EngineDrain d;
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
-  std::vector<WorkerPtr> engines;
-  for (int e = 0; e < 2; ++e) {
-    echomq_worker *w = nullptr;
-    REQUIRE(echomq_worker_new(&w, urls[owner].c_str(), q.c_str(), &o) == ECHOMQ_OK);
-    engines.emplace_back(w);
-    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-    d.run(w, 2, 1);  // spread the drain over the migration
-  }
+  for (int e = 0; e < 2; ++e) d.add_engine(urls[owner], q, o, 2, 1);  // spread the drain over the migration
   LateProducer producer(urls[owner], q, kDuring, kLanes);
   sleep_ms(300);  // the drain is under way
   move_slot(urls, owner, target, slot);
   producer.check();
-  d.wait_for(kBefore + kDuring, 60000);
-  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  d.stop();
-  d.require_each_once(kBefore + kDuring);
+  d.finish(kBefore + kDuring, 60000);
   // Everything now lives on the new owner, and the queue is whole.
   CHECK(Raw(port_of(urls[owner])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) == 0);
   CHECK(Raw(port_of(urls[target])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) > 0);
@@ -403,16 +393,9 @@ TEST_CASE("a sharded queue puts one shard on each primary and is served from any
   }
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
-  echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, urls[2].c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr engine(w);
-  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
   EngineDrain d;
-  d.run(w, 3);
-  d.wait_for(kJobs, 30000);
-  CHECK(echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  d.stop();
-  d.require_each_once(kJobs);
+  d.add_engine(urls[2], q, o, 3);
+  d.finish(kJobs, 30000);
   for (const std::string &entry : urls) {
     ClientPtr e = connect_client(nullptr, entry);
     const echomq_queue_stats s = stats(e.get(), q);
@@ -445,23 +428,13 @@ TEST_CASE("a shard's slot moves to another primary while engines drain the shard
 
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
-  std::vector<WorkerPtr> engines;
   EngineDrain d;
-  for (int e = 0; e < 2; ++e) {
-    echomq_worker *w = nullptr;
-    REQUIRE(echomq_worker_new(&w, urls[static_cast<size_t>(e)].c_str(), q.c_str(), &o) == ECHOMQ_OK);
-    engines.emplace_back(w);
-    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-    d.run(w, 2, 1);
-  }
+  for (size_t e = 0; e < 2; ++e) d.add_engine(urls[e], q, o, 2, 1);
   LateProducer producer(urls[2], q, kDuring, kLanes);
   sleep_ms(300);
   move_slot(urls, owner, target, slot);
   producer.check();
-  d.wait_for(kBefore + kDuring, 60000);
-  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  d.stop();
-  d.require_each_once(kBefore + kDuring);
+  d.finish(kBefore + kDuring, 60000);
   CHECK(server_of(urls, slot) == target);
   CHECK(Raw(port_of(urls[owner])).integer({"CLUSTER", "COUNTKEYSINSLOT", std::to_string(slot)}) == 0);
   const echomq_queue_stats s = stats(c.get(), q);

@@ -317,14 +317,7 @@ TEST_CASE("a sharded queue moves to another shard count through a second queue",
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
   EngineDrain d;
-  std::vector<WorkerPtr> engines;
-  for (const std::string &q : {old_q, new_q}) {
-    echomq_worker *w = nullptr;
-    REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-    engines.emplace_back(w);
-    REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-    d.run(w, 1, 0, q);
-  }
+  for (const std::string &q : {old_q, new_q}) d.add_engine(server_url(), q, o, 1, 0, q);
   const int64_t deadline = mono_ms() + 30000;
   for (;;) {
     echomq_queue_stats s = stats(c.get(), old_q);
@@ -333,9 +326,7 @@ TEST_CASE("a sharded queue moves to another shard count through a second queue",
       break;
     sleep_ms(20);
   }
-  for (auto &w : engines) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
-  d.stop();
-  d.require_each_once(kOld, old_q);
+  d.finish(kOld, 1000, old_q);
   d.require_each_once(kNew, new_q);
   CHECK(stats(c.get(), old_q).acked_total == kOld);
   require_verified(c.get(), old_q);

@@ -44,6 +44,22 @@ void EngineDrain::require_each_once(size_t n, const std::string &tag) {
   }
 }
 
+void EngineDrain::add_engine(const std::string &url, const std::string &queue, const echomq_worker_options &o,
+                             int threads, int pause_ms, const std::string &tag) {
+  echomq_worker *w = nullptr;
+  REQUIRE(echomq_worker_new(&w, url.c_str(), queue.c_str(), &o) == ECHOMQ_OK);
+  engines_.emplace_back(w);
+  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+  run(w, threads, pause_ms, tag);
+}
+
+void EngineDrain::finish(size_t n, int64_t ms, const std::string &tag) {
+  wait_for(n, ms, tag);
+  for (auto &w : engines_) CHECK(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 10000) == ECHOMQ_OK);
+  stop();
+  require_each_once(n, tag);
+}
+
 std::vector<std::string> shard_names(echomq_client *c, const std::string &queue) {
   echomq_report *r = nullptr;
   EMQ_REQUIRE_OK(c, echomq_shards(c, queue.c_str(), &r));

@@ -26,6 +26,13 @@ class EngineDrain {
   void stop();
   /// Every job handed out exactly once, and n of them (under tag).
   void require_each_once(size_t n, const std::string &tag = "");
+  /// Starts an engine on url/queue that this drain owns, with `threads`
+  /// hosts pulling from it (counted under tag).
+  void add_engine(const std::string &url, const std::string &queue, const echomq_worker_options &o, int threads,
+                  int pause_ms = 0, const std::string &tag = "");
+  /// Waits for n jobs, stops the owned engines (drain: each must settle
+  /// what it holds) and the hosts, and requires each job handed out once.
+  void finish(size_t n, int64_t ms, const std::string &tag = "");
   size_t count(const std::string &tag = "");
 
  private:
@@ -33,6 +40,7 @@ class EngineDrain {
   std::map<std::string, std::map<uint64_t, int>> done_;
   std::atomic<bool> quit_{false};
   std::vector<std::thread> hosts_;
+  std::vector<WorkerPtr> engines_;
 };
 
 /// The shard queues of a sharded queue (asserts the call worked).
