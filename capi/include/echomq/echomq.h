@@ -948,7 +948,8 @@ ECHOMQ_API const char *echomq_report_cursor(const echomq_report *r);
  * shard; a waiting claim sleeps on one shard at a time in slices of 50 ms;
  * the dead list pages to a depth of 10,000 jobs. In a cluster the client
  * reads the slot map (CLUSTER SLOTS), keeps one connection per primary,
- * refreshes the map after a MOVED and retries TRYAGAIN for about a second.
+ * refreshes the map after a MOVED and retries TRYAGAIN for about a second;
+ * a user without +cluster|slots gets one connection that follows MOVED.
  *
  * Creates queue `queue` as a sharded queue over `shards` shard queues
  * (1..ECHOMQ_SHARDS_MAX) named "<queue>.s<i>-<tag>", the tags chosen so

@@ -262,3 +262,21 @@ TEST_CASE("the documented operator changes lanes and redrives, and cannot enqueu
   });
   require_verified(admin.get(), q);
 }
+
+TEST_CASE("the documented producer and worker use a sharded queue by its name", "[acl][shards]") {
+  RawValkey raw;
+  ClientPtr admin = connect_client();
+  const std::string q = fresh_queue("acl-sharded");
+  EMQ_REQUIRE_OK(admin.get(), echomq_shards_create(admin.get(), q.c_str(), 3));
+  DocumentedUser producer(raw, "producer"), worker(raw, "worker");
+  ClientPtr p = producer.connect(), w = worker.connect();
+  uint64_t id = 0;
+  EMQ_REQUIRE_OK(p.get(), echomq_enqueue(p.get(), q.c_str(), "tenant", "x", 1, nullptr, &id));
+  echomq_job *j = nullptr;
+  EMQ_REQUIRE_OK(w.get(), echomq_claim(w.get(), q.c_str(), kLease, &j));
+  JobPtr job(j);
+  CHECK(echomq_job_id(job.get()) == id);
+  EMQ_REQUIRE_OK(w.get(), echomq_ack(w.get(), q.c_str(), id, echomq_job_token(job.get())));
+  CHECK(stats(admin.get(), q).acked_total == 1);
+  require_verified(admin.get(), q);
+}
