@@ -2,6 +2,8 @@
 // client per primary, and the dispatch of every call.
 #include "router.hpp"
 
+#include <algorithm>
+
 #include "error.hpp"
 #include "router_impl.hpp"
 #include "validate.hpp"
@@ -80,7 +82,13 @@ void Router::loadMap() {
   }
   std::lock_guard<std::mutex> lock(nodesMu_);
   map_ = std::move(map);
-  nodes_.clear();  // reconnect lazily to whoever serves each shard now
+  // Keep the connections to primaries that still serve slots; drop one that
+  // a MOVED re-homed (it no longer talks to the node it is filed under).
+  for (auto it = nodes_.begin(); it != nodes_.end();) {
+    bool serves = std::any_of(map_.begin(), map_.end(), [&](const SlotRange& r) { return r.node() == it->first; });
+    if (serves && it->second->connection().moves() == 0) ++it;
+    else it = nodes_.erase(it);
+  }
   mapLoaded_ = true;
   mapStale_ = false;
 }
