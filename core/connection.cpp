@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include <hiredis/sds.h>
+
 #include "error.hpp"
 
 namespace echomq {
@@ -42,6 +44,30 @@ bool parseRedirect(const redisReply* r, std::string& host, int& port) {
     return false;
   }
   return !host.empty() && port > 0 && port < 65536;
+}
+
+// Sends everything hiredis has buffered with MSG_NOSIGNAL. hiredis 0.14
+// writes with write(2), which raises SIGPIPE on a connection the peer closed
+// and kills a host that keeps the default disposition; a library must report
+// that as a lost connection instead. Once obuf is empty, redisGetReply has
+// nothing left to write. Returns false (errno set) if the socket failed; the
+// caller then drops the connection, buffer and all. (Only sds's inline
+// helpers are used: hiredis 0.14 declares the others without C linkage.)
+bool sendBuffered(redisContext* ctx) {
+  size_t off = 0;
+  const size_t len = sdslen(ctx->obuf);
+  while (off < len) {
+    const ssize_t n = ::send(ctx->fd, ctx->obuf + off, len - off, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EPIPE;
+      return false;
+    }
+    off += static_cast<size_t>(n);
+  }
+  sdssetlen(ctx->obuf, 0);
+  ctx->obuf[0] = '\0';
+  return true;
 }
 
 }  // namespace
@@ -176,12 +202,10 @@ ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_m
   // Write everything first: a failure here means the server never got the
   // whole command, so nothing ran (ECONN). A failure while reading leaves the
   // outcome unknown (ETIMEOUT).
-  int done = 0;
-  while (!done) {
-    if (redisBufferWrite(ctx, &done) != REDIS_OK) {
-      std::string why = ctx->errstr;
-      dropAndThrow(kConn, "connection lost while sending: " + why);
-    }
+  if (!sendBuffered(ctx)) {
+    const bool timedOut = errno == EAGAIN || errno == EWOULDBLOCK;
+    dropAndThrow(kConn, std::string("connection lost while sending: ") +
+                            (timedOut ? "the send timed out" : std::strerror(errno)));
   }
   void* raw = nullptr;
   if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
@@ -242,6 +266,10 @@ std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
   for (auto& a : cmds)
     if (redisAppendCommandArgv(ctx, static_cast<int>(a.size()), a.ptrs(), a.lens()) != REDIS_OK)
       fail(kNoMem, "cannot format a command");
+  // Part of the pipeline may have reached the server: the outcome is unknown.
+  if (!sendBuffered(ctx))
+    dropAndThrow(kTimeout, std::string("connection lost while sending a pipeline (") +
+                               std::strerror(errno) + "); the outcome is unknown");
   std::vector<ReplyPtr> out;
   out.reserve(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) {

@@ -11,6 +11,8 @@
 #include <future>
 #include <cstring>
 
+#include <signal.h>
+
 using namespace emqtest;
 
 namespace {
@@ -140,6 +142,35 @@ TEST_CASE("a killed connection is reported or reconnected, and the next call wor
   ack(c.get(), q, job.get());
   while (JobPtr more = claim(c.get(), q, kLongLease)) ack(c.get(), q, more.get());
   require_verified(c.get(), q);
+}
+
+TEST_CASE("a big write into a connection the server closed is ECONN, not SIGPIPE", "[connection]") {
+  // A library must not kill its host with SIGPIPE when the server goes away
+  // mid-write. This process keeps the default disposition, so a write that
+  // raised SIGPIPE would end the test run here.
+  struct sigaction now {};
+  REQUIRE(sigaction(SIGPIPE, nullptr, &now) == 0);
+  REQUIRE(now.sa_handler == SIG_DFL);
+  RawValkey raw;
+  auto c = connect_client();
+  const std::string q = fresh_queue("sigpipe");
+  EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+  // One command bigger than any socket buffer (32 jobs of 1 MB in one
+  // batch): the kernel sees the reset mid-write.
+  const std::string mb((1u << 20) - 64, 'x');
+  echomq_batch *b = nullptr;
+  REQUIRE(echomq_batch_new(&b) == ECHOMQ_OK);
+  std::unique_ptr<echomq_batch, void (*)(echomq_batch *)> batch(b, echomq_batch_free);
+  for (int i = 0; i < 32; ++i)
+    REQUIRE(echomq_batch_add(b, "g", mb.data(), mb.size()) == ECHOMQ_OK);
+  for (int round = 0; round < 3; ++round) {
+    kill_library_connections(raw);
+    const int rc = echomq_enqueue_batch(c.get(), q.c_str(), b, nullptr);
+    INFO("round " << round << " -> " << describe(c.get(), rc));
+    CHECK((rc == ECHOMQ_ECONN || rc == ECHOMQ_ETIMEOUT));
+    EMQ_REQUIRE_OK(c.get(), echomq_client_ping(c.get()));
+  }
+  CHECK(stats(c.get(), q).pending == 0);
 }
 
 TEST_CASE("a connection killed under a waiting bclaim is reported promptly", "[connection]") {
