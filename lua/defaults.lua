@@ -33,7 +33,7 @@ if what == 'weight' then
 end
 local touched, before = {}, {}
 for _, g in ipairs(rcall('HKEYS', K.gactive)) do
-  if rcall('HEXISTS', K.glimit, g) == 0 then
+  if g ~= COUNTERS_MARK and rcall('HEXISTS', K.glimit, g) == 0 then
     touched[#touched + 1] = g
     before[g] = laneState(g)
   end

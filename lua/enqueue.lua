@@ -102,7 +102,7 @@ if delay == 0 then
   end
 end
 local want = { [K.seq] = 'string', [K.jobs] = 'hash', [K.stats] = 'hash', [K.glive] = 'hash',
-               [K.lanes] = 'zset' }
+               [K.gactive] = 'hash', [K.gserved] = 'hash', [K.lanes] = 'zset' }
 if delay > 0 then want[K.delayed] = 'zset' end
 for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end end
 if #wait > 0 then want[K.throttled] = 'zset' end
@@ -115,6 +115,7 @@ local total = n
 n = #E
 local last = rcall('INCRBY', K.seq, n)
 rcall('HSET', K.config, 'layout', KEY_LAYOUT)
+markCounters()
 local first = last - n + 1
 local recs, idsOf = {}, {}
 local head = recordHead(now, maxatt, maxatt)

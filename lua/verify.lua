@@ -86,7 +86,7 @@ end
 -- I2
 local act = rcall('HGETALL', K.gactive)
 local actOf = {}
-for i = 1, #act, 2 do actOf[act[i]] = tonumber(act[i + 1]) end
+for i = 1, #act, 2 do if act[i] ~= COUNTERS_MARK then actOf[act[i]] = tonumber(act[i + 1]) end end
 for g, n in pairs(actOf) do
   if n ~= (leasedBy[g] or 0) then
     report('I2: gactive[' .. g .. '] = ' .. n .. ' but ' .. (leasedBy[g] or 0) .. ' jobs are leased')
@@ -122,7 +122,7 @@ local pc = pendingCount()
 if pc ~= pendingTotal then report('counter: the counters give ' .. pc .. ' pending jobs but ' .. pendingTotal .. ' are pending') end
 local gl = rcall('HGETALL', K.glive)
 local liveOf = {}
-for i = 1, #gl, 2 do liveOf[gl[i]] = tonumber(gl[i + 1]) end
+for i = 1, #gl, 2 do if gl[i] ~= COUNTERS_MARK then liveOf[gl[i]] = tonumber(gl[i + 1]) end end
 for g, n in pairs(live) do
   if (liveOf[g] or 0) ~= n then report('counter: glive[' .. g .. '] = ' .. (liveOf[g] or 0) .. ' but lane has ' .. n .. ' live jobs') end
   if not rcall('ZSCORE', K.lanes, g) then report('directory: lane ' .. g .. ' has live jobs but is not listed') end

@@ -102,9 +102,31 @@ class Resp:
                 return sorted(found)
 
     def snapshot(self, pattern: str = "*") -> dict:
-        """Every key matching pattern with its DUMP (type + value), to prove a
-        refused call changed nothing."""
-        return {k: self("DUMP", k) for k in self.keys(pattern)}
+        """Every key matching pattern with its type, expiry and value, to
+        prove a refused call changed nothing."""
+        return {k: self.content(k) for k in self.keys(pattern)}
+
+    def content(self, key: bytes) -> tuple:
+        """A key's type, whether it expires, and its value in an order the
+        encoding cannot change: a hash table is walked (and DUMPed) in
+        bucket order, which a read may move by a rehash step, so hashes and
+        sets are sorted."""
+        kind = self("TYPE", key)
+        ttl = self("PTTL", key) >= 0
+        if kind == "string":
+            value: Reply = self("GET", key)
+        elif kind == "hash":
+            flat = self("HGETALL", key)
+            value = sorted(zip(flat[0::2], flat[1::2]))
+        elif kind == "set":
+            value = sorted(self("SMEMBERS", key))
+        elif kind == "zset":
+            value = self("ZRANGE", key, 0, -1, "WITHSCORES")
+        elif kind == "list":
+            value = self("LRANGE", key, 0, -1)
+        else:
+            value = self("DUMP", key)
+        return (kind, ttl, value)
 
 
 class Server:

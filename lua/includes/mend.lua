@@ -236,7 +236,7 @@ local function repairStep(apply, cursor, budget)
     local r = rcall('HSCAN', key, pos, 'COUNT', budget)
     local f = r[2]
     for i = 1, #f, 2 do
-      if not metBefore(f[i], ph) then mendLane(f[i]) end
+      if f[i] ~= COUNTERS_MARK and not metBefore(f[i], ph) then mendLane(f[i]) end
     end
     return r[1] ~= '0' and r[1] or nil, #f / 2
   end

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -215,15 +216,55 @@ func (r *raw) read() (any, error) {
 	return nil, fmt.Errorf("bad reply %q", line)
 }
 
-// keyspace snapshots every key of the database with its serialized value.
+// keyspace snapshots every key of the database with its type and value. A
+// hash table is walked (and DUMPed) in bucket order, which a read may move
+// by a rehash step, so hashes and sets are sorted.
 func keyspace(t testing.TB, r *raw) map[string]string {
 	t.Helper()
 	keys, _ := r.do(t, "KEYS", "*").([]any)
 	snap := make(map[string]string, len(keys))
 	for _, k := range keys {
 		key := k.(string)
-		v, _ := r.do(t, "DUMP", key).(string)
-		snap[key] = v
+		kind, _ := r.do(t, "TYPE", key).(string)
+		var items []string
+		sorted := true
+		switch kind {
+		case "string":
+			v, _ := r.do(t, "GET", key).(string)
+			items = []string{v}
+		case "hash":
+			flat, _ := r.do(t, "HGETALL", key).([]any)
+			for i := 0; i+1 < len(flat); i += 2 {
+				f, _ := flat[i].(string)
+				v, _ := flat[i+1].(string)
+				items = append(items, strconv.Itoa(len(f))+":"+f+"="+v)
+			}
+		case "set":
+			for _, m := range r.do(t, "SMEMBERS", key).([]any) {
+				items = append(items, m.(string))
+			}
+		case "zset", "list":
+			cmd := []string{"LRANGE", key, "0", "-1"}
+			if kind == "zset" {
+				cmd = []string{"ZRANGE", key, "0", "-1", "WITHSCORES"}
+			}
+			for _, m := range r.do(t, cmd...).([]any) {
+				items = append(items, m.(string))
+			}
+			sorted = false
+		default:
+			v, _ := r.do(t, "DUMP", key).(string)
+			items = []string{v}
+		}
+		if sorted {
+			sort.Strings(items)
+		}
+		var b strings.Builder
+		b.WriteString(kind + "|")
+		for _, it := range items {
+			b.WriteString(strconv.Itoa(len(it)) + "|" + it)
+		}
+		snap[key] = b.String()
 	}
 	return snap
 }

@@ -257,3 +257,30 @@ TEST_CASE("repair refuses bad input without a round trip", "[repair]") {
   CHECK(echomq_repair(c.get(), fresh_queue("repair").c_str(), 1, "Z 0 0", 10, &r) == ECHOMQ_EINVAL);
   CHECK(echomq_report_cursor(nullptr) == nullptr);
 }
+
+TEST_CASE("the per-lane counters are hash tables from the first enqueue, and readers pass over their mark",
+          "[repair]") {
+  // A claim reads and writes these hashes once per lane; as listpacks every
+  // lookup would scan the whole hash (docs/keys.md).
+  Queue h;
+  RawValkey raw;
+  for (const char *name : {"gactive", "glive", "gserved"}) {
+    const std::string key = "emq:{" + h.q + "}:" + name;
+    ReplyPtr enc = raw.must({"OBJECT", "ENCODING", key});
+    INFO(key);
+    REQUIRE(enc->type == REDIS_REPLY_STRING);
+    CHECK(std::string(enc->str, enc->len) == "hashtable");
+  }
+  // The mark is no lane: a default limit (which walks gactive), verify,
+  // repair and the lane listing all pass over it.
+  EMQ_REQUIRE_OK(h.c.get(), echomq_set_default_limit(h.c.get(), h.q.c_str(), 1));
+  EMQ_REQUIRE_OK(h.c.get(), echomq_set_default_limit(h.c.get(), h.q.c_str(), 0));
+  require_verified(h.c.get(), h.q);
+  CHECK(repair(h.c.get(), h.q, false).empty());
+  CHECK(repair(h.c.get(), h.q, false, 1).empty());
+  echomq_lane_list *l = nullptr;
+  EMQ_REQUIRE_OK(h.c.get(), echomq_lanes(h.c.get(), h.q.c_str(), nullptr, 100, &l));
+  LaneListPtr lanes(l);
+  for (size_t i = 0; i < echomq_lane_list_count(lanes.get()); ++i)
+    CHECK(std::string(echomq_lane_list_at(lanes.get(), i)->group) != "");
+}

@@ -2,6 +2,7 @@
 
 #include "test_env.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace emqtest {
@@ -77,13 +78,49 @@ Keyspace RawValkey::snapshot(const std::string &prefix) {
   for (auto &entry : keys) {
     ReplyPtr type = must({"TYPE", entry.first});
     ReplyPtr ttl = must({"PTTL", entry.first});
-    ReplyPtr dump = must({"DUMP", entry.first});
     std::string value(type->str, type->len);
     value += ttl->integer >= 0 ? "|ttl|" : "|no-ttl|";
-    if (dump->type == REDIS_REPLY_STRING) value.append(dump->str, dump->len);
+    value += content(entry.first, std::string(type->str, type->len));
     entry.second = value;
   }
   return keys;
+}
+
+std::string RawValkey::content(const std::string &key, const std::string &type) {
+  // The value itself, in an order the encoding cannot change: a hash table
+  // is walked (and DUMPed) in bucket order, which a read may move by a
+  // rehash step, so hashes and sets are sorted here.
+  std::vector<std::string> items;
+  bool sorted = true;
+  auto add = [&](const redisReply *r) {
+    for (size_t i = 0; i < r->elements; ++i) items.emplace_back(r->element[i]->str, r->element[i]->len);
+  };
+  if (type == "string") {
+    ReplyPtr r = must({"GET", key});
+    return std::string(r->str, r->len);
+  } else if (type == "hash") {
+    ReplyPtr r = must({"HGETALL", key});
+    for (size_t i = 0; i + 1 < r->elements; i += 2) {
+      std::string f(r->element[i]->str, r->element[i]->len);
+      const redisReply *v = r->element[i + 1];
+      items.push_back(std::to_string(f.size()) + ":" + f + "=" + std::string(v->str, v->len));
+    }
+  } else if (type == "set") {
+    add(must({"SMEMBERS", key}).get());
+  } else if (type == "zset") {
+    add(must({"ZRANGE", key, "0", "-1", "WITHSCORES"}).get());
+    sorted = false;
+  } else if (type == "list") {
+    add(must({"LRANGE", key, "0", "-1"}).get());
+    sorted = false;
+  } else {
+    ReplyPtr dump = must({"DUMP", key});
+    return dump->type == REDIS_REPLY_STRING ? std::string(dump->str, dump->len) : std::string();
+  }
+  if (sorted) std::sort(items.begin(), items.end());
+  std::string out;
+  for (const std::string &it : items) out += std::to_string(it.size()) + "|" + it;
+  return out;
 }
 
 Traffic RawValkey::traffic() {

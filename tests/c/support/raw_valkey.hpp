@@ -54,6 +54,9 @@ class RawValkey {
   std::vector<long long> other_clients();
 
  private:
+  /// A key's value in a form that does not depend on its encoding.
+  std::string content(const std::string &key, const std::string &type);
+
   redisContext *ctx_ = nullptr;
   long long id_ = 0;
 };
