@@ -35,6 +35,12 @@
  *   while another thread is inside a call on the same handle.
  * - Job, batch, list and report handles are plain data; they may move between
  *   threads, and concurrent reads of one handle are safe.
+ *
+ * Signals
+ * - The library installs no signal handler and never raises SIGPIPE: it
+ *   sends with MSG_NOSIGNAL, so a write into a connection the server closed
+ *   is ECHOMQ_ECONN (nothing ran), or ECHOMQ_ECANCELED after a cancel. The
+ *   host needs no SIG_IGN for SIGPIPE.
  */
 #ifndef ECHOMQ_ECHOMQ_H
 #define ECHOMQ_ECHOMQ_H
