@@ -111,6 +111,18 @@ py::list report_lines(const echomq_report *r) {
   return lines;
 }
 
+// Runs fill(handle, &report) without the GIL; the report it made is owned
+// by the result (also when the call fails part-way, it made none).
+template <class F>
+emqpy::ReportPtr fetch_report(Client &self, F &&fill) {
+  emqpy::ReportPtr report;
+  py::gil_scoped_release nogil;
+  echomq_report *r = nullptr;
+  self.call([&](echomq_client *c) { return fill(c, &r); });
+  report.reset(r);
+  return report;
+}
+
 py::dict lane_dict(const echomq_lane_info &li) {
   py::dict d;
   d["group"] = text(li.group);
@@ -564,13 +576,9 @@ PYBIND11_MODULE(_echomq, m) {
            "Give a leased job back to its lane unstarted (the attempt not counted): its status.")
       .def("queues",
            [](Client &self) {
-             emqpy::ReportPtr report;
-             {
-               py::gil_scoped_release nogil;
-               echomq_report *r = nullptr;
-               self.call([&](echomq_client *c) { return echomq_queues(c, &r); });
-               report.reset(r);
-             }
+             emqpy::ReportPtr report = fetch_report(self, [&](echomq_client *c, echomq_report **r) {
+               return echomq_queues(c, r);
+             });
              return report_lines(report.get());
            },
            "The queues of the connected server, in byte order.")
@@ -585,13 +593,9 @@ PYBIND11_MODULE(_echomq, m) {
       .def("shards",
            [](Client &self, const std::string &queue) {
              const char *q = cstr(queue, "queue name");
-             emqpy::ReportPtr report;
-             {
-               py::gil_scoped_release nogil;
-               echomq_report *r = nullptr;
-               self.call([&](echomq_client *c) { return echomq_shards(c, q, &r); });
-               report.reset(r);
-             }
+             emqpy::ReportPtr report = fetch_report(self, [&](echomq_client *c, echomq_report **r) {
+               return echomq_shards(c, q, r);
+             });
              return report_lines(report.get());
            },
            py::arg("queue"), "The shard queues of a queue, in shard order ([] for a plain queue).")
@@ -936,13 +940,9 @@ PYBIND11_MODULE(_echomq, m) {
       .def("verify",
            [](Client &self, const std::string &queue) {
              const char *q = cstr(queue, "queue name");
-             emqpy::ReportPtr report;
-             {
-               py::gil_scoped_release nogil;
-               echomq_report *r = nullptr;
-               self.call([&](echomq_client *c) { return echomq_verify(c, q, &r); });
-               report.reset(r);
-             }
+             emqpy::ReportPtr report = fetch_report(self, [&](echomq_client *c, echomq_report **r) {
+               return echomq_verify(c, q, r);
+             });
              return report_lines(report.get());
            },
            py::arg("queue"), "Invariant violations, one line each (empty = healthy).")
@@ -951,13 +951,9 @@ PYBIND11_MODULE(_echomq, m) {
               size_t count) {
              const char *q = cstr(queue, "queue name");
              const char *from = cstr(cursor, "cursor");
-             emqpy::ReportPtr report;
-             {
-               py::gil_scoped_release nogil;
-               echomq_report *r = nullptr;
-               self.call([&](echomq_client *c) { return echomq_repair(c, q, apply ? 1 : 0, from, count, &r); });
-               report.reset(r);
-             }
+             emqpy::ReportPtr report = fetch_report(self, [&](echomq_client *c, echomq_report **r) {
+               return echomq_repair(c, q, apply ? 1 : 0, from, count, r);
+             });
              py::list lines = report_lines(report.get());
              const char *next = echomq_report_cursor(report.get());
              return py::make_tuple(lines, next ? py::object(py::str(next)) : py::object(py::none()));
@@ -968,13 +964,9 @@ PYBIND11_MODULE(_echomq, m) {
            [](Client &self, const std::string &queue, const std::string &acl_user) {
              const char *q = cstr(queue, "queue name");
              const char *u = acl_user.empty() ? nullptr : cstr(acl_user, "acl user");
-             emqpy::ReportPtr report;
-             {
-               py::gil_scoped_release nogil;
-               echomq_report *r = nullptr;
-               self.call([&](echomq_client *c) { return echomq_doctor(c, q, u, &r, nullptr); });
-               report.reset(r);
-             }
+             emqpy::ReportPtr report = fetch_report(self, [&](echomq_client *c, echomq_report **r) {
+               return echomq_doctor(c, q, u, r, nullptr);
+             });
              return report_lines(report.get());
            },
            py::arg("queue"), py::arg("acl_user") = std::string(),
