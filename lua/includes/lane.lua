@@ -82,11 +82,12 @@ end
 -- these hashes skip the field.
 local COUNTERS_MARK = ''
 local COUNTERS_PAD = 'keeps this hash a hash table: one lookup per lane, not a scan (docs/keys.md)'
+-- One HEXISTS per enqueue: the three are marked together (HEXISTS + HSET,
+-- not HSETNX: the documented ACLs allow these). A hash that lost its mark
+-- alone only loses speed, never a count.
 local function markCounters()
-  for _, key in ipairs({ K.gactive, K.glive, K.gserved }) do
-    -- HEXISTS + HSET, not HSETNX: the documented ACLs allow these.
-    if rcall('HEXISTS', key, COUNTERS_MARK) == 0 then rcall('HSET', key, COUNTERS_MARK, COUNTERS_PAD) end
-  end
+  if rcall('HEXISTS', K.glive, COUNTERS_MARK) == 1 then return end
+  for _, key in ipairs({ K.gactive, K.glive, K.gserved }) do rcall('HSET', key, COUNTERS_MARK, COUNTERS_PAD) end
 end
 -- gactive[g] += n. The field goes at exactly zero; a negative count (a
 -- corruption) stays visible to verify and repair instead of being hidden.
