@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap idem idemexp
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap idem idemexp
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -20,6 +20,7 @@
 --@include record
 --@include typeGuard
 --@include dedup
+--@include marks
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
@@ -102,8 +103,8 @@ if delay == 0 then
   end
 end
 local want = { [K.seq] = 'string', [K.jobs] = 'hash', [K.stats] = 'hash', [K.glive] = 'hash',
-               [K.gactive] = 'hash', [K.gserved] = 'hash', [K.lanes] = 'zset' }
-if delay > 0 then want[K.delayed] = 'zset' end
+               [K.gactive] = 'hash', [K.gserved] = 'hash', [K.lanes] = 'zset',
+               [K.leases] = 'zset', [K.delayed] = 'zset' }  -- the last two for their marks
 for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
@@ -115,7 +116,7 @@ local total = n
 n = #E
 local last = rcall('INCRBY', K.seq, n)
 rcall('HSET', K.config, 'layout', KEY_LAYOUT)
-markCounters()
+markKeys()
 local first = last - n + 1
 local recs, idsOf = {}, {}
 local head = recordHead(now, maxatt, maxatt)

@@ -71,10 +71,12 @@ repeat
 until cursor == '0'
 local leasedBy = {}
 for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
-  local g = put(id, 'leases', nil)
-  if g then leasedBy[g] = (leasedBy[g] or 0) + 1 end
+  if id ~= ZSET_MARK then
+    local g = put(id, 'leases', nil)
+    if g then leasedBy[g] = (leasedBy[g] or 0) + 1 end
+  end
 end
-for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do put(id, 'delayed', nil) end
+for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do if id ~= ZSET_MARK then put(id, 'delayed', nil) end end
 for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
 for _, id in ipairs(rcall('HKEYS', K.jobs)) do
   if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end

@@ -2,6 +2,19 @@
 -- layout check every script opens with. (rcall, P, K and the status and
 -- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
+-- Marks (docs/keys.md). Valkey keeps a small hash or sorted set as a
+-- listpack, where every lookup and insert scans the whole key. The keys a
+-- claim or an ack reads and writes per lane or per job hold one entry
+-- longer than the listpack limit (hash-max-listpack-value and
+-- zset-max-listpack-value, 64 bytes by default), which keeps them a hash
+-- table or a skiplist for good. Enqueue writes them when missing
+-- (lua/includes/marks.lua); readers that walk or count these keys pass over
+-- them. COUNTERS_MARK is a field of gactive, glive and gserved ("", never a
+-- group); ZSET_MARK a member of leases and delayed (never a job id), scored
+-- +inf, so that no due-time query ever reaches it.
+local COUNTERS_MARK = ''
+local COUNTERS_PAD = 'keeps this hash a hash table: one lookup per lane, not a scan (docs/keys.md)'
+local ZSET_MARK = '~ keeps this sorted set a skiplist: one lookup per job, not a scan (docs/keys.md)'
 -- A SCAN pattern matching the literal `s`.
 local function globEscape(s) return (string.gsub(s, '([%*%?%[%]\\])', '\\%1')) end
 -- Integers go to Valkey as strings; %.0f keeps 13-digit milliseconds exact.

@@ -1,4 +1,10 @@
 --@include base
+-- Jobs in the leases or delayed set: its members but the mark.
+local function jobsIn(key)
+  local n = rcall('ZCARD', key)
+  if n > 0 and rcall('ZSCORE', key, ZSET_MARK) then n = n - 1 end
+  return n
+end
 -- Jobs waiting in lanes, derived from counters the scripts keep anyway
 -- (live jobs = enqueued + redriven - acked - dead-lettered - deleted by
 -- hand), so no claim pays a write for it.
@@ -6,5 +12,5 @@ local function pendingCount()
   local c = rcall('HMGET', K.stats, 'enqueued', 'redriven', 'acked', 'dead', 'deleted')
   local live = (tonumber(c[1]) or 0) + (tonumber(c[2]) or 0) - (tonumber(c[3]) or 0) - (tonumber(c[4]) or 0)
     - (tonumber(c[5]) or 0)
-  return live - rcall('ZCARD', K.leases) - rcall('ZCARD', K.delayed)
+  return live - jobsIn(K.leases) - jobsIn(K.delayed)
 end

@@ -73,22 +73,6 @@ local function fixRing(g, before)
     rcall('ZREM', K.throttled, g)
   end
 end
--- The per-lane counter hashes (gactive, glive, gserved) are read and written
--- for every lane of every claim and ack. As listpacks (Valkey's encoding up
--- to hash-max-listpack-entries fields) each lookup scans the whole hash, so
--- each holds the field COUNTERS_MARK ("", never a group) with a value
--- longer than hash-max-listpack-value (64 bytes by default): the server
--- then keeps it as a hash table for good (docs/keys.md). Readers that walk
--- these hashes skip the field.
-local COUNTERS_MARK = ''
-local COUNTERS_PAD = 'keeps this hash a hash table: one lookup per lane, not a scan (docs/keys.md)'
--- One HEXISTS per enqueue: the three are marked together (HEXISTS + HSET,
--- not HSETNX: the documented ACLs allow these). A hash that lost its mark
--- alone only loses speed, never a count.
-local function markCounters()
-  if rcall('HEXISTS', K.glive, COUNTERS_MARK) == 1 then return end
-  for _, key in ipairs({ K.gactive, K.glive, K.gserved }) do rcall('HSET', key, COUNTERS_MARK, COUNTERS_PAD) end
-end
 -- gactive[g] += n. The field goes at exactly zero; a negative count (a
 -- corruption) stays visible to verify and repair instead of being hidden.
 local function addActive(g, n)

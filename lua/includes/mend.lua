@@ -129,7 +129,8 @@ local function repairStep(apply, cursor, budget)
     local recs = #ids > 0 and callSliced('HMGET', K.jobs, ids) or {}
     local gone = 0
     for i, id in ipairs(ids) do
-      if not recs[i] then
+      if id == ZSET_MARK then  -- no job (lua/includes/base.lua)
+      elseif not recs[i] then
         say('I3: ' .. name .. ' holds job ' .. id .. ' whose record is missing: removed')
         w('ZREM', key, id)
         gone = gone + 1

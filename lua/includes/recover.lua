@@ -53,7 +53,7 @@ local function nextDue(now)
   local best = -1
   for _, key in ipairs({ K.delayed, K.leases, K.throttled }) do
     local h = rcall('ZRANGE', key, 0, 0, 'WITHSCORES')
-    if h[2] then
+    if h[2] and h[1] ~= ZSET_MARK then
       local d = math.max(0, tonumber(h[2]) - now)
       if best < 0 or d < best then best = d end
     end

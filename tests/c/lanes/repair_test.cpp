@@ -258,19 +258,44 @@ TEST_CASE("repair refuses bad input without a round trip", "[repair]") {
   CHECK(echomq_report_cursor(nullptr) == nullptr);
 }
 
-TEST_CASE("the per-lane counters are hash tables from the first enqueue, and readers pass over their mark",
+namespace {
+std::string encoding(RawValkey &raw, const std::string &key) {
+  ReplyPtr enc = raw.must({"OBJECT", "ENCODING", key});
+  REQUIRE(enc->type == REDIS_REPLY_STRING);
+  return std::string(enc->str, enc->len);
+}
+}  // namespace
+
+TEST_CASE("the per-lane counters are hash tables, leases and delayed skiplists, from the first enqueue, "
+          "readers pass over their marks",
           "[repair]") {
-  // A claim reads and writes these hashes once per lane; as listpacks every
-  // lookup would scan the whole hash (docs/keys.md).
+  // A claim reads and writes these hashes once per lane, and leases once
+  // per job; as listpacks every lookup or insert would scan the whole key
+  // (docs/keys.md).
   Queue h;
   RawValkey raw;
   for (const char *name : {"gactive", "glive", "gserved"}) {
-    const std::string key = "emq:{" + h.q + "}:" + name;
-    ReplyPtr enc = raw.must({"OBJECT", "ENCODING", key});
-    INFO(key);
-    REQUIRE(enc->type == REDIS_REPLY_STRING);
-    CHECK(std::string(enc->str, enc->len) == "hashtable");
+    INFO(name);
+    CHECK(encoding(raw, h.key(name)) == "hashtable");
   }
+  for (const char *name : {"leases", "delayed"}) {
+    INFO(name);
+    CHECK(encoding(raw, h.key(name)) == "skiplist");
+    // The mark is last (+inf: no due-time query reaches it) and no job id.
+    ReplyPtr last = raw.must({"ZRANGE", h.key(name), "-1", "-1", "WITHSCORES"});
+    REQUIRE(last->elements == 2);
+    const std::string mark(last->element[0]->str, last->element[0]->len);
+    CHECK(mark.size() > 64);
+    CHECK(mark.find_first_not_of("0123456789") != std::string::npos);
+    CHECK(std::string(last->element[1]->str, last->element[1]->len) == "inf");
+  }
+  // Counts pass over the marks: a2, c2 and b1 wait, a1 and c1 are leased,
+  // one job is delayed and one dead.
+  echomq_queue_stats st = stats(h.c.get(), h.q);
+  CHECK(st.pending == 3);
+  CHECK(st.leased == 2);
+  CHECK(st.delayed == 1);
+  CHECK(st.dead == 1);
   // The mark is no lane: a default limit (which walks gactive), verify,
   // repair and the lane listing all pass over it.
   EMQ_REQUIRE_OK(h.c.get(), echomq_set_default_limit(h.c.get(), h.q.c_str(), 1));
@@ -283,4 +308,51 @@ TEST_CASE("the per-lane counters are hash tables from the first enqueue, and rea
   LaneListPtr lanes(l);
   for (size_t i = 0; i < echomq_lane_list_count(lanes.get()); ++i)
     CHECK(std::string(echomq_lane_list_at(lanes.get(), i)->group) != "");
+  // Drained, the sets hold their marks alone: nothing is leased or due.
+  EMQ_REQUIRE_OK(h.c.get(), echomq_ack(h.c.get(), h.q.c_str(), echomq_job_id(h.leased_a.get()),
+                                       echomq_job_token(h.leased_a.get())));
+  EMQ_REQUIRE_OK(h.c.get(), echomq_ack(h.c.get(), h.q.c_str(), echomq_job_id(h.leased_c.get()),
+                                       echomq_job_token(h.leased_c.get())));
+  while (JobPtr j = claim(h.c.get(), h.q, kLongLease))
+    EMQ_REQUIRE_OK(h.c.get(), echomq_ack(h.c.get(), h.q.c_str(), echomq_job_id(j.get()), echomq_job_token(j.get())));
+  st = stats(h.c.get(), h.q);
+  CHECK(st.pending == 0);
+  CHECK(st.leased == 0);
+  CHECK(st.delayed == 1);
+  CHECK(raw.integer({"ZCARD", h.key("leases")}) == 1);
+  require_verified(h.c.get(), h.q);
+  CHECK(repair(h.c.get(), h.q, false).empty());
+}
+
+TEST_CASE("a key that lost its mark gets it back at the next enqueue, and counts stay right", "[repair]") {
+  Queue h;
+  RawValkey raw;
+  ReplyPtr last = raw.must({"ZRANGE", h.key("leases"), "-1", "-1"});
+  REQUIRE(last->elements == 1);
+  const std::string mark(last->element[0]->str, last->element[0]->len);
+  for (const char *name : {"leases", "delayed"}) raw.must({"ZREM", h.key(name), mark});
+  // (glive keeps its mark: the leases mark alone decides.)
+  for (const char *name : {"gactive", "gserved"}) raw.must({"HDEL", h.key(name), ""});
+  // Without the marks nothing is miscounted, only slower.
+  echomq_queue_stats st = stats(h.c.get(), h.q);
+  CHECK(st.leased == 2);
+  CHECK(st.delayed == 1);
+  CHECK(st.pending == 3);
+  require_verified(h.c.get(), h.q);
+  enqueue(h.c.get(), h.q, "a", "a3");
+  for (const char *name : {"leases", "delayed"}) {
+    INFO(name);
+    ReplyPtr score = raw.must({"ZSCORE", h.key(name), mark});
+    REQUIRE(score->type == REDIS_REPLY_STRING);
+    CHECK(std::string(score->str, score->len) == "inf");
+  }
+  for (const char *name : {"gactive", "glive", "gserved"}) {
+    INFO(name);
+    CHECK(raw.integer({"HEXISTS", h.key(name), ""}) == 1);
+  }
+  st = stats(h.c.get(), h.q);
+  CHECK(st.leased == 2);
+  CHECK(st.pending == 4);
+  require_verified(h.c.get(), h.q);
+  CHECK(repair(h.c.get(), h.q, false).empty());
 }
