@@ -46,7 +46,9 @@ local function addCounts(key, names, delta)
     local v = delta[n]
     if cur[i] then v = tonumber(cur[i]) + v end  -- absent: 0 (no string to convert)
     now[n] = v
-    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = S(v) end
+    -- v goes as a number: the server prints an integer-valued argument with
+    -- its integer digits, faster than string.format here.
+    if v == 0 then del[#del + 1] = n else set[#set + 1] = n; set[#set + 1] = v end
   end
   if #set > 0 then callSliced('HSET', key, set) end
   if #del > 0 then callSliced('HDEL', key, del) end

@@ -39,9 +39,12 @@ local function attToken(v)
   if not v then return 0 end
   return tonumber(string.match(v, '^%d+ (%d+)'))
 end
+-- One format for both: an attempt count and a token are integers below
+-- 2^53 (ID_MAX), which %d prints exactly (as S does).
 local function packAtt(n, token, reason)
-  if reason and #reason > 0 then return S(n) .. ' ' .. S(token) .. ' ' .. reason end
-  return S(n) .. ' ' .. S(token)
+  local v = string.format('%d %d', n, token)
+  if reason and #reason > 0 then return v .. ' ' .. reason end
+  return v
 end
 -- The fencing token of a delivery: the caller's random nonce (1..ID_MAX,
 -- fresh per call) advanced by the attempt, wrapping within 1..ID_MAX, so
