@@ -33,9 +33,12 @@ local function serverNowMs()
   return NOW_MS  -- one instant per script call
 end
 -- A decimal integer argument in [lo, hi]; nil when it is not one.
+-- On the hot paths a string already matched as digits becomes a number by
+-- `s + 0`: Lua 5.1's tonumber parses a string twice (lua_isnumber, then
+-- lua_tonumber), arithmetic once.
 local function argInt(s, lo, hi)
   if type(s) ~= 'string' or not string.match(s, '^%-?%d+$') or #s > 16 then return nil end
-  local n = tonumber(s)
+  local n = s + 0
   if n < lo or n > hi then return nil end
   return n
 end

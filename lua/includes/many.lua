@@ -44,7 +44,7 @@ local function addCounts(key, names, delta)
   local set, del = {}, {}
   for i, n in ipairs(names) do
     local v = delta[n]
-    if cur[i] then v = tonumber(cur[i]) + v end  -- absent: 0 (no string to convert)
+    if cur[i] then v = cur[i] + v end  -- absent: 0; a count is digits (`+`: base.lua)
     now[n] = v
     -- v goes as a number: the server prints an integer-valued argument with
     -- its integer digits, faster than string.format here.

@@ -12,7 +12,7 @@ local function packRecord(at, cap, mx, g, p) return packRecordWith(recordHead(at
 -- stored (a claim copies them to its reply as they are).
 local function recordFields(rec)
   local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
-  gl = tonumber(gl)
+  gl = gl + 0  -- digits (base.lua: argInt)
   return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, cap, mx
 end
 -- Returns group, payload, enqueued at (string), cap, max attempts (string).
@@ -23,7 +23,7 @@ end
 -- The group alone (an ack needs no more of the record).
 local function recordGroup(rec)
   local gl, pos = string.match(rec, '^%d+ %d+ %d+ (%d+) ()')
-  return string.sub(rec, pos, pos + tonumber(gl) - 1)
+  return string.sub(rec, pos, pos + gl - 1)  -- gl: digits
 end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<attempts> <token>" or "<attempts> <token> <last error>". The
@@ -32,12 +32,12 @@ end
 local function unpackAtt(v)
   if not v then return 0, '', 0 end
   local n, t, r = string.match(v, '^(%d+) (%d+) ?(.*)$')
-  return tonumber(n), r, tonumber(t)
+  return n + 0, r, t + 0
 end
 -- The token alone (what a settlement checks).
 local function attToken(v)
   if not v then return 0 end
-  return tonumber(string.match(v, '^%d+ (%d+)'))
+  return string.match(v, '^%d+ (%d+)') + 0
 end
 -- One format for both: an attempt count and a token are integers below
 -- 2^53 (ID_MAX), which %d prints exactly (as S does).
