@@ -11,16 +11,16 @@ local bad = layoutError()
 if bad then return bad end
 local c = rcall('HMGET', K.stats, 'enqueued', 'acked', 'failed', 'dead', 'released')
 local function n(x) return tonumber(x or '0') end
-local leased = jobsIn(K.leases)
+local leased, delayed = jobsIn(K.leases), jobsIn(K.delayed)
 -- Every delivery ends once, as an ack, a fail or an expired lease (both
 -- counted in failed), a release, or is still leased: claims need no counter.
 local claimed = n(c[2]) + n(c[3]) + n(c[5]) + leased
 local out = { OK }  -- then a `stats` row (lua/replies.txt: STATS_FIELDS values)
 out[1 + STATS_LANES] = rcall('ZCARD', K.lanes)
 out[1 + STATS_RING] = rcall('LLEN', K.ring)
-out[1 + STATS_PENDING] = pendingCount()
+out[1 + STATS_PENDING] = pendingCount(leased, delayed)
 out[1 + STATS_LEASED] = leased
-out[1 + STATS_DELAYED] = jobsIn(K.delayed)
+out[1 + STATS_DELAYED] = delayed
 out[1 + STATS_DEAD] = rcall('ZCARD', K.dead)
 out[1 + STATS_PAUSED] = rcall('SCARD', K.paused)
 out[1 + STATS_ENQUEUED] = n(c[1])
