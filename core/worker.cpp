@@ -21,11 +21,14 @@ std::chrono::steady_clock::time_point at(int64_t ms) {
 
 constexpr int64_t kBackoffFirstMs = 100;
 constexpr int64_t kBackoffMaxMs = 5000;
+// When the second pump may send a call while one is in flight (mayClaim).
+constexpr uint32_t kOverlapFrom = 32;
+constexpr uint32_t kOverlapMax = 64;
 
 }  // namespace
 
 Worker::Worker(const std::string& url, const std::string& queue, const WorkerOptions& o)
-    : url_(url), queue_(queue), o_(o), pumpClient_(o.client), waitClient_(o.client) {
+    : url_(url), queue_(queue), o_(o), pumpClient_(o.client), overlapClient_(o.client), waitClient_(o.client) {
   checkQueueName(queue.c_str());
   checkRange("slots", o.slots, 1, kBatchMax);
   if (o_.prefetch == 0) o_.prefetch = o_.slots;
@@ -49,6 +52,7 @@ void Worker::start() {
   if (started_) invalid("worker already started");
   try {
     pumpClient_.connect(url_);
+    overlapClient_.connect(url_);
     waitClient_.connect(url_);
   } catch (const Error& e) {
     // Kept for echomq_worker_last_error: the status alone does not say why.
@@ -57,7 +61,8 @@ void Worker::start() {
     throw;
   }
   started_ = true;
-  pumpThread_ = std::thread([this] { pump(); });
+  pumpThread_ = std::thread([this] { pump(pumpClient_, true); });
+  overlapThread_ = std::thread([this] { pump(overlapClient_, false); });
   waitThread_ = std::thread([this] { waiter(); });
 }
 
@@ -116,6 +121,7 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
   lk.unlock();
   std::lock_guard<std::mutex> joining(joinMu_);
   if (pumpThread_.joinable()) pumpThread_.join();
+  if (overlapThread_.joinable()) overlapThread_.join();
   // The waiter may be asleep on the server: interrupt it until it is gone.
   while (waitThread_.joinable()) {
     waitClient_.cancel();
@@ -169,7 +175,18 @@ std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) 
   return due;
 }
 
-void Worker::pump() {
+bool Worker::mayClaim() const {
+  if (inFlight_ == 0) return true;
+  // A second call in flight pays off for mid-sized batches only. Below a
+  // prefetch of kOverlapFrom it splits batches that are already small, and
+  // the fixed cost of a call (about three jobs' work) outweighs the overlap;
+  // a call of kOverlapMax jobs or more keeps the server busy on its own (its
+  // reply is handled while the rest of the slots run). Measured with
+  // bench/compare phase a (docs/architecture.md).
+  return o_.prefetch >= kOverlapFrom && claiming_ < kOverlapMax;
+}
+
+void Worker::pump(Router& client, bool extender) {
   std::unique_lock<std::mutex> lk(mu_);
   bool passWake = false;
   for (;;) {
@@ -183,23 +200,31 @@ void Worker::pump() {
       buffer_.clear();
     }
     size_t running = held_.size() - buffer_.size();
-    size_t held = held_.size();
+    size_t held = held_.size() + claiming_;
     uint32_t free = held < o_.slots ? static_cast<uint32_t>(o_.slots - held) : 0;
+    uint32_t n = std::min(free, o_.prefetch);
     bool wantClaim = !stopping_ && !idle_ && free > 0 && now >= backoffUntil_ &&
-                     (free >= std::max<uint32_t>(1, o_.prefetch / 2) || buffer_.empty());
-    bool haveOut = !outbox_.empty() && now >= backoffUntil_;
-    auto ext = now >= backoffUntil_ ? dueForExtension(now) : decltype(dueForExtension(now)){};
+                     (free >= std::max<uint32_t>(1, o_.prefetch / 2) || buffer_.empty()) &&
+                     mayClaim();
+    // Settlements alone wait for the call in flight: the next call carries them.
+    bool haveOut = !outbox_.empty() && now >= backoffUntil_ && (inFlight_ == 0 || stopping_);
+    auto ext = extender && now >= backoffUntil_ ? dueForExtension(now) : decltype(dueForExtension(now)){};
     if (!wantClaim && !haveOut && ext.empty()) {
-      if (stopping_ && outbox_.empty() && (!drain_ || running == 0)) break;
-      if (stopping_ && !outbox_.empty() && now < backoffUntil_ && !drain_) break;  // no server: give up
+      // The other pump's call may still return jobs to give back or
+      // settlements to send again: the last pump out ends the engine.
+      bool quiet = inFlight_ == 0;
+      if (quiet && stopping_ && outbox_.empty() && (!drain_ || running == 0)) break;
+      if (quiet && stopping_ && !outbox_.empty() && now < backoffUntil_ && !drain_) break;  // no server: give up
       if (idle_ && !waitArmed_ && !stopping_) {
         waitArmed_ = true;
         waitCv_.notify_one();
       }
       int64_t wake = -1;
-      for (const auto& [id, h] : held_) {
-        int64_t t = h.deadline - o_.lease_ms / 2;
-        if (wake < 0 || t < wake) wake = t;
+      if (extender) {
+        for (const auto& [id, h] : held_) {
+          int64_t t = h.deadline - o_.lease_ms / 2;
+          if (wake < 0 || t < wake) wake = t;
+        }
       }
       if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
       if (wake >= 0) {
@@ -215,12 +240,22 @@ void Worker::pump() {
       continue;
     }
     std::vector<Settlement> out;
-    if (haveOut) out.swap(outbox_);
-    uint32_t n = wantClaim ? std::min(free, o_.prefetch) : 0;
+    if (haveOut || wantClaim) out.swap(outbox_);
+    if (!wantClaim) n = 0;
     // Weighted batches end at a turn boundary (lua/includes/turns.lua), so a
     // lane's turn is never split between two round trips.
     std::string flags = passWake ? "w" : "";
     passWake = false;
+    claiming_ += n;
+    ++inFlight_;
+    bool landed = false;  // the call's slots and in-flight count are given back
+    auto land = [&] {     // under mu_, once per call
+      if (landed) return;
+      landed = true;
+      claiming_ -= n;
+      --inFlight_;
+      pumpCv_.notify_all();  // the other pump may wait for this call
+    };
     lk.unlock();
     int64_t t0 = steadyMs();
     try {
@@ -231,12 +266,12 @@ void Worker::pump() {
           toks.push_back(tok);
         }
         std::vector<int> st(ids.size());
-        pumpClient_.beginCall();
+        client.beginCall();
         for (size_t i = 0; i < ids.size(); i += kBatchMax) {
           size_t m = std::min<size_t>(kBatchMax, ids.size() - i);
-          pumpClient_.extendMany(queue_.c_str(), &ids[i], &toks[i], m, o_.lease_ms, &st[i]);
+          client.extendMany(queue_.c_str(), &ids[i], &toks[i], m, o_.lease_ms, &st[i]);
         }
-        const std::string why = pumpClient_.confirmWrites();
+        const std::string why = client.confirmWrites();
         lk.lock();
         ++stats_.round_trips;
         noteUnconfirmed(why);
@@ -257,13 +292,14 @@ void Worker::pump() {
         lk.unlock();
       }
       if (!out.empty() || n > 0) {
-        pumpClient_.beginCall();
-        TakeResult r = pumpClient_.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
+        client.beginCall();
+        TakeResult r = client.settleClaim(queue_.c_str(), out, o_.lease_ms, n, o_.weighted, flags.c_str());
         // Not confirmed durable in time is still done: the jobs are ours and
         // the settlements went through (a failover may undo them; then the
         // jobs come back by their leases, never to a stale holder).
-        const std::string why = pumpClient_.confirmWrites();
+        const std::string why = client.confirmWrites();
         lk.lock();
+        land();
         ++stats_.round_trips;
         noteUnconfirmed(why);
         for (size_t i = 0; i < out.size(); ++i) {
@@ -294,6 +330,7 @@ void Worker::pump() {
       }
     } catch (const Error& e) {
       lk.lock();
+      land();
       recordError(e);
       // Settling again is safe: an entry that went through comes back
       // stale or not found, never settled twice. Jobs the lost call may
@@ -304,6 +341,7 @@ void Worker::pump() {
       lk.unlock();
     } catch (...) {
       lk.lock();
+      land();
       lastError_ = "internal error in the worker pump";
       lastCode_ = kInternal;
       ++stats_.errors;
@@ -311,7 +349,10 @@ void Worker::pump() {
       lk.unlock();
     }
     lk.lock();
+    land();
   }
+  pumpCv_.notify_all();  // the other pump may be waiting for this one
+  if (--pumpsLeft_ > 0) return;
   finished_ = true;
   jobsCv_.notify_all();
   waitCv_.notify_all();

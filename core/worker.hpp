@@ -70,7 +70,12 @@ class Worker {
     uint64_t token;
     int64_t deadline;  // local steady ms by which the lease ends at the latest
   };
-  void pump();
+  // The loop of one pump thread, on its own connection; only the first
+  // extends leases.
+  void pump(Router& client, bool extender);
+  // Under mu_: may a pump claim now, given the call in flight on the other
+  // pump (if any)?
+  bool mayClaim() const;
   void waiter();
   void recordError(const Error& e);
   // Counts a round trip that was not confirmed durable in time (why != "").
@@ -80,8 +85,10 @@ class Worker {
 
   std::string url_, queue_;
   WorkerOptions o_;
-  Router pumpClient_, waitClient_;
-  std::thread pumpThread_, waitThread_;
+  // Two pumps: while one call is in flight, the other may send the next
+  // (see mayClaim), so the server is not left idle while a reply is handled.
+  Router pumpClient_, overlapClient_, waitClient_;
+  std::thread pumpThread_, overlapThread_, waitThread_;
 
   std::mutex mu_;
   std::mutex joinMu_;  // stop() may run on two threads at once (drain, then abandon)
@@ -97,6 +104,9 @@ class Worker {
   bool woken_ = false;      // the waiter saw a wake-up (or its wait ended)
   bool waitArmed_ = false;  // the pump asked the waiter to wait
   bool waitDone_ = false;   // the waiter thread has ended
+  uint32_t claiming_ = 0;  // jobs asked for by the calls in flight (slots they may fill)
+  int inFlight_ = 0;       // pump calls in flight
+  int pumpsLeft_ = 2;      // pump threads still running
   int64_t waitMs_ = 0;
   int64_t backoffUntil_ = 0;
   int64_t backoffMs_ = 0;

@@ -5,6 +5,7 @@
 #include "test_env.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -74,6 +75,74 @@ TEST_CASE("eight host threads on one engine run every job exactly once, in batch
   CHECK(qs.acked_total == static_cast<uint64_t>(kJobs));
   CHECK(qs.leased == 0);
   CHECK(qs.pending == 0);
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("with two calls in flight the engine never holds more jobs than its slots", "[worker]") {
+  // A prefetch of 32 or more lets the second pump claim while the first
+  // pump's call is in flight; the slots both may fill are reserved first.
+  auto c = connect_client();
+  const std::string q = fresh_queue("overlap");
+  constexpr int kJobs = 3000;
+  constexpr unsigned kSlots = 48;
+  BatchPtr b(echomq_batch_create());
+  for (int i = 0; i < kJobs; ++i) {
+    const std::string g = "L" + std::to_string(i % 30), p = std::to_string(i);
+    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
+  }
+  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = kSlots;
+  WorkerPtr w = start_worker(q, o);
+  // No Catch2 assertion runs off the test's thread (they are not
+  // thread-safe): the threads count what they saw, checked at the end.
+  std::atomic<int> done{0}, twice{0}, statsFailed{0};
+  std::atomic<uint64_t> most{0};
+  std::mutex mu;
+  std::set<uint64_t> seen;
+  std::thread sampler([&] {
+    while (done.load() < kJobs) {
+      echomq_worker_stats s{};
+      s.version = ECHOMQ_WORKER_STATS_VERSION;
+      if (echomq_worker_stats_get(w.get(), &s) != ECHOMQ_OK) statsFailed.fetch_add(1);
+      uint64_t held = s.running + s.buffered;
+      if (held > most.load()) most.store(held);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  std::vector<std::thread> hosts;
+  for (int t = 0; t < 8; ++t) {
+    hosts.emplace_back([&] {
+      while (done.load() < kJobs) {
+        echomq_job *j = nullptr;
+        if (echomq_worker_next(w.get(), 100, &j) != ECHOMQ_OK) continue;
+        bool fresh;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          fresh = seen.insert(echomq_job_id(j)).second;
+        }
+        if (!fresh) twice.fetch_add(1);
+        // Running a while keeps the slots full, so a claim past them shows.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (echomq_worker_done(w.get(), j) == ECHOMQ_OK) done.fetch_add(1);
+        echomq_job_free(j);
+      }
+    });
+  }
+  for (auto &t : hosts) t.join();
+  sampler.join();
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  echomq_worker_stats s = worker_stats(w.get());
+  CHECK(twice.load() == 0);
+  CHECK(statsFailed.load() == 0);
+  CHECK(most.load() > 0);
+  CHECK(most.load() <= kSlots);
+  CHECK(s.done == static_cast<uint64_t>(kJobs));
+  CHECK(s.claimed == static_cast<uint64_t>(kJobs));
+  CHECK(s.lost == 0);
+  echomq_queue_stats qs = stats(c.get(), q);
+  CHECK(qs.acked_total == static_cast<uint64_t>(kJobs));
+  CHECK(qs.leased == 0);
   require_verified(c.get(), q);
 }
 
