@@ -29,18 +29,23 @@ echomq_worker_stats worker_stats(echomq_worker *w) {
   return s;
 }
 
+// Enqueues jobs 0..n-1 (payload: the number) over `lanes` lanes L0, L1, ...
+void enqueue_spread(echomq_client *c, const std::string &q, int n, int lanes) {
+  BatchPtr b(echomq_batch_create());
+  for (int i = 0; i < n; ++i) {
+    const std::string g = "L" + std::to_string(i % lanes), p = std::to_string(i);
+    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
+  }
+  EMQ_REQUIRE_OK(c, echomq_enqueue_batch(c, q.c_str(), b.get(), nullptr));
+}
+
 }  // namespace
 
 TEST_CASE("eight host threads on one engine run every job exactly once, in batches", "[worker]") {
   auto c = connect_client();
   const std::string q = fresh_queue("engine");
   constexpr int kJobs = 2000;
-  BatchPtr b(echomq_batch_create());
-  for (int i = 0; i < kJobs; ++i) {
-    const std::string g = "L" + std::to_string(i % 20), p = std::to_string(i);
-    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
-  }
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  enqueue_spread(c.get(), q, kJobs, 20);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 32;
   WorkerPtr w = start_worker(q, o);
@@ -85,12 +90,7 @@ TEST_CASE("with two calls in flight the engine never holds more jobs than its sl
   const std::string q = fresh_queue("overlap");
   constexpr int kJobs = 3000;
   constexpr unsigned kSlots = 48;
-  BatchPtr b(echomq_batch_create());
-  for (int i = 0; i < kJobs; ++i) {
-    const std::string g = "L" + std::to_string(i % 30), p = std::to_string(i);
-    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
-  }
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  enqueue_spread(c.get(), q, kJobs, 30);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = kSlots;
   WorkerPtr w = start_worker(q, o);
