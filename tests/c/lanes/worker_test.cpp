@@ -288,7 +288,9 @@ TEST_CASE("connections killed under a running engine lose no job and ack none tw
     EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
   }
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
-  o.slots = 16;
+  // 16: one call in flight at a time; 48: two (the second pump's calls are
+  // cut too, and their slots must come back).
+  o.slots = GENERATE(16u, 48u);
   o.lease_ms = 1000;  // jobs of a call whose reply was lost come back soon
   o.idle_wait_ms = 200;
   WorkerPtr w = start_worker(q, o, server.url());
