@@ -52,7 +52,7 @@ void Worker::start() {
   if (started_) invalid("worker already started");
   try {
     pumpClient_.connect(url_);
-    overlapClient_.connect(url_);
+    if (overlaps()) overlapClient_.connect(url_);
     waitClient_.connect(url_);
   } catch (const Error& e) {
     // Kept for echomq_worker_last_error: the status alone does not say why.
@@ -62,7 +62,10 @@ void Worker::start() {
   }
   started_ = true;
   pumpThread_ = std::thread([this] { pump(pumpClient_, true); });
-  overlapThread_ = std::thread([this] { pump(overlapClient_, false); });
+  // A second pump only where it may overlap (mayClaim): otherwise it would
+  // only wake on every report and find nothing to send.
+  pumpsLeft_ = overlaps() ? 2 : 1;
+  if (overlaps()) overlapThread_ = std::thread([this] { pump(overlapClient_, false); });
   waitThread_ = std::thread([this] { waiter(); });
 }
 
@@ -175,6 +178,8 @@ std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) 
   return due;
 }
 
+bool Worker::overlaps() const { return o_.prefetch >= kOverlapFrom; }
+
 bool Worker::mayClaim() const {
   if (inFlight_ == 0) return true;
   // A second call in flight pays off for mid-sized batches only. Below a
@@ -183,7 +188,7 @@ bool Worker::mayClaim() const {
   // a call of kOverlapMax jobs or more keeps the server busy on its own (its
   // reply is handled while the rest of the slots run). Measured with
   // bench/compare phase a (docs/architecture.md).
-  return o_.prefetch >= kOverlapFrom && claiming_ < kOverlapMax;
+  return overlaps() && claiming_ < kOverlapMax;
 }
 
 void Worker::pump(Router& client, bool extender) {

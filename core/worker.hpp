@@ -76,6 +76,8 @@ class Worker {
   // Under mu_: may a pump claim now, given the call in flight on the other
   // pump (if any)?
   bool mayClaim() const;
+  // Is the prefetch deep enough for two calls in flight (and a second pump)?
+  bool overlaps() const;
   void waiter();
   void recordError(const Error& e);
   // Counts a round trip that was not confirmed durable in time (why != "").
@@ -85,8 +87,9 @@ class Worker {
 
   std::string url_, queue_;
   WorkerOptions o_;
-  // Two pumps: while one call is in flight, the other may send the next
-  // (see mayClaim), so the server is not left idle while a reply is handled.
+  // Two pumps when the prefetch is deep enough (overlaps): while one call is
+  // in flight, the other may send the next (see mayClaim), so the server is
+  // not left idle while a reply is handled.
   Router pumpClient_, overlapClient_, waitClient_;
   std::thread pumpThread_, overlapThread_, waitThread_;
 
@@ -106,7 +109,7 @@ class Worker {
   bool waitDone_ = false;   // the waiter thread has ended
   uint32_t claiming_ = 0;  // jobs asked for by the calls in flight (slots they may fill)
   int inFlight_ = 0;       // pump calls in flight
-  int pumpsLeft_ = 2;      // pump threads still running
+  int pumpsLeft_ = 0;      // pump threads still running (set by start)
   int64_t waitMs_ = 0;
   int64_t backoffUntil_ = 0;
   int64_t backoffMs_ = 0;

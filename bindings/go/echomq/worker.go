@@ -123,7 +123,7 @@ type Worker struct {
 	// cancelled; default 30 s.
 	DrainTimeout time.Duration
 	// DialOptions give the connect and command timeouts of the engine's
-	// three connections (WithConnectTimeout, WithCommandTimeout) and its
+	// two or three connections (WithConnectTimeout, WithCommandTimeout) and its
 	// durability (WithDurability: an unconfirmed round trip counts as done
 	// and in WorkerStats.Unconfirmed).
 	DialOptions []DialOption

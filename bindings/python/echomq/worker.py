@@ -123,7 +123,7 @@ class Worker:
 
     Args:
         queue: the queue to drain; its client gives the URL and timeouts of
-            the engine's own three connections (the queue's client itself is
+            the engine's own two or three connections (the queue's client itself is
             not used).
         handler: called with each :class:`~echomq.Job`; returning acks it,
             raising fails the attempt with the exception text, raising

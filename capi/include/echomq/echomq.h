@@ -555,11 +555,11 @@ ECHOMQ_API int echomq_extend_many(echomq_client *c, const char *queue, const uin
  * them (done / fail / discard). Inside, a pump claims in batches fused
  * with the settlement of finished jobs (one round trip per batch), extends
  * the leases of held jobs past half their length (many in one call), and
- * when the queue is empty sleeps on the server (a third connection waits
- * for a wake-up, no polling) until work arrives. A second pump on its own
- * connection sends the next claim while a call is in flight when prefetch
- * is 32 or more (docs/architecture.md); never more than `slots` jobs are
- * held. An engine uses three connections.
+ * when the queue is empty sleeps on the server (another connection waits
+ * for a wake-up, no polling) until work arrives. When prefetch is 32 or
+ * more, a second pump on its own connection sends the next claim while a
+ * call is in flight (docs/architecture.md); never more than `slots` jobs
+ * are held. An engine uses two connections, three with the second pump.
  *
  * Thread safety: every echomq_worker_* call is thread-safe, except
  * echomq_worker_free, which must be the last call on the handle.
