@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "job_record.hpp"
 #include "nonce.hpp"
 #include "replies_gen.hpp"
 #include "script_reply.hpp"
@@ -169,15 +170,9 @@ TakeResult decodeTake(const redisReply* r) {
     size_t b = at + 1 + F::kFields * i;
     Job& j = c.jobs[i];
     j.id = u64(r, b + F::id, "claim id");
-    j.group = str(r, b + F::group, "claim group");
-    j.payload = str(r, b + F::payload, "claim payload");
-    j.token = u64(r, b + F::token, "claim token");
     j.lease_until_ms = i64(r, b + F::lease_until, "claim lease");
-    j.enqueued_at_ms = i64(r, b + F::enqueued_at, "claim enqueued");
-    j.max_attempts = static_cast<uint32_t>(u64(r, b + F::max_attempts, "claim max attempts"));
-    j.last_error = str(r, b + F::last_error, "claim last error");
-    j.attempts = u64(r, b + F::attempt, "claim attempt");
-    j.cap = u64(r, b + F::cap, "claim cap");
+    readDelivery(view(r, b + F::delivery, "claim delivery"), j);
+    readRecord(view(r, b + F::record, "claim record"), j);
   }
   c.empty = n == 0;
   c.next_due_ms = i64(r, r->elements - 1, "take next due");

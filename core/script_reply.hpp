@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "error.hpp"
 #include "reply.hpp"
@@ -30,6 +31,12 @@ inline int64_t i64(const redisReply* arr, size_t i, const char* what) {
 }
 inline std::string str(const redisReply* arr, size_t i, const char* what) {
   return replyStr(replyAt(arr, i, what), what);
+}
+// A bulk string element, not copied: valid while the reply lives.
+inline std::string_view view(const redisReply* arr, size_t i, const char* what) {
+  const redisReply* e = replyAt(arr, i, what);
+  if (e->type != REDIS_REPLY_STRING) echomq::fail(kProto, std::string("unexpected reply for ") + what + ": not a string");
+  return std::string_view(e->str, e->len);
 }
 
 }  // namespace echomq

@@ -15,7 +15,7 @@
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
--- Returns {OK or EMPTY, a + f codes, n, n x 9 job values (serveTurns), ms to the next
+-- Returns {OK or EMPTY, a + f codes, n, n job rows (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
 -- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
 -- FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails. {EINVAL, msg} or

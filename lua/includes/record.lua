@@ -3,7 +3,9 @@
 -- a redrive or a release, which raise its attempt cap.
 --   "<enqueued at> <attempt cap> <max attempts> <group bytes> <group><payload>"
 -- One short string per job keeps a pending job small (docs/keys.md); the
--- attempt count and the last error live beside it (att, err hashes).
+-- attempt count and the last error live beside it (the att hash). A
+-- claim returns the record and the delivery state as stored; the core reads
+-- both formats too (core/job_record.cpp), so a change here changes it.
 -- The fields before the group: one string for all the jobs of a call.
 local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
 local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end

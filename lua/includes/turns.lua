@@ -141,23 +141,20 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   local o = #out
   taken = 0
   for i, id in ipairs(ids) do
-    local g = laneOf[i]
     local rec = recs[i]
     if rec then
       local att, err = unpackAtt(atts[i])
       att = att + 1
-      local token = deliveryToken(nonce, att)
-      local _, p, at, cap, mx = recordFields(rec)
-      out[o + JOB_ID] = id; out[o + JOB_GROUP] = g; out[o + JOB_PAYLOAD] = p; out[o + JOB_TOKEN] = token
-      out[o + JOB_LEASE_UNTIL] = deadline; out[o + JOB_ENQUEUED_AT] = at
-      out[o + JOB_MAX_ATTEMPTS] = mx; out[o + JOB_LAST_ERROR] = err; out[o + JOB_ATTEMPT] = att
-      out[o + JOB_CAP] = cap
+      local delivery = packAtt(att, deliveryToken(nonce, att), err)
+      out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
+      out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS
       local j = taken + taken
-      attSet[j + 1] = id; attSet[j + 2] = packAtt(att, token, err)
+      attSet[j + 1] = id; attSet[j + 2] = delivery
       leaseAdd[j + 1] = deadline; leaseAdd[j + 2] = id
       taken = taken + 1
     else
+      local g = laneOf[i]
       servedBy[g] = servedBy[g] - 1  -- an id without a record is no job: verify reports it
     end
   end

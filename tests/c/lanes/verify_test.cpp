@@ -151,3 +151,18 @@ TEST_CASE("verify reports a leased job whose record is gone", "[verify]") {
   raw.must({"HSET", h.key("jobs"), id, saved});
   require_verified(h.c.get(), h.q);
 }
+
+TEST_CASE("a claim of a job whose record is malformed reports EPROTO and leaves it leased, never lost",
+          "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  const std::string id = std::to_string(h.pending_id);
+  raw.must({"HSET", h.key("jobs"), id, "12 1 3 not a record"});
+  // The next turns serve b1, then a2: the call leases both, and its reply
+  // cannot be read.
+  echomq_job_list *list = nullptr;
+  EMQ_REQUIRE_STATUS(h.c.get(), ECHOMQ_EPROTO, echomq_claim_batch(h.c.get(), h.q.c_str(), kLongLease, 5, 0, &list));
+  CHECK(list == nullptr);
+  CHECK(std::string(echomq_client_errmsg(h.c.get())).find("job record") != std::string::npos);
+  CHECK(stats(h.c.get(), h.q).leased == 3);  // a1, b1 and a2: back by their leases
+}

@@ -1,0 +1,53 @@
+#include "job_record.hpp"
+
+#include <charconv>
+#include <limits>
+
+#include "error.hpp"
+
+namespace echomq {
+
+namespace {
+
+[[noreturn]] void bad(const char* what) {
+  fail(kProto, std::string("claim: malformed ") + what + " (a library/script version mismatch?)");
+}
+
+// Digits up to the next space (or the end when `last`); s advances past them
+// and the space.
+template <typename T>
+T field(std::string_view& s, const char* what, bool last = false) {
+  T v{};
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p == s.data()) bad(what);
+  size_t used = static_cast<size_t>(p - s.data());
+  if (last && used == s.size()) {
+    s.remove_prefix(used);
+    return v;
+  }
+  if (used >= s.size() || s[used] != ' ') bad(what);
+  s.remove_prefix(used + 1);
+  return v;
+}
+
+}  // namespace
+
+void readRecord(std::string_view rec, Job& j) {
+  j.enqueued_at_ms = field<int64_t>(rec, "job record");
+  j.cap = field<uint64_t>(rec, "job record");
+  uint64_t mx = field<uint64_t>(rec, "job record");
+  if (mx > std::numeric_limits<uint32_t>::max()) bad("job record");
+  j.max_attempts = static_cast<uint32_t>(mx);
+  size_t gl = field<size_t>(rec, "job record");
+  if (gl == 0 || gl > rec.size()) bad("job record");
+  j.group.assign(rec.data(), gl);
+  j.payload.assign(rec.data() + gl, rec.size() - gl);
+}
+
+void readDelivery(std::string_view att, Job& j) {
+  j.attempts = field<uint64_t>(att, "delivery state");
+  j.token = field<uint64_t>(att, "delivery state", true);
+  j.last_error.assign(att.data(), att.size());
+}
+
+}  // namespace echomq
