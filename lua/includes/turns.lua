@@ -29,20 +29,25 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   end
   local m = #head
   local whole = turns > 1 and m == len  -- the turns may come round to a lane again
-  local lim, wt = laneSettings(head, weighted)
-  -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
-  local q = {}
-  for i, g in ipairs(head) do q[i] = g end
-  q[#q + 1] = ''
-  local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, head)
-  local dr = rates['']
-  local tok, rated = {}, {}
-  for _, g in ipairs(head) do
-    local r = parseRate(rates[g] or dr or nil)
-    if r or buckets[g] then
-      local _, t = rateState(r, buckets[g] or nil, now)
-      tok[g] = t
-      rated[g] = r or false
+  -- Lane settings and token buckets. A queue with no limit, rate or
+  -- throttle anywhere (nor a default) skips reading them: one call.
+  local lim, wt, tok, rated = {}, nil, {}, {}
+  local plain = rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
+  if weighted or not plain then lim, wt = laneSettings(head, weighted) end
+  if not plain then
+    -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
+    local q = {}
+    for i, g in ipairs(head) do q[i] = g end
+    q[#q + 1] = ''
+    local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, head)
+    local dr = rates['']
+    for _, g in ipairs(head) do
+      local r = parseRate(rates[g] or dr or nil)
+      if r or buckets[g] then
+        local _, t = rateState(r, buckets[g] or nil, now)
+        tok[g] = t
+        rated[g] = r or false
+      end
     end
   end
   -- Active counts matter only under a ceiling: read them for those lanes.
