@@ -68,14 +68,20 @@ if bad then return bad end
 
 local now = serverNowMs()
 -- No half writes: every key this call may write, or read after its first
--- write, must hold its type (lua/includes/typeGuard.lua): a few TYPE calls
--- per call (lua/includes/takeGuard.lua); the pending sets a claim pops need
--- none (protected pops).
+-- write, must hold its type (lua/includes/typeGuard.lua): the reads before
+-- the first write check most; a few TYPE calls per call the rest
+-- (lua/includes/takeGuard.lua).
 local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
-bad = typeGuard(takeGuard(ackIds, fails, due, n))
+-- No limit, rate or throttle anywhere (nor a default): the turns read no
+-- lane settings (lua/includes/turns.lua).
+local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
+local weighted = ARGV[5] == '1'
+bad = typeGuard(takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true)))
 if bad then return bad end
 local codes = {}
-local refused = settle(ackIds, ackToks, fails, now, codes)
+local refused
+refused, bad = settle(ackIds, ackToks, fails, now, codes)
+if bad then return bad end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
@@ -84,7 +90,7 @@ local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
-  taken = serveTurns(n, turns, ARGV[5] == '1', lease, now, nonce, out)
+  taken = serveTurns(n, turns, weighted, plain, lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.

@@ -26,25 +26,20 @@ local function laneSettings(names, weighted)
   end
   return lim, wt
 end
--- Adds delta[name] to each field of `names` in hash `key` and returns the
--- new values (name -> number); a field goes at exactly 0. One HINCRBY per
--- field for one or two fields, else one HMGET and one HSET (and one HDEL)
--- for them all, the values read and written in one pass.
-local function addCounts(key, names, delta)
-  local now = {}
-  if #names <= 2 then
-    for _, n in ipairs(names) do
-      local v = rcall('HINCRBY', key, n, delta[n])
-      if v == 0 then rcall('HDEL', key, n) end
-      now[n] = v
-    end
-    return now
-  end
+-- The counts of `names` in hash `key`, in their order (0 when absent): one
+-- HMGET. A count is digits (`+`: base.lua).
+local function readCounts(key, names)
   local cur = callSliced('HMGET', key, names)
-  local set, del = {}, {}
+  for i = 1, #names do cur[i] = cur[i] and cur[i] + 0 or 0 end
+  return cur
+end
+-- Writes cur[i] + delta[names[i]] to each field of `names` in hash `key`, a
+-- field going at exactly 0: one HSET (and one HDEL). Returns the new values
+-- (name -> number).
+local function writeCounts(key, names, cur, delta)
+  local now, set, del = {}, {}, {}
   for i, n in ipairs(names) do
-    local v = delta[n]
-    if cur[i] then v = cur[i] + v end  -- absent: 0; a count is digits (`+`: base.lua)
+    local v = cur[i] + delta[n]
     now[n] = v
     -- v goes as a number: the server prints an integer-valued argument with
     -- its integer digits, faster than string.format here.
@@ -52,5 +47,18 @@ local function addCounts(key, names, delta)
   end
   if #set > 0 then callSliced('HSET', key, set) end
   if #del > 0 then callSliced('HDEL', key, del) end
+  return now
+end
+-- Adds delta[name] to each field of `names` in hash `key` and returns the
+-- new values (name -> number); a field goes at exactly 0. One HINCRBY per
+-- field for one or two fields, else readCounts and writeCounts.
+local function addCounts(key, names, delta)
+  if #names > 2 then return writeCounts(key, names, readCounts(key, names), delta) end
+  local now = {}
+  for _, n in ipairs(names) do
+    local v = rcall('HINCRBY', key, n, delta[n])
+    if v == 0 then rcall('HDEL', key, n) end
+    now[n] = v
+  end
   return now
 end

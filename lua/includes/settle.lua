@@ -1,5 +1,6 @@
 --@include attempt
 --@include many
+--@include typeGuard
 -- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
 -- and fails (id, token, retry delay, reason; delay RELEASE = give back
 -- unstarted). Each is checked first — the job exists (else NOTFOUND),
@@ -8,8 +9,15 @@
 -- ones are applied: fails one by one, acks with one write per hash for the
 -- whole list. Lane counts and ring places are fixed once per lane. codes[i]
 -- gets each entry's status (fails: the outcome). Returns the number of
--- entries refused.
+-- entries refused, and a typeGuard reply when a key the acks would touch
+-- holds the wrong type (then nothing was written).
 local RELEASE = -3
+-- Keys an ack writes or reads after its first write on its rare paths: a
+-- lane freed from its ceiling (laneState, joinRing) and a lane left idle
+-- (forgetIdleLane). Its common path reads jobs, att, leases, gactive, glive
+-- and glimit before writing them, and its first write is to stats.
+local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
+local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
 local function settle(ackIds, ackToks, fails, now, codes)
   local ids = ackIds
   if #fails > 0 then
@@ -72,26 +80,40 @@ local function settle(ackIds, ackToks, fails, now, codes)
     end
   end
   if #done == 0 then return refused end
+  -- Everything the acks read comes before their first write: the counts and
+  -- limits of their lanes, and which lanes go idle or leave their limit.
+  local minus = {}
+  for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
+  local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
+  local lim = laneSettings(lanes, false)
+  local freed, idle = {}, {}
+  for i, g in ipairs(lanes) do
+    -- Freed from its ceiling: the lane rejoins if it has work, runs and has
+    -- a token (or waits for one).
+    local l, a = lim[g], act0[i]
+    if l and a >= l and a - dropped[g] < l then freed[#freed + 1] = g end
+    if live0[i] - dropped[g] <= 0 then idle[#idle + 1] = g end
+  end
+  -- Those rare paths touch more keys: checked now, before the first write
+  -- (with fails, the caller checked every key).
+  if #fails == 0 and #freed + #idle > 0 then
+    local want = {}
+    for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do want[K[name]] = KEY_TYPES[name] end
+    for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do want[K[name]] = KEY_TYPES[name] end
+    local bad = typeGuard(want)
+    if bad then return refused, bad end
+  end
+  -- The first write: a wrong-typed stats key fails it whole.
+  rcall('HINCRBY', K.stats, 'acked', #done)
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
   callSliced('ZREM', K.leases, done)
-  rcall('HINCRBY', K.stats, 'acked', #done)
-  local minus = {}
-  for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
-  local act = addCounts(K.gactive, lanes, minus)
-  local live = addCounts(K.glive, lanes, minus)
-  local lim = laneSettings(lanes, false)
-  for _, g in ipairs(lanes) do
-    -- Freed from its ceiling: the lane rejoins if it has work, runs and
-    -- has a token (or waits for one).
-    local l = lim[g]
-    if l and act[g] + dropped[g] >= l and act[g] < l then
-      local st, due = laneState(g)
-      if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
-    end
+  writeCounts(K.gactive, lanes, act0, minus)
+  writeCounts(K.glive, lanes, live0, minus)
+  for _, g in ipairs(freed) do
+    local st, due = laneState(g)
+    if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
   end
-  for _, g in ipairs(lanes) do
-    if live[g] <= 0 then forgetIdleLane(g) end
-  end
+  for _, g in ipairs(idle) do forgetIdleLane(g) end
   return refused
 end

@@ -1,21 +1,21 @@
 --@include typeGuard
 --@include many
 --@include record
--- The keys a take call (lua/take.lua) may touch after its first write, by
--- what it does. A claim writes att, gactive, gserved and reads jobs after
--- its first write; the pending sets it pops are read and popped by protected
--- calls (lua/includes/turns.lua), so they need no check. Acks read jobs, att
--- and leases before settling's first write, then write stats, gactive,
--- glive, and for a lane left idle (directory) or freed from its limit
--- (ring): those keys are checked whole, without reading which lanes are
--- which (a few TYPE calls per call, not per job). Fails and the recovery of
--- due work check every key, with the pending sets of the lanes of the jobs
--- they move.
-local ACK_KEYS = { 'stats', 'gactive', 'glive', 'gweight', 'glimit', 'paused', 'grate', 'gbucket',
-                   'gcap', 'lanes', 'gserved', 'ring', 'wake', 'throttled' }
-local function takeGuard(ackIds, fails, due, n)
-  local want = { [K.gactive] = 'hash' }
-  if n > 0 then want[K.gserved] = 'hash'; want[K.jobs] = 'hash'; want[K.att] = 'hash' end
+-- The keys a take call (lua/take.lua) may write, or read after its first
+-- write, that no read before that write has checked. Reads before it:
+-- dueWork (delayed, leases, throttled, when claiming); settle (jobs, att and
+-- leases; then for the acks gactive, glive and glimit, and the keys of its
+-- rare paths, which it checks itself; its first write, to stats, fails
+-- whole); a claim alone reads the ring and the lane settings before its
+-- first write (the pending sets it pops are read and popped by protected
+-- calls: lua/includes/turns.lua). What is left: for a claim, the per-lane
+-- counts and per-job hashes it writes after popping, and after acks the
+-- ring and lane settings it reads (none when `plain`: no limit, rate or
+-- throttle anywhere), the weights when `weighted`, and the wake-up list when
+-- `wake`. Fails and the recovery of due work check every key, with the
+-- pending sets of the lanes of the jobs they move.
+local function takeGuard(ackIds, fails, due, n, plain, weighted, wake)
+  local want = {}
   local ids, groups = {}, {}
   for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
   if due then
@@ -28,8 +28,17 @@ local function takeGuard(ackIds, fails, due, n)
     for _, rec in ipairs(#ids > 0 and callSliced('HMGET', K.jobs, ids) or {}) do
       if rec then groups[#groups + 1] = (unpackRecord(rec)) end
     end
-  elseif #ackIds > 0 then
-    for _, name in ipairs(ACK_KEYS) do want[K[name]] = KEY_TYPES[name] end
+  elseif n > 0 then
+    -- gactive: settle reads it only when an ack is accepted.
+    want[K.gactive] = 'hash'; want[K.gserved] = 'hash'
+    if #ackIds == 0 then
+      want[K.jobs] = 'hash'; want[K.att] = 'hash'
+    else
+      want[K.ring] = 'list'
+      if not plain then want[K.glimit] = 'hash'; want[K.grate] = 'hash'; want[K.gbucket] = 'hash' end
+      if weighted then want[K.gweight] = 'hash' end
+    end
+    if wake then want[K.wake] = 'list' end
   end
   for _, g in ipairs(groups) do want[pendingKey(g)] = 'zset' end
   return want

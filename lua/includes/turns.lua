@@ -15,7 +15,7 @@
 -- the lane's settings are read before the first write. More run on a copy
 -- of the ring's head, written back with one LPOP and one RPUSH; per-lane and
 -- per-job fields take one call per hash. Returns the number of jobs taken.
-local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
+local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if n < 1 then return 0 end
   local head, len
   if turns == 1 then
@@ -29,10 +29,9 @@ local function serveTurns(n, turns, weighted, leaseMs, now, nonce, out)
   end
   local m = #head
   local whole = turns > 1 and m == len  -- the turns may come round to a lane again
-  -- Lane settings and token buckets. A queue with no limit, rate or
-  -- throttle anywhere (nor a default) skips reading them: one call.
+  -- Lane settings and token buckets; `plain` (no limit, rate or throttle
+  -- anywhere, nor a default) skips reading them.
   local lim, wt, tok, rated = {}, nil, {}, {}
-  local plain = rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
   if weighted or not plain then lim, wt = laneSettings(head, weighted) end
   if not plain then
     -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
