@@ -324,7 +324,7 @@ void Worker::pump(Router& client, bool extender) {
           buffer_.push_back(std::move(j));
           ++stats_.claimed;
         }
-        if (!r.claimed.jobs.empty()) jobsCv_.notify_all();
+        const bool handOut = !r.claimed.jobs.empty();
         if (n > 0 && r.claimed.jobs.empty()) {
           idle_ = true;
           int64_t due = r.claimed.next_due_ms;
@@ -332,6 +332,9 @@ void Worker::pump(Router& client, bool extender) {
         }
         backoffMs_ = 0;
         lk.unlock();
+        // Woken after the unlock, the host threads do not wake only to
+        // wait for the lock this pump still holds.
+        if (handOut) jobsCv_.notify_all();
       }
     } catch (const Error& e) {
       lk.lock();
