@@ -80,7 +80,7 @@ bad = typeGuard(takeGuard(ackIds, fails, due, n, plain, weighted, string.find(fl
 if bad then return bad end
 local codes = {}
 local refused
-refused, bad = settle(ackIds, ackToks, fails, now, codes)
+refused, bad = settle(ackIds, ackToks, fails, now, codes, plain)
 if bad then return bad end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end

@@ -10,17 +10,11 @@
 local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
 local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
 local function packRecord(at, cap, mx, g, p) return packRecordWith(recordHead(at, cap, mx), g, p) end
--- Returns group, payload, enqueued at, cap, max attempts, all strings as
--- stored (a claim copies them to its reply as they are).
-local function recordFields(rec)
-  local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
-  gl = gl + 0  -- digits (base.lua: argInt)
-  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, cap, mx
-end
 -- Returns group, payload, enqueued at (string), cap, max attempts (string).
 local function unpackRecord(rec)
-  local g, p, at, cap, mx = recordFields(rec)
-  return g, p, at, tonumber(cap), mx
+  local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
+  gl = gl + 0  -- digits (base.lua: argInt)
+  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
 end
 -- The group alone (an ack needs no more of the record).
 local function recordGroup(rec)

@@ -10,7 +10,8 @@
 -- whole list. Lane counts and ring places are fixed once per lane. codes[i]
 -- gets each entry's status (fails: the outcome). Returns the number of
 -- entries refused, and a typeGuard reply when a key the acks would touch
--- holds the wrong type (then nothing was written).
+-- holds the wrong type (then nothing was written). `plain`: the caller knows
+-- no limit exists anywhere (lua/take.lua), so no limit is read.
 local RELEASE = -3
 -- Keys an ack writes or reads after its first write on its rare paths: a
 -- lane freed from its ceiling (laneState, joinRing) and a lane left idle
@@ -18,7 +19,7 @@ local RELEASE = -3
 -- and glimit before writing them, and its first write is to stats.
 local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
 local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
-local function settle(ackIds, ackToks, fails, now, codes)
+local function settle(ackIds, ackToks, fails, now, codes, plain)
   local ids = ackIds
   if #fails > 0 then
     ids = {}
@@ -85,7 +86,7 @@ local function settle(ackIds, ackToks, fails, now, codes)
   local minus = {}
   for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
-  local lim = laneSettings(lanes, false)
+  local lim = plain and {} or laneSettings(lanes, false)
   local freed, idle = {}, {}
   for i, g in ipairs(lanes) do
     -- Freed from its ceiling: the lane rejoins if it has work, runs and has
