@@ -45,9 +45,12 @@ void readRecord(std::string_view rec, Job& j) {
 }
 
 void readDelivery(std::string_view att, Job& j) {
+  j.token = field<uint64_t>(att, "delivery state");
   j.attempts = field<uint64_t>(att, "delivery state");
-  j.token = field<uint64_t>(att, "delivery state", true);
-  j.last_error.assign(att.data(), att.size());
+  // The lane (the record has it too), then the last error after "\n".
+  size_t nl = att.find('\n');
+  if (att.empty() || nl == 0) bad("delivery state");
+  j.last_error.assign(nl == std::string_view::npos ? std::string_view() : att.substr(nl + 1));
 }
 
 }  // namespace echomq

@@ -15,8 +15,8 @@ namespace echomq {
 // any other shape (a library/script version mismatch).
 void readRecord(std::string_view rec, Job& j);
 
-// "<attempts> <token>" or "<attempts> <token> <last error>" -> j.attempts,
-// token, last_error. Throws kProto on any other shape.
+// "<token> <attempts> <group>", then "\n<last error>" when there is one ->
+// j.token, attempts, last_error. Throws kProto on any other shape.
 void readDelivery(std::string_view att, Job& j);
 
 }  // namespace echomq

@@ -48,7 +48,11 @@ end
 local lanes, count = {}, {}
 for _, i in ipairs(E) do
   local g = ARGV[3 + 2 * i]
-  if not count[g] then count[g] = 0; lanes[#lanes + 1] = g end
+  if not count[g] then
+    -- A delivery state ends its group at "\n" (lua/includes/record.lua).
+    if string.find(g, '%c') then return { EINVAL, 'enqueue: group name holds a control character' } end
+    count[g] = 0; lanes[#lanes + 1] = g
+  end
   count[g] = count[g] + 1
 end
 -- A lane at its size cap refuses the whole call before any write.

@@ -17,7 +17,7 @@ for i = 1, n do
   local id, tok = argInt(ARGV[2 + 2 * i], 1, ID_MAX), argInt(ARGV[3 + 2 * i], 1, ID_MAX)
   if not id or not tok then return { EINVAL, 'extend: bad job id or token' } end
   ids[i] = ARGV[2 + 2 * i]
-  toks[i] = tok
+  toks[i] = ARGV[3 + 2 * i]
 end
 local bad = layoutError()
 if bad then return bad end
@@ -30,7 +30,7 @@ out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
   if not there[i] then st = ENOTFOUND
-  elseif not held[i] or select(3, unpackAtt(atts[i])) ~= toks[i] then st = ESTALE
+  elseif not held[i] or not heldGroup(atts[i], toks[i]) then st = ESTALE
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st
 end

@@ -11,7 +11,8 @@
 --   accepted
 -- ARGV[7] nonce, 1..ID_MAX: fresh and random per call (the client draws it
 --   from a CSPRNG); the tokens of the jobs claimed are made from it
--- ARGV[8] acks a, then a pairs: id, token
+-- ARGV[8] acks a, then a pairs: id, token (decimal, as a claim returned
+--   them: any other string is not found or stale)
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
@@ -43,10 +44,10 @@ local ackIds, ackToks, fails = {}, {}, {}
 local na = argInt(ARGV[8], 0, BATCH_MAX)
 if not na then return { EINVAL, 'take: bad ack count' } end
 local i = 9
+-- Ack ids and tokens are matched as strings (settle), not parsed: any but
+-- the decimal strings a claim returned finds no job or a stale delivery.
 for a = 1, na do
-  local id, tok = ARGV[i], argInt(ARGV[i + 1], 1, ID_MAX)
-  if not tok or not argInt(id, 1, ID_MAX) then return { EINVAL, 'take: bad job id or token' } end
-  ackIds[a], ackToks[a] = id, tok
+  ackIds[a], ackToks[a] = ARGV[i], ARGV[i + 1]
   i = i + 2
 end
 local nf = argInt(ARGV[i], 0, BATCH_MAX)
@@ -59,7 +60,7 @@ for _ = 1, nf do
   if not id or not tok or not delay or not reason or #reason > REASON_MAX then
     return { EINVAL, 'take: bad fail entry' }
   end
-  fails[#fails + 1] = { ARGV[i], tok, delay, reason }
+  fails[#fails + 1] = { ARGV[i], ARGV[i + 1], delay, reason }
   i = i + 4
 end
 if i ~= #ARGV + 1 then return { EINVAL, 'take: argument count does not match' } end
@@ -76,11 +77,12 @@ local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
 -- lane settings (lua/includes/turns.lua).
 local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
-bad = typeGuard(takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true)))
+local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
+bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
 local refused
-refused, bad = settle(ackIds, ackToks, fails, now, codes, plain)
+refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked)
 if bad then return bad end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end

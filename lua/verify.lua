@@ -7,7 +7,7 @@
 --   I2 gactive[g] = leased jobs of g (so never negative);
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
 --      dead), each place holds only existing jobs, no record or attempt
---      count is orphaned;
+--      count is orphaned, and a delivery state names its job's lane;
 --   and: the pending counter, glive per lane, lanes listed in the directory;
 --   first of all, that every key holds its type (else only those lines).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
@@ -81,8 +81,16 @@ for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
 for _, id in ipairs(rcall('HKEYS', K.jobs)) do
   if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
 end
-for _, id in ipairs(rcall('HKEYS', K.att)) do
-  if rcall('HEXISTS', K.jobs, id) == 0 then report('I3: att holds job ' .. id .. ' that does not exist') end
+local av = rcall('HGETALL', K.att)
+for i = 1, #av, 2 do
+  local id = av[i]
+  local rec = rcall('HGET', K.jobs, id)
+  if not rec then report('I3: att holds job ' .. id .. ' that does not exist')
+  else
+    -- An ack counts the job off the lane its delivery state names.
+    local g, ag = unpackRecord(rec), select(4, unpackAtt(av[i + 1]))
+    if ag ~= g then report('att: job ' .. id .. ' names lane ' .. tostring(ag) .. ', its record ' .. g) end
+  end
 end
 
 -- I2

@@ -9,7 +9,7 @@
 -- Returns the outcome: FAIL_RETRY, FAIL_DELAYED or FAIL_DEAD.
 local DEAD_NOW, BACKOFF = -2, -1
 local function endAttempt(id, g, att, token, cap, delay, now, reason)
-  if reason then rcall('HSET', K.att, id, packAtt(att, token, reason)) end
+  if reason then rcall('HSET', K.att, id, packAtt(token, att, g, reason)) end
   if delay == DEAD_NOW or att >= cap then
     rcall('ZADD', K.dead, S(now), id)
     rcall('HINCRBY', K.stats, 'dead', 1)

@@ -16,7 +16,8 @@
 --     found in two places keeps the first of leases, its lane, delayed, dead;
 --     leased and delayed jobs are counted per lane (the tally);
 --   J jobs (HSCAN): a record in no place goes back to its lane;
---   A att (HSCAN): an attempt count of no job goes;
+--   A att (HSCAN): the delivery state of no job goes; one that names
+--     another lane than its record gets the record's;
 --   Q lane pending sets (SCAN): ids without a record or of another lane
 --     leave (the latter to their own lane);
 --   P lane pending sets (SCAN): each lane is mended, its jobs counted;
@@ -180,9 +181,17 @@ local function repairStep(apply, cursor, budget)
     local r = rcall('HSCAN', K.att, pos, 'COUNT', budget)
     local f = r[2]
     for i = 1, #f, 2 do
-      if rcall('HEXISTS', K.jobs, f[i]) == 0 then
+      local rec = rcall('HGET', K.jobs, f[i])
+      if not rec then
         say('I3: att holds job ' .. f[i] .. ' that does not exist: removed')
         w('HDEL', K.att, f[i])
+      else
+        local g = unpackRecord(rec)
+        local att, err, token, ag = unpackAtt(f[i + 1])
+        if ag ~= g then
+          say('att: job ' .. f[i] .. ' names lane ' .. tostring(ag) .. ', its record ' .. g .. ': set to ' .. g)
+          w('HSET', K.att, f[i], packAtt(token, att, g, err))
+        end
       end
     end
     return r[1] ~= '0' and r[1] or nil, #f / 2

@@ -22,24 +22,32 @@ local function recordGroup(rec)
   return string.sub(rec, pos, pos + gl - 1)  -- gl: digits
 end
 -- A job's delivery state, one field of the att hash (absent until its first
--- claim): "<attempts> <token>" or "<attempts> <token> <last error>". The
--- attempt count counts deliveries; the token fences the current one.
--- Returns attempts, last error, token.
+-- claim): "<token> <attempts> <group>", then "\n<last error>" once an
+-- attempt failed with a reason. The token fences the current delivery and
+-- comes first, so a settlement checks it as a string; the group lets an ack
+-- fix its lane's counts without reading the record. A group name holds no
+-- control character (enqueue refuses one), so "\n" ends it.
+-- Returns attempts, last error ('' if none), token, group (nil when absent
+-- or malformed: verify reports it).
 local function unpackAtt(v)
-  if not v then return 0, '', 0 end
-  local n, t, r = string.match(v, '^(%d+) (%d+) ?(.*)$')
-  return n + 0, r, t + 0
+  local t, n, g, r = string.match(v or '', '^(%d+) (%d+) ([^\n]*)\n?(.*)$')
+  if not t then return 0, '', 0, nil end
+  return n + 0, r, t + 0, g
 end
--- The token alone (what a settlement checks).
-local function attToken(v)
-  if not v then return 0 end
-  return string.match(v, '^%d+ (%d+)') + 0
+-- The group of delivery state v when `token`, a decimal string as a claim
+-- returned it, is its token; else nil (absent, or another delivery's): the
+-- fence of every settlement, with no pattern and no number parse.
+local function heldGroup(v, token)
+  if not v or string.sub(v, 1, #token + 1) ~= token .. ' ' then return nil end
+  local q = string.find(v, ' ', #token + 2, true)
+  local e = string.find(v, '\n', q + 1, true)
+  return string.sub(v, q + 1, e and e - 1 or -1)
 end
--- One format for both: an attempt count and a token are integers below
+-- One format for all: an attempt count and a token are integers below
 -- 2^53 (ID_MAX), which %d prints exactly (as S does).
-local function packAtt(n, token, reason)
-  local v = string.format('%d %d', n, token)
-  if reason and #reason > 0 then return v .. ' ' .. reason end
+local function packAtt(token, n, g, reason)
+  local v = string.format('%d %d ', token, n) .. g
+  if reason and #reason > 0 then return v .. '\n' .. reason end
   return v
 end
 -- The fencing token of a delivery: the caller's random nonce (1..ID_MAX,

@@ -3,23 +3,27 @@
 --@include typeGuard
 -- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
 -- and fails (id, token, retry delay, reason; delay RELEASE = give back
--- unstarted). Each is checked first — the job exists (else NOTFOUND),
--- `token` is the token of its current delivery and it is leased (else
--- STALE), and no earlier entry of the call settled it — then the accepted
--- ones are applied: fails one by one, acks with one write per hash for the
--- whole list. Lane counts and ring places are fixed once per lane. codes[i]
--- gets each entry's status (fails: the outcome). Returns the number of
--- entries refused, and a typeGuard reply when a key the acks would touch
--- holds the wrong type (then nothing was written). `plain`: the caller knows
--- no limit exists anywhere (lua/take.lua), so no limit is read.
+-- unstarted); ids and tokens are the decimal strings a claim returned. Each
+-- is checked first — its delivery state carries `token` and it is leased
+-- (else STALE, or NOTFOUND when the job does not exist), and no earlier
+-- entry of the call settled it — then the accepted ones are applied: fails
+-- one by one, acks with one write per hash for the whole list. An ack reads
+-- no record: its lane is in its delivery state. Lane counts and ring places
+-- are fixed once per lane. codes[i] gets each entry's status (fails: the
+-- outcome). Returns the number of entries refused, and a typeGuard reply
+-- when a key the acks would touch holds the wrong type (then nothing was
+-- written). `plain`: the caller knows no limit exists anywhere
+-- (lua/take.lua), so no limit is read. `checked`: the keys the caller has
+-- type-checked (key -> type).
 local RELEASE = -3
 -- Keys an ack writes or reads after its first write on its rare paths: a
 -- lane freed from its ceiling (laneState, joinRing) and a lane left idle
--- (forgetIdleLane). Its common path reads jobs, att, leases, gactive, glive
--- and glimit before writing them, and its first write is to stats.
+-- (forgetIdleLane). Its common path reads att, leases, gactive, glive and
+-- glimit before writing them, and its first write is to stats.
 local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
 local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
-local function settle(ackIds, ackToks, fails, now, codes, plain)
+local function settle(ackIds, ackToks, fails, now, codes, plain, checked)
+  local nacks = #ackIds
   local ids = ackIds
   if #fails > 0 then
     ids = {}
@@ -27,28 +31,44 @@ local function settle(ackIds, ackToks, fails, now, codes, plain)
     for _, f in ipairs(fails) do ids[#ids + 1] = f[1] end
   end
   if #ids == 0 then return 0 end
-  local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
   local held = callSliced('ZMSCORE', K.leases, ids)
-  local seen, refused = {}, 0
+  -- Fails first, then acks: an id twice in one call is settled once.
+  local seen, lane, look = {}, {}, {}
   local function check(i, token)
     local id = ids[i]
-    if not recs[i] then return ENOTFOUND end
-    if seen[id] or not held[i] or attToken(atts[i]) ~= token then return ESTALE end
-    seen[id] = true
-    return OK
+    local g = held[i] and not seen[id] and heldGroup(atts[i], token)
+    if g then seen[id] = true; lane[i] = g; codes[i] = OK else look[#look + 1] = i end
   end
-  -- Fails first, one by one (rare): each fixes its own lane.
-  local nacks = #ackIds
   for j, f in ipairs(fails) do
     local i = nacks + j
-    local st = check(i, f[2])
-    if st == OK then
+    check(i, f[2])
+    if lane[i] then look[#look + 1] = i end
+  end
+  for i = 1, nacks do check(i, ackToks[i]) end
+  -- The records of the fails, and of the refused entries (to tell a stale
+  -- delivery from a job that does not exist).
+  local recs = {}
+  if #look > 0 then
+    local q = {}
+    for k, i in ipairs(look) do q[k] = ids[i] end
+    local r = callSliced('HMGET', K.jobs, q)
+    for k, i in ipairs(look) do recs[i] = r[k] end
+  end
+  local refused = 0
+  for i = 1, #ids do
+    if not lane[i] then codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1 end
+  end
+  -- Fails one by one (rare): each fixes its own lane.
+  for j, f in ipairs(fails) do
+    local i = nacks + j
+    if lane[i] then
       local id = ids[i]
       local g, _, _, cap = unpackRecord(recs[i])
       local before = laneState(g)
       rcall('ZREM', K.leases, id)
       addActive(g, -1)
+      local st
       if f[3] == RELEASE then
         -- Not an attempt of the job's: the cap rises by the one just used.
         rcall('HSET', K.jobs, id, withCap(recs[i], cap + 1))
@@ -61,23 +81,17 @@ local function settle(ackIds, ackToks, fails, now, codes, plain)
         st = endAttempt(id, g, att, f[2], cap, f[3], now, f[4])
       end
       fixRing(g, before)
-    else
-      refused = refused + 1
+      codes[i] = st
     end
-    codes[i] = st
   end
   -- Acks: one write per hash for the whole list, counts per lane.
   local done, lanes, dropped = {}, {}, {}
   for i = 1, nacks do
-    local st = check(i, ackToks[i])
-    codes[i] = st
-    if st == OK then
+    local g = lane[i]
+    if g then
       done[#done + 1] = ids[i]
-      local g = recordGroup(recs[i])
       if not dropped[g] then lanes[#lanes + 1] = g; dropped[g] = 0 end
       dropped[g] = dropped[g] + 1
-    else
-      refused = refused + 1
     end
   end
   if #done == 0 then return refused end
@@ -95,15 +109,15 @@ local function settle(ackIds, ackToks, fails, now, codes, plain)
     if l and a >= l and a - dropped[g] < l then freed[#freed + 1] = g end
     if live0[i] - dropped[g] <= 0 then idle[#idle + 1] = g end
   end
-  -- Those rare paths touch more keys: checked now, before the first write
-  -- (with fails, the caller checked every key).
-  if #fails == 0 and #freed + #idle > 0 then
-    local want = {}
-    for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do want[K[name]] = KEY_TYPES[name] end
-    for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do want[K[name]] = KEY_TYPES[name] end
-    local bad = typeGuard(want)
-    if bad then return refused, bad end
-  end
+  -- The jobs hash (the acks read no record), and the keys of those rare
+  -- paths: checked now, before the first write, unless the caller has.
+  local want = {}
+  local function need(name) if not checked[K[name]] then want[K[name]] = KEY_TYPES[name] end end
+  need('jobs')
+  for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do need(name) end
+  for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do need(name) end
+  local bad = typeGuard(want)
+  if bad then return refused, bad end
   -- The first write: a wrong-typed stats key fails it whole.
   rcall('HINCRBY', K.stats, 'acked', #done)
   callSliced('HDEL', K.jobs, done)

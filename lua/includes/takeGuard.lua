@@ -3,10 +3,10 @@
 --@include record
 -- The keys a take call (lua/take.lua) may write, or read after its first
 -- write, that no read before that write has checked. Reads before it:
--- dueWork (delayed, leases, throttled, when claiming); settle (jobs, att and
--- leases; then for the acks gactive, glive and glimit, and the keys of its
--- rare paths, which it checks itself; its first write, to stats, fails
--- whole); a claim alone reads the ring and the lane settings before its
+-- dueWork (delayed, leases, throttled, when claiming); settle (att and
+-- leases, the records of fails; then for the acks gactive, glive and
+-- glimit; it checks the jobs hash and the keys of its rare paths itself
+-- unless they are in this list; its first write, to stats, fails whole); a claim alone reads the ring and the lane settings before its
 -- first write (the pending sets it pops are read and popped by protected
 -- calls: lua/includes/turns.lua). What is left: for a claim, the per-lane
 -- counts and per-job hashes it writes after popping, and after acks the
@@ -29,10 +29,11 @@ local function takeGuard(ackIds, fails, due, n, plain, weighted, wake)
       if rec then groups[#groups + 1] = (unpackRecord(rec)) end
     end
   elseif n > 0 then
-    -- gactive: settle reads it only when an ack is accepted.
-    want[K.gactive] = 'hash'; want[K.gserved] = 'hash'
+    -- gactive: settle reads it only when an ack is accepted; jobs: the
+    -- claim reads it after popping, and acks read no record.
+    want[K.gactive] = 'hash'; want[K.gserved] = 'hash'; want[K.jobs] = 'hash'
     if #ackIds == 0 then
-      want[K.jobs] = 'hash'; want[K.att] = 'hash'
+      want[K.att] = 'hash'
     else
       want[K.ring] = 'list'
       if not plain then want[K.glimit] = 'hash'; want[K.grate] = 'hash'; want[K.gbucket] = 'hash' end

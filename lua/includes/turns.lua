@@ -149,7 +149,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if rec then
       local att, err = unpackAtt(atts[i])
       att = att + 1
-      local delivery = packAtt(att, deliveryToken(nonce, att), err)
+      local delivery = packAtt(deliveryToken(nonce, att), att, laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS

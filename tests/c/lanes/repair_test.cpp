@@ -197,6 +197,15 @@ TEST_CASE("repair fixes each corruption verify reports", "[repair]") {
       {"an attempt count of no job",
        [](Queue &h, RawValkey &r) { r.must({"HSET", h.key("att"), "424242", "2"}); },
        "I3: att holds job 424242 that does not exist: removed"},
+      // An ack counts its job off the lane its delivery state names: the
+      // drain below acks this job, and verify then checks lanes a and b.
+      {"a delivery state naming another lane",
+       [](Queue &h, RawValkey &r) {
+         const JobPtr &j = h.leased_a;
+         r.must({"HSET", h.key("att"), std::to_string(echomq_job_id(j.get())),
+                 std::to_string(echomq_job_token(j.get())) + " 1 b"});
+       },
+       "names lane b, its record a: set to a"},
   };
   for (const Case &k : cases) {
     SECTION(k.name) {
