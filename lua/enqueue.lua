@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs grate gbucket throttled gcap idem idemexp
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -108,7 +108,7 @@ if delay == 0 then
 end
 local want = { [K.seq] = 'string', [K.jobs] = 'hash', [K.stats] = 'hash', [K.glive] = 'hash',
                [K.gactive] = 'hash', [K.gserved] = 'hash', [K.lanes] = 'zset',
-               [K.leases] = 'zset', [K.delayed] = 'zset' }  -- the last two for their marks
+               [K.leases] = 'zset', [K.delayed] = 'zset', [K.att] = 'hash' }  -- the last three for their marks
 for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end

@@ -84,8 +84,9 @@ end
 local av = rcall('HGETALL', K.att)
 for i = 1, #av, 2 do
   local id = av[i]
-  local rec = rcall('HGET', K.jobs, id)
-  if not rec then report('I3: att holds job ' .. id .. ' that does not exist')
+  local rec = id ~= COUNTERS_MARK and rcall('HGET', K.jobs, id)
+  if id == COUNTERS_MARK then  -- no job (lua/includes/base.lua)
+  elseif not rec then report('I3: att holds job ' .. id .. ' that does not exist')
   else
     -- An ack counts the job off the lane its delivery state names.
     local g, ag = unpackRecord(rec), select(4, unpackAtt(av[i + 1]))

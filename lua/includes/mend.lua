@@ -181,8 +181,9 @@ local function repairStep(apply, cursor, budget)
     local r = rcall('HSCAN', K.att, pos, 'COUNT', budget)
     local f = r[2]
     for i = 1, #f, 2 do
-      local rec = rcall('HGET', K.jobs, f[i])
-      if not rec then
+      local rec = f[i] ~= COUNTERS_MARK and rcall('HGET', K.jobs, f[i])
+      if f[i] == COUNTERS_MARK then  -- no job (lua/includes/base.lua)
+      elseif not rec then
         say('I3: att holds job ' .. f[i] .. ' that does not exist: removed')
         w('HDEL', K.att, f[i])
       else

@@ -275,15 +275,15 @@ std::string encoding(RawValkey &raw, const std::string &key) {
 }
 }  // namespace
 
-TEST_CASE("the per-lane counters are hash tables, leases and delayed skiplists, from the first enqueue, "
-          "readers pass over their marks",
+TEST_CASE("the per-lane counters and att are hash tables, leases and delayed skiplists, from the first "
+          "enqueue, readers pass over their marks",
           "[repair]") {
-  // A claim reads and writes these hashes once per lane, and leases once
-  // per job; as listpacks every lookup or insert would scan the whole key
-  // (docs/keys.md).
+  // A claim reads and writes these hashes once per lane, and att and leases
+  // once per job; as listpacks every lookup or insert would scan the whole
+  // key (docs/keys.md).
   Queue h;
   RawValkey raw;
-  for (const char *name : {"gactive", "glive", "gserved"}) {
+  for (const char *name : {"gactive", "glive", "gserved", "att"}) {
     INFO(name);
     CHECK(encoding(raw, h.key(name)) == "hashtable");
   }
@@ -341,7 +341,7 @@ TEST_CASE("a key that lost its mark gets it back at the next enqueue, and counts
   const std::string mark(last->element[0]->str, last->element[0]->len);
   for (const char *name : {"leases", "delayed"}) raw.must({"ZREM", h.key(name), mark});
   // (glive keeps its mark: the leases mark alone decides.)
-  for (const char *name : {"gactive", "gserved"}) raw.must({"HDEL", h.key(name), ""});
+  for (const char *name : {"gactive", "gserved", "att"}) raw.must({"HDEL", h.key(name), ""});
   // Without the marks nothing is miscounted, only slower.
   echomq_queue_stats st = stats(h.c.get(), h.q);
   CHECK(st.leased == 2);
@@ -355,7 +355,7 @@ TEST_CASE("a key that lost its mark gets it back at the next enqueue, and counts
     REQUIRE(score->type == REDIS_REPLY_STRING);
     CHECK(std::string(score->str, score->len) == "inf");
   }
-  for (const char *name : {"gactive", "glive", "gserved"}) {
+  for (const char *name : {"gactive", "glive", "gserved", "att"}) {
     INFO(name);
     CHECK(raw.integer({"HEXISTS", h.key(name), ""}) == 1);
   }
