@@ -44,12 +44,15 @@ local function heldGroup(v, token)
   return string.sub(v, q + 1, e and e - 1 or -1)
 end
 -- One format for all: an attempt count and a token are integers below
--- 2^53 (ID_MAX), which %d prints exactly (as S does).
-local function packAtt(token, n, g, reason)
-  local v = string.format('%d %d ', token, n) .. g
-  if reason and #reason > 0 then return v .. '\n' .. reason end
-  return v
+-- 2^53 (ID_MAX), which %d prints exactly (as S does). The part before the
+-- group: one string for all the jobs of a claim at one attempt count (their
+-- tokens are equal: deliveryToken).
+local function attHead(token, n) return string.format('%d %d ', token, n) end
+local function packAttWith(head, g, reason)
+  if reason and #reason > 0 then return head .. g .. '\n' .. reason end
+  return head .. g
 end
+local function packAtt(token, n, g, reason) return packAttWith(attHead(token, n), g, reason) end
 -- The fencing token of a delivery: the caller's random nonce (1..ID_MAX,
 -- fresh per call) advanced by the attempt, wrapping within 1..ID_MAX, so
 -- every step stays an exact double. A claim that a lost write (failover)

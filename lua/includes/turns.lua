@@ -141,7 +141,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
   local deadline = S(now + leaseMs)
-  local attSet, leaseAdd = {}, {}
+  local attSet, leaseAdd, heads = {}, {}, {}
   local o = #out
   taken = 0
   for i, id in ipairs(ids) do
@@ -149,7 +149,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if rec then
       local att, err = unpackAtt(atts[i])
       att = att + 1
-      local delivery = packAtt(deliveryToken(nonce, att), att, laneOf[i], err)
+      local head = heads[att]
+      if not head then head = attHead(deliveryToken(nonce, att), att); heads[att] = head end
+      local delivery = packAttWith(head, laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS
