@@ -24,6 +24,10 @@ constexpr int64_t kBackoffMaxMs = 5000;
 // When the second pump may send a call while one is in flight (mayClaim).
 constexpr uint32_t kOverlapFrom = 32;
 constexpr uint32_t kOverlapMax = 64;
+// A claim goes out once 1/kClaimAt of the prefetch is free (or the buffer
+// is empty): at a half, two calls in flight at 32 slots left the server idle
+// while the host turned a whole batch around (docs/architecture.md).
+constexpr uint32_t kClaimAt = 3;
 
 }  // namespace
 
@@ -209,7 +213,7 @@ void Worker::pump(Router& client, bool extender) {
     uint32_t free = held < o_.slots ? static_cast<uint32_t>(o_.slots - held) : 0;
     uint32_t n = std::min(free, o_.prefetch);
     bool wantClaim = !stopping_ && !idle_ && free > 0 && now >= backoffUntil_ &&
-                     (free >= std::max<uint32_t>(1, o_.prefetch / 2) || buffer_.empty()) &&
+                     (free >= std::max<uint32_t>(1, o_.prefetch / kClaimAt) || buffer_.empty()) &&
                      mayClaim();
     // Settlements alone wait for the call in flight: the next call carries them.
     bool haveOut = !outbox_.empty() && now >= backoffUntil_ && (inFlight_ == 0 || stopping_);
