@@ -16,11 +16,6 @@ local function unpackRecord(rec)
   gl = gl + 0  -- digits (base.lua: argInt)
   return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
 end
--- The group alone (an ack needs no more of the record).
-local function recordGroup(rec)
-  local gl, pos = string.match(rec, '^%d+ %d+ %d+ (%d+) ()')
-  return string.sub(rec, pos, pos + gl - 1)  -- gl: digits
-end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<token> <attempts> <group>", then "\n<last error>" once an
 -- attempt failed with a reason. The token fences the current delivery and

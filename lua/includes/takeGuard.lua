@@ -6,8 +6,9 @@
 -- dueWork (delayed, leases, throttled, when claiming); settle (att and
 -- leases, the records of fails; then for the acks gactive, glive and
 -- glimit; it checks the jobs hash and the keys of its rare paths itself
--- unless they are in this list; its first write, to stats, fails whole); a claim alone reads the ring and the lane settings before its
--- first write (the pending sets it pops are read and popped by protected
+-- unless they are in this list; its first write, to stats, fails whole);
+-- a claim alone reads the ring and the lane settings before its first
+-- write (the pending sets it pops are read and popped by protected
 -- calls: lua/includes/turns.lua). What is left: for a claim, the per-lane
 -- counts and per-job hashes it writes after popping, and after acks the
 -- ring and lane settings it reads (none when `plain`: no limit, rate or
