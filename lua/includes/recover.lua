@@ -9,7 +9,6 @@ local function dueWork(now, max)
     throttled = rcall('ZRANGEBYSCORE', K.throttled, '-inf', S(now), 'LIMIT', 0, max),
   }
 end
-local function anyDue(due) return #due.delayed + #due.leases + #due.throttled > 0 end
 -- Bounded recovery, run once per claim call: the due delayed jobs join
 -- their lanes and the expired leases end their attempt (back to the lane at
 -- the same mint position, or dead when out of attempts). An id settled
