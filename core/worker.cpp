@@ -200,6 +200,16 @@ void Worker::pump(Router& client, bool extender) {
   bool passWake = false;
   for (;;) {
     int64_t now = steadyMs();
+    // The waiter saw a wake-up (or its wait ran out): claim again. Checked on
+    // every pass, not only after a sleep: a wake-up that came while this
+    // pump was sending settlements would otherwise be left unread, the
+    // waiter armed again, and the work it announced left waiting for the
+    // next wait to run out.
+    if (woken_) {
+      woken_ = false;
+      idle_ = false;
+      passWake = true;
+    }
     if (stopping_ && !buffer_.empty()) {
       // Prefetched, never started: back to their lanes at once.
       for (const Job& j : buffer_) {
@@ -240,11 +250,6 @@ void Worker::pump(Router& client, bool extender) {
         pumpCv_.wait_until(lk, at(std::max(wake, now + 1)));
       } else {
         pumpCv_.wait(lk);
-      }
-      if (woken_) {
-        woken_ = false;
-        idle_ = false;
-        passWake = true;
       }
       continue;
     }

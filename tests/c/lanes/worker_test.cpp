@@ -176,6 +176,40 @@ TEST_CASE("an idle engine sleeps on the server and wakes at once for new work", 
   require_verified(c.get(), q);
 }
 
+TEST_CASE("a job failed with no delay comes straight back, though the engine went idle meanwhile", "[worker]") {
+  // With slots to spare the engine claims again while the job runs, finds
+  // nothing and sleeps on the server. The fail puts the job back and wakes
+  // that sleep; the pump, busy sending the fail, must still read the
+  // wake-up (it once armed the sleep again and left the job for the next
+  // 10 s wait to run out). Many rounds: the race is a matter of timing.
+  auto c = connect_client();
+  const std::string q = fresh_queue("engine-refail");
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 4;
+  o.idle_wait_ms = 10000;
+  WorkerPtr w = start_worker(q, o);
+  for (int round = 0; round < 20; ++round) {
+    INFO("round " << round);
+    enqueue(c.get(), q, "r" + std::to_string(round), "again");
+    echomq_job *j = nullptr;
+    REQUIRE(echomq_worker_next(w.get(), 3000, &j) == ECHOMQ_OK);
+    const uint64_t id = echomq_job_id(j);
+    sleep_ms(20);  // the engine's empty claim lands, and it sleeps on the server
+    REQUIRE(echomq_worker_fail(w.get(), j, "once", 0) == ECHOMQ_OK);
+    echomq_job_free(j);
+    const int64_t t0 = mono_ms();
+    REQUIRE(echomq_worker_next(w.get(), 3000, &j) == ECHOMQ_OK);
+    CHECK(mono_ms() - t0 < 1500);
+    CHECK(echomq_job_id(j) == id);
+    CHECK(echomq_job_attempt(j) == 2);
+    REQUIRE(echomq_worker_done(w.get(), j) == ECHOMQ_OK);
+    echomq_job_free(j);
+  }
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  CHECK(stats(c.get(), q).acked_total == 20);
+  require_verified(c.get(), q);
+}
+
 TEST_CASE("fail retries with backoff by default, discard dead-letters at once", "[worker]") {
   auto c = connect_client();
   const std::string q = fresh_queue("engine-fail");
