@@ -912,7 +912,8 @@ ECHOMQ_API int echomq_verify(echomq_client *c, const char *queue, echomq_report 
  * counters are set to match them, and first every job is put in exactly one
  * place (an id without a record leaves; a job in two places keeps the first
  * of leases, its lane, delayed, dead; a record in no place goes back to its
- * lane; an attempt count of no job goes). A negative active count (an
+ * lane; the delivery state of no job goes, and one naming another lane
+ * than its record gets the record's). A negative active count (an
  * underflow) is reported and set right, never hidden. Counters only rise.
  *
  * One call is one bounded step: about `count` (1..ECHOMQ_BATCH_MAX) items
