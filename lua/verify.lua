@@ -16,6 +16,7 @@
 --@include record
 --@include counts
 --@include typeGuard
+--@include attcheck
 
 local bad = layoutError()
 if bad then return bad end
@@ -84,14 +85,9 @@ end
 local av = rcall('HGETALL', K.att)
 for i = 1, #av, 2 do
   local id = av[i]
-  local rec = id ~= COUNTERS_MARK and rcall('HGET', K.jobs, id)
-  if id == COUNTERS_MARK then  -- no job (lua/includes/base.lua)
-  elseif not rec then report('I3: att holds job ' .. id .. ' that does not exist')
-  else
-    -- An ack counts the job off the lane its delivery state names.
-    local g, ag = unpackRecord(rec), select(4, unpackAtt(av[i + 1]))
-    if ag ~= g then report('att: job ' .. id .. ' names lane ' .. tostring(ag) .. ', its record ' .. g) end
-  end
+  local problem, g, ag = attProblem(id, av[i + 1])
+  if problem == 'orphan' then report('I3: att holds job ' .. id .. ' that does not exist')
+  elseif problem == 'lane' then report('att: job ' .. id .. ' names lane ' .. tostring(ag) .. ', its record ' .. g) end
 end
 
 -- I2

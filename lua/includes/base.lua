@@ -10,8 +10,8 @@ local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
 -- table or a skiplist for good. Enqueue writes them when missing
 -- (lua/includes/marks.lua); readers that walk or count these keys pass over
 -- them. COUNTERS_MARK is a field of gactive, glive, gserved and att ("",
--- never a group or job id); ZSET_MARK a member of leases and delayed (never a job id), scored
--- +inf, so that no due-time query ever reaches it.
+-- never a group or job id); ZSET_MARK a member of leases and delayed (never
+-- a job id), scored +inf, so that no due-time query ever reaches it.
 local COUNTERS_MARK = ''
 local COUNTERS_PAD = 'keeps this hash a hash table: one lookup per lane, not a scan (docs/keys.md)'
 local ZSET_MARK = '~ keeps this sorted set a skiplist: one lookup per job, not a scan (docs/keys.md)'

@@ -1,6 +1,7 @@
 --@include lane
 --@include record
 --@include counts
+--@include attcheck
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
 -- from where the jobs really are (lane pending sets, leases, delayed, dead,
@@ -181,18 +182,14 @@ local function repairStep(apply, cursor, budget)
     local r = rcall('HSCAN', K.att, pos, 'COUNT', budget)
     local f = r[2]
     for i = 1, #f, 2 do
-      local rec = f[i] ~= COUNTERS_MARK and rcall('HGET', K.jobs, f[i])
-      if f[i] == COUNTERS_MARK then  -- no job (lua/includes/base.lua)
-      elseif not rec then
+      local problem, g, ag = attProblem(f[i], f[i + 1])
+      if problem == 'orphan' then
         say('I3: att holds job ' .. f[i] .. ' that does not exist: removed')
         w('HDEL', K.att, f[i])
-      else
-        local g = unpackRecord(rec)
-        local att, err, token, ag = unpackAtt(f[i + 1])
-        if ag ~= g then
-          say('att: job ' .. f[i] .. ' names lane ' .. tostring(ag) .. ', its record ' .. g .. ': set to ' .. g)
-          w('HSET', K.att, f[i], packAtt(token, att, g, err))
-        end
+      elseif problem == 'lane' then
+        local att, err, token = unpackAtt(f[i + 1])
+        say('att: job ' .. f[i] .. ' names lane ' .. tostring(ag) .. ', its record ' .. g .. ': set to ' .. g)
+        w('HSET', K.att, f[i], packAtt(token, att, g, err))
       end
     end
     return r[1] ~= '0' and r[1] or nil, #f / 2
