@@ -78,6 +78,11 @@ for (const [label, show, val] of rows) {
   for (const p of peers) s += pad(ratio(val(ref), val(p)), 12);
   console.log(s);
 }
+// How EchoMQ drained (a): its engine's slots per drain and the jobs each
+// round trip carried (medians over passes).
+const engine = ref.each[0].a.runs.map((x, i) => `${x.workers} thread${x.workers > 1 ? 's' : ''} with ${x.slots ?? '-'} slots ` +
+  `(${fmt(median(ref.each.map((r) => r.a.runs[i].drain_jobs_per_round_trip)), 1)} jobs per round trip)`);
+console.log(`\n${ref.library} drains through one worker engine: ${engine.join('; ')}; the peers run concurrency 1 per worker.`);
 const b = ref.each[0].b;
 console.log(`\n(b) skewed load: one producer with ${fmt(b.heavy)} jobs, ${b.small} with ${b.small_jobs} each ` +
             `(${fmt(b.jobs)} jobs, interleaved):\n    completion position of each small producer's last job (median / worst)`);
