@@ -46,8 +46,9 @@ if not na then return { EINVAL, 'take: bad ack count' } end
 local i = 9
 -- Ack ids and tokens are matched as strings (settle), not parsed: any but
 -- the decimal strings a claim returned finds no job or a stale delivery.
+local argv = ARGV  -- a local: ARGV is a global, one lookup per use
 for a = 1, na do
-  ackIds[a], ackToks[a] = ARGV[i], ARGV[i + 1]
+  ackIds[a], ackToks[a] = argv[i], argv[i + 1]
   i = i + 2
 end
 local nf = argInt(ARGV[i], 0, BATCH_MAX)

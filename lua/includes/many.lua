@@ -8,7 +8,7 @@ local function readFields(key, names)
   local m = {}
   if #names > 2 and rcall('EXISTS', key) == 0 then return m end
   local vals = callSliced('HMGET', key, names)
-  for i, n in ipairs(names) do m[n] = vals[i] or false end
+  for i = 1, #names do m[names[i]] = vals[i] or false end
   return m
 end
 -- Effective limit (or false) and weight of each lane in `names`.
@@ -38,7 +38,8 @@ end
 -- (name -> number).
 local function writeCounts(key, names, cur, delta)
   local now, set, del = {}, {}, {}
-  for i, n in ipairs(names) do
+  for i = 1, #names do
+    local n = names[i]
     local v = cur[i] + delta[n]
     now[n] = v
     -- v goes as a number: the server prints an integer-valued argument with

@@ -97,17 +97,20 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked)
   if #done == 0 then return refused end
   -- Everything the acks read comes before their first write: the counts and
   -- limits of their lanes, and which lanes go idle or leave their limit.
-  local minus = {}
-  for _, g in ipairs(lanes) do minus[g] = -dropped[g] end
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
   local lim = plain and {} or laneSettings(lanes, false)
-  local freed, idle = {}, {}
-  for i, g in ipairs(lanes) do
+  local minus, freed, idle = {}, {}, {}
+  -- (Numeric loops on the per-lane and per-job paths: an ipairs step is a
+  -- library call, about twice the cost of an index.)
+  for i = 1, #lanes do
+    local g = lanes[i]
+    local dn = dropped[g]
+    minus[g] = -dn
     -- Freed from its ceiling: the lane rejoins if it has work, runs and has
     -- a token (or waits for one).
     local l, a = lim[g], act0[i]
-    if l and a >= l and a - dropped[g] < l then freed[#freed + 1] = g end
-    if live0[i] - dropped[g] <= 0 then idle[#idle + 1] = g end
+    if l and a >= l and a - dn < l then freed[#freed + 1] = g end
+    if live0[i] - dn <= 0 then idle[#idle + 1] = g end
   end
   -- The jobs hash (the acks read no record), and the keys of those rare
   -- paths: checked now, before the first write, unless the caller has.

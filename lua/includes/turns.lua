@@ -50,29 +50,33 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     end
   end
   -- Active counts matter only under a ceiling: read them for those lanes.
-  local limited = {}
-  for _, g in ipairs(head) do if lim[g] then limited[#limited + 1] = g end end
-  local act = #limited > 0 and readFields(K.gactive, limited) or {}
-  for _, g in ipairs(head) do if act[g] then act[g] = tonumber(act[g]) else act[g] = 0 end end
-  local depth, servedBy, lanes = {}, {}, {}
+  -- (Numeric loops on the per-lane and per-job paths: an ipairs step is a
+  -- library call, about twice the cost of an index.)
+  local limited, act = {}, {}
+  if weighted or not plain then
+    for i = 1, m do local g = head[i]; if lim[g] then limited[#limited + 1] = g end end
+  end
+  if #limited > 0 then
+    local cur = readFields(K.gactive, limited)
+    for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
+  end
+  local depth, servedBy, lanes, nl = {}, {}, {}, 0
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
   -- A lane's pending set is read and popped by protected calls: one that
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
-  local function pending(cmd, key, k)
-    local r
-    if k then r = redis.pcall(cmd, key, k) else r = redis.pcall(cmd, key) end
-    if type(r) == 'table' and r.err then return nil end
-    return r
-  end
+  local pcall_ = redis.pcall
   while taken < n and t < turns and h <= nq do
     local g = dq[h]
     local key, d, l, tk = pendingKey(g), depth[g], lim[g], tok[g]
     local k = 1
     if weighted then
-      if not d then d = pending('ZCARD', key) or 0 end
+      if not d then
+        d = pcall_('ZCARD', key)
+        if type(d) ~= 'number' then d = 0 end
+      end
       k = math.min(wt[g], d)
       if l then k = math.min(k, l - act[g]) end
       if tk then k = math.min(k, math.floor(tk)) end
@@ -84,19 +88,18 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     end
     h = h + 1
     t = t + 1
-    local popped = d ~= 0 and pending('ZPOPMIN', key, k) or nil
-    if not popped then popped = {}; d = 0 end
+    local popped = d ~= 0 and pcall_('ZPOPMIN', key, k) or nil
+    if not popped or popped.err then popped = {}; d = 0 end
     local got = #popped / 2
     for i = 1, #popped, 2 do
-      local j = #ids + 1
-      ids[j] = popped[i]
-      laneOf[j] = g
+      taken = taken + 1
+      ids[taken] = popped[i]
+      laneOf[taken] = g
     end
-    taken = taken + got
-    local a = act[g] + got
+    local a = (act[g] or 0) + got
     act[g] = a
     local sv = servedBy[g]
-    if not sv then sv = 0; lanes[#lanes + 1] = g end
+    if not sv then sv = 0; nl = nl + 1; lanes[nl] = g end
     servedBy[g] = sv + got
     if d then d = d - got else d = rcall('ZCARD', key) end
     depth[g] = d
@@ -131,11 +134,13 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
   end
   if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
-  local spent = {}
-  for _, g in ipairs(lanes) do
-    if tok[g] and rated[g] then spent[#spent + 1] = g; spent[#spent + 1] = packBucket(tok[g], now) end
+  if not plain then
+    local spent = {}
+    for _, g in ipairs(lanes) do
+      if tok[g] and rated[g] then spent[#spent + 1] = g; spent[#spent + 1] = packBucket(tok[g], now) end
+    end
+    if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   end
-  if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   if taken == 0 then return 0 end
   -- Lease the jobs: the attempt count rises, the token is new.
   local recs = callSliced('HMGET', K.jobs, ids)
@@ -144,8 +149,8 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   local attSet, leaseAdd, heads = {}, {}, {}
   local o = #out
   taken = 0
-  for i, id in ipairs(ids) do
-    local rec = recs[i]
+  for i = 1, #ids do
+    local id, rec = ids[i], recs[i]
     if rec then
       local att, err = unpackAtt(atts[i])
       att = att + 1

@@ -5,6 +5,8 @@
 
 #include "raw_valkey.hpp"
 
+#include <algorithm>
+
 using namespace emqtest;
 
 namespace {
@@ -165,4 +167,25 @@ TEST_CASE("a claim of a job whose record is malformed reports EPROTO and leaves 
   CHECK(list == nullptr);
   CHECK(std::string(echomq_client_errmsg(h.c.get())).find("job record") != std::string::npos);
   CHECK(stats(h.c.get(), h.q).leased == 3);  // a1, b1 and a2: back by their leases
+}
+
+TEST_CASE("an ack of a job whose delivery state is malformed is refused as stale and changes nothing",
+          "[verify]") {
+  HealthyQueue h;
+  RawValkey raw;
+  const uint64_t id = echomq_job_id(h.leased.get()), token = echomq_job_token(h.leased.get());
+  const std::string field = std::to_string(id);
+  // The right token, then nothing an ack can read its lane from.
+  raw.must({"HSET", h.key("att"), field, std::to_string(token) + " "});
+  const echomq_queue_stats before = stats(h.c.get(), h.q);
+  CHECK(echomq_ack(h.c.get(), h.q.c_str(), id, token) == ECHOMQ_ESTALE);
+  const echomq_queue_stats after = stats(h.c.get(), h.q);
+  CHECK(after.leased == before.leased);
+  CHECK(after.acked_total == before.acked_total);
+  CHECK(raw.must({"ZSCORE", h.key("leases"), field})->type == REDIS_REPLY_STRING);  // still leased
+  const std::string want = "att: job " + field + " names lane nil";
+  const auto lines = violations(h.c.get(), h.q);
+  INFO("verify: " << lines.size() << " lines");
+  CHECK(std::any_of(lines.begin(), lines.end(),
+                    [&](const std::string &l) { return l.find(want) != std::string::npos; }));
 }
