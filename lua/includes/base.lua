@@ -2,6 +2,9 @@
 -- layout check every script opens with. (rcall, P, K and the status and
 -- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
+-- Loops. The per-lane and per-job paths of a claim and an ack loop with a
+-- numeric for, not ipairs: each ipairs step is a library call, about twice
+-- the cost of an index in Valkey's Lua (bench/README.md).
 -- Marks (docs/keys.md). Valkey keeps a small hash or sorted set as a
 -- listpack, where every lookup and insert scans the whole key. The keys a
 -- claim or an ack reads and writes per lane or per job hold one entry

@@ -33,9 +33,8 @@ end
 -- The group of delivery state v when `token`, a decimal string as a claim
 -- returned it, is its token; else nil (absent, malformed, or another
 -- delivery's): the fence of every settlement. One match and a string
--- comparison, no number parse (Lua strings are interned: `==` compares
--- pointers); a library call costs about as much as a short match, and the
--- sub-and-find form took four.
+-- comparison (Lua strings are interned: `==` compares pointers), no number
+-- parse: one library call, where slicing the string takes four.
 local function heldGroup(v, token)
   if not v then return nil end
   local t, g = string.match(v, '^(%d+) %d+ ([^\n]*)')

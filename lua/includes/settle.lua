@@ -100,9 +100,7 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked)
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
   local lim = plain and {} or laneSettings(lanes, false)
   local minus, freed, idle = {}, {}, {}
-  -- (Numeric loops on the per-lane and per-job paths: an ipairs step is a
-  -- library call, about twice the cost of an index.)
-  for i = 1, #lanes do
+  for i = 1, #lanes do  -- numeric: lua/includes/base.lua, "Loops"
     local g = lanes[i]
     local dn = dropped[g]
     minus[g] = -dn

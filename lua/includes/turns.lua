@@ -50,8 +50,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     end
   end
   -- Active counts matter only under a ceiling: read them for those lanes.
-  -- (Numeric loops on the per-lane and per-job paths: an ipairs step is a
-  -- library call, about twice the cost of an index.)
+  -- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
   local limited, act = {}, {}
   if weighted or not plain then
     for i = 1, m do local g = head[i]; if lim[g] then limited[#limited + 1] = g end end
