@@ -94,12 +94,14 @@ double enqueue_all(echomq_client *c, const std::string &q, const std::vector<std
 }
 
 /// The engine's slots for a drain by `threads` host threads, unless --slots
-/// says otherwise: 8 per thread (8 running, the rest claimed ahead), at least
-/// 16. The server's cost per job falls with the jobs per call (a call's fixed
-/// cost is shared), and with 8 threads 32 slots carried about 20 jobs a call
-/// where 64 carry about 40; the skew positions are the same at any depth (a
-/// batch serves its turns in ring order).
-unsigned default_slots(int threads) { return static_cast<unsigned>(std::max(16, 8 * threads)); }
+/// says otherwise: 16 per thread (with no-op handlers, one running and the
+/// rest claimed ahead), at least 16. A call's fixed cost (about 100 µs of
+/// server time) is shared by the jobs it carries: with 8 threads, 32 slots
+/// carried about 20 jobs a call, 64 about 40, 128 about 100 (server CPU per
+/// job 9.3 µs at 64 slots, 7.4 at 128; bench/README.md). The skew positions
+/// are the same at any depth (a batch serves its turns in ring order), and
+/// phase d runs the peers at this depth too.
+unsigned default_slots(int threads) { return static_cast<unsigned>(std::max(16, 16 * threads)); }
 
 /// Drains n jobs with `threads` host threads on one worker engine (batched
 /// claims fused with the settlement of finished jobs). on_done(job) runs
