@@ -45,8 +45,12 @@ first=$dir/cg.out.1  # up to the dump: the enqueue
 last=$dir/cg.out     # after it: the drain
 all=$(( $(total "$first") + $(total "$last") - $(incl serverCron "$first") - $(incl serverCron "$last") ))
 awk -v t="$all" -v n="$jobs" 'BEGIN { printf "%.1fk server instructions per job (enqueue + drain, %d jobs)\n", t / n / 1000, n }'
-evals=$(incl evalShaCommand "$last")
-calls=$(callgrind_annotate --tree=caller --inclusive=yes "$last" 2>/dev/null | grep -B2 '\*  ???:evalShaCommand' |
+# take runs as a function (FCALL) where the server allows, else with EVALSHA.
+cmd=fcallCommand
+[ "$(incl fcallCommand "$last")" = 0 ] && cmd=evalShaCommand
+echo "drain calls: $cmd" >&2
+evals=$(incl "$cmd" "$last")
+calls=$(callgrind_annotate --tree=caller --inclusive=yes "$last" 2>/dev/null | grep -B2 "\*  ???:$cmd" |
   sed -nE 's/.*< [^(]*:call \(([0-9,]+)x\).*/\1/p' | tr -d , | sed -n 1p)
 [ -n "$calls" ] || { echo "bench/callgrind.sh: no drain calls found in the profile" >&2; exit 1; }
 awk -v e="$evals" -v c="$calls" -v n="$jobs" -v b="$batch" 'BEGIN {

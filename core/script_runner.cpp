@@ -39,6 +39,14 @@ bool declaresNoWrites(const std::string& text) {
   return false;
 }
 
+// An error reply starting with `prefix`. For the three run() looks for (a
+// function not found, FCALL unknown, FCALL denied) the server refused the
+// call before running any of it; an error from inside a function (an ACL
+// denial of one of its commands, say) reads otherwise and is never retried.
+bool refusedBeforeRun(const redisReply* r, const char* prefix) {
+  return r->type == REDIS_REPLY_ERROR && std::strncmp(r->str, prefix, std::strlen(prefix)) == 0;
+}
+
 }  // namespace
 
 ScriptRunner::ScriptRunner() {
@@ -56,6 +64,10 @@ ScriptRunner::ScriptRunner() {
     e.num_keys = std::to_string(src->num_keys);
     e.sha = kUnloaded;
     e.read_only = declaresNoWrites(e.text);
+    if (src->fn_name && !e.read_only) {
+      e.fn_name = src->fn_name;
+      e.fn_text.assign(src->fn_text, src->fn_size);
+    }
   }
 }
 
@@ -93,9 +105,32 @@ void ScriptRunner::load(Connection& conn, Entry& e) {
   e.sha = replyStr(r.get(), "SCRIPT LOAD");
 }
 
+bool ScriptRunner::loadFunction(Connection& conn, const Entry& e) {
+  Argv a;
+  a.ref("FUNCTION", 8);
+  a.ref("LOAD", 4);
+  a.ref(e.fn_text);
+  ReplyPtr r = conn.command(a);
+  return r->type != REDIS_REPLY_ERROR || std::strstr(r->str, "already exists") != nullptr;
+}
+
 ReplyPtr ScriptRunner::run(Connection& conn, Script s, Argv& args, int read_timeout_ms) {
   Entry& e = entries_[static_cast<size_t>(s)];
   conn.ensure();
+  if (functions_ && !e.fn_name.empty()) {
+    args.replace(0, "FCALL", 5);
+    args.replace(1, e.fn_name.data(), e.fn_name.size());
+    ReplyPtr r = conn.command(args, read_timeout_ms);
+    if (refusedBeforeRun(r.get(), "ERR Function not found") && loadFunction(conn, e))
+      r = conn.command(args, read_timeout_ms);
+    if (!(refusedBeforeRun(r.get(), "ERR Function not found") ||
+          (refusedBeforeRun(r.get(), "ERR unknown command") && std::strstr(r->str, "'FCALL'")) ||
+          (refusedBeforeRun(r.get(), "NOPERM") && std::strstr(r->str, "'fcall'")))) {
+      if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), e.name);
+      return r;
+    }
+    functions_ = false;  // this server or user runs no functions: EVALSHA from now on
+  }
   if (e.sha == kUnloaded) loadAll(conn);
   // Slots reserved by begin(): the command and the SHA1.
   if (e.read_only) args.replace(0, "EVALSHA_RO", 10);

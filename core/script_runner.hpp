@@ -2,6 +2,14 @@
 // them with EVALSHA, or EVALSHA_RO for a script whose first line declares
 // `#!lua flags=no-writes`; on NOSCRIPT (a SCRIPT FLUSH, a restart, a
 // failover) it reloads that script and retries exactly once.
+// The hot scripts (marked `--@function`: take, enqueue, extend) run as
+// Valkey functions (FCALL): their helpers are made once, when the library
+// loads, not on every call (about 80k instructions a call). A function not
+// found (a new server, a FUNCTION FLUSH) is loaded (FUNCTION LOAD) and the
+// call retried once; a server or user that cannot run or load functions
+// (an ACL without FCALL or FUNCTION LOAD, a replica, a server without
+// functions) makes this runner use EVALSHA from then on. Every retry is of
+// a call the server refused before running it.
 #pragma once
 
 #include <string>
@@ -38,9 +46,13 @@ class ScriptRunner {
     std::string num_keys;
     std::string sha;
     bool read_only;  // run with EVALSHA_RO
+    std::string fn_name, fn_text;  // the function and its library ("" if none)
   };
   void load(Connection& conn, Entry& e);
+  // FUNCTION LOAD of e's library: true when it is loaded now or already was.
+  bool loadFunction(Connection& conn, const Entry& e);
   std::vector<Entry> entries_;
+  bool functions_ = true;  // FCALL for the scripts that have a function
 };
 
 }  // namespace echomq

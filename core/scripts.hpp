@@ -12,6 +12,11 @@ struct Source {
   const unsigned char* keys;   // their indexes in kKeyNames, in order
   const char* text;
   std::size_t size;
+  // A script marked `--@function` (the hot paths) is also a Valkey function
+  // library: the function's name and the library's text; else null and 0.
+  const char* fn_name;
+  const char* fn_text;
+  std::size_t fn_size;
 };
 
 extern const Source kAll[];

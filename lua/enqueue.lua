@@ -15,6 +15,7 @@
 -- the order of their first job), I3 (each job lands in exactly one place:
 -- its lane or the delayed set). Writes are per lane and per hash, not per job.
 ]]
+--@function
 --@include lane
 --@include many
 --@include record

@@ -7,6 +7,7 @@
 -- or ESTALE}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
+--@function
 --@include record
 
 local lease = argInt(ARGV[2], 1, LEASE_MAX_MS)

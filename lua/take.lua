@@ -26,6 +26,7 @@
 -- (gactive = leased jobs; a claim never passes the ceiling), I3 (pending ->
 -- leases -> deleted, or lane, delayed, dead).
 ]]
+--@function
 --@include settle
 --@include recover
 --@include turns

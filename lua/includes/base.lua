@@ -27,6 +27,10 @@ local function S(n)
   if n % 1 == 0 and n > -9007199254740992 and n < 9007199254740992 then return string.format('%d', n) end
   return string.format('%.0f', n)
 end
+-- Per-call state: a top-level local declared without a value. As a Valkey
+-- function (`--@function`) the script's helpers outlive a call, and the
+-- generated wrapper sets every such local back to nil before each call
+-- (cmake/EmbedLua.cmake).
 local NOW_MS
 local function serverNowMs()
   if not NOW_MS then

@@ -6,6 +6,7 @@
 
 #include "raw_valkey.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -154,6 +155,47 @@ TEST_CASE("the documented worker claims and settles and can do nothing else", "[
     return echomq_verify(c.get(), q.c_str(), &r);
   });
   require_verified(admin.get(), q);
+}
+
+/// The libraries of the server whose names start with `prefix`.
+static std::string libraries(RawValkey &raw, const std::string &prefix) {
+  ReplyPtr r = raw.must({"FUNCTION", "LIST", "LIBRARYNAME", prefix + "*"});
+  return std::to_string(r->elements);
+}
+
+TEST_CASE("a worker without FCALL or FUNCTION LOAD runs the hot scripts with EVALSHA", "[acl]") {
+  // The documented worker without `+fcall +function|load`, then without
+  // `+function|load` alone (it may call a function but not load one): with
+  // no library on the server, both claim, extend and settle all the same.
+  for (const auto &drop : {std::vector<std::string>{"+fcall", "+function|load"},
+                                              std::vector<std::string>{"+function|load"}}) {
+    RawValkey raw;
+    ClientPtr admin = connect_client();
+    DocumentedUser user(raw, "worker");
+    std::vector<std::string> argv = documented_users()["worker"];
+    for (const auto &d : drop) argv.erase(std::remove(argv.begin(), argv.end(), d), argv.end());
+    raw.must({"ACL", "DELUSER", user.name});
+    raw.must(argv);
+    const std::string q = fresh_queue("acl-nofunctions");
+    for (int i = 0; i < 4; ++i) enqueue(admin.get(), q, "g" + std::to_string(i % 2), "job");
+    raw.must({"FUNCTION", "FLUSH"});
+    ClientPtr c = user.connect();
+
+    JobPtr one = claim(c.get(), q, kLease);
+    REQUIRE(one);
+    EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), echomq_job_id(one.get()),
+                                          echomq_job_token(one.get()), kLease, nullptr));
+    ack(c.get(), q, one.get());
+    echomq_job_list *raw_list = nullptr;
+    EMQ_REQUIRE_OK(c.get(), echomq_claim_batch(c.get(), q.c_str(), kLease, 5, 0, &raw_list));
+    JobListPtr list(raw_list);
+    CHECK(echomq_job_list_count(list.get()) == 3);
+    for (size_t i = 0; i < echomq_job_list_count(list.get()); ++i) ack(c.get(), q, echomq_job_list_at(list.get(), i));
+    CHECK(libraries(raw, "echomq_take_") == "0");
+    CHECK(libraries(raw, "echomq_extend_") == "0");
+    CHECK(stats(admin.get(), q).acked_total == 4);
+    require_verified(admin.get(), q);
+  }
 }
 
 TEST_CASE("the documented observer reads everything and writes nothing", "[acl]") {

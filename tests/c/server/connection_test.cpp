@@ -40,11 +40,15 @@ std::string with_user(const std::string &user, const std::string &password) {
 
 }  // namespace
 
-TEST_CASE("after SCRIPT FLUSH every operation reloads its script and succeeds", "[noscript]") {
+TEST_CASE("after SCRIPT FLUSH and FUNCTION FLUSH every operation reloads its script and succeeds", "[noscript]") {
   RawValkey raw;
   auto c = connect_client();
   const std::string q = fresh_queue("noscript");
-  const auto flush = [&] { raw.must({"SCRIPT", "FLUSH"}); };
+  // Both caches: the hot scripts run as functions, the rest with EVALSHA.
+  const auto flush = [&] {
+    raw.must({"SCRIPT", "FLUSH"});
+    raw.must({"FUNCTION", "FLUSH"});
+  };
 
   flush();
   const uint64_t id = enqueue(c.get(), q, "g", "one");
@@ -270,18 +274,50 @@ TEST_CASE("AUTH and ACL refusals are ENOPERM, a good user connects", "[connectio
 }
 
 namespace {
-/// Total script calls the server has run (EVALSHA and EVAL), from INFO commandstats.
+/// Total script calls the server has run (EVALSHA, EVAL and FCALL), from INFO commandstats.
 long long script_calls(RawValkey &raw) {
   ReplyPtr info = raw.must({"INFO", "commandstats"});
   const std::string text(info->str, info->len);
   long long total = 0;
-  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls=", "cmdstat_evalsha_ro:calls="}) {
+  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls=", "cmdstat_evalsha_ro:calls=",
+                          "cmdstat_fcall:calls=", "cmdstat_fcall_ro:calls="}) {
     const auto at = text.find(cmd);
     if (at != std::string::npos) total += std::stoll(text.substr(at + std::strlen(cmd)));
   }
   return total;
 }
 }  // namespace
+
+TEST_CASE("the hot scripts run as functions, loaded once per server", "[connection]") {
+  // enqueue, take and extend are Valkey functions (FCALL): after FUNCTION
+  // FLUSH the first call loads each library, and later calls, from any
+  // client, call it without loading it again; every other script is EVALSHA.
+  RawValkey raw;
+  raw.must({"FUNCTION", "FLUSH"});
+  auto count = [&](const char *cmd) {
+    ReplyPtr info = raw.must({"INFO", "commandstats"});
+    const std::string text(info->str, info->len), key = std::string("cmdstat_") + cmd + ":calls=";
+    const auto at = text.find(key);
+    return at == std::string::npos ? 0LL : std::stoll(text.substr(at + key.size()));
+  };
+  const std::string q = fresh_queue("functions");
+  for (int round = 0; round < 2; ++round) {
+    auto c = connect_client();
+    const long long fcalls = count("fcall"), loads = count("function|load");
+    const uint64_t id = enqueue(c.get(), q, "g", "one");
+    JobPtr job = claim(c.get(), q, kLongLease);
+    REQUIRE(job);
+    REQUIRE(echomq_job_id(job.get()) == id);
+    EMQ_REQUIRE_OK(c.get(), echomq_extend(c.get(), q.c_str(), id, echomq_job_token(job.get()), kLongLease, nullptr));
+    ack(c.get(), q, job.get());
+    // enqueue, claim, extend, ack; the first round also one call per library
+    // that was not found (then loaded).
+    CHECK(count("fcall") - fcalls == (round == 0 ? 7 : 4));
+    CHECK(count("function|load") - loads == (round == 0 ? 3 : 0));
+  }
+  ReplyPtr libs = raw.must({"FUNCTION", "LIST", "LIBRARYNAME", "echomq_*"});
+  CHECK(libs->elements == 3);
+}
 
 TEST_CASE("a batch of 2,500 jobs is enqueued by one script call", "[connection]") {
   // The header promises one script call (one round trip), all or nothing.
