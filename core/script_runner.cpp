@@ -39,12 +39,17 @@ bool declaresNoWrites(const std::string& text) {
   return false;
 }
 
-// An error reply starting with `prefix`. For the three run() looks for (a
-// function not found, FCALL unknown, FCALL denied) the server refused the
-// call before running any of it; an error from inside a function (an ACL
-// denial of one of its commands, say) reads otherwise and is never retried.
-bool refusedBeforeRun(const redisReply* r, const char* prefix) {
+bool errorStarts(const redisReply* r, const char* prefix) {
   return r->type == REDIS_REPLY_ERROR && std::strncmp(r->str, prefix, std::strlen(prefix)) == 0;
+}
+bool functionNotFound(const redisReply* r) { return errorStarts(r, "ERR Function not found"); }
+// The server refused the FCALL before running any of it: the function is
+// not there, or FCALL is unknown or denied to this user. An error from
+// inside a function (an ACL denial of one of its commands, say) reads
+// otherwise and is never retried.
+bool fcallRefused(const redisReply* r) {
+  return functionNotFound(r) || (errorStarts(r, "ERR unknown command") && std::strstr(r->str, "'FCALL'")) ||
+         (errorStarts(r, "NOPERM") && std::strstr(r->str, "'fcall'"));
 }
 
 }  // namespace
@@ -121,11 +126,8 @@ ReplyPtr ScriptRunner::run(Connection& conn, Script s, Argv& args, int read_time
     args.replace(0, "FCALL", 5);
     args.replace(1, e.fn_name.data(), e.fn_name.size());
     ReplyPtr r = conn.command(args, read_timeout_ms);
-    if (refusedBeforeRun(r.get(), "ERR Function not found") && loadFunction(conn, e))
-      r = conn.command(args, read_timeout_ms);
-    if (!(refusedBeforeRun(r.get(), "ERR Function not found") ||
-          (refusedBeforeRun(r.get(), "ERR unknown command") && std::strstr(r->str, "'FCALL'")) ||
-          (refusedBeforeRun(r.get(), "NOPERM") && std::strstr(r->str, "'fcall'")))) {
+    if (functionNotFound(r.get()) && loadFunction(conn, e)) r = conn.command(args, read_timeout_ms);
+    if (!fcallRefused(r.get())) {
       if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), e.name);
       return r;
     }

@@ -62,6 +62,8 @@ const pad = (s, n) => String(s).padStart(n);
 const ratio = (x, y) => (x && y ? `${(x / y).toFixed(2)}x` : '-');
 
 console.log(`\nmedians of ${ref.passes} pass(es) per library; ratios are EchoMQ / peer`);
+// "peer's best": EchoMQ's (a) drain with the most threads, a peer's faster depth.
+const best = (l) => (l === ref ? l.drain[workers.at(-1)] : l.best);
 const rows = [
   ['server CPU per job (µs)', (l) => fmt(l.cpu, 1), (l) => l.cpu],
   ['commands per job', (l) => fmt(l.commands, 1), (l) => l.commands],
@@ -69,8 +71,7 @@ const rows = [
   ['enqueue (jobs/s)', (l) => fmt(l.enqueue), (l) => l.enqueue],
   ...workers.map((w) => [`drain, ${w} worker${w > 1 ? 's' : ''} (jobs/s)`, (l) => fmt(l.drain[w]), (l) => l.drain[w]]),
   [`drain, ${ref.each[0].d?.workers} workers x ${ref.each[0].d?.depth} in flight (jobs/s)`, (l) => fmt(l.deep), (l) => l.deep],
-  [`drain, ${ref.each[0].d?.workers} workers, peer's best (jobs/s)`, (l) => fmt(l === ref ? l.drain[workers.at(-1)] : l.best),
-    (l) => (l === ref ? l.drain[workers.at(-1)] : l.best)],
+  [`drain, ${ref.each[0].d?.workers} workers, peer's best (jobs/s)`, (l) => fmt(best(l)), best],
   ['memory per pending job, 20 B (bytes)', (l) => fmt(l.mem20), (l) => l.mem20],
   ['memory per pending job, 100 B (bytes)', (l) => fmt(l.mem100), (l) => l.mem100],
 ];

@@ -167,8 +167,8 @@ TEST_CASE("a worker without FCALL or FUNCTION LOAD runs the hot scripts with EVA
   // The documented worker without `+fcall +function|load`, then without
   // `+function|load` alone (it may call a function but not load one): with
   // no library on the server, both claim, extend and settle all the same.
-  for (const auto &drop : {std::vector<std::string>{"+fcall", "+function|load"},
-                                              std::vector<std::string>{"+function|load"}}) {
+  for (const auto &drop :
+       {std::vector<std::string>{"+fcall", "+function|load"}, std::vector<std::string>{"+function|load"}}) {
     RawValkey raw;
     ClientPtr admin = connect_client();
     DocumentedUser user(raw, "worker");

@@ -274,16 +274,17 @@ TEST_CASE("AUTH and ACL refusals are ENOPERM, a good user connects", "[connectio
 }
 
 namespace {
-/// Total script calls the server has run (EVALSHA, EVAL and FCALL), from INFO commandstats.
-long long script_calls(RawValkey &raw) {
+/// Calls of command `cmd` ("evalsha", "function|load") the server has run, from INFO commandstats.
+long long calls_of(RawValkey &raw, const std::string &cmd) {
   ReplyPtr info = raw.must({"INFO", "commandstats"});
-  const std::string text(info->str, info->len);
+  const std::string text(info->str, info->len), key = "cmdstat_" + cmd + ":calls=";
+  const auto at = text.find(key);
+  return at == std::string::npos ? 0 : std::stoll(text.substr(at + key.size()));
+}
+/// Total script calls the server has run (EVALSHA, EVAL and FCALL).
+long long script_calls(RawValkey &raw) {
   long long total = 0;
-  for (const char *cmd : {"cmdstat_evalsha:calls=", "cmdstat_eval:calls=", "cmdstat_evalsha_ro:calls=",
-                          "cmdstat_fcall:calls=", "cmdstat_fcall_ro:calls="}) {
-    const auto at = text.find(cmd);
-    if (at != std::string::npos) total += std::stoll(text.substr(at + std::strlen(cmd)));
-  }
+  for (const char *cmd : {"evalsha", "eval", "evalsha_ro", "fcall", "fcall_ro"}) total += calls_of(raw, cmd);
   return total;
 }
 }  // namespace
@@ -294,12 +295,7 @@ TEST_CASE("the hot scripts run as functions, loaded once per server", "[connecti
   // client, call it without loading it again; every other script is EVALSHA.
   RawValkey raw;
   raw.must({"FUNCTION", "FLUSH"});
-  auto count = [&](const char *cmd) {
-    ReplyPtr info = raw.must({"INFO", "commandstats"});
-    const std::string text(info->str, info->len), key = std::string("cmdstat_") + cmd + ":calls=";
-    const auto at = text.find(key);
-    return at == std::string::npos ? 0LL : std::stoll(text.substr(at + key.size()));
-  };
+  auto count = [&](const char *cmd) { return calls_of(raw, cmd); };
   const std::string q = fresh_queue("functions");
   for (int round = 0; round < 2; ++round) {
     auto c = connect_client();
