@@ -1,5 +1,5 @@
 // Where the C API meets the core: the core's statuses and bounds
-// (core/types.hpp) are the C API's numbers (echomq.h), checked here at
+// (cpp/types.hpp) are the C API's numbers (echomq.h), checked here at
 // compile time, and the core's result types become the C structs.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The extern "C" boundary of the worker engine (core/worker.hpp). Every body
+// The extern "C" boundary of the worker engine (cpp/worker.hpp). Every body
 // catches everything; no exception crosses it.
 #include <cstddef>
 #include <cstring>

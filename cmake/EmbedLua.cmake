@@ -10,7 +10,7 @@
 # - status codes, outcomes and bounds: the public header echomq.h. The
 #   prelude defines, as Lua locals, the ones a script uses (ECHOMQ_ dropped).
 # A script with a line `--@function` (the hot paths) also gets a Valkey
-# function library (emq_library below; core/script_runner.cpp calls it).
+# function library (emq_library below; cpp/script_runner.cpp calls it).
 # In: SRC_DIR, HEADER, OUT, SCRIPTS (list of file names).
 
 # Flattens `path` into out_var, each include once (seen_var: the includes
@@ -237,7 +237,7 @@ foreach(file IN LISTS SCRIPTS)
   string(APPEND prelude "${consts}")
   # A script marked `--@function` also gets a Valkey function library: its
   # includes at the library's top level, made once when it loads, and its
-  # own code in a function that each FCALL runs (core/script_runner.cpp).
+  # own code in a function that each FCALL runs (cpp/script_runner.cpp).
   # An EVALSHA makes every helper closure again on every call.
   set(fn_name "")
   set(fn_text "")

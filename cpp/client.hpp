@@ -187,7 +187,7 @@ class Client {
   uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
   uint64_t redriveAll(const char* queue);
   std::vector<std::string> verify(const char* queue);
-  // Everyday operations (core/ops.cpp).
+  // Everyday operations (cpp/ops.cpp).
   Job getJob(const char* queue, uint64_t id);
   void deleteJob(const char* queue, uint64_t id);
   // One bounded purge step; returns jobs removed, updates cursor and more.
@@ -198,13 +198,13 @@ class Client {
   // changes to `lines` and returns the next cursor ("" = done).
   std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
                      std::vector<std::string>& lines);
-  // The record of a sharded queue (core/shard_record.cpp): its shard
+  // The record of a sharded queue (cpp/shard_record.cpp): its shard
   // queues' names in shard order; empty for a plain queue.
   std::vector<std::string> shardNames(const char* queue);
   // Makes queue a sharded queue over these shard queues, or opens it when it
   // is one with as many; returns the names stored (ESHARDS otherwise).
   std::vector<std::string> initShards(const char* queue, const std::vector<std::string>& names);
-  // Checks the server the queue runs on (core/doctor.cpp); acl_user NULL =
+  // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
   // the connected user.
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 

@@ -44,7 +44,7 @@ class Router {
   // The shard queues' names (empty: a plain queue). Read once, then cached.
   std::vector<std::string> shardNames(const char* queue);
 
-  // The operations of Client, routed (core/client.hpp documents each).
+  // The operations of Client, routed (cpp/client.hpp documents each).
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                 uint32_t max_attempts);
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
@@ -118,7 +118,7 @@ class Router {
   Client& nodeClient(const SlotRange& r);
   void loadMap();
 
-  // The sharded operations (core/router_sharded.cpp).
+  // The sharded operations (cpp/router_sharded.cpp).
   EnqueueResult shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                uint32_t max_attempts, bool keyed, int64_t window_ms);
   ClaimResult shardedClaim(Shards& s, int64_t lease_ms, uint32_t n, bool weighted, bool batch);

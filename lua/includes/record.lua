@@ -5,7 +5,7 @@
 -- One short string per job keeps a pending job small (docs/keys.md); the
 -- attempt count and the last error live beside it (the att hash). A
 -- claim returns the record and the delivery state as stored; the core reads
--- both formats too (core/job_record.cpp), so a change here changes it.
+-- both formats too (cpp/job_record.cpp), so a change here changes it.
 -- The fields before the group: one string for all the jobs of a call.
 local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
 local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
