@@ -49,7 +49,7 @@
 #include <stdint.h>
 
 #define ECHOMQ_VERSION_MAJOR 0
-#define ECHOMQ_VERSION_MINOR 3
+#define ECHOMQ_VERSION_MINOR 4
 #define ECHOMQ_VERSION_PATCH 0
 /* major * 10000 + minor * 100 + patch, as returned by echomq_version(). */
 #define ECHOMQ_VERSION_NUMBER \
@@ -171,7 +171,7 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_RECOVER_MAX 32
 /* Version of the key layout this library reads and writes (docs/keys.md).
  * A queue written with another layout is refused with ECHOMQ_ELAYOUT. */
-#define ECHOMQ_KEY_LAYOUT 3
+#define ECHOMQ_KEY_LAYOUT 4
 #define ECHOMQ_RATE_JOBS_MAX 1000000               /* jobs (and burst) of a rate limit */
 #define ECHOMQ_RATE_PERIOD_MAX_MS (24LL * 3600 * 1000)
 #define ECHOMQ_CAP_MAX 1000000000                  /* a lane's size cap */
