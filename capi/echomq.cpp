@@ -109,6 +109,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_EMPTY: return "nothing to claim";
     case ECHOMQ_UNCONFIRMED: return "done, but not confirmed durable in time";
     case ECHOMQ_DUPLICATE: return "duplicate: the first job's id is returned";
+    case ECHOMQ_PENDING: return "not finished when the wait ran out";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
@@ -231,6 +232,16 @@ const char* echomq_job_last_error(const echomq_job* j) { return j ? j->j.last_er
 int echomq_job_state_of(const echomq_job* j) { return j ? j->j.state : 0; }
 uint32_t echomq_job_attempt(const echomq_job* j) { return j ? j->j.attempt() : 0; }
 int64_t echomq_job_due_at_ms(const echomq_job* j) { return j ? j->j.due_at_ms : 0; }
+int64_t echomq_job_started_at_ms(const echomq_job* j) { return j ? j->j.started_at_ms : 0; }
+int64_t echomq_job_finished_at_ms(const echomq_job* j) { return j ? j->j.finished_at_ms : 0; }
+const char* echomq_job_progress(const echomq_job* j, size_t* len) {
+  if (len) *len = j ? j->j.progress.size() : 0;
+  return j ? j->j.progress.c_str() : "";
+}
+const char* echomq_job_result(const echomq_job* j, size_t* len) {
+  if (len) *len = j ? j->j.result.size() : 0;
+  return j ? j->j.result.c_str() : "";
+}
 void echomq_job_free(echomq_job* j) { delete j; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }
@@ -242,10 +253,19 @@ void echomq_job_list_free(echomq_job_list* l) { delete l; }
 /* ---- enqueue ---- */
 
 int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int version) {
-  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION &&
+  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 &&
                 version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
     return ECHOMQ_EINVAL;
   echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  // A version-2 caller's struct ends after dedup_window_ms.
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_2) {
+    opts->version = version;
+    opts->delay_ms = d.delay_ms;
+    opts->max_attempts = d.max_attempts;
+    opts->idempotency_key = d.idempotency_key;
+    opts->dedup_window_ms = d.dedup_window_ms;
+    return ECHOMQ_OK;
+  }
   // A version-1 caller's struct ends after max_attempts.
   if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_1) {
     opts->version = version;
@@ -264,11 +284,13 @@ struct EnqueueOpts {
   uint32_t maxatt = 0;
   const char* key = nullptr;
   int64_t window = 0;
+  int64_t keep_ms = 0;
+  uint64_t keep_last = 0;
 };
 EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
   EnqueueOpts o;
   if (!opts) return o;
-  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION &&
+  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 &&
       opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1)
     echomq::invalid("enqueue options: unknown version " + std::to_string(opts->version));
   o.delay = opts->delay_ms;
@@ -279,6 +301,11 @@ EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
     if (o.key && !*o.key) echomq::invalid("idempotency key is empty (NULL means none)");
     if (o.key && std::strlen(o.key) > ECHOMQ_DEDUP_KEY_MAX)
       echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
+  }
+  if (opts->version >= 3) {
+    o.keep_ms = opts->keep_ms;
+    o.keep_last = opts->keep_last;
+    echomq::checkKeep(o.keep_ms, o.keep_last);
   }
   return o;
 }
@@ -292,13 +319,13 @@ int echomq_enqueue(echomq_client* c, const char* queue, const char* group, const
     if (!group) echomq::invalid("group name is NULL");
     std::vector<echomq::NewJob> one{{group, std::strlen(group), payload, payload_len}};
     if (!o.key) {
-      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt);
+      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt, o.keep_ms, o.keep_last);
       if (id_out) *id_out = ids.front();
       return;
     }
     one[0].key = o.key;
     one[0].key_len = std::strlen(o.key);
-    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window);
+    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last);
     if (id_out) *id_out = r.ids.front();
     dup = r.duplicate.front();
   });
@@ -377,10 +404,10 @@ int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
                       b->payloads[i].size(), b->keys[i].data(), b->keys[i].size()});
     b->duplicate.clear();
     if (!b->keyed) {
-      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt);
+      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt, o.keep_ms, o.keep_last);
       return;
     }
-    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window);
+    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last);
     b->ids = std::move(r.ids);
     b->duplicate = std::move(r.duplicate);
   });
@@ -413,6 +440,23 @@ int echomq_bclaim(echomq_client* c, const char* queue, int64_t lease_ms, int64_t
 
 int echomq_ack(echomq_client* c, const char* queue, uint64_t id, uint64_t token) {
   return guarded(c, [&] { c->core.ack(queue, id, token); });
+}
+
+int echomq_ack_result(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
+                      const char* result, size_t result_len) {
+  return guarded(c, [&] {
+    if (result_len > 0 && !result) echomq::invalid("result is NULL with a non-zero length");
+    if (result_len > ECHOMQ_RESULT_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "result is over ECHOMQ_RESULT_MAX");
+    echomq::Settlement s{id, token, true, 0, {}, {}};
+    s.result.assign(result ? result : "", result_len);
+    std::vector<echomq::Settlement> one{std::move(s)};
+    echomq::TakeResult r = c->core.settleClaim(queue, one, 0, 0, false);
+    int code = r.codes.at(0);
+    if (code == ECHOMQ_ENOTFOUND) echomq::fail(code, "ack: job " + std::to_string(id) + " not found");
+    if (code == ECHOMQ_ESTALE)
+      echomq::fail(code, "ack: job " + std::to_string(id) + " is not leased with token " + std::to_string(token) +
+                             " (its lease was lost)");
+  });
 }
 
 int echomq_ack_many(echomq_client* c, const char* queue, const uint64_t* ids,
@@ -479,7 +523,19 @@ int echomq_settle_new(echomq_settle** out) {
 }
 echomq_settle* echomq_settle_create(void) { return new (std::nothrow) echomq_settle(); }
 int echomq_settle_ack(echomq_settle* s, uint64_t id, uint64_t token) {
-  return settleAdd(s, echomq::Settlement{id, token, true, 0, {}});
+  return settleAdd(s, echomq::Settlement{id, token, true, 0, {}, {}});
+}
+int echomq_settle_ack_result(echomq_settle* s, uint64_t id, uint64_t token, const char* result,
+                             size_t result_len) {
+  if (result_len > 0 && !result) return ECHOMQ_EINVAL;
+  if (result_len > ECHOMQ_RESULT_MAX) return ECHOMQ_ETOOLARGE;
+  try {
+    echomq::Settlement e{id, token, true, 0, {}, {}};
+    e.result.assign(result ? result : "", result_len);
+    return settleAdd(s, std::move(e));
+  } catch (...) {
+    return ECHOMQ_ENOMEM;
+  }
 }
 int echomq_settle_fail(echomq_settle* s, uint64_t id, uint64_t token, const char* reason,
                        int64_t retry_delay_ms) {
@@ -487,7 +543,7 @@ int echomq_settle_fail(echomq_settle* s, uint64_t id, uint64_t token, const char
   if (rlen > ECHOMQ_REASON_MAX) rlen = ECHOMQ_REASON_MAX;
   try {
     return settleAdd(s, echomq::Settlement{id, token, false, retry_delay_ms,
-                                           std::string(reason ? reason : "", rlen)});
+                                           std::string(reason ? reason : "", rlen), {}});
   } catch (...) {
     return ECHOMQ_ENOMEM;
   }
@@ -805,3 +861,78 @@ int echomq_queues(echomq_client* c, echomq_report** out) {
     *out = r;
   });
 }
+
+/* ---- outcomes ---- */
+
+int echomq_set_retention(echomq_client* c, const char* queue, int64_t keep_ms, uint64_t keep_last) {
+  return guarded(c, [&] { c->core.setRetention(queue, keep_ms, keep_last); });
+}
+
+int echomq_clear_retention(echomq_client* c, const char* queue) {
+  return guarded(c, [&] { c->core.clearRetention(queue); });
+}
+
+int echomq_set_events(echomq_client* c, const char* queue, uint64_t max_len, int flags) {
+  return guarded(c, [&] {
+    if (flags & ~ECHOMQ_EVENTS_ENQUEUED) echomq::invalid("unknown event flags");
+    c->core.setEvents(queue, max_len, (flags & ECHOMQ_EVENTS_ENQUEUED) != 0);
+  });
+}
+
+int echomq_clear_events(echomq_client* c, const char* queue) {
+  return guarded(c, [&] { c->core.clearEvents(queue); });
+}
+
+int echomq_progress(echomq_client* c, const char* queue, uint64_t id, uint64_t token, const char* value,
+                    size_t value_len) {
+  return guarded(c, [&] { c->core.progress(queue, id, token, value, value_len); });
+}
+
+int echomq_wait_job(echomq_client* c, const char* queue, uint64_t id, int64_t timeout_ms, echomq_job** out) {
+  if (out) *out = nullptr;
+  bool done = false;
+  int rc = guarded(c, [&] {
+    requireOut(out, "out");
+    echomq::Job j;
+    done = c->core.waitJob(queue, id, timeout_ms, j);
+    if (done) *out = new echomq_job{std::move(j)};
+  });
+  return rc == ECHOMQ_OK && !done ? ECHOMQ_PENDING : rc;
+}
+
+int echomq_events_read(echomq_client* c, const char* queue, const char* after, size_t count, int64_t block_ms,
+                       echomq_event_list** out) {
+  if (out) *out = nullptr;
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    if (!after) echomq::invalid("after is NULL");
+    auto* l = new echomq_event_list();
+    try {
+      l->entries = c->core.readEvents(queue, after, count, block_ms);
+    } catch (...) {
+      delete l;
+      throw;
+    }
+    *out = l;
+  });
+}
+
+size_t echomq_event_list_count(const echomq_event_list* l) { return l ? l->entries.size() : 0; }
+const char* echomq_event_list_id(const echomq_event_list* l, size_t i) {
+  return l && i < l->entries.size() ? l->entries[i][0].c_str() : nullptr;
+}
+size_t echomq_event_list_nfields(const echomq_event_list* l, size_t i) {
+  return l && i < l->entries.size() ? (l->entries[i].size() - 1) / 2 : 0;
+}
+const char* echomq_event_list_name(const echomq_event_list* l, size_t i, size_t k) {
+  if (!l || i >= l->entries.size() || 3 + 2 * k > l->entries[i].size()) return nullptr;
+  return l->entries[i][1 + 2 * k].c_str();
+}
+const char* echomq_event_list_value(const echomq_event_list* l, size_t i, size_t k, size_t* len) {
+  if (len) *len = 0;
+  if (!l || i >= l->entries.size() || 3 + 2 * k > l->entries[i].size()) return nullptr;
+  const std::string& v = l->entries[i][2 + 2 * k];
+  if (len) *len = v.size();
+  return v.c_str();
+}
+void echomq_event_list_free(echomq_event_list* l) { delete l; }

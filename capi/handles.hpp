@@ -42,6 +42,10 @@ struct echomq_lane_list {
   bool has_next = false;
 };
 
+struct echomq_event_list {
+  std::vector<std::vector<std::string>> entries;  // each: stream id, then field, value pairs
+};
+
 struct echomq_report {
   std::vector<std::string> lines;
   std::string cursor;  // echomq_repair: the next step's cursor, "" when done

@@ -109,6 +109,15 @@ int echomq_worker_fail(echomq_worker* w, const echomq_job* job, const char* reas
   return report(w, job, false, retry_delay_ms, reason);
 }
 
+int echomq_worker_done_result(echomq_worker* w, const echomq_job* job, const char* result,
+                              size_t result_len) {
+  if (!w || !job || (result_len > 0 && !result)) return ECHOMQ_EINVAL;
+  return guard([&] {
+    w->core.report(job->j.id, job->j.token, true, 0, "", std::string(result ? result : "", result_len));
+    return ECHOMQ_OK;
+  });
+}
+
 int echomq_worker_discard(echomq_worker* w, const echomq_job* job, const char* reason) {
   return report(w, job, false, ECHOMQ_RETRY_DEAD, reason);
 }

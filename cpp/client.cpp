@@ -128,8 +128,11 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 }
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                      int64_t delay_ms, uint32_t max_attempts) {
+                                      int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
+                                      uint64_t keep_last) {
+  checkKeep(keep_ms, keep_last);
   startEnqueue(queue, jobs, delay_ms, max_attempts);
+  addKeep(argv_, keep_ms, keep_last);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
@@ -144,6 +147,10 @@ void checkSettlement(const Settlement& x) {
   if (!x.ack && x.retry_delay_ms != kRetryBackoff && x.retry_delay_ms != kRetryDeadNow &&
       x.retry_delay_ms != kRetryRelease)
     checkRange("retry_delay_ms", x.retry_delay_ms, 0, kDelayMaxMs);
+  if (!x.ack && !x.result.empty()) invalid("a result goes with an ack only");
+  if (x.result.size() > kResultMax)
+    echomq::fail(kTooLarge, "result of " + std::to_string(x.result.size()) + " bytes is over the limit of " +
+                                std::to_string(kResultMax));
 }
 
 namespace {
@@ -208,6 +215,18 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
     argv_.own(std::to_string(x.token));
     argv_.own(x.retry_delay_ms);
     argv_.ref(x.reason);
+  }
+  // Results of acks (lua/take.lua): sent only when there are any, so a call
+  // without them is what it was before.
+  size_t results = 0;
+  for (const Settlement& x : s) results += x.ack && !x.result.empty() ? 1 : 0;
+  if (results > 0) {
+    argv_.own(static_cast<long long>(results));
+    for (const Settlement& x : s) {
+      if (!x.ack || x.result.empty()) continue;
+      argv_.own(std::to_string(x.id));
+      argv_.ref(x.result);
+    }
   }
   TakeResult res = decodeTake(run(Script::Take).get());
   if (res.codes.size() != s.size()) echomq::fail(kProto, "take: unexpected code count");
@@ -322,7 +341,7 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
 }
 
 void Client::ack(const char* queue, uint64_t id, uint64_t token) {
-  settleOne(queue, Settlement{id, token, true, 0, {}}, "ack");
+  settleOne(queue, Settlement{id, token, true, 0, {}, {}}, "ack");
 }
 
 size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
@@ -350,7 +369,7 @@ size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
 ClaimResult Client::ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
   const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
-  Settlement s{id, token, true, 0, {}};
+  Settlement s{id, token, true, 0, {}, {}};
   checkSettlements({s});
   // "s": a refused ack claims nothing.
   TakeResult r = take(k, {s}, lease_ms, 1, 1, false, "s");
@@ -369,7 +388,7 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
     checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
   size_t rlen = reason ? std::strlen(reason) : 0;
   rlen = std::min<size_t>(rlen, kReasonMax);
-  return settleOne(queue, Settlement{id, token, false, retry_delay_ms, std::string(reason ? reason : "", rlen)},
+  return settleOne(queue, Settlement{id, token, false, retry_delay_ms, std::string(reason ? reason : "", rlen), {}},
                    "fail");
 }
 
@@ -377,7 +396,7 @@ int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t l
   int st = kOk;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
   if (st == kNotFound) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
-  if (st == kStale) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}}));
+  if (st == kStale) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}, {}}));
   return d;
 }
 

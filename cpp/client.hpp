@@ -49,6 +49,12 @@ struct Job {
   uint64_t cap = 0;           // attempt cap: attempts + max after a redrive
   int state = kJobLeased;
   int64_t due_at_ms = 0;      // delayed jobs
+  // Outcomes (job lookup): first delivery, completion or death (0 = none),
+  // the last progress reported, a retained result.
+  int64_t started_at_ms = 0;
+  int64_t finished_at_ms = 0;
+  std::string progress;
+  std::string result;
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the cap, so attempts - (cap - max).
   uint32_t attempt() const {
@@ -71,10 +77,17 @@ struct Settlement {
   bool ack = true;
   int64_t retry_delay_ms = 0;
   std::string reason;
+  std::string result;  // an ack's result (0..kResultMax bytes), kept when retained
 };
 
-// Checks one settlement's id, token and retry delay (EINVAL), before any I/O.
+// Checks one settlement's id, token, retry delay (EINVAL) and result
+// (ETOOLARGE), before any I/O.
 void checkSettlement(const Settlement& s);
+// A job's own retention at enqueue: keep_ms 0..kKeepMaxMs, keep_last
+// 0..kKeepLastMax (both 0 = the queue's); EINVAL otherwise.
+void checkKeep(int64_t keep_ms, uint64_t keep_last);
+// Appends the enqueue script's retention section ("keep", ms, last) when set.
+void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last);
 
 // A queue-wide default (the scripts' "weight", "limit", "maxatt").
 enum class QueueDefault { Weight, Limit, MaxAttempts };
@@ -130,14 +143,17 @@ class Client {
 
   // Enqueues jobs (1..kBatchMax) in one atomic script call; returns
   // the id of every job in order.
+  // keep_ms / keep_last: retain these jobs' outcomes (0 = the queue's).
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                int64_t delay_ms, uint32_t max_attempts);
+                                int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
+                                uint64_t keep_last = 0);
   // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
   void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
   // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
   // the default window.
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                             uint32_t max_attempts, int64_t window_ms);
+                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
+                             uint64_t keep_last = 0);
 
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   // n successive turns of the ring in one call (weighted: turns as wclaim
@@ -194,6 +210,25 @@ class Client {
   uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
                      uint64_t& cursor, bool& more);
   std::vector<std::string> queues();
+  // Outcomes (cpp/outcomes.cpp, lua/outconf.lua, wait.lua, progress.lua).
+  // Retention of completed jobs: keep_ms and/or keep_last (not both 0);
+  // clearRetention turns it off.
+  void setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last);
+  void clearRetention(const char* queue);
+  // The event stream: about maxlen entries; enqueued = enqueues too.
+  void setEvents(const char* queue, uint64_t maxlen, bool enqueued);
+  void clearEvents(const char* queue);
+  void progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len);
+  // Waits for job id to complete or die (timeout_ms 0 = do not wait):
+  // true with its lookup in `out`, false when it had not finished in time.
+  // cancel() interrupts it (ECANCELED). ENOTFOUND: no such job.
+  bool waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out);
+  // The event stream's entries after stream id `after` ("0" = from the
+  // start, "$" = only new ones), at most count, waiting up to block_ms (0 =
+  // do not wait) for one; cancel() interrupts a wait. Each entry: its
+  // stream id, then field, value pairs.
+  std::vector<std::vector<std::string>> readEvents(const char* queue, const std::string& after,
+                                                   size_t count, int64_t block_ms);
   // One bounded step of a repair (lua/includes/mend.lua): appends the
   // changes to `lines` and returns the next cursor ("" = done).
   std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,

@@ -13,12 +13,15 @@
 namespace echomq {
 
 EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs,
-                                   int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+                                   int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
+                                   int64_t keep_ms, uint64_t keep_last) {
   if (window_ms == 0) window_ms = kDedupWindowDefaultMs;
   checkRange("dedup_window_ms", window_ms, 1, kDedupWindowMaxMs);
+  checkKeep(keep_ms, keep_last);
   Argv& a = startEnqueue(queue, jobs, delay_ms, max_attempts);
   a.own(window_ms);
   for (const NewJob& j : jobs) a.ref(j.key ? j.key : "", j.key ? j.key_len : 0);
+  addKeep(a, keep_ms, keep_last);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   size_t n = jobs.size();
@@ -60,6 +63,10 @@ Job Client::getJob(const char* queue, uint64_t id) {
   if (j.state == kJobDelayed) j.due_at_ms = when;
   if (j.state == kJobDead) j.dead_at_ms = when;
   j.last_error = str(a, at(F::last_error), "job last error");
+  j.started_at_ms = i64(a, at(F::started_at), "job started");
+  j.finished_at_ms = i64(a, at(F::finished_at), "job finished");
+  j.progress = str(a, at(F::progress), "job progress");
+  j.result = str(a, at(F::result), "job result");
   return j;
 }
 
@@ -106,6 +113,7 @@ std::string Client::staleReason(const char* queue, const Settlement& s) {
   const char* where = j.state == kJobPending   ? "back in its lane (its lease expired)"
                       : j.state == kJobDelayed ? "waiting for a retry (it was failed)"
                       : j.state == kJobDead    ? "dead-lettered"
+                      : j.state == kJobCompleted ? "completed"
                                                       : "leased";
   return job + " is no longer leased with " + tok + ": it is " + where;
 }

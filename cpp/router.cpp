@@ -121,15 +121,22 @@ Client& Router::nodeClient(const SlotRange& r) {
 }
 
 std::vector<uint64_t> Router::enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                      int64_t delay_ms, uint32_t max_attempts) {
-  return route(queue, [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts); },
-               [&](Shards& s) { return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0).ids; });
+                                      int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
+                                      uint64_t keep_last) {
+  return route(queue, [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last); },
+               [&](Shards& s) {
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last).ids;
+               });
 }
 
 EnqueueResult Router::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                                   uint32_t max_attempts, int64_t window_ms) {
-  return route(queue, [&] { return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms); },
-               [&](Shards& s) { return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms); });
+                                   uint32_t max_attempts, int64_t window_ms, int64_t keep_ms,
+                                   uint64_t keep_last) {
+  return route(queue,
+               [&] { return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last); },
+               [&](Shards& s) {
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last);
+               });
 }
 
 ClaimResult Router::claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted) {
@@ -180,7 +187,7 @@ size_t Router::ackMany(const char* queue, const uint64_t* ids, const uint64_t* t
                        int* statuses) {
   return route(queue, [&] { return seed_.ackMany(queue, ids, tokens, n, statuses); }, [&](Shards& s) {
     std::vector<Settlement> st(n);
-    for (size_t i = 0; i < n; ++i) st[i] = Settlement{ids ? ids[i] : 0, tokens ? tokens[i] : 0, true, 0, {}};
+    for (size_t i = 0; i < n; ++i) st[i] = Settlement{ids ? ids[i] : 0, tokens ? tokens[i] : 0, true, 0, {}, {}};
     TakeResult r = shardedSettleClaim(s, st, 0, 0, false, "");
     size_t acked = 0;
     for (size_t i = 0; i < n; ++i) {

@@ -46,9 +46,10 @@ class Router {
 
   // The operations of Client, routed (cpp/client.hpp documents each).
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                                uint32_t max_attempts);
+                                uint32_t max_attempts, int64_t keep_ms = 0, uint64_t keep_last = 0);
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                             uint32_t max_attempts, int64_t window_ms);
+                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
+                             uint64_t keep_last = 0);
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   ClaimResult claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted);
   TakeResult settleClaim(const char* queue, const std::vector<Settlement>& s, int64_t lease_ms,
@@ -86,6 +87,14 @@ class Router {
   // Every queue of every primary (a sharded queue's shard queues are not
   // listed apart from it).
   std::vector<std::string> queues();
+  void setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last);
+  void clearRetention(const char* queue);
+  void setEvents(const char* queue, uint64_t maxlen, bool enqueued);
+  void clearEvents(const char* queue);
+  void progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len);
+  bool waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out);
+  std::vector<std::vector<std::string>> readEvents(const char* queue, const std::string& after,
+                                                   size_t count, int64_t block_ms);
   std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
                      std::vector<std::string>& lines);
   std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
@@ -120,7 +129,8 @@ class Router {
 
   // The sharded operations (cpp/router_sharded.cpp).
   EnqueueResult shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                               uint32_t max_attempts, bool keyed, int64_t window_ms);
+                               uint32_t max_attempts, bool keyed, int64_t window_ms, int64_t keep_ms,
+                               uint64_t keep_last);
   ClaimResult shardedClaim(Shards& s, int64_t lease_ms, uint32_t n, bool weighted, bool batch);
   TakeResult shardedSettleClaim(Shards& s, const std::vector<Settlement>& st, int64_t lease_ms,
                                 uint32_t n, bool weighted, const char* flags);

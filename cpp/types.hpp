@@ -16,6 +16,7 @@ enum Status : int {
   kEmpty = 1,
   kUnconfirmed = 2,  // done, but not confirmed durable in time
   kDuplicate = 3,    // enqueue with a key seen within its window
+  kPending = 4,      // waitJob: not finished when the wait ran out
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
@@ -72,9 +73,15 @@ constexpr uint32_t kPurgeMax = 10000;
 constexpr uint32_t kShardsMax = 256;
 constexpr int kWaitReplicasMax = 100;
 constexpr int kWaitTimeoutMaxMs = 60000;
+constexpr size_t kResultMax = 64 * 1024;
+constexpr size_t kProgressMax = 1024;
+constexpr int64_t kKeepMaxMs = 366LL * 24 * 3600 * 1000;
+constexpr uint64_t kKeepLastMax = 10000000;
+constexpr uint64_t kEventsMaxlenMax = 10000000;
+constexpr int64_t kWaitGraceMs = 60000;
 
 // Where a job is.
-enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4 };
+enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5 };
 
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };

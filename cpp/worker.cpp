@@ -88,7 +88,10 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
 }
 
 void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
-                    std::string reason) {
+                    std::string reason, std::string result) {
+  if (result.size() > kResultMax)
+    fail(kTooLarge, "result of " + std::to_string(result.size()) + " bytes is over the limit of " +
+                        std::to_string(kResultMax));
   if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
       retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
@@ -100,7 +103,7 @@ void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms
     fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
   held_.erase(it);
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
-  outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason)});
+  outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason), ok ? std::move(result) : std::string()});
   pumpCv_.notify_one();
 }
 
@@ -213,7 +216,7 @@ void Worker::pump(Router& client, bool extender) {
     if (stopping_ && !buffer_.empty()) {
       // Prefetched, never started: back to their lanes at once.
       for (const Job& j : buffer_) {
-        outbox_.push_back(Settlement{j.id, j.token, false, kRetryRelease, {}});
+        outbox_.push_back(Settlement{j.id, j.token, false, kRetryRelease, {}, {}});
         held_.erase(j.id);
       }
       buffer_.clear();

@@ -53,7 +53,8 @@ class Worker {
   // Reports a job handed out by next(). retry_delay_ms: as a settlement, or
   // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
   // worker does not hold, ECANCELED after stop.
-  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason);
+  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
+              std::string result = {});
   // drain: finish what is running (until timeout_ms) and settle it; abandon:
   // stop at once (running jobs come back by their leases). Prefetched jobs
   // go back to their lanes at once in both. Returns false when running jobs

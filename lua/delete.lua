@@ -1,8 +1,8 @@
---[[ delete: delete one job that is pending, delayed or dead.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+--[[ delete: delete one job that is pending, delayed, dead or completed (retained).
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] job id
--- Returns {OK, state it had}; {ENOTFOUND, msg}; {ELEASED, msg} while a
+-- Returns {OK, state it had (JOB_COMPLETED: a retained outcome)}; {ENOTFOUND, msg}; {ELEASED, msg} while a
 -- worker holds it (nothing changed).
 -- Keeps: I1 (its lane leaves the ring when it had no other pending job),
 -- I3 (the id leaves its one place with its record), the counters (a waiting
@@ -10,9 +10,21 @@
 ]]
 --@include lane
 --@include lookup
+--@include emit
+--@include fin
+--@include wakeWaiters
 
 local id, rec = jobById('delete')
-if not id then return rec end
+if not id then
+  -- A retained outcome (a completed job) is deleted with its places.
+  if rec[1] ~= ENOTFOUND or not rcall('ZSCORE', K.done, ARGV[2]) then return rec end
+  id = ARGV[2]
+  local o = unpackFin(rcall('HGET', K.fin, id))
+  for _, key in ipairs({ K.done, K.doneexp, K.donecnt }) do rcall('ZREM', key, id) end
+  rcall('HDEL', K.fin, id)
+  emit('deleted', id, o and o.group or '', o and o.attempts or 0)
+  return { OK, JOB_COMPLETED }
+end
 if rcall('ZSCORE', K.leases, id) then
   return { ELEASED, 'delete: job ' .. id .. ' is leased by a worker: settle it or let its lease expire first' }
 end
@@ -32,6 +44,12 @@ else
   fixRing(g, before)
   addLive(g, -1)
 end
+local att = unpackAtt(rcall('HGET', K.att, id))
 rcall('HDEL', K.jobs, id)
 rcall('HDEL', K.att, id)
+-- Its outcome state, if any; its waiters wake to find it gone.
+for _, key in ipairs({ K.fin, K.started, K.progress, K.keep }) do rcall('HDEL', key, id) end
+local w = rcall('HGET', K.waiters, id)
+if w then wakeWaiters(id, w); rcall('HDEL', K.waiters, id) end
+emit('deleted', id, g, att)
 return { OK, state }

@@ -1,10 +1,12 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp keep events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
 -- then, with idempotency keys only: window ms, n keys ("" = none)
+-- then, to retain these jobs' outcomes (lua/outconf.lua): "keep", keep ms,
+--   keep last (0..KEEP_MAX_MS, 0..KEEP_LAST_MAX, not both 0)
 -- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
 -- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key the queue saw within its window
 -- (or an earlier entry of the call had) is not enqueued and gets the first
@@ -22,13 +24,23 @@
 --@include typeGuard
 --@include dedup
 --@include marks
+--@include emit
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
 local n = argInt(ARGV[4], 1, BATCH_MAX)
 if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
-local keyed = #ARGV == 5 + 3 * n
-if #ARGV ~= 4 + 2 * n and not keyed then return { EINVAL, 'enqueue: argument count does not match n' } end
+-- An optional retention of these jobs closes the arguments: "keep", ms, last.
+local nargs = #ARGV
+local keepSpec
+if nargs >= 7 and ARGV[nargs - 2] == 'keep' and (nargs == 7 + 2 * n or nargs == 8 + 3 * n) then
+  local ms, last = argInt(ARGV[nargs - 1], 0, KEEP_MAX_MS), argInt(ARGV[nargs], 0, KEEP_LAST_MAX)
+  if not ms or not last or (ms == 0 and last == 0) then return { EINVAL, 'enqueue: bad retention' } end
+  keepSpec = S(ms) .. ' ' .. S(last)
+  nargs = nargs - 3
+end
+local keyed = nargs == 5 + 3 * n
+if nargs ~= 4 + 2 * n and not keyed then return { EINVAL, 'enqueue: argument count does not match n' } end
 for i = 1, n do
   if #ARGV[3 + 2 * i] == 0 then return { EINVAL, 'enqueue: empty group name' } end
 end
@@ -114,6 +126,8 @@ for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
 if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
+if keepSpec then want[K.keep] = 'hash'; want[K.config] = 'hash' end
+if OUTCOMES then want[K.events] = 'stream' end
 bad = typeGuard(want)
 if bad then return bad end
 
@@ -140,6 +154,15 @@ local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIEL
 reply[1 + ENQUEUED_FIRST] = first
 reply[1 + ENQUEUED_COUNT] = n
 if keyed then reply = rememberKeys(total, first, E, dupOf, keyAt, window, now) end
+if keepSpec then
+  local kv = {}
+  for e = 1, n do kv[e + e - 1] = S(first + e - 1); kv[e + e] = keepSpec end
+  callSliced('HSET', K.keep, kv)
+  rcall('HSET', K.config, 'outcomes', '1', 'keepjob', '1')
+end
+if OUTCOMES and outcomeConf().enq then
+  for e, i in ipairs(E) do emit('enqueued', S(first + e - 1), ARGV[3 + 2 * i], 0) end
+end
 local dir = {}
 for _, g in ipairs(lanes) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end
 addCounts(K.glive, lanes, count)

@@ -1,17 +1,42 @@
 #!lua flags=no-writes
 --[[ job: one job by id, wherever it is (read-only).
--- KEYS: seq leases delayed dead config jobs att
+-- KEYS: seq leases delayed dead stats config jobs att done doneexp donecnt fin started progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] job id
 -- Returns {OK, then an `info` row of INFO_FIELDS values (lua/replies.txt)}:
 -- state JOB_PENDING, JOB_LEASED (when = lease deadline), JOB_DELAYED (when =
--- due time) or JOB_DEAD (when = time of death), when "0" for a pending job;
--- {ENOTFOUND, msg} for no such job.
+-- due time), JOB_DEAD (when = time of death) or JOB_COMPLETED (a retained
+-- outcome: when = time it was acked, payload not kept), when "0" for a
+-- pending job; started_at = first delivery ("0" before it or when not
+-- recorded), finished_at = when it completed or died; {ENOTFOUND, msg} for
+-- no such job (never enqueued, deleted, or acked and not retained).
 ]]
 --@include lookup
+--@include outcomeOf
 
 local id, rec = jobById('job')
-if not id then return rec end
+local out = { OK }  -- then an `info` row (lua/replies.txt: INFO_FIELDS values)
+if not id then
+  if rec[1] ~= ENOTFOUND then return rec end
+  local o = outcomeOf(ARGV[2], serverNowMs())
+  if not o then return rec end
+  out[1 + INFO_ID] = ARGV[2]
+  out[1 + INFO_STATE] = JOB_COMPLETED
+  out[1 + INFO_GROUP] = o.group
+  out[1 + INFO_PAYLOAD] = ''
+  out[1 + INFO_ATTEMPTS] = o.attempts
+  out[1 + INFO_TOKEN] = o.token
+  out[1 + INFO_MAX_ATTEMPTS] = o.max
+  out[1 + INFO_CAP] = o.max
+  out[1 + INFO_ENQUEUED_AT] = o.enqueued
+  out[1 + INFO_WHEN] = o.fin
+  out[1 + INFO_LAST_ERROR] = o.error
+  out[1 + INFO_STARTED_AT] = o.started
+  out[1 + INFO_FINISHED_AT] = o.fin
+  out[1 + INFO_PROGRESS] = o.progress
+  out[1 + INFO_RESULT] = o.result
+  return out
+end
 local g, p, at, cap, mx = unpackRecord(rec)
 local state, when = JOB_PENDING, '0'
 -- The set that holds the id is where the job is (I3).
@@ -20,7 +45,8 @@ for _, w in ipairs({ { K.leases, JOB_LEASED }, { K.delayed, JOB_DELAYED }, { K.d
   if sc then state, when = w[2], sc; break end
 end
 local att, err, token = unpackAtt(rcall('HGET', K.att, id))
-local out = { OK }  -- then an `info` row (lua/replies.txt: INFO_FIELDS values)
+-- A dead job's times and progress moved to its outcome (deadOutcome).
+local o = state == JOB_DEAD and unpackFin(rcall('HGET', K.fin, id)) or nil
 out[1 + INFO_ID] = id
 out[1 + INFO_STATE] = state
 out[1 + INFO_GROUP] = g
@@ -32,4 +58,8 @@ out[1 + INFO_CAP] = S(cap)
 out[1 + INFO_ENQUEUED_AT] = at
 out[1 + INFO_WHEN] = when
 out[1 + INFO_LAST_ERROR] = err
+out[1 + INFO_STARTED_AT] = o and o.started or rcall('HGET', K.started, id) or '0'
+out[1 + INFO_FINISHED_AT] = state == JOB_DEAD and when or '0'
+out[1 + INFO_PROGRESS] = o and o.progress or rcall('HGET', K.progress, id) or ''
+out[1 + INFO_RESULT] = ''
 return out

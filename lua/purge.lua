@@ -1,5 +1,5 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap started keep waiters progress events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
 -- ARGV[5] "1" = clear the lane's own settings when done
@@ -13,6 +13,8 @@
 ]]
 --@include lane
 --@include record
+--@include emit
+--@include wakeWaiters
 
 local g = ARGV[2]
 local max = argInt(ARGV[3], 1, PURGE_MAX)
@@ -44,6 +46,13 @@ end
 if #gone > 0 then
   callSliced('HDEL', K.jobs, gone)
   callSliced('HDEL', K.att, gone)
+  if OUTCOMES then
+    for _, key in ipairs({ K.started, K.progress, K.keep }) do callSliced('HDEL', key, gone) end
+    local ws = callSliced('HMGET', K.waiters, gone)
+    for i, id in ipairs(gone) do if ws[i] then wakeWaiters(id, ws[i]) end end
+    callSliced('HDEL', K.waiters, gone)
+    emit('purged', '', g, 0, { 'count', S(#gone) })
+  end
   rcall('HINCRBY', K.stats, 'deleted', #gone)
 end
 if more == 0 and ARGV[5] == '1' then

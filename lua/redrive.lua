@@ -1,5 +1,5 @@
 --[[ redrive: move dead jobs back to their lanes with a fresh attempt budget.
--- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap fin events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "ids" then job ids, or "all" then a chunk size (the oldest dead)
 -- Returns {OK, a `redriven` head: moved, dead left}. The attempt count (fencing token) is kept
@@ -9,6 +9,7 @@
 --@include lane
 --@include record
 --@include typeGuard
+--@include emit
 
 local ids
 if ARGV[2] == 'ids' then
@@ -45,6 +46,8 @@ for _, id in ipairs(ids) do
     rcall('ZADD', pendingKey(g), id, id)
     fixRing(g, before)
     moved = moved + 1
+    rcall('HDEL', K.fin, id)  -- its outcome: it lives again
+    emit('redriven', id, g, 0)
   end
 end
 if moved > 0 then rcall('HINCRBY', K.stats, 'redriven', moved) end

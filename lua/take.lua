@@ -2,7 +2,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -16,6 +16,8 @@
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
+-- then, optionally, results r, then r pairs: id (an ack's), result bytes
+--   (at most RESULT_MAX: ETOOLARGE), kept when the job's outcome is retained
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
 -- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
@@ -65,6 +67,22 @@ for _ = 1, nf do
   fails[#fails + 1] = { ARGV[i], ARGV[i + 1], delay, reason }
   i = i + 4
 end
+-- Results of acks (optional): r, then r pairs: id, result bytes.
+local results = {}
+if i <= #ARGV then
+  local nr = argInt(ARGV[i], 0, BATCH_MAX)
+  if not nr then return { EINVAL, 'take: bad result count' } end
+  i = i + 1
+  for _ = 1, nr do
+    local r = ARGV[i + 1]
+    if not argInt(ARGV[i], 1, ID_MAX) or not r then return { EINVAL, 'take: bad result entry' } end
+    if #r > RESULT_MAX then
+      return { ETOOLARGE, 'take: result of job ' .. ARGV[i] .. ' is ' .. #r .. ' bytes, over ' .. RESULT_MAX }
+    end
+    results[ARGV[i]] = r
+    i = i + 2
+  end
+end
 if i ~= #ARGV + 1 then return { EINVAL, 'take: argument count does not match' } end
 local bad = layoutError()
 if bad then return bad end
@@ -80,11 +98,12 @@ local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
 local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
 local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
+if OUTCOMES then checked[K.started] = 'hash'; checked[K.events] = 'stream' end  -- lua/includes/startJobs.lua
 bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
 local refused
-refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked)
+refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
 if bad then return bad end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end

@@ -1,5 +1,6 @@
 --@include lane
 --@include record
+--@include deadOutcome
 -- The end of a failed attempt of job `id` of lane g, already out of the
 -- leases with its lane's active count lowered: dead-letter it when it has
 -- used its attempts (att >= cap) or when delay is DEAD_NOW, else put it back
@@ -14,13 +15,15 @@ local function endAttempt(id, g, att, token, cap, delay, now, reason)
     rcall('ZADD', K.dead, S(now), id)
     rcall('HINCRBY', K.stats, 'dead', 1)
     addLive(g, -1)
+    if OUTCOMES then deadOutcome(id, g, att, token, now, reason) end
     return FAIL_DEAD
   end
+  if delay == BACKOFF then delay = math.min(1000 * 2 ^ (att - 1), 3600000) end
+  if OUTCOMES then emit('failed', id, g, att, { 'reason', reason or '', 'retry', S(delay) }) end
   if delay == 0 then
     rcall('ZADD', pendingKey(g), id, id)
     return FAIL_RETRY
   end
-  if delay == BACKOFF then delay = math.min(1000 * 2 ^ (att - 1), 3600000) end
   rcall('ZADD', K.delayed, S(now + delay), id)
   return FAIL_DELAYED
 end

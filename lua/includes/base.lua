@@ -69,8 +69,13 @@ end
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
+-- OUTCOMES: the queue's `outcomes` flag (config), read with the layout:
+-- nil while no outcome feature (retention, waiters, progress, events) is
+-- on, so a plain queue pays no call for them (lua/includes/outcomes.lua).
+local OUTCOMES
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes')
+  OUTCOMES = c[3]
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

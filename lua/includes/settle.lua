@@ -1,6 +1,7 @@
 --@include attempt
 --@include many
 --@include typeGuard
+--@include finishAcks
 -- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
 -- and fails (id, token, retry delay, reason; delay RELEASE = give back
 -- unstarted); ids and tokens are the decimal strings a claim returned. Each
@@ -14,7 +15,8 @@
 -- when a key the acks would touch holds the wrong type (then nothing was
 -- written). `plain`: the caller knows no limit exists anywhere
 -- (lua/take.lua), so no limit is read. `checked`: the keys the caller has
--- type-checked (key -> type).
+-- type-checked (key -> type). `results`: id -> result bytes of an ack, kept
+-- with a retained outcome (lua/includes/finishAcks.lua).
 local RELEASE = -3
 -- Keys an ack writes or reads after its first write on its rare paths: a
 -- lane freed from its ceiling (laneState, joinRing) and a lane left idle
@@ -22,7 +24,7 @@ local RELEASE = -3
 -- glimit before writing them, and its first write is to stats.
 local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
 local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
-local function settle(ackIds, ackToks, fails, now, codes, plain, checked)
+local function settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
   local nacks = #ackIds
   local ids = ackIds
   if #fails > 0 then
@@ -115,12 +117,18 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked)
   local want = {}
   local function need(name) if not checked[K[name]] then want[K[name]] = KEY_TYPES[name] end end
   need('jobs')
+  if OUTCOMES then
+    for _, name in ipairs({ 'config', 'done', 'doneexp', 'donecnt', 'fin', 'started', 'keep', 'waiters', 'progress', 'events' }) do
+      need(name)
+    end
+  end
   for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do need(name) end
   for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do need(name) end
   local bad = typeGuard(want)
   if bad then return refused, bad end
   -- The first write: a wrong-typed stats key fails it whole.
   rcall('HINCRBY', K.stats, 'acked', #done)
+  if OUTCOMES then finishAcks(done, results or {}, now) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
   callSliced('ZREM', K.leases, done)

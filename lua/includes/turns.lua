@@ -1,5 +1,6 @@
 --@include many
 --@include record
+--@include startJobs
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
 -- until now + leaseMs, appending each job to `out` as a `job` row
 -- (lua/replies.txt: JOB_FIELDS values). Tokens are made from `nonce`
@@ -171,6 +172,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if taken > 0 then
     callSliced('HSET', K.att, attSet)
     callSliced('ZADD', K.leases, leaseAdd)
+    if OUTCOMES then startJobs(attSet, now) end  -- first-started times, claimed events
   end
   addCounts(K.gactive, lanes, servedBy)
   addCounts(K.gserved, lanes, servedBy)

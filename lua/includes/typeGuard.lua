@@ -23,6 +23,8 @@ local KEY_TYPES = {
   glive = 'hash', gserved = 'hash', stats = 'hash', config = 'hash', wake = 'list',
   jobs = 'hash', att = 'hash', grate = 'hash', gbucket = 'hash', throttled = 'zset', gcap = 'hash',
   idem = 'hash', idemexp = 'zset',
+  done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
+  waiters = 'hash', progress = 'hash', events = 'stream',
 }
 -- typeGuard over every fixed key the script was given and the pending sets
 -- of the lanes `groups` (may be nil): one TYPE per key, for the calls that

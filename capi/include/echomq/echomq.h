@@ -85,6 +85,8 @@ typedef enum echomq_status {
   ECHOMQ_DUPLICATE = 3,   /* enqueue with an idempotency key seen within its
                              window: nothing was enqueued, the first job's id
                              is returned (not an error) */
+  ECHOMQ_PENDING = 4,     /* echomq_wait_job: the job had not finished when
+                             the wait ran out (not an error; wait again) */
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
@@ -188,6 +190,19 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_PURGE_MAX 10000
 /* Shard queues of one sharded queue at most (echomq_shards_create). */
 #define ECHOMQ_SHARDS_MAX 256
+/* Outcomes (docs/keys.md, "Outcomes"). A result set when a job is acked
+ * holds at most ECHOMQ_RESULT_MAX bytes, a progress value at most
+ * ECHOMQ_PROGRESS_MAX (ETOOLARGE above). Retention: a time of
+ * 1..ECHOMQ_KEEP_MAX_MS, a count of 1..ECHOMQ_KEEP_LAST_MAX. An event
+ * stream holds about 1..ECHOMQ_EVENTS_MAXLEN_MAX entries. A job someone
+ * waited for is kept at least ECHOMQ_WAIT_GRACE_MS after it finished, so
+ * the waiter can read its outcome. */
+#define ECHOMQ_RESULT_MAX (64 * 1024)
+#define ECHOMQ_PROGRESS_MAX 1024
+#define ECHOMQ_KEEP_MAX_MS (366LL * 24 * 3600 * 1000)
+#define ECHOMQ_KEEP_LAST_MAX 10000000
+#define ECHOMQ_EVENTS_MAXLEN_MAX 10000000
+#define ECHOMQ_WAIT_GRACE_MS 60000
 
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
@@ -307,7 +322,8 @@ typedef enum echomq_job_state {
   ECHOMQ_JOB_PENDING = 1,  /* waiting in its lane */
   ECHOMQ_JOB_LEASED = 2,   /* held by a worker until its lease deadline */
   ECHOMQ_JOB_DELAYED = 3,  /* waiting for its due time (delay, retry backoff) */
-  ECHOMQ_JOB_DEAD = 4      /* dead-lettered */
+  ECHOMQ_JOB_DEAD = 4,     /* dead-lettered */
+  ECHOMQ_JOB_COMPLETED = 5 /* acked and retained (echomq_set_retention) */
 } echomq_job_state;
 /* Version 0.3 accessors. The job's echomq_job_state. */
 ECHOMQ_API int echomq_job_state_of(const echomq_job *j);
@@ -319,6 +335,17 @@ ECHOMQ_API int echomq_job_state_of(const echomq_job *j);
 ECHOMQ_API uint32_t echomq_job_attempt(const echomq_job *j);
 /* Server ms a delayed job falls due (0 for other states). */
 ECHOMQ_API int64_t echomq_job_due_at_ms(const echomq_job *j);
+/* Version 0.4 accessors, set by echomq_get_job and echomq_wait_job (0 or
+ * empty on claimed jobs and dead listings). Server ms of the job's first
+ * delivery (0 before it, or when outcomes were off then), and of its
+ * completion or death (0 while it lives). */
+ECHOMQ_API int64_t echomq_job_started_at_ms(const echomq_job *j);
+ECHOMQ_API int64_t echomq_job_finished_at_ms(const echomq_job *j);
+/* The last progress the job reported (echomq_progress) and, for a retained
+ * completed job, the result it was acked with: bytes and length (*len may
+ * be NULL), "" when none; owned by the job handle. */
+ECHOMQ_API const char *echomq_job_progress(const echomq_job *j, size_t *len);
+ECHOMQ_API const char *echomq_job_result(const echomq_job *j, size_t *len);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
 
 /* A list of jobs (wclaim, dead listing). Jobs inside are owned by the list. */
@@ -341,13 +368,23 @@ typedef struct echomq_enqueue_options {
                                   a batch takes a key per job) */
   int64_t dedup_window_ms;     /* how long a key is remembered: 0 = default
                                   (24 h), 1..ECHOMQ_DEDUP_WINDOW_MAX_MS */
+  /* Version 3 (0.4.0): this job's own retention once it completes (see
+   * echomq_set_retention), instead of the queue's: kept keep_ms after it
+   * completes (0 = no time bound; 1..ECHOMQ_KEEP_MAX_MS), and/or while it
+   * is among the last keep_last jobs of the queue that completed with a
+   * retention (0 = no count bound; 1..ECHOMQ_KEEP_LAST_MAX). Both 0: the
+   * queue's retention. A negative keep_ms is EINVAL. */
+  int64_t keep_ms;
+  uint64_t keep_last;
 } echomq_enqueue_options;
 
-/* 2 since 0.3.0; a caller built against version 1 passes 1 and has no
- * idempotency key. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 2
+/* 3 since 0.4.0, 2 since 0.3.0; a caller built against version 1 passes 1
+ * and has no idempotency key, against version 2 passes 2 and has no
+ * retention of its own. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 3
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0 }
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);
 
 /* Enqueue one job on lane `group`. *id_out (may be NULL) receives the job id;
@@ -476,6 +513,15 @@ typedef enum echomq_fail_outcome {
 ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                            const char *reason, int64_t retry_delay_ms, int *outcome);
 
+/* Acknowledge with a result: as echomq_ack, and when the job's outcome is
+ * retained (echomq_set_retention, a job's own keep_ms / keep_last, or a
+ * waiter) the result (0..ECHOMQ_RESULT_MAX bytes, binary) is kept with it
+ * and shown by echomq_get_job and echomq_wait_job; otherwise it is dropped.
+ * Errors: as echomq_ack, and ETOOLARGE for a result over the limit, EINVAL
+ * for NULL with a non-zero length (nothing sent). */
+ECHOMQ_API int echomq_ack_result(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                                 const char *result, size_t result_len);
+
 /* Extend the lease to server now + lease_ms. *lease_until_ms (may be NULL)
  * receives the new deadline. Errors: EINVAL, ESTALE, ENOTFOUND, ECONN,
  * ETIMEOUT, ESERVER, ENOPERM. */
@@ -512,6 +558,11 @@ ECHOMQ_API echomq_settle *echomq_settle_create(void); /* NULL on ENOMEM */
 /* Add an ack. Errors: EINVAL (id or token 0 or above ECHOMQ_ID_MAX),
  * ETOOLARGE (more than ECHOMQ_BATCH_MAX entries), ENOMEM. */
 ECHOMQ_API int echomq_settle_ack(echomq_settle *s, uint64_t id, uint64_t token);
+/* Add an ack with a result (copied), as echomq_ack_result. Errors: as
+ * echomq_settle_ack, and ETOOLARGE (result over ECHOMQ_RESULT_MAX), EINVAL
+ * (NULL with a non-zero length). */
+ECHOMQ_API int echomq_settle_ack_result(echomq_settle *s, uint64_t id, uint64_t token,
+                                        const char *result, size_t result_len);
 /* Add a fail. reason may be NULL (cut at ECHOMQ_REASON_MAX bytes);
  * retry_delay_ms as echomq_fail, or ECHOMQ_RETRY_DEAD, ECHOMQ_RETRY_RELEASE.
  * Errors: as echomq_settle_ack, and EINVAL for a bad delay. */
@@ -638,6 +689,11 @@ ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const
                                   int64_t retry_delay_ms);
 /* The job can never succeed: dead-lettered now, attempts left or not. */
 ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+/* The job succeeded with a result (0..ECHOMQ_RESULT_MAX bytes, copied), as
+ * echomq_ack_result. Errors: as echomq_worker_done, and ETOOLARGE, EINVAL
+ * (NULL with a non-zero length). */
+ECHOMQ_API int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const char *result,
+                                         size_t result_len);
 
 /* Stop modes. Both give prefetched, unstarted jobs back to their lanes (at
  * their mint position, at once, the attempt not counted). */
@@ -935,6 +991,83 @@ ECHOMQ_API int echomq_repair(echomq_client *c, const char *queue, int apply, con
 /* The cursor for the next repair step, NULL when the repair is done (and
  * for reports of other calls). Owned by the report. */
 ECHOMQ_API const char *echomq_report_cursor(const echomq_report *r);
+
+/* ------------------------------------------------------------------------ */
+/* Outcomes (0.4.0): what became of finished jobs, all opt-in
+ * (docs/operations.md "Outcomes", docs/keys.md for the keys and the event
+ * format). With none of it on, a queue pays nothing for it.
+ *
+ * Retention. A completed job is normally gone at its ack. With a retention,
+ * its outcome is kept: state ECHOMQ_JOB_COMPLETED, lane, attempts, token,
+ * enqueue time, first-started and finished times, last progress, and the
+ * result it was acked with (not its payload). keep_ms (1..ECHOMQ_KEEP_MAX_MS,
+ * 0 = no time bound) keeps it that long after it completed; keep_last
+ * (1..ECHOMQ_KEEP_LAST_MAX, 0 = no count bound) keeps it while it is among
+ * the last keep_last jobs that completed with a retention. At least one of
+ * them; both bound it when both are set. It applies to jobs that complete
+ * from then on. Expired outcomes are trimmed by the settling calls, a
+ * bounded number per call (no daemon); a lookup never shows one. Dead jobs
+ * stay in the dead list as before, now with their times and progress.
+ * Errors (all four): EINVAL (names, values: nothing sent), ECONN, ETIMEOUT,
+ * EOOM, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_set_retention(echomq_client *c, const char *queue, int64_t keep_ms,
+                                    uint64_t keep_last);
+ECHOMQ_API int echomq_clear_retention(echomq_client *c, const char *queue);
+
+/* Events. With events on, the scripts append entries to the Valkey Stream
+ * "emq:{<queue>}:events", kept near max_len (1..ECHOMQ_EVENTS_MAXLEN_MAX)
+ * entries by XADD MAXLEN ~: claimed, completed, failed, dead, redriven,
+ * deleted, purged, progress, setting, and with ECHOMQ_EVENTS_ENQUEUED also
+ * enqueued (one entry per job: the costly one). Any client reads them with
+ * XREAD / XREADGROUP; the format is public (docs/keys.md "Events"). */
+#define ECHOMQ_EVENTS_ENQUEUED 1
+ECHOMQ_API int echomq_set_events(echomq_client *c, const char *queue, uint64_t max_len, int flags);
+ECHOMQ_API int echomq_clear_events(echomq_client *c, const char *queue);
+
+/* Progress: a held job reports a value (0..ECHOMQ_PROGRESS_MAX bytes,
+ * binary), fenced by its token like echomq_extend. It replaces the previous
+ * one, shows in echomq_get_job (and in a retained outcome) and is a
+ * `progress` event. Errors: EINVAL, ETOOLARGE (nothing sent), ESTALE,
+ * ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_progress(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                               const char *value, size_t value_len);
+
+/* Wait for job `id` to complete or die. Returns ECHOMQ_OK with *out set
+ * (as echomq_get_job: ECHOMQ_JOB_COMPLETED or ECHOMQ_JOB_DEAD) at once when
+ * it has, or as soon as it does; ECHOMQ_PENDING (4, not an error) with *out
+ * NULL when it had not after timeout_ms (0..24 h; 0 = do not wait).
+ * It blocks on the server with no polling: the waiter is counted on the
+ * job, and its ack or death pushes a wake-up onto the job's own list, which
+ * expires after ECHOMQ_WAIT_GRACE_MS; the outcome of a job someone waits
+ * for is kept at least that long, so waiting works without a retention, but
+ * only for a waiter that began before the job finished: once a job that
+ * was not retained has finished, a wait gets ENOTFOUND, as a lookup does.
+ * echomq_client_cancel() interrupts the wait (ECANCELED). A job deleted
+ * while waited for: ENOTFOUND. Errors: EINVAL (id 0, NULL out), ENOTFOUND,
+ * ECANCELED, ECONN, ETIMEOUT, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_wait_job(echomq_client *c, const char *queue, uint64_t id, int64_t timeout_ms,
+                               echomq_job **out);
+
+/* Read the event stream: up to `count` (1..ECHOMQ_BATCH_MAX) entries after
+ * stream id `after` ("0" = from the oldest kept, "$" = only new ones),
+ * waiting up to block_ms (0 = do not wait) for one to come; cancellable like
+ * echomq_wait_job. ECHOMQ_OK with *out (may hold 0 entries when none came).
+ * For a group of consumers use XREADGROUP on the stream directly.
+ * Errors: EINVAL, ECANCELED, ECONN, ETIMEOUT, ESERVER, ENOPERM, ESHARDS (a
+ * sharded queue: read each shard queue's stream). */
+typedef struct echomq_event_list echomq_event_list;
+ECHOMQ_API int echomq_events_read(echomq_client *c, const char *queue, const char *after,
+                                  size_t count, int64_t block_ms, echomq_event_list **out);
+ECHOMQ_API size_t echomq_event_list_count(const echomq_event_list *l);
+/* Entry i's stream id ("<ms>-<seq>"; pass the last one as `after`). */
+ECHOMQ_API const char *echomq_event_list_id(const echomq_event_list *l, size_t i);
+/* Entry i's fields: how many, and field k's name and value (*len may be
+ * NULL). NULL when out of range. Owned by the list. */
+ECHOMQ_API size_t echomq_event_list_nfields(const echomq_event_list *l, size_t i);
+ECHOMQ_API const char *echomq_event_list_name(const echomq_event_list *l, size_t i, size_t k);
+ECHOMQ_API const char *echomq_event_list_value(const echomq_event_list *l, size_t i, size_t k,
+                                               size_t *len);
+ECHOMQ_API void echomq_event_list_free(echomq_event_list *l);
 
 /* ------------------------------------------------------------------------ */
 /* Sharded queues (0.3.0): one queue over N shard queues, so that one hot

@@ -30,6 +30,7 @@ struct Free {
   void operator()(echomq_settle *p) const noexcept { echomq_settle_free(p); }
   void operator()(echomq_report *p) const noexcept { echomq_report_free(p); }
   void operator()(echomq_worker *p) const noexcept { echomq_worker_free(p); }
+  void operator()(echomq_event_list *p) const noexcept { echomq_event_list_free(p); }
 };
 
 template <class T>
@@ -43,6 +44,7 @@ using BatchPtr = Owned<echomq_batch>;
 using SettlePtr = Owned<echomq_settle>;
 using ReportPtr = Owned<echomq_report>;
 using WorkerPtr = Owned<echomq_worker>;
+using EventListPtr = Owned<echomq_event_list>;
 
 }  // namespace echomq
 

@@ -22,6 +22,7 @@ using echomq::LaneListPtr;
 using echomq::ReportPtr;
 using echomq::SettlePtr;
 using echomq::WorkerPtr;
+using echomq::EventListPtr;
 
 /// URL of the test server: $ECHOMQ_TEST_URL if set, else the first line of the
 /// file named by $ECHOMQ_TEST_URL_FILE (written by the CTest fixture).

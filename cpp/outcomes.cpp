@@ -1,0 +1,173 @@
+// Outcomes: retention, waiting for a job, progress and the event stream.
+// The queue logic is in the scripts (lua/outconf.lua, wait.lua,
+// progress.lua, includes/finishAcks.lua); docs/keys.md "Outcomes".
+#include <cstdio>
+#include <cstring>
+
+#include "client.hpp"
+#include "error.hpp"
+#include "script_reply.hpp"
+#include "validate.hpp"
+
+namespace echomq {
+
+void checkKeep(int64_t keep_ms, uint64_t keep_last) {
+  checkRange("keep_ms", keep_ms, 0, kKeepMaxMs);
+  if (keep_last > kKeepLastMax) invalid("keep_last is over " + std::to_string(kKeepLastMax));
+}
+
+void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last) {
+  if (keep_ms == 0 && keep_last == 0) return;
+  a.ref("keep", 4);
+  a.own(keep_ms);
+  a.own(std::to_string(keep_last));
+}
+
+void Client::setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last) {
+  const QueueKeys& k = keysFor(queue);
+  checkKeep(keep_ms, keep_last);
+  if (keep_ms == 0 && keep_last == 0)
+    invalid("retention needs keep_ms or keep_last (clear it to turn it off)");
+  start(Script::OutConf, k);
+  argv_.ref("retain", 6);
+  argv_.own(keep_ms);
+  argv_.own(std::to_string(keep_last));
+  scriptStatus(run(Script::OutConf).get(), "retention");
+}
+
+void Client::clearRetention(const char* queue) {
+  const QueueKeys& k = keysFor(queue);
+  start(Script::OutConf, k);
+  argv_.ref("noretain", 8);
+  scriptStatus(run(Script::OutConf).get(), "retention");
+}
+
+void Client::setEvents(const char* queue, uint64_t maxlen, bool enqueued) {
+  const QueueKeys& k = keysFor(queue);
+  if (maxlen < 1 || maxlen > kEventsMaxlenMax)
+    invalid("events max length must be 1.." + std::to_string(kEventsMaxlenMax));
+  start(Script::OutConf, k);
+  argv_.ref("events", 6);
+  argv_.own(std::to_string(maxlen));
+  argv_.ref(enqueued ? "1" : "0", 1);
+  scriptStatus(run(Script::OutConf).get(), "events");
+}
+
+void Client::clearEvents(const char* queue) {
+  const QueueKeys& k = keysFor(queue);
+  start(Script::OutConf, k);
+  argv_.ref("noevents", 8);
+  scriptStatus(run(Script::OutConf).get(), "events");
+}
+
+void Client::progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len) {
+  const QueueKeys& k = keysFor(queue);
+  if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
+  if (token == 0 || token > static_cast<uint64_t>(kIdMax)) invalid("token out of range");
+  if (len > 0 && !value) invalid("progress is NULL with a non-zero length");
+  if (len > kProgressMax)
+    echomq::fail(kTooLarge, "progress of " + std::to_string(len) + " bytes is over the limit of " +
+                                std::to_string(kProgressMax));
+  start(Script::Progress, k);
+  argv_.own(std::to_string(id));
+  argv_.own(std::to_string(token));
+  argv_.ref(value ? value : "", len);
+  scriptStatus(run(Script::Progress).get(), "progress");
+}
+
+bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out) {
+  const QueueKeys& k = keysFor(queue);
+  if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
+  checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
+  struct Cancellable {
+    Connection& c;
+    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
+    ~Cancellable() { c.endCancellable(); }
+  } guard(conn_);
+  const std::string ids = std::to_string(id);
+  start(Script::Wait, k);
+  argv_.own(ids);
+  argv_.ref("wait", 4);
+  if (scriptStatus(run(Script::Wait).get(), "wait") == kOk) {
+    out = getJob(queue, id);  // finished already
+    return true;
+  }
+  bool woke = false;
+  if (timeout_ms > 0) {
+    // Registered: the job's ack or death pushes onto its wake-up list
+    // (lua/includes/wakeWaiters.lua). No polling: one BLPOP.
+    const std::string key = k.prefix + "w:" + ids;
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(timeout_ms) / 1000.0);
+    Argv b;
+    b.ref("BLPOP", 5);
+    b.ref(key);
+    b.ref(secs, std::strlen(secs));
+    ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(timeout_ms) + opts_.timeouts.command_ms);
+    if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
+    woke = w->type == REDIS_REPLY_ARRAY;
+  }
+  if (woke) {
+    out = getJob(queue, id);  // retained at least ECHOMQ_WAIT_GRACE_MS; gone = deleted
+    return true;
+  }
+  // Gave up: no element for this waiter any more.
+  start(Script::Wait, k);
+  argv_.own(ids);
+  argv_.ref("unwait", 6);
+  scriptStatus(run(Script::Wait).get(), "wait");
+  return false;
+}
+
+std::vector<std::vector<std::string>> Client::readEvents(const char* queue, const std::string& after,
+                                                         size_t count, int64_t block_ms) {
+  const QueueKeys& k = keysFor(queue);
+  if (count < 1 || count > kBatchMax) invalid("count must be 1.." + std::to_string(kBatchMax));
+  checkRange("block_ms", block_ms, 0, 24LL * 3600 * 1000);
+  if (after.empty() || after.size() > 64) invalid("bad stream id");
+  for (char ch : after)
+    if (!((ch >= '0' && ch <= '9') || ch == '-' || ch == '$')) invalid("bad stream id: " + after);
+  Argv a;
+  a.ref("XREAD", 5);
+  a.ref("COUNT", 5);
+  a.own(static_cast<long long>(count));
+  if (block_ms > 0) {
+    a.ref("BLOCK", 5);
+    a.own(block_ms);
+  }
+  a.ref("STREAMS", 7);
+  a.ref(k.key("events"));
+  a.ref(after);
+  ReplyPtr r;
+  if (block_ms > 0) {
+    struct Cancellable {
+      Connection& c;
+      explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
+      ~Cancellable() { c.endCancellable(); }
+    } guard(conn_);
+    r = conn_.interruptibleWait(a, static_cast<int>(block_ms) + opts_.timeouts.command_ms);
+  } else {
+    r = conn_.command(a);
+  }
+  if (r->type == REDIS_REPLY_ERROR) throwReplyError(r.get(), "XREAD");
+  std::vector<std::vector<std::string>> out;
+  if (r->type == REDIS_REPLY_NIL) return out;  // nothing in time
+  // [[key, [[id, [f, v, ...]], ...]]]
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 1) echomq::fail(kProto, "XREAD: unexpected reply");
+  const redisReply* s = r->element[0];
+  if (s->type != REDIS_REPLY_ARRAY || s->elements != 2 || s->element[1]->type != REDIS_REPLY_ARRAY)
+    echomq::fail(kProto, "XREAD: unexpected reply");
+  const redisReply* entries = s->element[1];
+  for (size_t i = 0; i < entries->elements; ++i) {
+    const redisReply* e = entries->element[i];
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY)
+      echomq::fail(kProto, "XREAD: unexpected entry");
+    std::vector<std::string> row{replyStr(e->element[0], "XREAD id")};
+    const redisReply* f = e->element[1];
+    for (size_t j = 0; j < f->elements; ++j) row.push_back(replyStr(f->element[j], "XREAD field"));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace echomq
