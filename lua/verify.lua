@@ -1,13 +1,14 @@
 #!lua flags=no-writes
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
 --   I2 gactive[g] = leased jobs of g (so never negative);
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
---      dead), each place holds only existing jobs, no record or attempt
---      count is orphaned, and a delivery state names its job's lane;
+--      dead, or finished: a retained completed job), each place holds only
+--      existing jobs, no record, attempt count or outcome is orphaned, and
+--      a delivery state names its job's lane;
 --   and: the pending counter, glive per lane, lanes listed in the directory;
 --   first of all, that every key holds its type (else only those lines).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
@@ -17,6 +18,7 @@
 --@include counts
 --@include typeGuard
 --@include attcheck
+--@include outcomeCheck
 
 local bad = layoutError()
 if bad then return bad end
@@ -82,6 +84,7 @@ for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
 for _, id in ipairs(rcall('HKEYS', K.jobs)) do
   if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
 end
+verifyOutcomes(place, report)
 local av = rcall('HGETALL', K.att)
 for i = 1, #av, 2 do
   local id = av[i]

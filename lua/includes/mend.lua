@@ -16,6 +16,10 @@
 --   L leases, D delayed, X dead (by rank): ids without a record leave; a job
 --     found in two places keeps the first of leases, its lane, delayed, dead;
 --     leased and delayed jobs are counted per lane (the tally);
+--   F finished (by rank): an id with a record (a live or dead job) or
+--     without an outcome in fin leaves the finished sets;
+--   E doneexp, K donecnt (by rank): ids that are not finished leave;
+--   H fin (HSCAN): the outcome of a job neither finished nor dead goes;
 --   J jobs (HSCAN): a record in no place goes back to its lane;
 --   A att (HSCAN): the delivery state of no job goes; one that names
 --     another lane than its record gets the record's;
@@ -30,7 +34,7 @@
 -- should be quiet (workers stopped): the tally is only exact when no job
 -- moves between the calls. One call that finishes the walk is atomic.
 -- Returns {OK, next cursor ('' = done), change...}.
-local PHASES = 'LDXJAQPTVCRIS'
+local PHASES = 'LDXFEKHJAQPTVCRIS'
 local function repairStep(apply, cursor, budget)
   local out = { OK, '' }
   local function say(msg) out[#out + 1] = msg end
@@ -165,6 +169,51 @@ local function repairStep(apply, cursor, budget)
   -- (A leased job also in its lane leaves the lane: see walkPlace.)
   steps.D = function() return walkPlace(K.delayed, 'delayed', 2, { 'leases', 'lane' }) end
   steps.X = function() return walkPlace(K.dead, 'dead', nil, { 'leases', 'lane', 'delayed' }) end
+  steps.F = function()
+    local from = tonumber(pos)
+    local ids = rcall('ZRANGE', K.done, from, from + budget - 1)
+    local gone = 0
+    for _, id in ipairs(ids) do
+      local why
+      if rcall('HEXISTS', K.jobs, id) == 1 then why = 'is a job that lives or died'
+      elseif rcall('HEXISTS', K.fin, id) == 0 then why = 'has no outcome' end
+      if why then
+        say('I3: finished holds job ' .. id .. ' that ' .. why .. ': removed')
+        for _, k in ipairs({ K.done, K.doneexp, K.donecnt }) do w('ZREM', k, id) end
+        gone = gone + 1
+      end
+    end
+    if #ids < budget then return nil, #ids end
+    return S(from + #ids - (apply and gone or 0)), #ids
+  end
+  local function walkExpiry(key)
+    local from = tonumber(pos)
+    local ids = rcall('ZRANGE', key, from, from + budget - 1)
+    local gone = 0
+    for _, id in ipairs(ids) do
+      if not inZ(K.done, id) then
+        say('finished: ' .. key .. ' holds job ' .. id .. ' that is not finished: removed')
+        w('ZREM', key, id)
+        gone = gone + 1
+      end
+    end
+    if #ids < budget then return nil, #ids end
+    return S(from + #ids - (apply and gone or 0)), #ids
+  end
+  steps.E = function() return walkExpiry(K.doneexp) end
+  steps.K = function() return walkExpiry(K.donecnt) end
+  steps.H = function()
+    local r = rcall('HSCAN', K.fin, pos, 'COUNT', budget)
+    local f = r[2]
+    for i = 1, #f, 2 do
+      local id = f[i]
+      if not inZ(K.done, id) and not inZ(K.dead, id) then
+        say('I3: fin holds job ' .. id .. ' that is neither finished nor dead: removed')
+        w('HDEL', K.fin, id)
+      end
+    end
+    return r[1] ~= '0' and r[1] or nil, #f / 2
+  end
   steps.J = function()
     local r = rcall('HSCAN', K.jobs, pos, 'COUNT', budget)
     local f = r[2]

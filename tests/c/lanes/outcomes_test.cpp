@@ -405,3 +405,54 @@ TEST_CASE("progress is fenced by the token and is an event", "[outcomes]") {
   CHECK(raw.integer({"EXISTS", key(q, "progress")}) == 0);
   CHECK(raw.command({"HGET", key(q, "config"), "outcomes"})->type == REDIS_REPLY_NIL);
 }
+
+namespace {
+
+// Runs a repair to its end; returns every line it reported.
+std::vector<std::string> repair_all(echomq_client *c, const std::string &q, int apply) {
+  std::vector<std::string> lines;
+  std::string cursor;
+  for (int step = 0; step < 1000; ++step) {
+    echomq_report *raw = nullptr;
+    EMQ_REQUIRE_OK(c, echomq_repair(c, q.c_str(), apply, cursor.c_str(), 100, &raw));
+    ReportPtr r(raw);
+    for (size_t i = 0; i < echomq_report_count(r.get()); ++i) lines.push_back(echomq_report_at(r.get(), i));
+    const char *next = echomq_report_cursor(r.get());
+    if (!next) return lines;
+    cursor = next;
+  }
+  FAIL("repair did not finish");
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("verify checks the finished place and repair mends it", "[outcomes]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("finrepair");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 600000, 100));
+  uint64_t a = run_one(c.get(), q, "a");
+  uint64_t b = run_one(c.get(), q, "b");
+  uint64_t live = enqueue(c.get(), q, "g", "waiting");
+  require_verified(c.get(), q);
+  RawValkey raw;
+  // Planted: a finished id without its outcome, an outcome of no job, a
+  // live job also in the finished set, an expiry of a job not finished.
+  raw.must({"HDEL", key(q, "fin"), std::to_string(a)});
+  raw.must({"HSET", key(q, "fin"), "999999", "1 1 1 1 1 1 1 0 0 g"});
+  raw.must({"ZADD", key(q, "done"), "1", std::to_string(live)});
+  raw.must({"ZADD", key(q, "doneexp"), "1", "888888"});
+  // (The live job in the finished set is two findings: two places, and a
+  // finished id without an outcome.)
+  std::vector<std::string> v = violations(c.get(), q);
+  CHECK(v.size() == 5);
+  std::vector<std::string> plan = repair_all(c.get(), q, 0);
+  CHECK(plan.size() == 4);
+  CHECK(violations(c.get(), q).size() == 5);  // a dry run writes nothing
+  CHECK(repair_all(c.get(), q, 1) == plan);
+  require_verified(c.get(), q);
+  CHECK(repair_all(c.get(), q, 1).empty());
+  CHECK(lookup_status(c.get(), q, a) == ECHOMQ_ENOTFOUND);
+  CHECK(result_of(get_job(c.get(), q, b).get()) == "b");
+  CHECK(echomq_job_state_of(get_job(c.get(), q, live).get()) == ECHOMQ_JOB_PENDING);
+}
