@@ -36,6 +36,7 @@ from .errors import (
     InternalError,
     FullError,
     InvalidArgument,
+    JobPendingError,
     LayoutError,
     LeasedError,
     NotFoundError,
@@ -55,7 +56,7 @@ from .errors import (
     UnconfirmedWarning,
     error_class,
 )
-from .info import LaneInfo, QueueStats
+from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
 from .worker import DiscardJob, NoRetry, Worker, WorkerStats
@@ -76,6 +77,8 @@ REASON_MAX: int = _echomq.REASON_MAX
 KEY_LAYOUT: int = _echomq.KEY_LAYOUT
 DEDUP_KEY_MAX: int = _echomq.DEDUP_KEY_MAX
 SHARDS_MAX: int = _echomq.SHARDS_MAX
+RESULT_MAX: int = _echomq.RESULT_MAX
+PROGRESS_MAX: int = _echomq.PROGRESS_MAX
 
 
 def version() -> str:
@@ -119,5 +122,8 @@ __all__ = [
     "REASON_MAX",
     "KEY_LAYOUT",
     "SHARDS_MAX",
+    "RESULT_MAX",
+    "PROGRESS_MAX",
+    "Event",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

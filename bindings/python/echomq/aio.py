@@ -34,12 +34,12 @@ import concurrent.futures
 import functools
 import inspect
 import logging
-from typing import Any, Awaitable, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
 
 from . import _convert
 from .client import Client
 from .errors import CanceledError
-from .info import LaneInfo, QueueStats
+from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import JobId, Queue
 from .worker import Worker as _ThreadWorker
@@ -141,6 +141,12 @@ class AsyncJob:
 
     async def fail(self, reason: object = "", retry_in: Optional[_convert.Seconds] = None) -> FailOutcome:
         return await _call(self._job.fail, reason, retry_in)
+
+    async def ack_result(self, result: _convert.Payload) -> None:
+        await _call(self._job.ack_result, result)
+
+    async def report_progress(self, value: _convert.Payload) -> None:
+        await _call(self._job.report_progress, value)
 
     async def extend(self, lease: Optional[_convert.Seconds] = None) -> Any:
         return await _call(self._job.extend, lease)
@@ -252,6 +258,62 @@ class AsyncQueue:
     async def verify(self) -> List[str]:
         return await _call(self._queue.verify)
 
+    # -- outcomes (Queue documents each) -------------------------------------
+
+    async def retain(self, keep: Optional[_convert.Seconds] = None, last: Optional[int] = None) -> None:
+        await _call(self._queue.retain, keep, last)
+
+    async def clear_retention(self) -> None:
+        await _call(self._queue.clear_retention)
+
+    async def set_events(self, max_len: int, *, enqueued: bool = False) -> None:
+        await _call(self._queue.set_events, max_len, enqueued=enqueued)
+
+    async def clear_events(self) -> None:
+        await _call(self._queue.clear_events)
+
+    async def _blocking(self, fn: Callable[[Queue], T]) -> T:
+        """Runs fn on a borrowed client's queue in a thread; cancelling the
+        task interrupts its wait on the server (Client.cancel)."""
+        c = await self._aclient._borrow()
+        q = c.queue(self._queue.name)
+        fut = asyncio.get_running_loop().run_in_executor(None, fn, q)
+        try:
+            out = await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            while not fut.done():  # a cancel before the wait began does nothing: repeat
+                c.cancel()
+                await asyncio.wait({fut}, timeout=0.02)
+            self._aclient._give_back(c)
+            raise
+        except BaseException:
+            self._aclient._give_back(c)
+            raise
+        self._aclient._give_back(c)
+        return out
+
+    async def wait(self, job: Union[int, Job, AsyncJob], timeout: Optional[_convert.Seconds] = None) -> Job:
+        """Queue.wait, awaitable: cancelling the task interrupts the wait."""
+        target = job.job if isinstance(job, AsyncJob) else job
+        found = await self._blocking(lambda q: q.wait(target, timeout))
+        return Job._from_raw(self._queue, _raw_of(found))
+
+    async def events(
+        self, after: str = "0", *, follow: bool = False, block: _convert.Seconds = 5.0, count: int = 1000
+    ) -> AsyncIterator[Event]:
+        """Queue.events as an async iterator; with ``follow`` it waits on
+        the server for more (cancelling the task interrupts the wait)."""
+        block_ms = _convert.to_ms("block", block, minimum=1)
+        while True:
+            cursor = after
+            entries = await self._blocking(
+                lambda q: q.client._raw.events_read(q.name, cursor, count, block_ms if follow else 0))
+            for e in entries:
+                after = e[0]
+                yield Event._from_raw(e)
+            if not entries and not follow:
+                return
+
 
 AsyncHandler = Callable[[Job], Awaitable[Any]]
 
@@ -318,3 +380,13 @@ class Worker(_ThreadWorker):
             finally:
                 self._end_job()
             self._after(job, status)
+
+
+def _raw_of(j: Job) -> Tuple[Any, ...]:
+    """A job's fields in the order Job._from_raw reads them (to rebind a job
+    found on a borrowed client to the ordinary one)."""
+    ms = lambda t: int(round(t * 1000)) if t else 0  # noqa: E731
+    states = {"pending": 1, "leased": 2, "delayed": 3, "dead": 4, "completed": 5}
+    return (j.id, j.group, j.payload, j.token, j.max_attempts, ms(j.lease_until), ms(j.enqueued_at),
+            ms(j.dead_at), j.last_error, j.attempt, states.get(j.state, 2), ms(j.due_at), ms(j.started_at),
+            ms(j.finished_at), j.progress, j.result)

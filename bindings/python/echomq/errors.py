@@ -37,6 +37,7 @@ __all__ = [
     "OutOfMemoryError",
     "InternalError",
     "UnconfirmedWarning",
+    "JobPendingError",
 ]
 
 
@@ -201,6 +202,15 @@ class InternalError(EchoMQError):
     code = -31
 
 
+class JobPendingError(EchoMQError, builtins.TimeoutError):
+    """``Queue.wait`` ran out of time before the job completed or died
+    (C status ``ECHOMQ_PENDING`` = 4, not an error in C): the job is still
+    pending, leased or delayed; wait again.  Unlike :class:`TimeoutError`
+    nothing is unknown."""
+
+    code = 4
+
+
 _BY_CODE: Dict[int, Type[EchoMQError]] = {
     cls.code: cls
     for cls in (
@@ -224,6 +234,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         ProtocolError,
         OutOfMemoryError,
         InternalError,
+        JobPendingError,
     )
 }
 

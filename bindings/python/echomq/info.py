@@ -91,3 +91,38 @@ class LaneInfo:
         oldest = d.pop("oldest_enqueued_at_ms")
         d["oldest_enqueued_at"] = oldest / 1000.0 if oldest else None
         return cls(**d)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a queue's event stream (``Queue.events``; the format is
+    public: docs/keys.md "Events").
+
+    ``stream_id`` is the entry's stream id (pass it as ``after`` to go on);
+    ``type`` one of enqueued, claimed, completed, failed, dead, redriven,
+    deleted, purged, progress, setting; ``id`` the job id (0 for lane and
+    queue events), ``lane``, ``attempt`` and ``time`` (server clock,
+    seconds); ``fields`` every field as sent (bytes), with the extra ones of
+    its type (reason, retry, progress, count, setting, value).
+    """
+
+    stream_id: str
+    type: str
+    id: int
+    lane: str
+    attempt: int
+    time: float
+    fields: Dict[str, bytes]
+
+    @classmethod
+    def _from_raw(cls, raw: Tuple[str, Dict[str, bytes]]) -> "Event":
+        sid, f = raw
+
+        def text(name: str) -> str:
+            return f.get(name, b"").decode("utf-8", "replace")
+
+        def number(name: str) -> int:
+            v = f.get(name, b"")
+            return int(v) if v.isdigit() else 0
+
+        return cls(sid, text("type"), number("id"), text("lane"), number("attempt"), number("time") / 1000.0, dict(f))

@@ -10,9 +10,9 @@ from . import _convert, _echomq
 if TYPE_CHECKING:  # pragma: no cover
     from .queue import Queue
 
-RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int]
+RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int, int, int, bytes, bytes]
 
-_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead"}
+_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed"}
 
 
 class FailOutcome(enum.IntEnum):
@@ -56,8 +56,15 @@ class Job:
             budget). It equals ``token`` unless the job was redriven (a fresh
             budget) or given back unstarted by a stopping worker (not an
             attempt); the token keeps counting across both.
-        state: ``"pending"``, ``"leased"``, ``"delayed"`` or ``"dead"``.
+        state: ``"pending"``, ``"leased"``, ``"delayed"``, ``"dead"`` or
+            ``"completed"`` (a retained outcome: ``Queue.retain``).
         due_at: when a delayed job falls due (server clock), else ``None``.
+        started_at: its first delivery (server clock; lookups only), else
+            ``None``.
+        finished_at: when it completed or died (lookups only), else ``None``.
+        progress: the last progress it reported (bytes, ``b""`` if none).
+        result: a retained completed job's result (bytes, ``b""`` if none);
+            a completed job keeps no payload.
     """
 
     __slots__ = (
@@ -75,6 +82,10 @@ class Job:
         "attempt",
         "state",
         "due_at",
+        "started_at",
+        "finished_at",
+        "progress",
+        "result",
     )
 
     def __init__(
@@ -92,6 +103,10 @@ class Job:
         attempt: Optional[int] = None,
         state: str = "leased",
         due_at: Optional[float] = None,
+        started_at: Optional[float] = None,
+        finished_at: Optional[float] = None,
+        progress: bytes = b"",
+        result: bytes = b"",
     ) -> None:
         self._queue = queue
         self.id = id
@@ -107,10 +122,15 @@ class Job:
         self.attempt = token if attempt is None else attempt
         self.state = state
         self.due_at = due_at
+        self.started_at = started_at
+        self.finished_at = finished_at
+        self.progress = progress
+        self.result = result
 
     @classmethod
     def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
-        jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, attempt, state, due_ms = raw
+        (jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, attempt, state, due_ms,
+         started_ms, finished_ms, progress, result) = raw
         return cls(
             queue,
             jid,
@@ -125,6 +145,10 @@ class Job:
             attempt,
             _STATES.get(state, "leased"),
             due_ms / 1000.0 if due_ms else None,
+            started_ms / 1000.0 if started_ms else None,
+            finished_ms / 1000.0 if finished_ms else None,
+            progress,
+            result,
         )
 
     @property
@@ -146,6 +170,31 @@ class Job:
         """
         q = self._queue
         q._client._raw.ack(q.name, self.id, self.token)
+
+    def ack_result(self, result: _convert.Payload) -> None:
+        """Acknowledge the job with a result (bytes, or str sent as UTF-8, at
+        most ``echomq.RESULT_MAX`` bytes).  When the job's outcome is retained
+        (``Queue.retain``, ``keep=`` at enqueue, or someone waits for it) the
+        result is kept with it; otherwise it is dropped.
+
+        Raises:
+            TooLargeError: over the limit (nothing was sent).
+            StaleLeaseError, NotFoundError: as :meth:`ack`.
+        """
+        q = self._queue
+        q._client._raw.ack_result(q.name, self.id, self.token, _convert.payload_bytes(result))
+
+    def report_progress(self, value: _convert.Payload) -> None:
+        """Report this job's progress (bytes, or str sent as UTF-8, at most
+        ``echomq.PROGRESS_MAX`` bytes), fenced by the token like
+        :meth:`extend`.  Shown by ``Queue.job`` and as a ``progress`` event.
+
+        Raises:
+            TooLargeError: over the limit (nothing was sent).
+            StaleLeaseError: the lease was lost; nothing changed.
+        """
+        q = self._queue
+        q._client._raw.progress(q.name, self.id, self.token, _convert.payload_bytes(value))
 
     def ack_and_claim(self, lease: Optional[_convert.Seconds] = None) -> Optional["Job"]:
         """Acknowledge this job and claim the next one in one round trip.

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _convert, _echomq
-from .info import LaneInfo, QueueStats
-from .errors import InvalidArgument, NotFoundError
+from .info import Event, LaneInfo, QueueStats
+from .errors import InvalidArgument, JobPendingError, NotFoundError
 from .job import Job
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,6 +79,8 @@ class Queue:
         max_attempts: Optional[int] = None,
         key: Optional[str] = None,
         dedup_window: Optional[_convert.Seconds] = None,
+        keep: Optional[_convert.Seconds] = None,
+        keep_last: Optional[int] = None,
     ) -> "JobId":
         """Enqueue one job on lane ``group`` and return its id.
 
@@ -93,6 +95,8 @@ class Queue:
                 first job's id comes back with ``duplicate`` set.
             dedup_window: seconds the key is remembered (``None`` = 24 h, at
                 most 7 days).
+            keep, keep_last: this job's own retention once it completes
+                (see :meth:`retain`; ``None`` = the queue's).
 
         Returns:
             the job id, an ``int`` whose ``duplicate`` attribute says whether
@@ -106,12 +110,13 @@ class Queue:
         g = _convert.group_name(group)
         p = _convert.payload_bytes(payload)
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        keep_ms, last = _keep_options(keep, keep_last)
         if key is None:
-            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts))
+            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last))
         k, window_ms = _dedup_key(key), _dedup_window_ms(dedup_window)
         if not k:
             raise InvalidArgument("idempotency key is empty (None means none)")
-        jid, dup = self._client._raw.enqueue_keyed(self._name, g, p, delay_ms, attempts, k, window_ms)
+        jid, dup = self._client._raw.enqueue_keyed(self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last)
         return JobId(jid, dup)
 
     def enqueue_many(
@@ -121,6 +126,8 @@ class Queue:
         delay: Optional[_convert.Seconds] = None,
         max_attempts: Optional[int] = None,
         dedup_window: Optional[_convert.Seconds] = None,
+        keep: Optional[_convert.Seconds] = None,
+        keep_last: Optional[int] = None,
     ) -> List["JobId"]:
         """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
         jobs in one round trip.
@@ -150,11 +157,12 @@ class Queue:
         if not groups:
             return []
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        keep_ms, last = _keep_options(keep, keep_last)
         raw = self._client._raw
         if not any(keys):
-            return [JobId(i) for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts)]
+            return [JobId(i) for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last)]
         out = raw.enqueue_batch_keyed(
-            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window)
+            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last
         )
         return [JobId(jid, dup) for jid, dup in out]
 
@@ -411,6 +419,82 @@ class Queue:
             return None
         return Job._from_raw(self, raw)
 
+    # -- outcomes (docs/operations.md "Outcomes") ------------------------------
+
+    def retain(self, keep: Optional[_convert.Seconds] = None, last: Optional[int] = None) -> None:
+        """Keep the outcome of jobs that complete from now on: for ``keep``
+        seconds, and/or while among the ``last`` jobs completed with a
+        retention (at least one of them; both bound it when both are set).
+        ``Queue.job`` then shows a completed job (``state == "completed"``)
+        with its ``result``, times and last ``progress``.
+
+        Raises:
+            InvalidArgument: neither given, zero or negative values (nothing
+                was sent); :meth:`clear_retention` turns it off.
+        """
+        if keep is None and last is None:
+            raise InvalidArgument("retain needs keep or last (clear_retention turns it off)")
+        keep_ms = 0 if keep is None else _convert.to_ms("keep", keep, minimum=1)
+        n = 0 if last is None else _convert.to_count("last", last)
+        self._client._raw.set_retention(self._name, keep_ms, n)
+
+    def clear_retention(self) -> None:
+        """Stop retaining outcomes (jobs kept so far age out)."""
+        self._client._raw.clear_retention(self._name)
+
+    def set_events(self, max_len: int, *, enqueued: bool = False) -> None:
+        """Turn the event stream on, kept near ``max_len`` entries; with
+        ``enqueued`` every enqueue is an event too (the costly one)."""
+        self._client._raw.set_events(self._name, _convert.to_count("max_len", max_len), bool(enqueued))
+
+    def clear_events(self) -> None:
+        """Turn the event stream off (the stream stays until it is deleted)."""
+        self._client._raw.clear_events(self._name)
+
+    def wait(self, job: Union[int, Job], timeout: Optional[_convert.Seconds] = None) -> Job:
+        """Wait for a job to complete or die, blocking on the server (no
+        polling), and return what became of it (``state`` ``"completed"``
+        with its ``result``, or ``"dead"``); at once when it already has.
+        ``timeout``: seconds (``None`` = 24 h, ``0`` = do not wait).
+        ``Client.cancel()`` from another thread interrupts it.
+
+        Waiting works without a retention only for a waiter that began
+        before the job finished (its outcome is then kept at least
+        ``WAIT_GRACE_MS``); a job that finished unretained is not found.
+
+        Raises:
+            JobPendingError: it had not finished in time.
+            NotFoundError: no such job.
+            CanceledError: interrupted by ``Client.cancel()``.
+        """
+        jid = job.id if isinstance(job, Job) else _job_id(job)
+        ms = 24 * 3600 * 1000 if timeout is None else _convert.to_ms("timeout", timeout, minimum=0)
+        raw = self._client._raw.wait_job(self._name, jid, ms)
+        if raw is None:
+            raise JobPendingError("job %d had not finished after %d ms" % (jid, ms), 4)
+        return Job._from_raw(self, raw)
+
+    def events(
+        self, after: str = "0", *, follow: bool = False, block: _convert.Seconds = 5.0, count: int = 1000
+    ) -> Iterator[Event]:
+        """The queue's event stream, oldest first from stream id ``after``
+        (``"0"`` = the oldest kept, ``"$"`` = only new ones).  Without
+        ``follow`` it ends at the last entry; with it, it waits on the server
+        (``block`` seconds per read) for more and never ends by itself
+        (``Client.cancel()`` ends a wait with CanceledError).  For a group of
+        consumers read the stream with XREADGROUP (docs/keys.md "Events")."""
+        block_ms = _convert.to_ms("block", block, minimum=1)
+        raw = self._client._raw
+        while True:
+            entries = raw.events_read(self._name, after, count, block_ms if follow else 0)
+            for e in entries:
+                after = e[0]
+                yield Event._from_raw(e)
+            if not entries and not follow:
+                return
+            if after == "$" and entries:
+                after = entries[-1][0]
+
     def delete(self, job: Union[int, Job]) -> None:
         """Delete a pending, delayed or dead job (its lane's counts and ring
         place are kept right).
@@ -507,3 +591,9 @@ def _job_id(id: object) -> int:
     if isinstance(id, bool) or not isinstance(id, int) or id < 1:
         raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
     return id
+
+
+def _keep_options(keep: Optional[_convert.Seconds], keep_last: Optional[int]) -> Tuple[int, int]:
+    keep_ms = 0 if keep is None else _convert.to_ms("keep", keep, minimum=1)
+    last = 0 if keep_last is None else _convert.to_count("keep_last", keep_last)
+    return keep_ms, last

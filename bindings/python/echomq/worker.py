@@ -43,9 +43,12 @@ ErrorHook = Callable[[EchoMQError], Any]
 
 JobHook = Callable[[Job, Any], Any]
 """A job hook: ``hook(job, result)`` for a completed job (the handler's
-return value), ``hook(job, exc)`` for a failed or dead one."""
+return value; ``bytes`` or ``str`` returned by a handler is also the job's
+result, kept with its outcome when the queue retains outcomes),
+``hook(job, exc)`` for a failed or dead one."""
 
 _ENOTFOUND = -3
+_ETOOLARGE = -2
 _STOPPING = object()  # the engine is stopping (Worker._handed_out)
 _ECANCELED = -12
 
@@ -498,7 +501,16 @@ class Worker:
         """Reports a handler's outcome to the engine and calls the hooks;
         returns the report status."""
         if exc is None:
-            status = int(self._raw.done(ref))
+            if isinstance(result, (bytes, str)):
+                # A handler's bytes or text is the job's result (kept when the
+                # queue retains outcomes, docs/operations.md "Outcomes").
+                data = result.encode("utf-8") if isinstance(result, str) else result
+                status = int(self._raw.done_result(ref, data))
+                if status == _ETOOLARGE:
+                    reason = "result of %d bytes is over RESULT_MAX (%d)" % (len(data), _echomq.RESULT_MAX)
+                    return self._settle(job, ref, ValueError(reason), None)
+            else:
+                status = int(self._raw.done(ref))
             if status == 0:
                 self._hook("completed", job, result)
             return status

@@ -78,6 +78,13 @@ py::str text(const char *s) {
   return py::reinterpret_steal<py::str>(o);
 }
 
+// Bytes from an accessor returning (pointer, length).
+py::bytes bytes_of(const char *(*get)(const echomq_job *, size_t *), const echomq_job *j) {
+  size_t n = 0;
+  const char *p = get(j, &n);
+  return py::bytes(p != nullptr ? p : "", n);
+}
+
 // A job as a tuple, in the order echomq.job.Job._from_raw reads it.
 py::tuple job_tuple(const echomq_job *j) {
   size_t len = 0;
@@ -87,7 +94,9 @@ py::tuple job_tuple(const echomq_job *j) {
                         echomq_job_max_attempts(j), echomq_job_lease_until_ms(j),
                         echomq_job_enqueued_at_ms(j), echomq_job_dead_at_ms(j),
                         text(echomq_job_last_error(j)), echomq_job_attempt(j),
-                        echomq_job_state_of(j), echomq_job_due_at_ms(j));
+                        echomq_job_state_of(j), echomq_job_due_at_ms(j), echomq_job_started_at_ms(j),
+                        echomq_job_finished_at_ms(j), bytes_of(echomq_job_progress, j),
+                        bytes_of(echomq_job_result, j));
 }
 
 py::object job_or_none(const emqpy::JobPtr &j) {
@@ -184,10 +193,13 @@ Bytes bytes_view(const py::handle &b, const char *what) {
   return Bytes{data, static_cast<size_t>(size)};
 }
 
-echomq_enqueue_options enqueue_opts(int64_t delay_ms, uint32_t max_attempts) {
+echomq_enqueue_options enqueue_opts(int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
+                                    uint64_t keep_last = 0) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
   return o;
 }
 
@@ -253,6 +265,12 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("DEDUP_KEYS_MAX") = ECHOMQ_DEDUP_KEYS_MAX;
   m.attr("PURGE_MAX") = ECHOMQ_PURGE_MAX;
   m.attr("SHARDS_MAX") = ECHOMQ_SHARDS_MAX;
+  m.attr("RESULT_MAX") = ECHOMQ_RESULT_MAX;
+  m.attr("PROGRESS_MAX") = ECHOMQ_PROGRESS_MAX;
+  m.attr("KEEP_MAX_MS") = ECHOMQ_KEEP_MAX_MS;
+  m.attr("KEEP_LAST_MAX") = ECHOMQ_KEEP_LAST_MAX;
+  m.attr("EVENTS_MAXLEN_MAX") = ECHOMQ_EVENTS_MAXLEN_MAX;
+  m.attr("WAIT_GRACE_MS") = ECHOMQ_WAIT_GRACE_MS;
   {
     echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
     py::dict defaults;
@@ -310,6 +328,14 @@ PYBIND11_MODULE(_echomq, m) {
              return echomq_worker_done(self.w.get(), j.job.get());
            },
            py::arg("job"), "Report success; returns the status (0, ENOTFOUND or ECANCELED).")
+      .def("done_result",
+           [](Worker &self, const WorkerJob &j, const py::bytes &result) {
+             Bytes r = bytes_view(result, "result");
+             py::gil_scoped_release nogil;
+             return echomq_worker_done_result(self.w.get(), j.job.get(), r.data, r.size);
+           },
+           py::arg("job"), py::arg("result"),
+           "Report success with a result; returns the status (0, ENOTFOUND, ECANCELED; ETOOLARGE, EINVAL).")
       .def("fail",
            [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms) {
              const char *r = reason.c_str();
@@ -414,11 +440,11 @@ PYBIND11_MODULE(_echomq, m) {
       // Enqueue
       .def("enqueue",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
-              int64_t delay_ms, uint32_t max_attempts) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
              uint64_t id = 0;
              {
                py::gil_scoped_release nogil;
@@ -427,10 +453,11 @@ PYBIND11_MODULE(_echomq, m) {
              return id;
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
-           py::arg("max_attempts"), "Enqueue one job; returns its id.")
+           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
+           "Enqueue one job; returns its id.")
       .def("enqueue_batch",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
-              int64_t delay_ms, uint32_t max_attempts) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size()) throw py::value_error("groups and payloads differ in length");
              emqpy::BatchPtr batch(echomq_batch_create());
@@ -445,7 +472,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
              {
                py::gil_scoped_release nogil;
                self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });
@@ -456,15 +483,17 @@ PYBIND11_MODULE(_echomq, m) {
              return ids;
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("delay_ms"),
-           py::arg("max_attempts"), "Enqueue many jobs in one round trip; returns their ids.")
+           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
+           "Enqueue many jobs in one round trip; returns their ids.")
 
       .def("enqueue_keyed",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
-              int64_t delay_ms, uint32_t max_attempts, const std::string &key, int64_t window_ms) {
+              int64_t delay_ms, uint32_t max_attempts, const std::string &key, int64_t window_ms,
+              int64_t keep_ms, uint64_t keep_last) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
              o.idempotency_key = cstr(key, "idempotency key");
              o.dedup_window_ms = window_ms;
              uint64_t id = 0;
@@ -476,11 +505,13 @@ PYBIND11_MODULE(_echomq, m) {
              return py::make_tuple(id, rc == ECHOMQ_DUPLICATE);
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
-           py::arg("max_attempts"), py::arg("key"), py::arg("window_ms"),
+           py::arg("max_attempts"), py::arg("key"), py::arg("window_ms"), py::arg("keep_ms") = 0,
+           py::arg("keep_last") = 0,
            "Enqueue one job with an idempotency key: (id, was a duplicate).")
       .def("enqueue_batch_keyed",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
-              const py::list &keys, int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+              const py::list &keys, int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
+              int64_t keep_ms, uint64_t keep_last) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size() || groups.size() != keys.size())
                throw py::value_error("groups, payloads and keys differ in length");
@@ -497,7 +528,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
              o.dedup_window_ms = window_ms;
              {
                py::gil_scoped_release nogil;
@@ -510,7 +541,7 @@ PYBIND11_MODULE(_echomq, m) {
              return out;
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("keys"), py::arg("delay_ms"),
-           py::arg("max_attempts"), py::arg("window_ms"),
+           py::arg("max_attempts"), py::arg("window_ms"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
            "Enqueue many jobs with idempotency keys (\"\" = none): [(id, was a duplicate)].")
 
       // Everyday operations
@@ -724,6 +755,94 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("lease_ms"),
            "Extend a lease; returns the new deadline (server ms).")
+
+      // Outcomes
+      .def("ack_result",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token, const py::bytes &result) {
+             const char *q = cstr(queue, "queue name");
+             Bytes r = bytes_view(result, "result");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_ack_result(c, q, id, token, r.data, r.size); });
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("result"),
+           "Acknowledge a leased job with a result (kept when its outcome is retained).")
+      .def("progress",
+           [](Client &self, const std::string &queue, uint64_t id, uint64_t token, const py::bytes &value) {
+             const char *q = cstr(queue, "queue name");
+             Bytes v = bytes_view(value, "progress");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_progress(c, q, id, token, v.data, v.size); });
+           },
+           py::arg("queue"), py::arg("id"), py::arg("token"), py::arg("value"), "Report a held job's progress.")
+      .def("set_retention",
+           [](Client &self, const std::string &queue, int64_t keep_ms, uint64_t keep_last) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_retention(c, q, keep_ms, keep_last); });
+           },
+           py::arg("queue"), py::arg("keep_ms"), py::arg("keep_last"), "Retain completed jobs' outcomes.")
+      .def("clear_retention",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_retention(c, q); });
+           },
+           py::arg("queue"), "Stop retaining outcomes.")
+      .def("set_events",
+           [](Client &self, const std::string &queue, uint64_t max_len, bool enqueued) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) {
+               return echomq_set_events(c, q, max_len, enqueued ? ECHOMQ_EVENTS_ENQUEUED : 0);
+             });
+           },
+           py::arg("queue"), py::arg("max_len"), py::arg("enqueued"), "Turn the event stream on.")
+      .def("clear_events",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_clear_events(c, q); });
+           },
+           py::arg("queue"), "Turn the event stream off.")
+      .def("wait_job",
+           [](Client &self, const std::string &queue, uint64_t id, int64_t timeout_ms) {
+             const char *q = cstr(queue, "queue name");
+             emqpy::JobPtr job;
+             {
+               py::gil_scoped_release nogil;
+               echomq_job *j = nullptr;
+               self.call([&](echomq_client *c) { return echomq_wait_job(c, q, id, timeout_ms, &j); });
+               job.reset(j);
+             }
+             return job_or_none(job);
+           },
+           py::arg("queue"), py::arg("id"), py::arg("timeout_ms"),
+           "Wait for a job to complete or die: its tuple, or None when it had not (ECHOMQ_PENDING).")
+      .def("events_read",
+           [](Client &self, const std::string &queue, const std::string &after, size_t count, int64_t block_ms) {
+             const char *q = cstr(queue, "queue name");
+             const char *a = cstr(after, "stream id");
+             std::unique_ptr<echomq_event_list, void (*)(echomq_event_list *)> list(nullptr, echomq_event_list_free);
+             {
+               py::gil_scoped_release nogil;
+               echomq_event_list *l = nullptr;
+               self.call([&](echomq_client *c) { return echomq_events_read(c, q, a, count, block_ms, &l); });
+               list.reset(l);
+             }
+             py::list out;
+             for (size_t i = 0; i < echomq_event_list_count(list.get()); ++i) {
+               py::dict fields;
+               for (size_t k = 0; k < echomq_event_list_nfields(list.get(), i); ++k) {
+                 size_t n = 0;
+                 const char *v = echomq_event_list_value(list.get(), i, k, &n);
+                 fields[text(echomq_event_list_name(list.get(), i, k))] = py::bytes(v, n);
+               }
+               out.append(py::make_tuple(text(echomq_event_list_id(list.get(), i)), fields));
+             }
+             return out;
+           },
+           py::arg("queue"), py::arg("after"), py::arg("count"), py::arg("block_ms"),
+           "Event stream entries after a stream id: [(id, {field: bytes})].")
 
       // Lane control
       .def("set_weight",
