@@ -8,6 +8,7 @@ int exit_code_for_status(int status) {
   switch (status) {
     case ECHOMQ_OK: return kExitOk;
     case ECHOMQ_EMPTY: return kExitEmpty;
+    case ECHOMQ_PENDING: return kExitPending;
     case ECHOMQ_EINVAL:
     case ECHOMQ_ETOOLARGE: return kExitUsage;
     case ECHOMQ_ENOTFOUND: return kExitNotFound;

@@ -35,6 +35,10 @@ void add_control_commands(std::vector<Command> &out);
 void add_job_commands(std::vector<Command> &out);
 void add_top_command(std::vector<Command> &out);
 void add_ops_commands(std::vector<Command> &out);
+void add_outcome_commands(std::vector<Command> &out);
+
+/// Prints a job looked up by id (job, wait): text, or one JSON object.
+void show_job(Context &ctx, const echomq_job *j);
 
 /// Check a group name with the library's own rule (no I/O); usage error if bad.
 void require_group_name(const std::string &group);

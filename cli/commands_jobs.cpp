@@ -227,8 +227,13 @@ void parse_id_token(const Args &a, uint64_t &id, uint64_t &token) {
 int cmd_ack(Context &ctx) {
   uint64_t id, token;
   parse_id_token(ctx.args, id, token);
-  ctx.session.check(echomq_ack(ctx.session.client(), ctx.session.q(), id, token),
-                    "ack job " + std::to_string(id));
+  if (ctx.args.has("result")) {
+    const std::string result = ctx.args.get("result");
+    ctx.session.check(echomq_ack_result(ctx.session.client(), ctx.session.q(), id, token, result.data(), result.size()),
+                      "ack job " + std::to_string(id));
+  } else {
+    ctx.session.check(echomq_ack(ctx.session.client(), ctx.session.q(), id, token), "ack job " + std::to_string(id));
+  }
   if (ctx.json) print("{\"id\":" + std::to_string(id) + ",\"acked\":true}\n");
   else print("acked job " + std::to_string(id) + "\n");
   return kExitOk;
@@ -315,9 +320,10 @@ void add_job_commands(std::vector<Command> &out) {
                   {"wait", 0, "S", "wait up to S seconds on the server for a job"},
                   {"max", 0, "N", "weighted claim of up to N jobs from one lane, 1..10000"}},
                  0, 0, true, cmd_claim});
-  out.push_back({"ack", "ID TOKEN", "acknowledge a leased job: it is done and deleted",
-                 "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.",
-                 {}, 2, 2, true, cmd_ack});
+  out.push_back({"ack", "ID TOKEN [--result R]", "acknowledge a leased job: it is done and deleted",
+                 "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.\n"
+                 "--result R is kept with the job's outcome when the queue retains outcomes.",
+                 {{"result", 0, "R", "the job's result (at most 65536 bytes)"}}, 2, 2, true, cmd_ack});
   out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S]",
                  "fail a leased job's attempt: retry, delay, or dead-letter when out of attempts",
                  "Exits 5 when the token is stale, 4 when the job is gone.",

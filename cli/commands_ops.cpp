@@ -16,13 +16,75 @@ const char *state_word(int state) {
     case ECHOMQ_JOB_LEASED: return "leased";
     case ECHOMQ_JOB_DELAYED: return "delayed";
     case ECHOMQ_JOB_DEAD: return "dead";
+    case ECHOMQ_JOB_COMPLETED: return "completed";
     default: return "unknown";
   }
 }
 
+// Bytes as a JSON member: text when valid UTF-8, else base64 under <key>_base64.
+void bytes_member(Json &j, const std::string &key, std::string_view v) {
+  if (utf8_valid(v)) j.key(key).str(std::string(v));
+  else j.key(key + "_base64").str(base64(v));
+}
+
+std::string ms_or_null(int64_t ms) { return ms ? std::to_string(ms) : "null"; }
+
 uint64_t job_id_arg(const Context &ctx) {
   return parse_uint(ctx.args.positionals()[0], 1, ECHOMQ_ID_MAX, "ID");
 }
+
+}  // namespace
+
+void show_job(Context &ctx, const echomq_job *j) {
+  int state = echomq_job_state_of(j);
+  size_t plen = 0, rlen = 0;
+  const char *prog = echomq_job_progress(j, &plen);
+  const char *res = echomq_job_result(j, &rlen);
+  if (ctx.json) {
+    // The job's fields, with its state, due time and outcome added.
+    std::string body;
+    {
+      Json one;
+      job_json(one, j);
+      body = one.text();
+    }
+    Json more;
+    more.begin_object();
+    bytes_member(more, "progress", std::string_view(prog, plen));
+    bytes_member(more, "result", std::string_view(res, rlen));
+    more.end_object();
+    std::string m = more.text();
+    std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
+                        ms_or_null(echomq_job_due_at_ms(j)) + ",\"started_at_ms\":" +
+                        ms_or_null(echomq_job_started_at_ms(j)) + ",\"finished_at_ms\":" +
+                        ms_or_null(echomq_job_finished_at_ms(j)) + "," + m.substr(1);
+    print(body.substr(0, body.size() - 1) + extra + "\n");
+    return;
+  }
+  int64_t now = fetch_stats(ctx.session).server_time_ms;
+  std::string when;
+  if (state == ECHOMQ_JOB_LEASED) when = "lease ends in " + human_duration(echomq_job_lease_until_ms(j) - now);
+  if (state == ECHOMQ_JOB_DELAYED) when = "due in " + human_duration(echomq_job_due_at_ms(j) - now);
+  if (state == ECHOMQ_JOB_DEAD) when = "died " + human_duration(now - echomq_job_dead_at_ms(j)) + " ago";
+  if (state == ECHOMQ_JOB_COMPLETED)
+    when = "completed " + human_duration(now - echomq_job_finished_at_ms(j)) + " ago";
+  std::string out = "id        " + std::to_string(echomq_job_id(j)) + "\n" +
+                    "state     " + state_word(state) + (when.empty() ? "" : " (" + when + ")") + "\n" +
+                    "lane      " + echomq_job_group(j) + "\n" +
+                    "attempts  " + (echomq_job_token(j) == 0 ? "none yet, max " +
+                                        std::to_string(echomq_job_max_attempts(j))
+                                                                : attempt_text(j)) + "\n" +
+                    "enqueued  " + human_duration(now - echomq_job_enqueued_at_ms(j)) + " ago\n";
+  if (echomq_job_started_at_ms(j))
+    out += "started   " + human_duration(now - echomq_job_started_at_ms(j)) + " ago\n";
+  if (*echomq_job_last_error(j)) out += std::string("error     ") + display_bytes(echomq_job_last_error(j), 2000) + "\n";
+  if (plen) out += "progress  " + display_bytes(std::string_view(prog, plen), 2000) + "\n";
+  if (state == ECHOMQ_JOB_COMPLETED) out += "result    " + display_bytes(std::string_view(res, rlen), 2000) + "\n";
+  else out += "payload   " + display_bytes(job_payload(j), 2000) + "\n";
+  print(out);
+}
+
+namespace {
 
 int cmd_job(Context &ctx) {
   uint64_t id = job_id_arg(ctx);
@@ -32,39 +94,10 @@ int cmd_job(Context &ctx) {
   if (rc == ECHOMQ_ENOTFOUND) {
     if (ctx.json) print("null\n");
     throw CliError(kExitNotFound, "job: no job " + std::to_string(id) + " in queue '" +
-                                      ctx.session.queue() + "' (acked, deleted, or never enqueued)");
+                                      ctx.session.queue() + "' (acked and not retained, deleted, or never enqueued)");
   }
   ctx.session.check(rc, "job " + std::to_string(id));
-  const echomq_job *j = job.get();
-  int state = echomq_job_state_of(j);
-  if (ctx.json) {
-    // The job's fields, with its state and due time added.
-    std::string body;
-    {
-      Json one;
-      job_json(one, j);
-      body = one.text();
-    }
-    std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
-                        (echomq_job_due_at_ms(j) ? std::to_string(echomq_job_due_at_ms(j)) : "null") + "}";
-    print(body.substr(0, body.size() - 1) + extra + "\n");
-    return kExitOk;
-  }
-  int64_t now = fetch_stats(ctx.session).server_time_ms;
-  std::string when;
-  if (state == ECHOMQ_JOB_LEASED) when = "lease ends in " + human_duration(echomq_job_lease_until_ms(j) - now);
-  if (state == ECHOMQ_JOB_DELAYED) when = "due in " + human_duration(echomq_job_due_at_ms(j) - now);
-  if (state == ECHOMQ_JOB_DEAD) when = "died " + human_duration(now - echomq_job_dead_at_ms(j)) + " ago";
-  std::string out = "id        " + std::to_string(echomq_job_id(j)) + "\n" +
-                    "state     " + state_word(state) + (when.empty() ? "" : " (" + when + ")") + "\n" +
-                    "lane      " + echomq_job_group(j) + "\n" +
-                    "attempts  " + (echomq_job_token(j) == 0 ? "none yet, max " +
-                                        std::to_string(echomq_job_max_attempts(j))
-                                                                : attempt_text(j)) + "\n" +
-                    "enqueued  " + human_duration(now - echomq_job_enqueued_at_ms(j)) + " ago\n";
-  if (*echomq_job_last_error(j)) out += std::string("error     ") + display_bytes(echomq_job_last_error(j), 2000) + "\n";
-  out += "payload   " + display_bytes(job_payload(j), 2000) + "\n";
-  print(out);
+  show_job(ctx, job.get());
   return kExitOk;
 }
 

@@ -20,6 +20,8 @@ enum ExitCode : int {
   kExitDoctorFail = 9, ///< doctor: at least one failed check
   kExitLeased = 10,    ///< delete refused: a worker holds the job now
   kExitShards = 11,    ///< shards --create: sharded with another count, or a plain queue in use
+  kExitPending = 12,   ///< wait: the job had not finished when the wait ran out
+  kExitDead = 13,      ///< wait: the job died (dead-lettered)
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

@@ -35,6 +35,7 @@ const std::vector<Command> &commands() {
     add_inspect_commands(t);
     add_control_commands(t);
     add_job_commands(t);
+    add_outcome_commands(t);
     add_top_command(t);
     add_ops_commands(t);
     return t;
@@ -76,7 +77,7 @@ std::string general_help() {
       "\nexit codes: 0 ok, 1 server failure, 2 usage, 3 connection, 4 not found,\n"
       "            5 stale token, 6 verify violations, 7 nothing to claim,\n"
       "            8 doctor warnings, 9 doctor failures, 10 job leased,\n"
-      "            11 shard count mismatch\n"
+      "            11 shard count mismatch, 12 wait ran out, 13 job died\n"
       "\nRun 'echomq COMMAND --help' for a command's options.\n";
   return out;
 }

@@ -1,0 +1,61 @@
+"""Outcomes in the CLI: outcomes (retention, events), ack --result, job on a
+completed job, wait with its exit codes, events [--follow] [--json]."""
+
+import json
+import subprocess
+import time
+
+from .cli_helpers import NOT_FOUND, OK, USAGE, cli_path, one_line_error
+
+PENDING, DEAD = 12, 13
+
+
+def test_retained_job_shows_its_result_and_wait_returns_at_once(cli):
+    cli.ok("outcomes", "--keep", "60", "--events", "1000")
+    jid = int(cli.ok("enqueue", "g", "hello"))
+    c = cli.json("claim")
+    p = cli.run("wait", str(jid), "--timeout", "0.1")
+    assert p.returncode == PENDING and "had not finished" in one_line_error(p)
+    cli.ok("ack", str(jid), str(c["token"]), "--result", "forty-two")
+    j = cli.json("job", str(jid))
+    assert (j["state"], j["result"], j["group"]) == ("completed", "forty-two", "g")
+    assert j["finished_at_ms"] >= j["started_at_ms"] >= j["enqueued_at_ms"]
+    assert "result    forty-two" in cli.ok("job", str(jid))
+    w = cli.json("wait", str(jid), "--timeout", "0")
+    assert w["state"] == "completed"
+    events = [json.loads(line) for line in cli.ok("events", "--json").splitlines()]
+    assert [e["type"] for e in events if e.get("id") == str(jid)] == ["claimed", "completed"]
+    assert cli.run("wait", "99999", "--timeout", "0").returncode == NOT_FOUND
+
+
+def test_wait_blocks_until_the_job_dies_and_follow_prints_new_events(cli):
+    cli.ok("outcomes", "--events", "100")
+    jid = int(cli.ok("enqueue", "g", "x", "--max-attempts", "1"))
+    env = {"ECHOMQ_URL": cli.url}
+    base = [str(cli_path()), "-q", cli.queue]
+    waiter = subprocess.Popen(base + ["wait", str(jid), "--timeout", "20", "--json"], stdout=subprocess.PIPE, env=env)
+    follower = subprocess.Popen(base + ["events", "--follow"], stdout=subprocess.PIPE, env=env)
+    time.sleep(0.4)
+    c = cli.json("claim")
+    cli.ok("fail", str(jid), str(c["token"]), "--reason", "broken")
+    out, _ = waiter.communicate(timeout=10)
+    assert waiter.returncode == DEAD
+    assert json.loads(out)["state"] == "dead"
+    time.sleep(0.3)
+    follower.terminate()
+    lines = follower.communicate(timeout=10)[0].decode().splitlines()
+    assert any("type=claimed" in line for line in lines)
+    assert any("type=dead" in line and "reason=broken" in line for line in lines)
+
+
+def test_bad_outcome_settings_are_usage_errors(cli):
+    for args in (["outcomes"], ["outcomes", "--keep", "0"], ["outcomes", "--last", "0"], ["outcomes", "--events", "0"],
+                 ["outcomes", "--keep", "-5"], ["wait", "0"], ["wait", "1", "--timeout", "x"]):
+        p = cli.run(*args)
+        assert p.returncode == USAGE, (args, p.stderr)
+    jid = int(cli.ok("enqueue", "g", "x"))
+    c = cli.json("claim")
+    p = cli.run("ack", str(jid), str(c["token"]), "--result", "r" * 65537)
+    assert p.returncode == USAGE
+    assert cli.json("job", str(jid))["state"] == "leased"
+    assert cli.run("ack", str(jid), str(c["token"])).returncode == OK
