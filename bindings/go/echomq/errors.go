@@ -24,6 +24,7 @@ const (
 	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
 	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
 	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
+	CodePending     Code = 4   // Wait: the job had not finished when the wait ran out
 	CodeConn        Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout     Code = -11 // no reply in time: outcome unknown
 	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
@@ -51,6 +52,7 @@ var codeNames = map[Code]string{
 	CodeLeased:      "job is leased",
 	CodeShards:      "shard count mismatch",
 	CodeDuplicate:   "duplicate",
+	CodePending:     "not finished when the wait ran out",
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
 	CodeCanceled:    "canceled",
@@ -127,6 +129,9 @@ var (
 	ErrConnection = &Error{Code: CodeConn}
 	ErrTimeout    = &Error{Code: CodeTimeout}
 	ErrCanceled   = &Error{Code: CodeCanceled}
+	// ErrPending: Wait ran out of time before the job completed or died
+	// (it still lives; nothing is unknown).
+	ErrPending = &Error{Code: CodePending}
 	ErrServer     = &Error{Code: CodeServer}
 	ErrNoPerm     = &Error{Code: CodeNoPerm}
 	ErrProtocol   = &Error{Code: CodeProto}

@@ -46,8 +46,22 @@ func jobFromHandle(q *Queue, j capi.Job) *Job {
 		Attempt:     uint32(n[7]),
 		State:       JobState(n[8]),
 		DueAt:       msTime(n[9]),
+		StartedAt:   msTime(n[10]),
+		FinishedAt:  msTime(n[11]),
+		Progress:    outcomeBytes(j, 0, n[12]),
+		Result:      outcomeBytes(j, 1, n[13]),
 		q:           q,
 	}
+}
+
+// outcomeBytes copies a job's progress (what = 0) or result (1) of length n.
+func outcomeBytes(j capi.Job, what int, n int64) []byte {
+	if n == 0 {
+		return nil
+	}
+	b := make([]byte, n)
+	capi.Job_outcome_copy(j, what, b)
+	return b
 }
 
 // takeJob copies and frees a job handle given by its address (0 = none).

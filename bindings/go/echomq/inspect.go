@@ -32,7 +32,7 @@ type Stats struct {
 
 // Indexes of the numbers the capi shims copy out (see echomq.i).
 const (
-	jobNums   = 10
+	jobNums   = 14
 	statsNums = 16
 	laneNums  = 20
 )

@@ -26,8 +26,45 @@ type Job struct {
 	Attempt uint32
 	State   JobState  // where the job is (Queue.Job); StateLeased for claims
 	DueAt   time.Time // server clock; when a delayed job falls due, else zero
+	// Outcomes (Queue.Job and Queue.Wait only): the first delivery, the
+	// completion or death (zero if none), the last progress reported, and
+	// a retained completed job's result (it keeps no payload).
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Progress   []byte
+	Result     []byte
 
-	q *Queue
+	q      *Queue
+	result []byte // SetResult: reported with the job's success by a Worker
+}
+
+// SetResult sets the result a Worker reports with this job's success (at
+// most 65,536 bytes, ECHOMQ_RESULT_MAX): call it in the handler before
+// returning nil. It is kept when the job's outcome is retained.
+func (j *Job) SetResult(b []byte) { j.result = append([]byte(nil), b...) }
+
+// AckResult acknowledges the job with a result, kept with its outcome
+// when the outcome is retained (Queue.SetRetention, WithKeep, or a
+// waiter); otherwise it is dropped. ErrTooLarge over ECHOMQ_RESULT_MAX.
+func (j *Job) AckResult(ctx context.Context, result []byte) error {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return err
+	}
+	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Ack_result(h, q.name, j.ID, j.Token, result) })
+	return err
+}
+
+// ReportProgress records the job's progress (at most 1,024 bytes,
+// ECHOMQ_PROGRESS_MAX), fenced by the token like Extend: Queue.Job shows
+// it and it is a "progress" event.
+func (j *Job) ReportProgress(ctx context.Context, value []byte) error {
+	q := j.q
+	if err := q.checkNames(); err != nil {
+		return err
+	}
+	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Progress(h, q.name, j.ID, j.Token, value) })
+	return err
 }
 
 // Queue is the queue the job came from.

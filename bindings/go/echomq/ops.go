@@ -16,6 +16,8 @@ const (
 	StateLeased  JobState = 2 // held by a worker until its lease deadline
 	StateDelayed JobState = 3 // waiting for its due time (delay, retry backoff)
 	StateDead    JobState = 4 // dead-lettered
+	// StateCompleted: acked and retained (Queue.SetRetention, WithKeep).
+	StateCompleted JobState = 5
 )
 
 func (s JobState) String() string {
@@ -28,6 +30,8 @@ func (s JobState) String() string {
 		return "delayed"
 	case StateDead:
 		return "dead"
+	case StateCompleted:
+		return "completed"
 	}
 	return "JobState(" + strconv.Itoa(int(s)) + ")"
 }

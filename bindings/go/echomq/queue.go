@@ -29,6 +29,8 @@ type enqueueConfig struct {
 	key         string        // WithKey
 	keyed       bool          // WithKey was given
 	window      time.Duration // WithDedupWindow; 0 = the default
+	keep        time.Duration // WithKeep
+	keepLast    uint64        // WithKeep
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -77,9 +79,22 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 	}
 	cfg := enqueueOptions(opts)
 	if cfg.keyed {
+		if cfg.keep != 0 || cfg.keepLast != 0 {
+			return 0, invalid("WithKeep and WithKey do not combine in this binding")
+		}
 		return q.enqueueKeyed(ctx, group, payload, cfg)
 	}
 	var id [1]uint64
+	if cfg.keep != 0 || cfg.keepLast != 0 {
+		if cfg.keep < 0 {
+			return 0, invalid("WithKeep: negative time")
+		}
+		_, err := q.c.do(ctx, func(h capi.Client) int {
+			return capi.Enqueue_kept(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
+				ceilMS(cfg.keep), uint64(cfg.keepLast), id[:])
+		})
+		return id[0], err
+	}
 	_, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
 	})

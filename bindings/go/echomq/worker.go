@@ -434,6 +434,8 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		herr := w.call(ctx, job)
 		var st int
 		switch {
+		case herr == nil && job.result != nil:
+			st = capi.Worker_done_result(h, jh, job.result)
 		case herr == nil:
 			st = capi.Worker_done(h, jh)
 		case errors.Is(herr, ErrDiscard):

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3e8bc5eb73ad38f7(const char*);
+  void cgo_panic__capi_3620f9aaca9912f7(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3e8bc5eb73ad38f7(p);
+  cgo_panic__capi_3620f9aaca9912f7(p);
 }
 
 
@@ -212,6 +212,10 @@ enum {
   EMQGO_JOB_ATTEMPT,
   EMQGO_JOB_STATE,
   EMQGO_JOB_DUE_AT_MS,
+  EMQGO_JOB_STARTED_AT_MS,
+  EMQGO_JOB_FINISHED_AT_MS,
+  EMQGO_JOB_PROGRESS_LEN,
+  EMQGO_JOB_RESULT_LEN,
   EMQGO_JOB_NUMS
 };
 
@@ -291,7 +295,66 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
   v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
   v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
+  v[EMQGO_JOB_STARTED_AT_MS] = echomq_job_started_at_ms(j);
+  v[EMQGO_JOB_FINISHED_AT_MS] = echomq_job_finished_at_ms(j);
+  {
+    size_t pl = 0, rl = 0;
+    echomq_job_progress(j, &pl);
+    echomq_job_result(j, &rl);
+    v[EMQGO_JOB_PROGRESS_LEN] = (int64_t)pl;
+    v[EMQGO_JOB_RESULT_LEN] = (int64_t)rl;
+  }
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
+}
+
+/* Copy up to cap bytes of a job's progress (what = 0) or result (1) into buf. */
+void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *p = what ? echomq_job_result(j, &len) : echomq_job_progress(j, &len);
+  if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
+}
+
+/* Enqueue with a retention of the job's own (keep_ms, keep_last). */
+int emqgo_enqueue_kept(echomq_client *c, const char *queue, const char *group,
+                       const char *payload, size_t payload_len, int64_t delay_ms,
+                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
+ * ECHOMQ_PENDING (0 there) at the timeout. */
+int emqgo_wait_job(echomq_client *c, const char *queue, uint64_t id, int64_t timeout_ms,
+                   uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_wait_job(c, queue, id, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+int emqgo_events_read(echomq_client *c, const char *queue, const char *after, size_t count,
+                      int64_t block_ms, uint64_t *OUT_HANDLE) {
+  echomq_event_list *l = NULL;
+  int rc = echomq_events_read(c, queue, after, count, block_ms, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* The length of field k of entry i, and a copy of up to cap of its bytes. */
+int64_t emqgo_event_value_len(const echomq_event_list *l, size_t i, size_t k) {
+  size_t len = 0;
+  echomq_event_list_value(l, i, k, &len);
+  return (int64_t)len;
+}
+void emqgo_event_value_copy(const echomq_event_list *l, size_t i, size_t k, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *p = echomq_event_list_value(l, i, k, &len);
+  if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
 /* Copy up to cap payload bytes of a job into buf (a Go []byte). */
@@ -705,7 +768,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
+void _wrap_Swig_free_capi_3620f9aaca9912f7(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -715,7 +778,7 @@ void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_3620f9aaca9912f7(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -728,7 +791,7 @@ void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -739,7 +802,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -750,7 +813,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -761,7 +824,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_OK_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +835,7 @@ intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EMPTY_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -783,7 +846,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -794,7 +857,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINVAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -805,7 +868,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +879,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +890,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESTALE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +901,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +912,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EFULL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +923,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELEASED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +934,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +945,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +956,18 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_PENDING_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PENDING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +978,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +989,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +1000,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESERVER_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +1011,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +1022,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EPROTO_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +1033,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EBUSY_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +1044,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELOADING_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +1055,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +1066,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EOOM_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1077,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1088,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1099,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1110,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1121,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1132,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1143,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1154,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1165,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1176,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1187,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1198,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1209,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1220,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1231,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1242,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1253,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1264,51 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_RESULT_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PROGRESS_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_JOB_COMPLETED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EVENTS_ENQUEUED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_3620f9aaca9912f7(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1206,7 +1324,7 @@ _gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_version_capi_3620f9aaca9912f7() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1335,7 @@ intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
+_gostring_ _wrap_version_string_capi_3620f9aaca9912f7() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1231,7 +1349,7 @@ _gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1249,7 +1367,7 @@ intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1267,7 +1385,7 @@ intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1287,7 +1405,7 @@ intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1297,7 +1415,7 @@ void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1313,7 +1431,7 @@ _gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1326,7 +1444,7 @@ intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1339,7 +1457,7 @@ intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1349,7 +1467,7 @@ void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1362,7 +1480,7 @@ intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1378,7 +1496,7 @@ _gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1394,7 +1512,7 @@ _gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1404,7 +1522,7 @@ void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1417,7 +1535,7 @@ long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1432,7 +1550,7 @@ struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1442,7 +1560,7 @@ void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
+struct echomq_batch *_wrap_batch_create_capi_3620f9aaca9912f7() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1453,7 +1571,7 @@ struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1479,7 +1597,7 @@ intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1492,7 +1610,7 @@ long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1507,7 +1625,7 @@ long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1540,7 +1658,7 @@ intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1555,7 +1673,7 @@ intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1577,7 +1695,7 @@ intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1587,7 +1705,7 @@ void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1597,7 +1715,7 @@ void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1621,7 +1739,231 @@ intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_result_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  char *arg5 = (char *) 0 ;
+  size_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  arg5 = (char *)_swig_go_4.array;
+  arg6 = (size_t)_swig_go_4.len;
+  
+  
+  result = (int)echomq_ack_result(arg1,(char const *)arg2,arg3,arg4,(char const *)arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_progress_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t arg4 ;
+  char *arg5 = (char *) 0 ;
+  size_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  arg5 = (char *)_swig_go_4.array;
+  arg6 = (size_t)_swig_go_4.len;
+  
+  
+  result = (int)echomq_progress(arg1,(char const *)arg2,arg3,arg4,(char const *)arg5,arg6);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t arg3 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int64_t)_swig_go_2; 
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_set_retention(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (int)echomq_clear_retention(arg1,(char const *)arg2);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  result = (int)echomq_set_events(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  result = (int)echomq_clear_events(arg1,(char const *)arg2);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_event_list_count_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  
+  result = echomq_event_list_count((struct echomq_event_list const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_event_list_id_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t arg2 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (char *)echomq_event_list_id((struct echomq_event_list const *)arg1,arg2);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_event_list_nfields_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t arg2 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = echomq_event_list_nfields((struct echomq_event_list const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_event_list_name_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t arg2 ;
+  size_t arg3 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (char *)echomq_event_list_name((struct echomq_event_list const *)arg1,arg2,arg3);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_event_list_free_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  
+  echomq_event_list_free(arg1);
+  
+}
+
+
+intgo _wrap_extend_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1660,7 +2002,7 @@ intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1689,7 +2031,7 @@ intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1716,7 +2058,7 @@ intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1745,7 +2087,7 @@ intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1772,7 +2114,7 @@ intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1799,7 +2141,7 @@ intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1826,7 +2168,7 @@ intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1848,7 +2190,7 @@ intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1870,7 +2212,7 @@ intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1892,7 +2234,7 @@ intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1925,7 +2267,7 @@ intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1952,7 +2294,7 @@ intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1978,7 +2320,7 @@ intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2007,7 +2349,7 @@ intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2036,7 +2378,7 @@ intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2063,7 +2405,7 @@ intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2085,7 +2427,7 @@ intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2098,7 +2440,7 @@ long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2108,7 +2450,7 @@ void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2147,7 +2489,7 @@ intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2180,7 +2522,7 @@ intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2193,7 +2535,7 @@ intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2208,7 +2550,28 @@ intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_done_result_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)echomq_worker_done_result(arg1,(struct echomq_job const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_fail_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2232,7 +2595,7 @@ intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2254,7 +2617,7 @@ intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2271,7 +2634,7 @@ intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2281,7 +2644,7 @@ void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2303,7 +2666,7 @@ intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2316,7 +2679,7 @@ long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2334,7 +2697,7 @@ _gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2344,7 +2707,7 @@ void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2360,7 +2723,7 @@ _gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ID_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2735,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2747,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2759,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2771,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2783,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2795,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2807,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2819,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_STATE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2831,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2843,55 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_STARTED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_FINISHED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_PROGRESS_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3620f9aaca9912f7() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_JOB_RESULT_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_JOB_NUMS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2903,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LANES_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2915,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_RING_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2927,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2939,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2951,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2963,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2975,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2987,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2999,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +3011,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +3023,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +3035,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2636,7 +3047,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2648,7 +3059,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2660,7 +3071,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2672,7 +3083,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2684,7 +3095,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2696,7 +3107,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2708,7 +3119,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2720,7 +3131,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2732,7 +3143,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2744,7 +3155,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2756,7 +3167,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2768,7 +3179,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2780,7 +3191,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2792,7 +3203,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2804,7 +3215,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2816,7 +3227,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2828,7 +3239,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2840,7 +3251,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2852,7 +3263,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2864,7 +3275,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2876,7 +3287,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2888,7 +3299,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2900,7 +3311,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2912,7 +3323,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2924,7 +3335,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2936,7 +3347,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -2948,7 +3359,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_3620f9aaca9912f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2971,7 +3382,7 @@ struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2987,7 +3398,197 @@ void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_outcome_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  int arg2 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  arg2 = (int)_swig_go_1; 
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  emqgo_job_outcome_copy((struct echomq_job const *)arg1,arg2,arg3,arg4);
+  
+}
+
+
+intgo _wrap_enqueue_kept_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  int64_t arg6 ;
+  uint32_t arg7 ;
+  int64_t arg8 ;
+  uint64_t arg9 ;
+  uint64_t *arg10 = (uint64_t *) 0 ;
+  uint64_t temp10 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  arg6 = (int64_t)_swig_go_4; 
+  arg7 = (uint32_t)_swig_go_5; 
+  arg8 = (int64_t)_swig_go_6; 
+  arg9 = (uint64_t)_swig_go_7; 
+  {
+    if (_swig_go_8.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg10 = &temp10;
+  }
+  
+  result = (int)emqgo_enqueue_kept(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_8.array;
+    a[0] = temp10;
+  }
+  free(arg2); 
+  free(arg3); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_wait_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int64_t arg4 ;
+  uint64_t *arg5 = (uint64_t *) 0 ;
+  uint64_t temp5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  {
+    if (_swig_go_4.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg5 = &temp5;
+  }
+  
+  result = (int)emqgo_wait_job(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_4.array;
+    a[0] = temp5;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_events_read_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  int64_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (size_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_events_read(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg3); 
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_event_value_len_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t arg2 ;
+  size_t arg3 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  result = (int64_t)emqgo_event_value_len((struct echomq_event_list const *)arg1,arg2,arg3);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_event_value_copy_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_event_list *arg1 = (echomq_event_list *) 0 ;
+  size_t arg2 ;
+  size_t arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  
+  arg1 = *(echomq_event_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (size_t)_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  emqgo_event_value_copy((struct echomq_event_list const *)arg1,arg2,arg3,arg4,arg5);
+  
+}
+
+
+void _wrap_job_payload_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3003,7 +3604,7 @@ void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3053,7 +3654,7 @@ intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3079,7 +3680,7 @@ intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3138,7 +3739,7 @@ intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3166,7 +3767,7 @@ intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3201,7 +3802,7 @@ intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3238,7 +3839,7 @@ intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3264,7 +3865,7 @@ intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3297,7 +3898,7 @@ intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3332,7 +3933,7 @@ intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3369,7 +3970,7 @@ intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3406,7 +4007,7 @@ intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3445,7 +4046,7 @@ intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3491,7 +4092,7 @@ intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3517,7 +4118,7 @@ intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3550,7 +4151,7 @@ intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3592,7 +4193,7 @@ intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3610,7 +4211,7 @@ _gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3628,7 +4229,7 @@ void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3644,7 +4245,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3681,7 +4282,7 @@ intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3714,7 +4315,7 @@ intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3758,7 +4359,7 @@ intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3798,7 +4399,7 @@ intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3836,7 +4437,7 @@ intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3875,7 +4476,7 @@ intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +4488,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +4500,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +4512,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +4524,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +4536,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3947,7 +4548,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3959,7 +4560,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3971,7 +4572,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3983,7 +4584,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -3995,7 +4596,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4007,7 +4608,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4019,7 +4620,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_3620f9aaca9912f7(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4033,7 +4634,7 @@ void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_3620f9aaca9912f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4077,7 +4678,7 @@ intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4096,7 +4697,7 @@ intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4124,7 +4725,7 @@ intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4136,7 +4737,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4148,7 +4749,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4160,7 +4761,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4172,7 +4773,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4184,7 +4785,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4196,7 +4797,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4208,7 +4809,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4821,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4232,7 +4833,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4244,7 +4845,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4256,7 +4857,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4268,7 +4869,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4280,7 +4881,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4292,7 +4893,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_3620f9aaca9912f7() {
   int result;
   intgo _swig_go_result;
   
@@ -4304,7 +4905,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4323,7 +4924,7 @@ intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7() {
+long long _wrap_c_heap_in_use_capi_3620f9aaca9912f7() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -38,6 +38,7 @@
 %rename(LaneList) echomq_lane_list;
 %rename(Report) echomq_report;
 %rename(Worker) echomq_worker;
+%rename(EventList) echomq_event_list;
 
 /* The handles are opaque in C; declaring them empty here (never emitted into
  * C) gives them plain Go names instead of mangled ones. */
@@ -50,6 +51,7 @@ struct echomq_batch {};
 struct echomq_lane_list {};
 struct echomq_report {};
 struct echomq_worker {};
+struct echomq_event_list {};
 %clearnodefaultctor;
 %clearnodefaultdtor;
 
@@ -73,6 +75,8 @@ struct echomq_worker {};
   $2 = ($2_ltype)$input.len;
 %}
 %apply (const char *BYTES, size_t LENGTH) { (const char *payload, size_t payload_len) };
+%apply (const char *BYTES, size_t LENGTH) { (const char *result, size_t result_len) };
+%apply (const char *BYTES, size_t LENGTH) { (const char *value, size_t value_len) };
 
 /* Go []uint64 -> (const uint64_t *, size_t), for redrive. */
 %typemap(gotype) (const uint64_t *IDS, size_t N) "[]uint64"
@@ -118,6 +122,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_ELEASED = ECHOMQ_ELEASED;
 %constant int ECHOMQ_ESHARDS = ECHOMQ_ESHARDS;
 %constant int ECHOMQ_DUPLICATE = ECHOMQ_DUPLICATE;
+%constant int ECHOMQ_PENDING = ECHOMQ_PENDING;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -147,6 +152,10 @@ struct echomq_worker {};
 %constant int ECHOMQ_BATCH_MAX = ECHOMQ_BATCH_MAX;
 %constant int ECHOMQ_WCLAIM_MAX = ECHOMQ_WCLAIM_MAX;
 %constant int ECHOMQ_SHARDS_MAX = ECHOMQ_SHARDS_MAX;
+%constant int ECHOMQ_RESULT_MAX = ECHOMQ_RESULT_MAX;
+%constant int ECHOMQ_PROGRESS_MAX = ECHOMQ_PROGRESS_MAX;
+%constant int ECHOMQ_JOB_COMPLETED = ECHOMQ_JOB_COMPLETED;
+%constant int ECHOMQ_EVENTS_ENQUEUED = ECHOMQ_EVENTS_ENQUEUED;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -155,6 +164,7 @@ typedef struct echomq_batch echomq_batch;
 typedef struct echomq_lane_list echomq_lane_list;
 typedef struct echomq_report echomq_report;
 typedef struct echomq_worker echomq_worker;
+typedef struct echomq_event_list echomq_event_list;
 
 const char *echomq_strerror(int status);
 unsigned int echomq_version(void);
@@ -190,6 +200,19 @@ void echomq_batch_clear(echomq_batch *b);
 void echomq_batch_free(echomq_batch *b);
 
 int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint64_t token);
+int echomq_ack_result(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                      const char *result, size_t result_len);
+int echomq_progress(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
+                    const char *value, size_t value_len);
+int echomq_set_retention(echomq_client *c, const char *queue, int64_t keep_ms, uint64_t keep_last);
+int echomq_clear_retention(echomq_client *c, const char *queue);
+int echomq_set_events(echomq_client *c, const char *queue, uint64_t max_len, int flags);
+int echomq_clear_events(echomq_client *c, const char *queue);
+size_t echomq_event_list_count(const echomq_event_list *l);
+const char *echomq_event_list_id(const echomq_event_list *l, size_t i);
+size_t echomq_event_list_nfields(const echomq_event_list *l, size_t i);
+const char *echomq_event_list_name(const echomq_event_list *l, size_t i, size_t k);
+void echomq_event_list_free(echomq_event_list *l);
 int echomq_extend(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                   int64_t lease_ms, int64_t *lease_until_ms);
 
@@ -219,6 +242,8 @@ int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids, siz
 int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t *redriven);
 int echomq_worker_start(echomq_worker *w);
 int echomq_worker_done(echomq_worker *w, const echomq_job *job);
+int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const char *result,
+                              size_t result_len);
 int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
                        int64_t retry_delay_ms);
 int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
@@ -253,6 +278,10 @@ enum {
   EMQGO_JOB_ATTEMPT,
   EMQGO_JOB_STATE,
   EMQGO_JOB_DUE_AT_MS,
+  EMQGO_JOB_STARTED_AT_MS,
+  EMQGO_JOB_FINISHED_AT_MS,
+  EMQGO_JOB_PROGRESS_LEN,
+  EMQGO_JOB_RESULT_LEN,
   EMQGO_JOB_NUMS
 };
 
@@ -332,7 +361,66 @@ void emqgo_job_numbers(const echomq_job *j, int64_t *nums, size_t n) {
   v[EMQGO_JOB_ATTEMPT] = (int64_t)echomq_job_attempt(j);
   v[EMQGO_JOB_STATE] = (int64_t)echomq_job_state_of(j);
   v[EMQGO_JOB_DUE_AT_MS] = echomq_job_due_at_ms(j);
+  v[EMQGO_JOB_STARTED_AT_MS] = echomq_job_started_at_ms(j);
+  v[EMQGO_JOB_FINISHED_AT_MS] = echomq_job_finished_at_ms(j);
+  {
+    size_t pl = 0, rl = 0;
+    echomq_job_progress(j, &pl);
+    echomq_job_result(j, &rl);
+    v[EMQGO_JOB_PROGRESS_LEN] = (int64_t)pl;
+    v[EMQGO_JOB_RESULT_LEN] = (int64_t)rl;
+  }
   for (i = 0; i < n && i < EMQGO_JOB_NUMS; i++) nums[i] = v[i];
+}
+
+/* Copy up to cap bytes of a job's progress (what = 0) or result (1) into buf. */
+void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *p = what ? echomq_job_result(j, &len) : echomq_job_progress(j, &len);
+  if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
+}
+
+/* Enqueue with a retention of the job's own (keep_ms, keep_last). */
+int emqgo_enqueue_kept(echomq_client *c, const char *queue, const char *group,
+                       const char *payload, size_t payload_len, int64_t delay_ms,
+                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.max_attempts = max_attempts;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
+ * ECHOMQ_PENDING (0 there) at the timeout. */
+int emqgo_wait_job(echomq_client *c, const char *queue, uint64_t id, int64_t timeout_ms,
+                   uint64_t *OUT_HANDLE) {
+  echomq_job *j = NULL;
+  int rc = echomq_wait_job(c, queue, id, timeout_ms, &j);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)j;
+  return rc;
+}
+
+int emqgo_events_read(echomq_client *c, const char *queue, const char *after, size_t count,
+                      int64_t block_ms, uint64_t *OUT_HANDLE) {
+  echomq_event_list *l = NULL;
+  int rc = echomq_events_read(c, queue, after, count, block_ms, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* The length of field k of entry i, and a copy of up to cap of its bytes. */
+int64_t emqgo_event_value_len(const echomq_event_list *l, size_t i, size_t k) {
+  size_t len = 0;
+  echomq_event_list_value(l, i, k, &len);
+  return (int64_t)len;
+}
+void emqgo_event_value_copy(const echomq_event_list *l, size_t i, size_t k, char *buf, size_t cap) {
+  size_t len = 0;
+  const char *p = echomq_event_list_value(l, i, k, &len);
+  if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
 /* Copy up to cap payload bytes of a job into buf (a Go []byte). */
