@@ -9,7 +9,8 @@
 # arrival is polled, so a few drain calls may land before the dump), and the
 # drain's take calls are costed per call, times the calls a whole drain
 # makes; the server's timer work (serverCron) is left out.
-#   usage: bench/callgrind.sh [path/to/echomq_bench]   (env: JOBS=20000 BATCH=32, EXTRA="server args")
+#   usage: bench/callgrind.sh [path/to/echomq_bench]   (env: JOBS=20000 BATCH=32, EXTRA="server args",
+#          COMPARE="more compare args", e.g. "--outcomes on")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for t in valgrind callgrind_control callgrind_annotate; do
@@ -26,7 +27,8 @@ valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" valkey-server --por
   --bind 127.0.0.1 --save "" --appendonly no --dir "$dir" ${EXTRA:-} >/dev/null 2>"$dir/vg.err" &
 vg=$!
 for _ in $(seq 1 100); do valkey-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
-"$bench" compare --url "valkey://127.0.0.1:$port" --phase fixed --jobs "$jobs" --batch "$batch" >/dev/null &
+# shellcheck disable=SC2086  # COMPARE is a list of compare arguments
+"$bench" compare --url "valkey://127.0.0.1:$port" --phase fixed --jobs "$jobs" --batch "$batch" ${COMPARE:-} >/dev/null &
 run=$!
 # The enqueue is done when the queue's `enqueued` counter reaches JOBS.
 while kill -0 "$run" 2>/dev/null; do

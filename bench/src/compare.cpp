@@ -42,6 +42,10 @@ struct CompareOptions {
   uint64_t batch = 32;
   uint64_t slots = 0;  // engine slots; 0 = default_slots(threads)
   uint64_t depth = 16;  // phase d: jobs in flight per thread (slots = depth x threads)
+  // phase fixed: "off" (default), or "on": the queue retains the last 1,000
+  // outcomes for 60 s and writes events (10,000 long), and every ack
+  // carries a 2-byte result (docs/operations.md "Outcomes").
+  std::string outcomes = "off";
 };
 
 bool parse(int argc, char **argv, CompareOptions *o) {
@@ -63,6 +67,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--batch") o->batch = std::strtoull(v, nullptr, 10);
     else if (a == "--slots") o->slots = std::strtoull(v, nullptr, 10);
     else if (a == "--depth") o->depth = std::strtoull(v, nullptr, 10);
+    else if (a == "--outcomes") o->outcomes = v;
     else if (a == "--workers") {
       o->workers.clear();
       for (const char *p = v; *p;) {
@@ -224,6 +229,10 @@ std::string workload_fixed(const CompareOptions &o) {
   Client c(o.url);
   Admin admin(o.url);
   if (!c.get()) return "null";
+  const bool outcomes = o.outcomes == "on";
+  if (outcomes && (!ok(echomq_set_retention(c.get(), q.c_str(), 60000, 1000), c.get(), "fixed: retention") ||
+                   !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")))
+    return "null";
   double cpu0 = admin.cpu_seconds();
   enqueue_all(c.get(), q, groups, payloads);
   double cpu1 = admin.cpu_seconds();
@@ -243,7 +252,8 @@ std::string workload_fixed(const CompareOptions &o) {
     if (!ok(st, c.get(), "fixed: settle_claim")) return "null";
     for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) {
       const echomq_job *j = echomq_job_list_at(l.get(), i);
-      echomq_settle_ack(s.get(), echomq_job_id(j), echomq_job_token(j));
+      if (outcomes) echomq_settle_ack_result(s.get(), echomq_job_id(j), echomq_job_token(j), "ok", 2);
+      else echomq_settle_ack(s.get(), echomq_job_id(j), echomq_job_token(j));
     }
   }
   double cpu2 = admin.cpu_seconds();
@@ -290,6 +300,7 @@ int run_compare(int argc, char **argv) {
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
                  "         [--prefix cmp] [--phase a|b|d|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
+         "         [--outcomes off|on]  (phase fixed: retention and events on, results on acks)\n"
                  "         [--batch 32] [--slots N] [--depth 16]\n");
     return 2;
   }
