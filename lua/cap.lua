@@ -1,6 +1,6 @@
 --[[ cap: a lane's size cap (most jobs waiting in it: pending + delayed), or
 -- the queue default. An enqueue that would pass it is refused whole.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group ("" = the queue default)   ARGV[3] cap 1..CAP_MAX, or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.
@@ -9,12 +9,15 @@
 ]]
 --@include lane
 --@include typeGuard
+--@include emit
 
 local g = ARGV[2]
 local n = argInt(ARGV[3], 0, CAP_MAX)
 if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MAX) .. ')' } end
 local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
+-- A lane setting change is an event (docs/keys.md "Events").
+if OUTCOMES then emit('setting', '', g, 0, { 'setting', 'cap', 'value', ARGV[3] }) end
 if n == 0 then
   rcall('HDEL', K.gcap, g)
   if #g > 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end

@@ -1,5 +1,5 @@
 --[[ defaults: queue-wide default weight, limit or max attempts.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
 -- The default weight and limit live in gweight[''] and glimit[''] (the empty
@@ -12,6 +12,7 @@
 ]]
 --@include lane
 --@include typeGuard
+--@include emit
 
 local what = ARGV[2]
 local v
@@ -22,6 +23,8 @@ end
 if not v then return { EINVAL, 'defaults: bad setting or value' } end
 local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
+-- A lane setting change is an event (docs/keys.md "Events").
+if OUTCOMES then emit('setting', '', '', 0, { 'setting', 'default ' .. what, 'value', ARGV[3] }) end
 
 if what == 'maxatt' then
   rcall('HSET', K.config, 'maxatt', S(v))

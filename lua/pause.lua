@@ -1,5 +1,5 @@
 --[[ pause / resume a lane. Idempotent; works for a lane with no jobs yet.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] "1" = pause, "0" = resume
 -- Returns {OK} or {EINVAL, msg}.
@@ -8,6 +8,7 @@
 ]]
 --@include lane
 --@include typeGuard
+--@include emit
 
 local g = ARGV[2]
 if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
@@ -15,6 +16,8 @@ if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
 end
 local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
+-- A lane setting change is an event (docs/keys.md "Events").
+if OUTCOMES then emit('setting', '', g, 0, { 'setting', ARGV[3] == '1' and 'pause' or 'resume', 'value', ARGV[3] }) end
 local before = laneState(g)
 if ARGV[3] == '1' then
   rcall('SADD', K.paused, g)

@@ -1,6 +1,6 @@
 --[[ rate: a lane's rate limit (a token bucket on server time), the queue
 -- default, or a hand-set throttle of a lane (a worker told to back off).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap events
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "lane" | "default" | "throttle"   ARGV[3] group ("" for default)
 -- lane / default: ARGV[4] jobs 1..RATE_JOBS_MAX (0 = clear)  ARGV[5] per ms
@@ -13,6 +13,7 @@
 ]]
 --@include lane
 --@include typeGuard
+--@include emit
 
 local mode, g = ARGV[2], ARGV[3]
 if not g or (mode ~= 'default' and #g == 0) or (mode == 'default' and #g > 0) then
@@ -36,6 +37,8 @@ else
 end
 local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
+-- A lane setting change is an event (docs/keys.md "Events").
+if OUTCOMES then emit('setting', '', g, 0, { 'setting', mode == 'throttle' and 'throttle' or 'rate', 'value', table.concat({ ARGV[4] or '', ARGV[5] or '', ARGV[6] or '' }, ' ') }) end
 local now = serverNowMs()
 
 if mode == 'throttle' then

@@ -399,6 +399,17 @@ TEST_CASE("progress is fenced by the token and is an event", "[outcomes]") {
   CHECK(m["progress"] == "7/10");
   CHECK(m["lane"] == "g");
   CHECK(m["attempt"] == "1");
+  // A lane setting change is an event too.
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), "g", 3));
+  r = raw.must({"XREVRANGE", key(q, "events"), "+", "-", "COUNT", "1"});
+  f = r->element[0]->element[1];
+  m.clear();
+  for (size_t k = 0; k + 1 < f->elements; k += 2)
+    m[std::string(f->element[k]->str, f->element[k]->len)] = std::string(f->element[k + 1]->str, f->element[k + 1]->len);
+  CHECK(m["type"] == "setting");
+  CHECK(m["setting"] == "weight");
+  CHECK(m["lane"] == "g");
+  CHECK(m["value"] == "3");
   ack(c.get(), q, j.get());
   // Its ack cleared the progress; the flag goes off with nothing left on.
   EMQ_REQUIRE_OK(c.get(), echomq_clear_events(c.get(), q.c_str()));
