@@ -184,3 +184,17 @@ def test_events_iterate_sync_and_async_and_progress_is_one(url, make_queue):
 
     assert asyncio.run(follow()) == ["enqueued", "claimed", "completed"]
     queue.clear_events()
+
+
+def test_a_worker_handler_returning_bytes_sets_the_result(make_queue):
+    queue = make_queue()
+    queue.retain(last=10)
+    ids = [queue.enqueue("g", str(i)) for i in range(3)]
+    echomq.Worker(queue, lambda job: b"r" + job.payload, concurrency=1, idle_timeout=0.5).run(handle_signals=False)
+    assert [queue.job(i).result for i in ids] == [b"r0", b"r1", b"r2"]
+    # A result over the limit fails the job instead of losing the ack silently.
+    big = queue.enqueue("g", "x", max_attempts=1)
+    echomq.Worker(queue, lambda job: b"z" * (echomq.RESULT_MAX + 1), concurrency=1,
+                  idle_timeout=0.5).run(handle_signals=False)
+    dead = queue.job(big)
+    assert dead.state == "dead" and "RESULT_MAX" in dead.last_error

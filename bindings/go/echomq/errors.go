@@ -131,10 +131,10 @@ var (
 	ErrCanceled   = &Error{Code: CodeCanceled}
 	// ErrPending: Wait ran out of time before the job completed or died
 	// (it still lives; nothing is unknown).
-	ErrPending = &Error{Code: CodePending}
-	ErrServer     = &Error{Code: CodeServer}
-	ErrNoPerm     = &Error{Code: CodeNoPerm}
-	ErrProtocol   = &Error{Code: CodeProto}
+	ErrPending  = &Error{Code: CodePending}
+	ErrServer   = &Error{Code: CodeServer}
+	ErrNoPerm   = &Error{Code: CodeNoPerm}
+	ErrProtocol = &Error{Code: CodeProto}
 	// ErrBusy, ErrLoading, ErrTryAgain and ErrServerOOM are retryable
 	// refusals: the call changed nothing (see IsRetryable).
 	ErrBusy      = &Error{Code: CodeBusy}

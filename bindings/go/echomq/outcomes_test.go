@@ -136,3 +136,25 @@ func TestEventsChannelSeesEveryCompletion(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkerHandlerSetsTheResult(t *testing.T) {
+	c := dial(t)
+	q := newQueue(t, c)
+	bg := ctxT(t)
+	if err := q.SetRetention(bg, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	id := must(q.Enqueue(bg, "g", []byte("in")))(t)
+	w := &Worker{URL: serverURL, Queue: q.Name(), Concurrency: 1, IdleTimeout: 500 * time.Millisecond,
+		Handler: func(ctx context.Context, j *Job) error {
+			j.SetResult(append([]byte("out:"), j.Payload...))
+			return nil
+		}}
+	if err := w.Run(bg); err != nil {
+		t.Fatal(err)
+	}
+	got := must(q.Job(bg, id))(t)
+	if got.State != StateCompleted || string(got.Result) != "out:in" {
+		t.Fatalf("job %+v", got)
+	}
+}
