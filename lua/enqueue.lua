@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp keep events
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -126,8 +126,8 @@ for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
 if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
-if keepSpec then want[K.keep] = 'hash'; want[K.config] = 'hash' end
-if OUTCOMES then want[K.events] = 'stream' end
+if keepSpec then want[okey('keep')] = 'hash'; want[K.config] = 'hash' end
+if OUTCOMES then want[okey('events')] = 'stream' end
 bad = typeGuard(want)
 if bad then return bad end
 
@@ -157,7 +157,7 @@ if keyed then reply = rememberKeys(total, first, E, dupOf, keyAt, window, now) e
 if keepSpec then
   local kv = {}
   for e = 1, n do kv[e + e - 1] = S(first + e - 1); kv[e + e] = keepSpec end
-  callSliced('HSET', K.keep, kv)
+  callSliced('HSET', okey('keep'), kv)
   rcall('HSET', K.config, 'outcomes', '1', 'keepjob', '1')
 end
 if OUTCOMES and outcomeConf().enq then

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ job: one job by id, wherever it is (read-only).
--- KEYS: seq leases delayed dead stats config jobs att done doneexp donecnt fin started progress
+-- KEYS: seq leases delayed dead stats config jobs att fin started progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] job id
 -- Returns {OK, then an `info` row of INFO_FIELDS values (lua/replies.txt)}:

@@ -2,7 +2,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress events
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -98,7 +98,14 @@ local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
 local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
 local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
-if OUTCOMES then checked[K.started] = 'hash'; checked[K.events] = 'stream' end  -- lua/includes/startJobs.lua
+-- While outcomes are on, the keys of their work too (lua/includes/okey.lua:
+-- not in K, so not in the checks above).
+if OUTCOMES then
+  for _, name in ipairs({ 'done', 'doneexp', 'donecnt', 'fin', 'started', 'keep', 'waiters', 'progress', 'events' }) do
+    checked[okey(name)] = KEY_TYPES[name]
+  end
+  checked[K.config] = 'hash'
+end
 bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}

@@ -1,6 +1,6 @@
 #!lua flags=allow-oom
 --[[ wait: register a waiter for job id's outcome, or say it has one.
--- KEYS: seq dead stats config jobs done doneexp donecnt fin waiters
+-- KEYS: seq dead stats config jobs waiters
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] job id   ARGV[3] "wait" or "unwait" (a waiter that gave up)
 -- wait: {OK, state} when the job has finished (JOB_DEAD, or JOB_COMPLETED

@@ -2,6 +2,7 @@
 --@include fin
 --@include trimOutcomes
 --@include wakeWaiters
+--@include okey
 -- The outcome side of acks, while the queue's `outcomes` flag is on (the
 -- caller, settle, deletes the records after): each job acked (ids `done`,
 -- results[id] its result or nil) is retained as its own retention or the
@@ -14,10 +15,10 @@ local function finishAcks(done, results, now)
   local c = outcomeConf()
   local recs = callSliced('HMGET', K.jobs, done)
   local atts = callSliced('HMGET', K.att, done)
-  local waits = callSliced('HMGET', K.waiters, done)
-  local starts = callSliced('HMGET', K.started, done)
-  local progs = callSliced('HMGET', K.progress, done)
-  local keeps = c.perjob and callSliced('HMGET', K.keep, done) or {}
+  local waits = callSliced('HMGET', okey('waiters'), done)
+  local starts = callSliced('HMGET', okey('started'), done)
+  local progs = callSliced('HMGET', okey('progress'), done)
+  local keeps = c.perjob and callSliced('HMGET', okey('keep'), done) or {}
   local base = tonumber(rcall('HGET', K.stats, 'kept') or '0')
   local fin, zd, zexp, zcnt, kept = {}, {}, {}, {}, 0
   for i = 1, #done do
@@ -48,14 +49,14 @@ local function finishAcks(done, results, now)
   end
   if kept > 0 then
     rcall('HINCRBY', K.stats, 'kept', kept)
-    callSliced('HSET', K.fin, fin)
-    callSliced('ZADD', K.done, zd)
-    if #zexp > 0 then callSliced('ZADD', K.doneexp, zexp) end
-    if #zcnt > 0 then callSliced('ZADD', K.donecnt, zcnt) end
+    callSliced('HSET', okey('fin'), fin)
+    callSliced('ZADD', okey('done'), zd)
+    if #zexp > 0 then callSliced('ZADD', okey('doneexp'), zexp) end
+    if #zcnt > 0 then callSliced('ZADD', okey('donecnt'), zcnt) end
   end
-  for _, key in ipairs({ K.waiters, K.started, K.progress, K.keep }) do callSliced('HDEL', key, done) end
+  for _, key in ipairs({ okey('waiters'), okey('started'), okey('progress'), okey('keep') }) do callSliced('HDEL', key, done) end
   trimOutcomes(now, RECOVER_MAX + kept)
-  if not (c.ms or c.n or c.ev) and rcall('EXISTS', K.waiters, K.keep, K.started, K.progress) == 0 then
+  if not (c.ms or c.n or c.ev) and rcall('EXISTS', okey('waiters'), okey('keep'), okey('started'), okey('progress')) == 0 then
     rcall('HDEL', K.config, 'outcomes', 'keepjob')
   end
 end

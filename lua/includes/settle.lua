@@ -2,6 +2,7 @@
 --@include many
 --@include typeGuard
 --@include finishAcks
+--@include okey
 -- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
 -- and fails (id, token, retry delay, reason; delay RELEASE = give back
 -- unstarted); ids and tokens are the decimal strings a claim returned. Each
@@ -118,8 +119,9 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   local function need(name) if not checked[K[name]] then want[K[name]] = KEY_TYPES[name] end end
   need('jobs')
   if OUTCOMES then
-    for _, name in ipairs({ 'config', 'done', 'doneexp', 'donecnt', 'fin', 'started', 'keep', 'waiters', 'progress', 'events' }) do
-      need(name)
+    need('config')
+    for _, name in ipairs({ 'done', 'doneexp', 'donecnt', 'fin', 'started', 'keep', 'waiters', 'progress', 'events' }) do
+      if not checked[okey(name)] then want[okey(name)] = KEY_TYPES[name] end
     end
   end
   for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do need(name) end

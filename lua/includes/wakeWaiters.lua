@@ -1,4 +1,5 @@
 --@include base
+--@include okey
 -- Wakes the waiters of job `id` (lua/wait.lua registered `w` of them):
 -- one element each on the job's wake-up list, which expires after
 -- WAIT_GRACE_MS so an element no waiter took (a waiter that gave up) never
