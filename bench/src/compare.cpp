@@ -42,9 +42,9 @@ struct CompareOptions {
   uint64_t batch = 32;
   uint64_t slots = 0;  // engine slots; 0 = default_slots(threads)
   uint64_t depth = 16;  // phase d: jobs in flight per thread (slots = depth x threads)
-  // phase fixed: "off" (default), or "on": the queue retains the last 1,000
-  // outcomes for 60 s and writes events (10,000 long), and every ack
-  // carries a 2-byte result (docs/operations.md "Outcomes").
+  // phase fixed: "off" (default); "keep": the queue retains the last 1,000
+  // outcomes for 60 s and every ack carries a 2-byte result; "events": it
+  // writes events (10,000 long); "on": both (docs/operations.md "Outcomes").
   std::string outcomes = "off";
 };
 
@@ -229,10 +229,11 @@ std::string workload_fixed(const CompareOptions &o) {
   Client c(o.url);
   Admin admin(o.url);
   if (!c.get()) return "null";
-  const bool outcomes = o.outcomes == "on";
-  if (outcomes && (!ok(echomq_set_retention(c.get(), q.c_str(), 60000, 1000), c.get(), "fixed: retention") ||
-                   !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")))
+  const bool outcomes = o.outcomes == "on" || o.outcomes == "keep";
+  const bool events = o.outcomes == "on" || o.outcomes == "events";
+  if (outcomes && !ok(echomq_set_retention(c.get(), q.c_str(), 60000, 1000), c.get(), "fixed: retention"))
     return "null";
+  if (events && !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")) return "null";
   double cpu0 = admin.cpu_seconds();
   enqueue_all(c.get(), q, groups, payloads);
   double cpu1 = admin.cpu_seconds();
@@ -300,7 +301,7 @@ int run_compare(int argc, char **argv) {
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
                  "         [--prefix cmp] [--phase a|b|d|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
-         "         [--outcomes off|on]  (phase fixed: retention and events on, results on acks)\n"
+         "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
                  "         [--batch 32] [--slots N] [--depth 16]\n");
     return 2;
   }
