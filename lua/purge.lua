@@ -1,11 +1,12 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
 -- ARGV[5] "1" = clear the lane's own settings when done
 -- A call removes up to max pending jobs of the lane; once none is left, it
 -- looks at up to max entries of the delayed set from the cursor (a rank)
--- and removes the lane's. Leased and dead jobs stay.
+-- and removes the lane's, then likewise the finished place (retained
+-- completed jobs: their outcomes are forgotten). Leased and dead jobs stay.
 -- Returns {OK, then a `purged` head of PURGED_FIELDS values (lua/replies.txt):
 -- removed, more (0/1), next cursor}.
 -- Keeps: I1 (fixRing once per call), I3 (ids leave with their records),
@@ -13,6 +14,7 @@
 ]]
 --@include lane
 --@include record
+--@include fin
 --@include emit
 --@include wakeWaiters
 
@@ -27,7 +29,27 @@ local gone = {}
 local popped = rcall('ZPOPMIN', pendingKey(g), max)
 for i = 1, #popped, 2 do gone[#gone + 1] = popped[i] end
 local more = rcall('EXISTS', pendingKey(g))
-if more == 0 and #gone < max then
+-- Cursors from DONE_BASE on walk the finished place (retained completed
+-- jobs) by rank; below it, the delayed set.
+local DONE_BASE = 4503599627370496  -- 2^52: no rank of the delayed set reaches it
+local forgotten = 0
+if more == 0 and #gone < max and cursor >= DONE_BASE then
+  local from = cursor - DONE_BASE
+  local page = rcall('ZRANGE', K.done, from, from + max - 1)
+  local fins = #page > 0 and callSliced('HMGET', K.fin, page) or {}
+  local mine = {}
+  for i, id in ipairs(page) do
+    local o = unpackFin(fins[i])
+    if o and o.group == g then mine[#mine + 1] = id end
+  end
+  if #mine > 0 then
+    for _, k in ipairs({ K.done, K.doneexp, K.donecnt }) do callSliced('ZREM', k, mine) end
+    callSliced('HDEL', K.fin, mine)
+  end
+  forgotten = #mine
+  cursor = cursor + #page - #mine
+  more = (#page == max and rcall('ZCARD', K.done) > cursor - DONE_BASE) and 1 or 0
+elseif more == 0 and #gone < max then
   -- The delayed set is queue-wide: walk it by rank from the cursor. Ranks
   -- past the cursor shift down by what this call removes.
   local page = rcall('ZRANGE', K.delayed, cursor, cursor + max - 1)
@@ -40,6 +62,7 @@ if more == 0 and #gone < max then
   for _, id in ipairs(mine) do gone[#gone + 1] = id end
   cursor = cursor + #page - #mine
   more = (#page == max and rcall('ZCARD', K.delayed) > cursor) and 1 or 0
+  if more == 0 and rcall('EXISTS', K.done) == 1 then more, cursor = 1, DONE_BASE end
 else
   more = 1
 end
@@ -63,7 +86,7 @@ fixRing(g, before)
 if #gone > 0 then addLive(g, -#gone)
 elseif more == 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
 local out = { OK }  -- then a `purged` head (lua/replies.txt: PURGED_FIELDS values)
-out[1 + PURGED_REMOVED] = #gone
+out[1 + PURGED_REMOVED] = #gone + forgotten
 out[1 + PURGED_MORE] = more
 out[1 + PURGED_CURSOR] = S(cursor)
 return out

@@ -919,9 +919,10 @@ ECHOMQ_API int echomq_get_job(echomq_client *c, const char *queue, uint64_t id, 
 ECHOMQ_API int echomq_delete_job(echomq_client *c, const char *queue, uint64_t id);
 
 /* Purge lane `group`: delete its waiting jobs (pending and delayed; leased
- * jobs run on, dead jobs stay in the dead list), in bounded steps: one call
+ * jobs run on, dead jobs stay in the dead list) and forget its retained
+ * completed jobs (0.4.0, echomq_set_retention), in bounded steps: one call
  * removes up to `max` (1..ECHOMQ_PURGE_MAX) pending jobs or looks at up to
- * `max` delayed jobs of the queue. *cursor is 0 on the first call and is
+ * `max` delayed or retained jobs of the queue (*removed counts both). *cursor is 0 on the first call and is
  * updated; *more (may be NULL) is 1 while work remains: call again with the
  * same cursor until it is 0. *removed (may be NULL) receives how many jobs
  * this call deleted. With clear_settings = 1, the call that finishes also

@@ -152,6 +152,35 @@ TEST_CASE("a job's own retention at enqueue; older option versions keep working"
   require_verified(c.get(), q);
 }
 
+TEST_CASE("purge forgets the lane's retained outcomes, and only that lane's", "[outcomes]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("purgefin");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 0, 100));
+  std::vector<uint64_t> a, b;
+  for (int i = 0; i < 5; ++i) {
+    for (const char *g : {"a", "b"}) {
+      uint64_t id = enqueue(c.get(), q, g, "p");
+      JobPtr j = claim(c.get(), q, kLease);
+      REQUIRE(j);
+      EMQ_REQUIRE_OK(c.get(), echomq_ack_result(c.get(), q.c_str(), echomq_job_id(j.get()),
+                                                echomq_job_token(j.get()), "r", 1));
+      (std::string(echomq_job_group(j.get())) == "a" ? a : b).push_back(echomq_job_id(j.get()));
+      (void)id;
+    }
+  }
+  enqueue(c.get(), q, "a", "waiting");
+  uint64_t removed = 0, cursor = 0, total = 0;
+  int more = 1;
+  while (more) {  // steps of 2: the finished place is walked in bounded steps too
+    EMQ_REQUIRE_OK(c.get(), echomq_purge_lane(c.get(), q.c_str(), "a", 2, 0, &cursor, &removed, &more));
+    total += removed;
+  }
+  CHECK(total == 6);
+  for (uint64_t id : a) CHECK(lookup_status(c.get(), q, id) == ECHOMQ_ENOTFOUND);
+  for (uint64_t id : b) CHECK(lookup_status(c.get(), q, id) == ECHOMQ_OK);
+  require_verified(c.get(), q);
+}
+
 TEST_CASE("a dead job shows its times and last progress", "[outcomes]") {
   auto c = connect_client();
   const std::string q = fresh_queue("deadtimes");
