@@ -81,6 +81,27 @@ int cmd_events(Context &ctx) {
   }
 }
 
+int cmd_progress(Context &ctx) {
+  const auto &pos = ctx.args.positionals();
+  uint64_t id = parse_uint(pos[0], 1, ECHOMQ_ID_MAX, "ID");
+  uint64_t token = parse_uint(pos[1], 1, ECHOMQ_ID_MAX, "TOKEN");
+  const std::string &value = pos[2];
+  ctx.session.check(echomq_progress(ctx.session.client(), ctx.session.q(), id, token, value.data(), value.size()),
+                    "progress of job " + std::to_string(id));
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("id").num(id);
+    if (utf8_valid(value)) j.key("progress").str(value);
+    else j.key("progress_base64").str(base64(value));
+    j.end_object();
+    print(j.text() + "\n");
+  }
+  else {
+    print("job " + std::to_string(id) + " progress " + display_bytes(value, 200) + "\n");
+  }
+  return kExitOk;
+}
+
 int cmd_outcomes(Context &ctx) {
   echomq_client *c = ctx.session.client();
   bool changed = false;
@@ -128,6 +149,10 @@ void add_outcome_commands(std::vector<Command> &out) {
                  {{"follow", 0, nullptr, "wait for new events (from now, unless --from)"},
                   {"from", 0, "STREAM_ID", "start after this stream id (0 = the oldest kept)"}},
                  0, 0, true, cmd_events});
+  out.push_back({"progress", "ID TOKEN VALUE", "report a leased job's progress (shown by 'job', an event)",
+                 "VALUE is at most 1024 bytes. Exits 5 when the token is stale (the lease was\n"
+                 "lost), 4 when the job is gone.",
+                 {}, 3, 3, true, cmd_progress});
   out.push_back({"outcomes", "[--keep SECONDS] [--last N] [--no-retention] [--events N [--events-enqueued]] [--no-events]",
                  "set the queue's retention of completed jobs and its event stream",
                  "--keep and --last keep the outcome (state, times, attempts, result) of jobs\n"

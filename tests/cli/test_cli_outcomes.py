@@ -14,6 +14,9 @@ def test_retained_job_shows_its_result_and_wait_returns_at_once(cli):
     cli.ok("outcomes", "--keep", "60", "--events", "1000")
     jid = int(cli.ok("enqueue", "g", "hello"))
     c = cli.json("claim")
+    cli.ok("progress", str(jid), str(c["token"]), "3/4")
+    assert cli.json("job", str(jid))["progress"] == "3/4"
+    assert cli.run("progress", str(jid), str(c["token"] + 1), "x").returncode == 5
     p = cli.run("wait", str(jid), "--timeout", "0.1")
     assert p.returncode == PENDING and "had not finished" in one_line_error(p)
     cli.ok("ack", str(jid), str(c["token"]), "--result", "forty-two")
@@ -24,7 +27,7 @@ def test_retained_job_shows_its_result_and_wait_returns_at_once(cli):
     w = cli.json("wait", str(jid), "--timeout", "0")
     assert w["state"] == "completed"
     events = [json.loads(line) for line in cli.ok("events", "--json").splitlines()]
-    assert [e["type"] for e in events if e.get("id") == str(jid)] == ["claimed", "completed"]
+    assert [e["type"] for e in events if e.get("id") == str(jid)] == ["claimed", "progress", "completed"]
     assert cli.run("wait", "99999", "--timeout", "0").returncode == NOT_FOUND
 
 
