@@ -408,10 +408,11 @@ class Queue:
 
     def job(self, id: int) -> Optional[Job]:
         """Look a job up by id, wherever it is: ``state`` (pending, leased,
-        delayed, dead), ``group``, ``payload``, ``token`` (attempts so far),
-        ``attempt``, ``max_attempts``, times and ``last_error``.  A read-only
-        call.  Returns ``None`` for no such job (acked, deleted, never
-        enqueued)."""
+        delayed, dead, or completed when retained), ``group``, ``payload``,
+        ``token`` (attempts so far), ``attempt``, ``max_attempts``, times,
+        ``last_error``, ``progress`` and a retained job's ``result``.  A
+        read-only call.  Returns ``None`` for no such job (acked and not
+        retained, deleted, never enqueued)."""
         jid = _job_id(id)
         try:
             raw = self._client._raw.get_job(self._name, jid)
