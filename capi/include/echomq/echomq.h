@@ -906,13 +906,16 @@ ECHOMQ_API int echomq_redrive_all(echomq_client *c, const char *queue, uint64_t 
 /* Look a job up by id (read-only, EVALSHA_RO): its state
  * (echomq_job_state_of), lane, payload, attempts (echomq_job_token: the
  * attempts so far; echomq_job_attempt), max attempts, enqueue time, lease
- * deadline / due time / time of death, and last error. *out is freed with
+ * deadline / due time / time of death, and last error; since 0.4 also the
+ * first-started and finished times, progress, and for a retained completed
+ * job (ECHOMQ_JOB_COMPLETED, no payload) its result. *out is freed with
  * echomq_job_free. Errors: EINVAL (queue, id 0, NULL out), ENOTFOUND (no
- * such job: acked, deleted, or never existed), ECONN, ETIMEOUT, ESERVER,
- * ENOPERM, ELAYOUT. */
+ * such job: acked and not retained, deleted, or never existed), ECONN,
+ * ETIMEOUT, ESERVER, ENOPERM, ELAYOUT. */
 ECHOMQ_API int echomq_get_job(echomq_client *c, const char *queue, uint64_t id, echomq_job **out);
 
-/* Delete a job that is pending, delayed or dead: it is gone, its lane's
+/* Delete a job that is pending, delayed, dead or completed (a retained
+ * outcome, 0.4): it is gone, its lane's
  * counts and ring place are fixed. A leased job is refused with
  * ECHOMQ_ELEASED (settle or let it expire first). Errors: EINVAL, ENOTFOUND,
  * ELEASED, ECONN, ETIMEOUT (unknown outcome), EOOM, ESERVER, ENOPERM, ELAYOUT. */
