@@ -10,15 +10,18 @@
 -- waiters are woken and a `completed` event is written; then expired
 -- outcomes are trimmed (bounded), and the flag goes off once nothing is on
 -- and no job carries outcome state. Runs after settle's first write: every
--- key it writes was type-checked before (outcomeKeys).
-local function finishAcks(done, results, now)
+-- key it writes was type-checked before (outcomeKeys). atts: the jobs'
+-- delivery states as settle read them.
+local function finishAcks(done, results, now, atts)
   local c = outcomeConf()
+  -- The per-job hashes that hold nothing are neither read nor cleared.
+  local there = {}
+  for _, name in ipairs({ 'waiters', 'started', 'progress', 'keep' }) do
+    there[name] = rcall('EXISTS', okey(name)) == 1
+  end
+  local function read(name) return there[name] and callSliced('HMGET', okey(name), done) or {} end
   local recs = callSliced('HMGET', K.jobs, done)
-  local atts = callSliced('HMGET', K.att, done)
-  local waits = callSliced('HMGET', okey('waiters'), done)
-  local starts = callSliced('HMGET', okey('started'), done)
-  local progs = callSliced('HMGET', okey('progress'), done)
-  local keeps = c.perjob and callSliced('HMGET', okey('keep'), done) or {}
+  local waits, starts, progs, keeps = read('waiters'), read('started'), read('progress'), read('keep')
   local base = tonumber(rcall('HGET', K.stats, 'kept') or '0')
   local fin, zd, zexp, zcnt, kept = {}, {}, {}, {}, 0
   for i = 1, #done do
@@ -54,7 +57,9 @@ local function finishAcks(done, results, now)
     if #zexp > 0 then callSliced('ZADD', okey('doneexp'), zexp) end
     if #zcnt > 0 then callSliced('ZADD', okey('donecnt'), zcnt) end
   end
-  for _, key in ipairs({ okey('waiters'), okey('started'), okey('progress'), okey('keep') }) do callSliced('HDEL', key, done) end
+  for _, name in ipairs({ 'waiters', 'started', 'progress', 'keep' }) do
+    if there[name] then callSliced('HDEL', okey(name), done) end
+  end
   trimOutcomes(now, RECOVER_MAX + kept)
   if not (c.ms or c.n or c.ev) and rcall('EXISTS', okey('waiters'), okey('keep'), okey('started'), okey('progress')) == 0 then
     rcall('HDEL', K.config, 'outcomes', 'keepjob')

@@ -88,11 +88,12 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
     end
   end
   -- Acks: one write per hash for the whole list, counts per lane.
-  local done, lanes, dropped = {}, {}, {}
+  local done, lanes, dropped, doneAtt = {}, {}, {}, {}
   for i = 1, nacks do
     local g = lane[i]
     if g then
       done[#done + 1] = ids[i]
+      doneAtt[#done] = atts[i]
       if not dropped[g] then lanes[#lanes + 1] = g; dropped[g] = 0 end
       dropped[g] = dropped[g] + 1
     end
@@ -130,7 +131,7 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   if bad then return refused, bad end
   -- The first write: a wrong-typed stats key fails it whole.
   rcall('HINCRBY', K.stats, 'acked', #done)
-  if OUTCOMES then finishAcks(done, results or {}, now) end
+  if OUTCOMES then finishAcks(done, results or {}, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
   callSliced('ZREM', K.leases, done)
