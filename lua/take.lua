@@ -10,7 +10,7 @@
 --   on to the next blocked claimer; "s" claim only if every settlement was
 --   accepted
 -- ARGV[7] nonce, 1..ID_MAX: fresh and random per call (the client draws it
---   from a CSPRNG); the tokens of the jobs claimed are made from it
+--   from a CSPRNG); its low bits go into the tokens of the jobs claimed
 -- ARGV[8] acks a, then a pairs: id, token (decimal, as a claim returned
 --   them: any other string is not found or stale)
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
@@ -70,6 +70,10 @@ local bad = layoutError()
 if bad then return bad end
 
 local now = serverNowMs()
+-- A token must fit 53 bits (lua/includes/record.lua, deliveryToken).
+if n > 0 and not tokenClock(now, nonce) then
+  return { ESERVER, 'take: the server clock is past 2093, beyond the fencing token space' }
+end
 -- No half writes: every key this call may write, or read after its first
 -- write, must hold its type (lua/includes/typeGuard.lua): the reads before
 -- the first write check most; a few TYPE calls per call the rest

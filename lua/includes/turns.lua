@@ -2,8 +2,9 @@
 --@include record
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
 -- until now + leaseMs, appending each job to `out` as a `job` row
--- (lua/replies.txt: JOB_FIELDS values). Tokens are made from `nonce`
--- (deliveryToken).
+-- (lua/replies.txt: JOB_FIELDS values). Tokens are made from each job's
+-- previous token, the clock tick and the nonce's low bits (deliveryToken,
+-- tokenClock: the caller checked the clock).
 -- Exactly what `turns` claims in a row would serve from the same state:
 -- - a turn rotates the ring one step (head to tail) and serves the rotated
 --   lane 1 job; or, weighted, K = min(weight, depth, limit - active) jobs —
@@ -141,21 +142,20 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   end
   if taken == 0 then return 0 end
-  -- Lease the jobs: the attempt count rises, the token is new.
+  -- Lease the jobs: the attempt count rises, the token rises.
   local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
   local deadline = S(now + leaseMs)
-  local attSet, leaseAdd, heads = {}, {}, {}
+  local tickNow, low = tokenClock(now, nonce)
+  local attSet, leaseAdd = {}, {}
   local o = #out
   taken = 0
   for i = 1, #ids do
     local id, rec = ids[i], recs[i]
     if rec then
-      local att, err = unpackAtt(atts[i])
+      local att, err, prev = unpackAtt(atts[i])
       att = att + 1
-      local head = heads[att]
-      if not head then head = attHead(deliveryToken(nonce, att), att); heads[att] = head end
-      local delivery = packAttWith(head, laneOf[i], err)
+      local delivery = packAttWith(attHead(deliveryToken(prev, tickNow, low), att), laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS

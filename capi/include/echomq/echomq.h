@@ -165,6 +165,11 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_WCLAIM_MAX 10000                   /* jobs in one wclaim */
 #define ECHOMQ_REASON_MAX 4096                    /* bytes of a fail reason; longer is cut */
 #define ECHOMQ_ID_MAX 9007199254740991LL          /* job ids and tokens stay below 2^53 */
+/* A fencing token is tick * ECHOMQ_TOKEN_SPREAD + the low bits of a random
+ * nonce, its tick at least the server's ms since ECHOMQ_TOKEN_EPOCH_MS
+ * (2024-01-01 UTC) at the claim (echomq_job_token). */
+#define ECHOMQ_TOKEN_SPREAD 4096
+#define ECHOMQ_TOKEN_EPOCH_MS 1704067200000LL
 #define ECHOMQ_DEFAULT_MAX_ATTEMPTS 3             /* for a queue without its own default */
 /* Due delayed jobs and expired leases each brought back per claim call at
  * most: the bounded cost of recovery on the claim path. */
@@ -288,10 +293,16 @@ ECHOMQ_API const char *echomq_job_group(const echomq_job *j);
 ECHOMQ_API const char *echomq_job_payload(const echomq_job *j, size_t *len);
 ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
 /* Fencing token of this delivery (1..ECHOMQ_ID_MAX). Pass it to ack, fail
- * and extend. Since 0.3 it is not the attempt count: every delivery of a job
- * gets a new token, made from a random nonce the claiming call draws, so no
- * other delivery of the job has it, also after a failover to a replica that
- * never saw this claim. For dead jobs, the attempts used (as before 0.3). */
+ * and extend. Since 0.4 every delivery of a job gets a token greater than
+ * all its earlier deliveries' (redeliveries after a lease ran out, retries,
+ * redrives), so a downstream store may keep the highest token it saw per
+ * job and refuse a write with a lower one. It is
+ * tick * ECHOMQ_TOKEN_SPREAD + nonce bits, tick = max(the previous tick + 1,
+ * server ms since ECHOMQ_TOKEN_EPOCH_MS): a delivery lost in a failover and
+ * the one that replaces it differ, the later one greater while the promoted
+ * server's clock is not behind the old primary's by more than the failover
+ * took (docs/architecture.md, "Fencing tokens"). For dead jobs, the
+ * attempts used (as before 0.3). */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
 /* Server ms: lease deadline (0 if not leased), enqueue time, and for dead
@@ -834,8 +845,8 @@ ECHOMQ_API int echomq_lanes(echomq_client *c, const char *queue, const char *aft
 ECHOMQ_API int echomq_dead(echomq_client *c, const char *queue, uint64_t offset,
                            size_t count, echomq_job_list **out);
 
-/* Move dead jobs back to their lanes with a fresh attempt budget (the fencing
- * token keeps counting up). ids: n (1..10000) job ids; ids that are not dead
+/* Move dead jobs back to their lanes with a fresh attempt budget (their
+ * next delivery's fencing token is still greater than every earlier one). ids: n (1..10000) job ids; ids that are not dead
  * are skipped. *redriven (may be NULL) receives how many moved. A writing
  * call. Errors: EINVAL, ECONN, ETIMEOUT, EOOM, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids,
