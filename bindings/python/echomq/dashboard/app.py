@@ -299,6 +299,8 @@ def build_app(settings: Settings) -> Starlette:
         return {"queue": name, "job": await run_in_threadpool(dash.job, name, int(text))}
 
     async def action(request: Request) -> Response:
+        if request.method != "POST":
+            raise HttpError(405, "actions are POST requests with the token in the X-EchoMQ-Token header")
         if not settings.allow_actions:
             raise HttpError(403, "actions are off: start the dashboard with --allow-actions")
         given = request.headers.get(TOKEN_HEADER, "")
@@ -336,7 +338,7 @@ def build_app(settings: Settings) -> Starlette:
         Route("/api/queues/{queue}/verify", _api(verify)),
         Route("/api/queues/{queue}/dead", _api(dead)),
         Route("/api/queues/{queue}/jobs/{id}", _api(job)),
-        Route("/api/queues/{queue}/actions/{action}", _api(action), methods=["POST"]),
+        Route("/api/queues/{queue}/actions/{action}", _api(action), methods=["GET", "POST"]),
         Route("/api/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         Route("/metrics", metrics),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),
