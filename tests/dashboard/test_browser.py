@@ -155,8 +155,17 @@ def test_chart_shows_three_draining_lanes_that_move(browser, page, client, qname
 
 
 def _click_pause(browser: Any, lane: str) -> None:
-    row = browser.find_element(By.CSS_SELECTOR, f"#lanes tbody tr[data-lane='{lane}']")
-    row.find_element(By.CSS_SELECTOR, "button.pause-toggle").click()
+    """Clicks the lane's pause button; the table is redrawn every sample, so
+    a row replaced between finding and clicking is found again."""
+    def click() -> bool:
+        row = browser.find_element(By.CSS_SELECTOR, f"#lanes tbody tr[data-lane='{lane}']")
+        row.find_element(By.CSS_SELECTOR, "button.pause-toggle").click()
+        return True
+    wait_for(f"a click on pause of {lane}", click)
+
+
+def _pause_button_text(browser: Any, lane: str) -> str:
+    return browser.find_element(By.CSS_SELECTOR, f"#lanes tbody tr[data-lane='{lane}'] button.pause-toggle").text
 
 
 def _set_token(browser: Any, token: str) -> None:
@@ -188,8 +197,7 @@ def test_pause_with_the_token_and_refused_without(browser, page, client, qname, 
     wait_for("acme shown paused", lambda: lane_rows(browser)["acme"]["paused"] == "yes")
     assert cli_lane(valkey.url, qname, "acme")["paused"] is True
     assert cli_lane(valkey.url, qname, "other")["paused"] is False
-    assert "resume" in browser.find_element(
-        By.CSS_SELECTOR, f"#lanes tbody tr[data-lane='acme'] button.pause-toggle").text
+    wait_for("a resume button", lambda: _pause_button_text(browser, "acme") == "resume")
 
 
 def test_a_lane_name_with_markup_is_shown_as_text(browser, page, client, qname):

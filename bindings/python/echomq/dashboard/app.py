@@ -253,7 +253,8 @@ def build_app(settings: Settings) -> Starlette:
     async def lanes(request: Request) -> Dict[str, Any]:
         name, sample = await sample_of(request)
         page = await run_in_threadpool(query.lanes_page, sample.rows, request.query_params)
-        return {"queue": name, "error": sample.error, "columns": sample.columns, "seq": sample.seq, **page}
+        return {"queue": name, "error": sample.error, "columns": sample.columns, "seq": sample.seq,
+                "partial": sample.partial, "lanes_total": (sample.stats or {}).get("lanes"), **page}
 
     async def events(request: Request) -> Response:
         name = await queue_of(request)

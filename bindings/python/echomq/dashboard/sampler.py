@@ -26,6 +26,9 @@ log = logging.getLogger("echomq.dashboard")
 CHART_LANES = 5
 """Busiest lanes drawn as their own series; the rest are one band."""
 
+WALK_PAGE = 1000
+"""Lanes per round trip of a walk (the library's default page)."""
+
 # Fields that lane info may carry in newer versions of the library: the
 # table shows their columns only when the binding reports them.
 OPTIONAL_LANE_FIELDS = ("tenants", "wait_p99")
@@ -68,8 +71,9 @@ class Sample:
     """One walk of a queue: its stats, its lane rows and the chart frame."""
 
     def __init__(self, seq: int, stats: Optional[Dict[str, Any]], rows: List[Dict[str, Any]],
-                 columns: List[str], frame: str, error: Optional[str]) -> None:
+                 columns: List[str], frame: str, error: Optional[str], partial: Optional[int] = None) -> None:
         self.seq = seq
+        self.partial = partial  # lanes read so far while the first walk runs, else None
         self.stats = stats
         self.rows = rows
         self.columns = columns
@@ -132,7 +136,7 @@ class Watch:
                 try:
                     if client is None:
                         client = self._make_client()
-                    self._take(client.queue(self.queue))
+                    self._take(client.queue(self.queue), began)
                 except EchoMQError as exc:
                     # Reported on the page and retried next interval: the
                     # library reconnects a lost connection on the next call.
@@ -145,11 +149,33 @@ class Watch:
                 client.close()
             self._on_exit(self)
 
-    def _take(self, q: Any) -> None:
+    def _take(self, q: Any, began: float) -> None:
         stats = q.stats()
-        lanes = list(q.lanes())
+        lanes: List[LaneInfo] = []
+        # Until the first walk is done, each page read is shown at once, so
+        # a queue of many lanes fills the table page by page.
+        progressive = self._sample is None or self._sample.partial is not None
+        for lane in q.lanes(page_size=WALK_PAGE):
+            lanes.append(lane)
+            if progressive and len(lanes) % WALK_PAGE == 0 and len(lanes) < stats.lanes:
+                rows, columns, _ = self._rows(lanes, None)
+                _shares(rows, 0.0)
+                self._publish(stats_dict(stats), rows, columns, None, partial=len(lanes))
         now = time.monotonic()
         dt = None if self._prev_t is None else now - self._prev_t
+        rows, columns, rates = self._rows(lanes, dt)
+        self._prev = {lane.group: lane.served for lane in lanes}
+        self._prev_t = now
+        total = sum(rates.values())
+        _shares(rows, total)
+        if dt:
+            self._history.append((stats.server_time, rates, total))
+        self._publish(stats_dict(stats), rows, columns, None, total if dt else None,
+                      time.monotonic() - began)
+
+    def _rows(self, lanes: List[LaneInfo], dt: Optional[float]) -> Tuple[List[Dict[str, Any]], List[str], Dict[str, float]]:
+        """The table rows, the optional columns present, and the lanes
+        served since the last walk with their jobs per second."""
         rates: Dict[str, float] = {}
         rows: List[Dict[str, Any]] = []
         columns = set()
@@ -163,24 +189,20 @@ class Watch:
             row = lane_row(lane, rate)
             columns.update(f for f in OPTIONAL_LANE_FIELDS if f in row)
             rows.append(row)
-        self._prev = {lane.group: lane.served for lane in lanes}
-        self._prev_t = now
-        total = sum(rates.values())
-        _shares(rows, total)
-        if dt:
-            self._history.append((stats.server_time, rates, total))
-        self._publish(stats_dict(stats), rows, sorted(columns), None, total if dt else None)
+        return rows, sorted(columns), rates
 
     def _publish(self, stats: Optional[Dict[str, Any]], rows: List[Dict[str, Any]], columns: List[str],
-                 error: Optional[str], total: Optional[float] = None) -> None:
-        if stats is None and self._sample is not None:
+                 error: Optional[str], total: Optional[float] = None, took: Optional[float] = None,
+                 partial: Optional[int] = None) -> None:
+        if stats is None and self._sample is not None and self._sample.partial is None:
             # Keep the last figures on screen, marked with the error.
             stats, rows, columns = self._sample.stats, self._sample.rows, self._sample.columns
         self._seq += 1
         frame = json.dumps({"seq": self._seq, "queue": self.queue, "error": error, "stats": stats,
-                            "served_per_s": total, "lanes": len(rows), "chart": self._chart()},
+                            "served_per_s": total, "lanes": len(rows), "chart": self._chart(),
+                            "sample_seconds": None if took is None else round(took, 3), "partial": partial},
                            separators=(",", ":"))
-        sample = Sample(self._seq, stats, rows, columns, frame, error)
+        sample = Sample(self._seq, stats, rows, columns, frame, error, partial)
         with self._cond:
             self._sample = sample
             self._cond.notify_all()

@@ -275,19 +275,27 @@ function queuePage(view, queue) {
     panel.hidden = false;
   }
 
-  let inflight = false, again = false;
+  let inflight = false, again = false, lastPage = "";
   async function refresh() {
     if (inflight) { again = true; return; }
     inflight = true;
     try {
       const params = new URLSearchParams({ sort: ui.sort, order: ui.order, q: ui.q, offset: String(ui.offset), limit: String(ui.limit) });
       const page = await api("/api/queues/" + encodeURIComponent(queue) + "/lanes?" + params);
+      // An unchanged page is not drawn again (a click is not lost to a redraw).
+      const key = JSON.stringify(Object.assign({}, page, { seq: 0 })) + "|" + ui.selected;
+      if (key === lastPage) return;
+      lastPage = key;
       ui.columns = page.columns;
       const cols = drawHead();
       body.replaceChildren(...page.lanes.map((r) => row(r, cols)));
+      // The load measurement reads when the first rows were drawn.
+      if (page.lanes.length && !performance.getEntriesByName("emq-lanes-drawn").length) performance.mark("emq-lanes-drawn");
+      if (page.partial === null && !performance.getEntriesByName("emq-lanes-complete").length) performance.mark("emq-lanes-complete");
       const first = page.matched ? page.offset + 1 : 0;
       pager.textContent = "lanes " + num(first) + "\u2013" + num(page.offset + page.lanes.length) + " of " + num(page.matched) +
-        (page.matched !== page.total ? " (" + num(page.total) + " in all)" : "");
+        (page.matched !== page.total ? " (" + num(page.total) + " in all)" : "") +
+        (page.partial !== null ? " \u2014 reading lanes: " + num(page.partial) + " of " + num(page.lanes_total) + " so far" : "");
       prev.disabled = page.offset === 0;
       next.disabled = page.offset + page.lanes.length >= page.matched;
     } catch (e) {
