@@ -479,6 +479,7 @@ function tokenSetup() {
   const box = document.getElementById("token-box");
   const input = document.getElementById("token");
   box.hidden = false;
+  box.addEventListener("submit", (e) => e.preventDefault());
   input.value = state.token;
   input.addEventListener("input", () => { state.token = input.value; sessionStorage.setItem("echomq-token", input.value); });
 }
