@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, builds, then the C/C++ suite
-# (ctest), the Python suite and the CLI suite (pytest), the Go suite
+# (ctest), the Python suite and the CLI suite (pytest), the dashboard suite
+# (pytest, headless Chromium), the Go suite
 # (go vet + go test -race), the packaging tests (pytest: the wheel, the Go
 # module as an outside user gets it), smoke runs of the demo and the
 # benchmark, the C/C++ suite again under ASan+UBSan and under TSan
@@ -37,6 +38,12 @@ python3 -m pip install -q --disable-pip-version-check --force-reinstall --no-dep
 
 step "Python and CLI tests (pytest)"
 ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q tests/python tests/cli
+
+step "dashboard tests (pytest: HTTP API, and headless Chromium via selenium)"
+# Headless, no stdin: runs the same in CI. The screenshot of the queue page
+# is left in the build tree for people to look at.
+CI=true ECHOMQ_CLI="$build/cli/echomq" ECHOMQ_DASHBOARD_SHOT="$build/dashboard.png" \
+  python3 -m pytest -q tests/dashboard </dev/null
 
 step "Go tests (go vet, go test -race)"
 (

@@ -108,3 +108,39 @@ def test_missing_hiredis_archive_names_the_package_to_install(tmp_path: Path) ->
     msg = " ".join(r.stderr.split())
     assert r.returncode != 0
     assert "libhiredis.a" in msg and "apt-get install libhiredis-dev" in msg, r.stderr
+
+
+DASHBOARD_FILES = ("echomq/dashboard/__init__.py", "echomq/dashboard/app.py", "echomq/dashboard/static/index.html",
+                   "echomq/dashboard/static/app.js", "echomq/dashboard/static/chart.js",
+                   "echomq/dashboard/static/style.css", "echomq/dashboard/static/favicon.svg")
+
+
+def test_wheel_and_sdist_carry_the_dashboard_assets(dist: Dict[str, Path]) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(dist["wheel"]) as z:
+        names = set(z.namelist())
+        meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = z.read(meta).decode()
+        entry_points = z.read(meta.replace("METADATA", "entry_points.txt")).decode()
+    for want in DASHBOARD_FILES:
+        assert want in names, want
+    assert "Provides-Extra: dashboard" in metadata
+    for dep in ("starlette", "uvicorn", "prometheus-client"):
+        assert re.search(rf"Requires-Dist: {dep}\b.*extra == .dashboard.", metadata), dep
+    assert re.search(r"^echomq-dashboard = echomq\.dashboard:main$", entry_points, re.M), entry_points
+    with tarfile.open(dist["sdist"]) as t:
+        snames = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
+    for want in DASHBOARD_FILES:
+        assert "bindings/python/" + want in snames, want
+
+
+def test_dashboard_without_its_extra_names_what_to_install(venv: Path, url: str, tmp_path: Path) -> None:
+    # The fresh venv has the wheel only, without the dashboard's dependencies.
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "LD_LIBRARY_PATH")}
+    r = subprocess.run([str(venv / "bin" / "echomq-dashboard"), "--help"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "--allow-actions" in r.stdout, r.stderr
+    r = subprocess.run([str(venv / "bin" / "echomq-dashboard"), url], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "pip install 'echomq[dashboard]'" in r.stderr, r.stderr
