@@ -47,13 +47,14 @@ python3 -m pip install -q --disable-pip-version-check --force-reinstall --no-dep
 step "Python and CLI tests (pytest)"
 ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q tests/python tests/cli
 
-# A representative Python subset against Redis 7.0: the client calls, the
-# errors, blocking claims and the worker engine (the rest drives the same C
-# core, which the ctest pass above covers on Redis).
+# A representative Python subset against Redis 7.0 (about 20 s): the client
+# calls, the errors, blocking claims, the worker engine, and the two that
+# differ by server (durability waits, doctor). The rest drives the same C
+# core, which the ctest pass above covers on Redis.
 step "Python subset against Redis 7.0 (pytest, VALKEY_SERVER=redis-server)"
 VALKEY_SERVER=redis-server ECHOMQ_CLI="$build/cli/echomq" python3 -m pytest -q \
   tests/python/test_basics.py tests/python/test_errors.py tests/python/test_blocking.py \
-  tests/python/test_worker_engine.py
+  tests/python/test_worker_engine.py tests/python/test_durability.py tests/python/test_doctor.py
 
 step "Go tests (go vet, go test -race)"
 (
