@@ -72,7 +72,13 @@ std::string Client::confirmWrites() {
     a.own(static_cast<long long>(d.timeout_ms));
     // The server blocks up to the timeout: read for longer than that.
     ReplyPtr r = conn_.command(a, d.timeout_ms + opts_.timeouts.command_ms);
-    if (r->type == REDIS_REPLY_ERROR) return std::string("the server refused the wait: ") + r->str;
+    if (r->type == REDIS_REPLY_ERROR) {
+      std::string why = std::string("the server refused the wait: ") + r->str;
+      // Redis 7.0 has no WAITAOF: say so rather than leave a bare error.
+      if (d.aof && std::strstr(r->str, "unknown command"))
+        why += " (WAITAOF needs Valkey 7.2 or Redis 7.2 or later; wait_aof cannot be confirmed here)";
+      return why;
+    }
     long long local = 1, replicas = 0;
     if (d.aof && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
       local = r->element[0]->integer;

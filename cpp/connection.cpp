@@ -94,8 +94,7 @@ int replyErrorCode(const redisReply* r) {
     int code;
   };
   // By the error's first word; a command refused inside a script keeps its
-  // word ("OOM ... script: ..."), except an ACL denial there, which the
-  // server words as "ERR ACL failure in script: ...".
+  // word ("OOM ... script: ..."), except an ACL denial there (below).
   static const Word kWords[] = {
       {"NOPERM", kNoPerm},  {"WRONGPASS", kNoPerm}, {"NOAUTH", kNoPerm},
       {"BUSY", kBusy},      {"LOADING", kLoading},  {"TRYAGAIN", kTryAgain},
@@ -104,10 +103,16 @@ int replyErrorCode(const redisReply* r) {
   if (r->type != REDIS_REPLY_ERROR) return kOk;
   for (const Word& w : kWords)
     if (startsWith(r, w.word)) return w.code;
-  static const char kAclInScript[] = "ERR ACL failure in script";
-  if (r->len >= sizeof kAclInScript - 1 &&
-      std::memcmp(r->str, kAclInScript, sizeof kAclInScript - 1) == 0)
-    return kNoPerm;
+  // Valkey words it "ERR ACL failure in script: ...", Redis 7.0 "ERR The
+  // user executing the script can't run this command or subcommand ...".
+  static const char* const kAclInScript[] = {
+      "ERR ACL failure in script",
+      "ERR The user executing the script can't run this command",
+  };
+  for (const char* text : kAclInScript) {
+    const size_t n = std::strlen(text);
+    if (r->len >= n && std::memcmp(r->str, text, n) == 0) return kNoPerm;
+  }
   return kServer;
 }
 
@@ -129,6 +134,23 @@ void Connection::dropAndThrow(int code, const std::string& what) {
 }
 
 void Connection::open(const Endpoint& ep, const Timeouts& t) {
+  if (ep.sentinel) {
+    close();
+    via_ = ep;
+    t_ = t;
+    configured_ = true;
+    openPrimary();
+    return;
+  }
+  via_ = Endpoint{};
+  openDirect(ep, t);
+}
+
+bool Connection::demoted(const redisReply* r) const {
+  return via_.sentinel && (startsWith(r, "READONLY") || startsWith(r, "UNBLOCKED"));
+}
+
+void Connection::openDirect(const Endpoint& ep, const Timeouts& t) {
   close();
   ep_ = ep;
   t_ = t;
@@ -156,7 +178,8 @@ void Connection::open(const Endpoint& ep, const Timeouts& t) {
 void Connection::ensure() {
   if (ctx_) return;
   if (!configured_) fail(kConn, "not connected: connect first");
-  open(ep_, t_);
+  if (via_.sentinel) openPrimary();
+  else openDirect(ep_, t_);
 }
 
 void Connection::handshake() {
@@ -225,6 +248,14 @@ ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
   int ms = read_timeout_ms > 0 ? read_timeout_ms : t_.command_ms;
   setReadTimeout(ms);
   ReplyPtr r = roundTrip(ctx_.get(), argv, ms);
+  if (demoted(r.get())) {
+    // Refused before it ran: ask Sentinel for the new primary and send it
+    // there, once.
+    close();
+    ensure();
+    setReadTimeout(ms);
+    r = roundTrip(ctx_.get(), argv, ms);
+  }
   // Cluster redirects: MOVED re-homes this connection; ASK asks once.
   for (int hops = 0; hops < 5 && r->type == REDIS_REPLY_ERROR; ++hops) {
     std::string host;
@@ -324,6 +355,9 @@ ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
   if (shut) close();
   if (cancel_requested_) fail(kCanceled, "canceled while waiting; nothing was claimed");
   if (err != kOk) fail(err, msg);
+  if (demoted(r.get()))
+    dropAndThrow(kConn, "the server is no longer the primary (" + std::string(r->str, r->len) +
+                            "); nothing was claimed; the next call asks Sentinel again");
   return r;
 }
 

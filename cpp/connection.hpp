@@ -50,6 +50,8 @@ class Connection {
   ~Connection();
 
   // Connects (replacing any live connection). Throws ECONN, ETIMEOUT, ENOPERM, ESERVER.
+  // An endpoint with Sentinels finds its primary through them
+  // (cpp/sentinel.hpp), and again on every reconnect.
   void open(const Endpoint& ep, const Timeouts& t);
   void close();
   bool connected() const { return ctx_ != nullptr; }
@@ -85,12 +87,20 @@ class Connection {
 
  private:
   ReplyPtr roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms);
+  void openDirect(const Endpoint& ep, const Timeouts& t);
+  // Asks via_'s Sentinels for the primary and connects to it (cpp/sentinel.cpp).
+  void openPrimary();
+  // A reply that says the server is no longer the primary (READONLY, or a
+  // blocked call UNBLOCKED by a role change) on a connection found through
+  // Sentinel: the command did not run.
+  bool demoted(const redisReply* r) const;
   void handshake();
   void setReadTimeout(int ms);
   [[noreturn]] void dropAndThrow(int code, const std::string& what);
 
   ContextPtr ctx_;
-  Endpoint ep_;
+  Endpoint ep_;   // the server connected to
+  Endpoint via_;  // the +sentinel endpoint this connection follows (sentinel set), if any
   Timeouts t_;
   bool configured_ = false;
   int current_read_ms_ = 0;

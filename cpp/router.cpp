@@ -111,6 +111,7 @@ Client& Router::nodeClient(const SlotRange& r) {
   if (it != nodes_.end()) return *it->second;
   auto c = std::make_unique<Client>(opts_);
   Endpoint ep = ep_;
+  ep.sentinel.reset();  // a cluster node is reached at its own address
   ep.unix_socket = false;
   if (!r.host.empty()) ep.host = r.host;
   ep.port = r.port;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "error.hpp"
+#include "sentinel.hpp"
 
 namespace echomq {
 namespace {
@@ -56,6 +57,7 @@ Endpoint parseUrl(const std::string& url) {
   if (sep == std::string::npos) invalid("bad URL: expected valkey://host[:port][/db] or unix:///path");
   std::string scheme = url.substr(0, sep);
   std::string rest = url.substr(sep + 3);
+  if (isSentinelScheme(scheme)) return parseSentinelUrl(scheme, rest);
 
   auto at = rest.rfind('@');
   if (at != std::string::npos) {
@@ -80,7 +82,7 @@ Endpoint parseUrl(const std::string& url) {
     return ep;
   }
   if (scheme != "valkey" && scheme != "redis")
-    invalid("bad URL: unknown scheme '" + scheme + "' (valkey, redis, unix)");
+    invalid("bad URL: unknown scheme '" + scheme + "' (valkey, redis, unix, valkey+sentinel, redis+sentinel)");
 
   std::string hostport = rest, dbpart;
   auto slash = rest.find('/');
@@ -116,5 +118,7 @@ Endpoint parseUrl(const std::string& url) {
   if (!dbpart.empty()) ep.db = parseNumber(dbpart, 0, 1 << 20, "db");
   return ep;
 }
+
+std::string urlUnescape(const std::string& s) { return unescape(s); }
 
 }  // namespace echomq

@@ -121,6 +121,14 @@ def test_password_is_not_shown_in_errors(cli):
     assert "hunter2" not in err and "***" in err
 
 
+def test_sentinel_password_is_not_shown_in_errors(cli):
+    p = cli.run("stats", "--url", "valkey+sentinel://:hunter2@127.0.0.1:1/emq?sentinel_password=swordfish")
+    assert p.returncode == CONN
+    err = one_line_error(p)
+    assert "hunter2" not in err and "swordfish" not in err and "***" in err
+    assert "no Sentinel named the primary 'emq'" in err
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
