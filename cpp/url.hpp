@@ -1,8 +1,11 @@
 // Server addresses: valkey://[user[:password]@]host[:port][/db] (also
-// redis://) and unix://[user[:password]@]/path/to/socket[?db=N].
+// redis://), with TLS valkeys://...[?ca=&cert=&key=&sni=&verify=none] (also
+// rediss://), and unix://[user[:password]@]/path/to/socket[?db=N].
 #pragma once
 
 #include <string>
+
+#include "tls.hpp"
 
 namespace echomq {
 
@@ -15,6 +18,7 @@ struct Endpoint {
   std::string password;
   bool has_password = false;
   int db = 0;
+  TlsSettings tls;    // tls.on for valkeys:// and rediss://
 };
 
 // Throws EINVAL with a message naming what is wrong. No I/O.
