@@ -127,10 +127,18 @@ void Connection::confirmTls() {
   Argv a;
   a.ref("PING", 4);
   append(a);
-  flush(kTls, "TLS session refused");
   std::string why;
-  if (readReply(why)) return;  // any reply, NOAUTH too: the session stands
-  const bool timedOut = io_ && io_->timedOut();
+  const bool sent = io_->write(out_.data(), out_.size());
+  out_.clear();
+  if (sent && readReply(why)) return;  // any reply, NOAUTH too: the session stands
+  if (!sent) {
+    // The server closed it already; its alert, if it sent one before, may
+    // still be there to read and says why better than the reset does.
+    why = io_->error();
+    std::string alert;
+    if (!readReply(alert) && alert.rfind("TLS: ", 0) == 0) why = alert;
+  }
+  const bool timedOut = io_->timedOut();
   const std::string who = endpointName(ep_);
   if (timedOut) dropAndThrow(kTimeout, "TLS session with " + who + ": no answer within " +
                                            std::to_string(t_.connect_ms) + " ms");

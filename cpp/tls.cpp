@@ -77,7 +77,8 @@ std::shared_ptr<SSL_CTX> build(const TlsSettings& s) {
     const std::string& key = s.key.empty() ? s.cert : s.key;
     checkReadable("key", key, st);
     if (SSL_CTX_use_PrivateKey_file(c, key.c_str(), SSL_FILETYPE_PEM) != 1)
-      invalid("TLS key '" + key + "' cannot be loaded: " + sslReason());
+      invalid("TLS key '" + key + "' cannot be loaded, or does not match the certificate '" + s.cert +
+              "': " + sslReason());
     if (SSL_CTX_check_private_key(c) != 1)
       invalid("TLS key '" + key + "' does not match the certificate '" + s.cert + "': " + sslReason());
   }

@@ -52,8 +52,9 @@ Sample drain(const std::string &url, const std::string &plain_url, const std::st
   echomq_worker *w = nullptr;
   if (echomq_worker_new(&w, url.c_str(), queue.c_str(), &wo) != ECHOMQ_OK ||
       echomq_worker_start(w) != ECHOMQ_OK) {
-    errors().add("tls bench: the engine did not start on " + url + ": " +
-                 (w ? echomq_worker_last_error(w) : "bad options"));
+    char why[512] = "bad options";
+    if (w) echomq_worker_last_error(w, why, sizeof why);
+    errors().add("tls bench: the engine did not start on " + url + ": " + why);
     echomq_worker_free(w);
     return s;
   }
