@@ -3,7 +3,8 @@
 // verification (chain, host name, IP address), refusals with ETLS and no
 // command run, client certificates, the C options, bad input refused with
 // EINVAL before any I/O, the worker engine, cancel, a killed connection and
-// a three-master TLS cluster. The fixture's server ($ECHOMQ_TEST_TLS_DIR)
+// a three-master TLS cluster. The fixture's server (EMQ_TEST_TLS_DIR, or
+// $ECHOMQ_TEST_TLS_DIR)
 // takes no client certificates; the tests start the others themselves.
 #include "test_env.hpp"
 
@@ -25,9 +26,7 @@ constexpr int64_t kLease = 60000;
 
 std::string tls_dir() {
   const char *d = std::getenv("ECHOMQ_TEST_TLS_DIR");
-  INFO("set ECHOMQ_TEST_TLS_DIR (ctest sets it: the valkey_tls fixture)");
-  REQUIRE(d != nullptr);
-  return d;
+  return d && *d ? d : EMQ_TEST_TLS_DIR;  // the valkey_tls fixture's
 }
 
 std::string first_line(const std::string &file) {
@@ -164,8 +163,9 @@ TEST_CASE("an untrusted certificate is refused with ETLS and no command runs", "
 TEST_CASE("TLS to a plain port ends at the connect timeout, naming the handshake", "[tls]") {
   // A plain server takes the ClientHello for the start of a command and
   // waits for its end: no answer, so the handshake times out.
-  const std::string plain = server_url();  // the plain fixture's server
-  const std::string tls = "valkeys://" + plain.substr(plain.find("://") + 3) + "?ca=" + cert("ca.pem");
+  PrivateServer plain(free_port());
+  plain.start();
+  const std::string tls = "valkeys://127.0.0.1:" + std::to_string(plain.port()) + "?ca=" + cert("ca.pem");
   echomq_client_options o;
   REQUIRE(echomq_client_options_init(&o, ECHOMQ_CLIENT_OPTIONS_VERSION) == ECHOMQ_OK);
   o.connect_timeout_ms = 300;
@@ -228,7 +228,7 @@ TEST_CASE("client options: older versions still work, TLS options need a TLS URL
   CHECK(o.tls_insecure_skip_verify == 0);
   const std::string ca = cert("ca.pem");
   o.tls_ca = ca.c_str();
-  const std::string msg = refused(server_url(), ECHOMQ_EINVAL, &o);
+  const std::string msg = refused("valkey://127.0.0.1:" + std::to_string(tls_port()), ECHOMQ_EINVAL, &o);
   CHECK(msg.find("not a TLS one") != std::string::npos);
   o.tls_insecure_skip_verify = 2;
   echomq_client *raw = nullptr;
