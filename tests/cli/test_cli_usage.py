@@ -169,7 +169,7 @@ def test_a_tls_url_works_and_a_refusal_exits_3():
 
     with TlsServer(prefix="emq-cli-tls-") as s:
         cli = Cli(s.url, "clitls")
-        assert "enqueued" in cli.ok("enqueue", "tenant", "hello")
+        assert cli.ok("enqueue", "tenant", "hello").strip() == "1"  # the job id
         assert "tenant" in cli.ok("lanes")
         bad = Cli(f"{s.base}?ca={s.cert('other-ca.pem')}", "clitls")
         p = bad.run("stats")
