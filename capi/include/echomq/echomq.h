@@ -145,7 +145,10 @@ typedef enum echomq_status {
  * for durability (echomq_client_options.wait_replicas / wait_aof): the call
  * did what ECHOMQ_OK says (outputs are set as for ECHOMQ_OK, or as for
  * ECHOMQ_EMPTY when a fused call claimed nothing), but the wait ended first.
- * Read-only calls and claims that found nothing never wait. */
+ * Read-only calls and claims that found nothing never wait. A call that
+ * reconnects (the connection was dropped) over TLS may also return
+ * ECHOMQ_ETLS (for example a certificate that changed meanwhile); like
+ * ECHOMQ_ECONN, nothing ran. */
 
 /* Static English text for a status code; never NULL, never freed. */
 ECHOMQ_API const char *echomq_strerror(int status);
@@ -661,7 +664,7 @@ ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const cha
 ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
                                                const echomq_worker_options *opts);
 /* Connect and start the engine. Errors: EINVAL (started already), ECONN,
- * ETIMEOUT, ENOPERM, ESERVER; the message of a failed connect is kept for
+ * ETIMEOUT, ETLS, ENOPERM, ESERVER; the message of a failed connect is kept for
  * echomq_worker_last_error. */
 ECHOMQ_API int echomq_worker_start(echomq_worker *w);
 
