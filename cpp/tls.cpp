@@ -16,14 +16,8 @@
 namespace echomq {
 namespace {
 
-std::string sslReason() {
-  unsigned long e = ERR_peek_last_error();
-  std::string why;
-  if (e != 0) {
-    const char* r = ERR_reason_error_string(e);
-    why = r ? r : "error " + std::to_string(e);
-  }
-  ERR_clear_error();
+std::string reason() {
+  const std::string why = sslReason();
   return why.empty() ? std::string("unknown OpenSSL error") : why;
 }
 
@@ -50,7 +44,7 @@ struct CtxDeleter {
 std::shared_ptr<SSL_CTX> build(const TlsSettings& s) {
   ERR_clear_error();
   std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_client_method()), CtxDeleter());
-  if (!ctx) fail(kNoMem, "cannot create a TLS context: " + sslReason());
+  if (!ctx) fail(kNoMem, "cannot create a TLS context: " + reason());
   SSL_CTX* c = ctx.get();
   SSL_CTX_set_min_proto_version(c, TLS1_2_VERSION);
   SSL_CTX_set_mode(c, SSL_MODE_AUTO_RETRY);
@@ -61,9 +55,9 @@ std::shared_ptr<SSL_CTX> build(const TlsSettings& s) {
       checkReadable("CA", s.ca, st);
       const bool dir = S_ISDIR(st.st_mode);
       if (SSL_CTX_load_verify_locations(c, dir ? nullptr : s.ca.c_str(), dir ? s.ca.c_str() : nullptr) != 1)
-        invalid("TLS CA '" + s.ca + "' cannot be loaded: " + sslReason());
+        invalid("TLS CA '" + s.ca + "' cannot be loaded: " + reason());
     } else if (SSL_CTX_set_default_verify_paths(c) != 1) {
-      invalid("the system's TLS trust store cannot be loaded: " + sslReason() +
+      invalid("the system's TLS trust store cannot be loaded: " + reason() +
               " (give the CA with ?ca=/path/ca.pem)");
     }
   } else {
@@ -73,19 +67,30 @@ std::shared_ptr<SSL_CTX> build(const TlsSettings& s) {
     struct stat st;
     checkReadable("certificate", s.cert, st);
     if (SSL_CTX_use_certificate_chain_file(c, s.cert.c_str()) != 1)
-      invalid("TLS certificate '" + s.cert + "' cannot be loaded: " + sslReason());
+      invalid("TLS certificate '" + s.cert + "' cannot be loaded: " + reason());
     const std::string& key = s.key.empty() ? s.cert : s.key;
     checkReadable("key", key, st);
     if (SSL_CTX_use_PrivateKey_file(c, key.c_str(), SSL_FILETYPE_PEM) != 1)
       invalid("TLS key '" + key + "' cannot be loaded, or does not match the certificate '" + s.cert +
-              "': " + sslReason());
+              "': " + reason());
     if (SSL_CTX_check_private_key(c) != 1)
-      invalid("TLS key '" + key + "' does not match the certificate '" + s.cert + "': " + sslReason());
+      invalid("TLS key '" + key + "' does not match the certificate '" + s.cert + "': " + reason());
   }
   return ctx;
 }
 
 }  // namespace
+
+std::string sslReason() {
+  const unsigned long e = ERR_peek_last_error();
+  std::string why;
+  if (e != 0) {
+    const char* r = ERR_reason_error_string(e);
+    why = r ? r : "OpenSSL error " + std::to_string(e);
+  }
+  ERR_clear_error();
+  return why;
+}
 
 bool anyTls(const TlsSettings& s) {
   return !s.ca.empty() || !s.cert.empty() || !s.key.empty() || !s.sni.empty() || !s.verify;

@@ -35,4 +35,8 @@ bool anyTls(const TlsSettings& s);
 // a key that does not match its certificate. No network I/O.
 std::shared_ptr<SSL_CTX> tlsContext(const TlsSettings& s);
 
+// OpenSSL's reason for this thread's last failure ("" if none), and its
+// error queue emptied.
+std::string sslReason();
+
 }  // namespace echomq

@@ -118,18 +118,6 @@ int connectWithin(int fd, const sockaddr* addr, socklen_t len, int ms) {
   fail(err == ETIMEDOUT ? kTimeout : kConn, "cannot connect to " + endpointName(ep) + ": " + why);
 }
 
-// OpenSSL's reason for the last failure, and the error queue emptied.
-std::string sslReason() {
-  const unsigned long e = ERR_peek_last_error();
-  std::string why;
-  if (e != 0) {
-    const char* r = ERR_reason_error_string(e);
-    why = r ? r : "OpenSSL error " + std::to_string(e);
-  }
-  ERR_clear_error();
-  return why;
-}
-
 }  // namespace
 
 Endpoint redirected(const Endpoint& ep, const std::string& host, int port) {
