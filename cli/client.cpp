@@ -17,6 +17,7 @@ int exit_code_for_status(int status) {
     case ECHOMQ_ECONN:
     case ECHOMQ_ETIMEOUT:
     case ECHOMQ_ECANCELED:
+    case ECHOMQ_ETLS:
     case ECHOMQ_ENOPERM: return kExitConn;
     default: return kExitFailure;
   }

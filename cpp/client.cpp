@@ -25,7 +25,11 @@ int64_t steadyMs() {
 
 }  // namespace
 
-void Client::connect(const std::string& url) { connect(parseUrl(url)); }
+void Client::connect(const std::string& url) {
+  Endpoint ep = parseUrl(url);
+  mergeTls(ep.tls, opts_.tls);
+  connect(ep);
+}
 
 void Client::connect(const Endpoint& ep) {
   conn_.open(ep, opts_.timeouts);

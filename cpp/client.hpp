@@ -33,6 +33,7 @@ struct ClientOptions {
   Timeouts timeouts;
   size_t max_payload = kDefaultMaxPayload;
   Durability durability;
+  TlsSettings tls;  // defaults for a TLS URL; its query wins (mergeTls)
 };
 
 struct Job {

@@ -26,6 +26,7 @@ size_t shardOfGroup(const char* group, size_t len, size_t n) {
 
 void Router::connect(const std::string& url) {
   ep_ = parseUrl(url);
+  mergeTls(ep_.tls, opts_.tls);
   seed_.connect(ep_);
 }
 
@@ -110,13 +111,7 @@ Client& Router::nodeClient(const SlotRange& r) {
   auto it = nodes_.find(node);
   if (it != nodes_.end()) return *it->second;
   auto c = std::make_unique<Client>(opts_);
-  Endpoint ep = ep_;
-  ep.sentinel.reset();  // a cluster node is reached at its own address
-  ep.unix_socket = false;
-  if (!r.host.empty()) ep.host = r.host;
-  ep.port = r.port;
-  ep.db = 0;
-  c->connect(ep);
+  c->connect(redirected(ep_, r.host.empty() ? ep_.host : r.host, r.port));
   std::lock_guard<std::mutex> lock(nodesMu_);
   return *nodes_.emplace(node, std::move(c)).first->second;
 }

@@ -27,6 +27,7 @@ enum Status : int {
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
+  kTls = -13,
   kServer = -20,
   kNoPerm = -21,
   kProto = -22,

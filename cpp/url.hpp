@@ -1,5 +1,6 @@
 // Server addresses: valkey://[user[:password]@]host[:port][/db] (also
-// redis://) and unix://[user[:password]@]/path/to/socket[?db=N]; a primary
+// redis://), with TLS valkeys://...[?ca=&cert=&key=&sni=&verify=none] (also
+// rediss://), and unix://[user[:password]@]/path/to/socket[?db=N]; a primary
 // found through Sentinel: cpp/sentinel.hpp.
 #pragma once
 
@@ -7,6 +8,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "tls.hpp"
 
 namespace echomq {
 
@@ -30,6 +33,7 @@ struct Endpoint {
   // every connect (cpp/sentinel.hpp); host and port above are then only
   // the first Sentinel's. Shared: endpoints are copied per connection.
   std::shared_ptr<const Sentinels> sentinel;
+  TlsSettings tls;    // tls.on for valkeys:// and rediss://
 };
 
 // Throws EINVAL with a message naming what is wrong. No I/O.

@@ -41,7 +41,10 @@ Worker::Worker(const std::string& url, const std::string& queue, const WorkerOpt
   checkRange("idle_wait_ms", o.idle_wait_ms, 1, 24LL * 3600 * 1000);
   if (o.retry_delay_ms != kRetryBackoff && o.retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", o.retry_delay_ms, 0, kDelayMaxMs);
-  parseUrl(url);  // a bad URL is refused here, before any I/O
+  // A bad URL, or a TLS file that cannot be read, is refused here, before any I/O.
+  Endpoint ep = parseUrl(url);
+  mergeTls(ep.tls, o.client.tls);
+  if (ep.tls.on) tlsContext(ep.tls);
 }
 
 Worker::~Worker() {

@@ -88,6 +88,7 @@ ECHOMQ_DIST_DIR="$build/dist" ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q
 step "demo and benchmark smoke runs"
 BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 "$build/bench/echomq_bench" --quick --check
+"$build/bench/echomq_bench_tls" --quick
 ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1
 # The engine drain of the Python, Go and C workers against Redis 7.0.
 VALKEY_SERVER=redis-server ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1

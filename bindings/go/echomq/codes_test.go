@@ -21,7 +21,7 @@ func TestCodesMatchC(t *testing.T) {
 		CodeStale: capi.ECHOMQ_ESTALE, CodeLayout: capi.ECHOMQ_ELAYOUT, CodeFull: capi.ECHOMQ_EFULL, CodeConn: capi.ECHOMQ_ECONN,
 		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE, CodeShards: capi.ECHOMQ_ESHARDS,
 		CodeTimeout:  capi.ECHOMQ_ETIMEOUT,
-		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeServer: capi.ECHOMQ_ESERVER,
+		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeTLS: capi.ECHOMQ_ETLS, CodeServer: capi.ECHOMQ_ESERVER,
 		CodeNoPerm: capi.ECHOMQ_ENOPERM, CodeProto: capi.ECHOMQ_EPROTO,
 		CodeNoMem: capi.ECHOMQ_ENOMEM, CodeInternal: capi.ECHOMQ_EINTERNAL,
 		CodeBusy: capi.ECHOMQ_EBUSY, CodeLoading: capi.ECHOMQ_ELOADING,

@@ -49,6 +49,7 @@ from .errors import (
     ServerOutOfMemoryError,
     ShardsError,
     StaleLeaseError,
+    TLSError,
     TryAgainError,
     TimeoutError,
     TooLargeError,

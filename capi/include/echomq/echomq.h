@@ -38,7 +38,8 @@
  *
  * Signals
  * - The library installs no signal handler and never raises SIGPIPE: it
- *   sends with MSG_NOSIGNAL, so a write into a connection the server closed
+ *   sends with MSG_NOSIGNAL (TLS records too, through a socket BIO of its
+ *   own), so a write into a connection the server closed
  *   is ECHOMQ_ECONN (nothing ran), or ECHOMQ_ECANCELED after a cancel. The
  *   host needs no SIG_IGN for SIGPIPE.
  */
@@ -109,6 +110,11 @@ typedef enum echomq_status {
                              UNKNOWN and the call is not retried */
   ECHOMQ_ECANCELED = -12, /* echomq_bclaim interrupted by echomq_client_cancel();
                              nothing was claimed */
+  ECHOMQ_ETLS = -13,      /* TLS refused: the handshake failed, the server's
+                             certificate is not trusted or not for its
+                             name, or the server wants a client certificate
+                             (none given, or not trusted). The message gives
+                             OpenSSL's reason. No command ran */
 
   ECHOMQ_ESERVER = -20,   /* the server answered with an error that has no
                              status of its own (READONLY, WRONGTYPE,
@@ -139,7 +145,10 @@ typedef enum echomq_status {
  * for durability (echomq_client_options.wait_replicas / wait_aof): the call
  * did what ECHOMQ_OK says (outputs are set as for ECHOMQ_OK, or as for
  * ECHOMQ_EMPTY when a fused call claimed nothing), but the wait ended first.
- * Read-only calls and claims that found nothing never wait. */
+ * Read-only calls and claims that found nothing never wait. A call that
+ * reconnects (the connection was dropped) over TLS may also return
+ * ECHOMQ_ETLS (for example a certificate that changed meanwhile); like
+ * ECHOMQ_ECONN, nothing ran. */
 
 /* Static English text for a status code; never NULL, never freed. */
 ECHOMQ_API const char *echomq_strerror(int status);
@@ -222,23 +231,47 @@ typedef struct echomq_client_options {
                                   once it fsynced its own AOF (WAITAOF 1 N):
                                   replicas need appendonly yes as well */
   int wait_timeout_ms;         /* default 1000; 1..ECHOMQ_WAIT_TIMEOUT_MAX_MS */
+  /* Since version 3 (0.4.0): TLS, for valkeys:// and rediss:// URLs. Each
+   * field is what the URL's query parameter of the same name would say
+   * (ca=, cert=, key=, sni=, verify=none) and is used only where the URL
+   * does not give that parameter: the URL wins, field by field. Setting any
+   * of them for a URL without TLS is EINVAL at connect. The strings are
+   * copied by echomq_client_new; NULL or "" = not set. Files are read
+   * (missing or unreadable: EINVAL) before any network I/O. */
+  const char *tls_ca;          /* CA file (PEM) or directory that signs the
+                                  server's certificate; NULL = the system's
+                                  default trust store */
+  const char *tls_cert;        /* client certificate chain (PEM), for servers
+                                  that require one (tls-auth-clients yes) */
+  const char *tls_key;         /* its private key (PEM); NULL = in tls_cert */
+  const char *tls_sni;         /* name sent (SNI) and checked against the
+                                  certificate; NULL = the URL's host. Cluster
+                                  redirects check the new host */
+  int tls_insecure_skip_verify; /* 1 = accept ANY certificate for any name
+                                  (verify=none): anyone on the path can read
+                                  and change the traffic. For tests only;
+                                  default 0 */
 } echomq_client_options;
 
-#define ECHOMQ_CLIENT_OPTIONS_VERSION 2
+#define ECHOMQ_CLIENT_OPTIONS_VERSION 3
 /* A caller built against version 1 (no wait_* fields) passes 1 and keeps
- * working: no durability wait. */
+ * working: no durability wait. Version 2 has no tls_* fields. */
 #define ECHOMQ_CLIENT_OPTIONS_VERSION_1 1
+#define ECHOMQ_CLIENT_OPTIONS_VERSION_2 2
 #define ECHOMQ_CLIENT_OPTIONS_INIT \
-  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD, 0, 0, 1000 }
+  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD, 0, 0, 1000, \
+    NULL, NULL, NULL, NULL, 0 }
 #define ECHOMQ_WAIT_REPLICAS_MAX 100
 #define ECHOMQ_WAIT_TIMEOUT_MAX_MS 60000
 
-/* Fill *opts with defaults (version 1: the version-1 fields only). Errors:
- * EINVAL (NULL or unknown version). */
+/* Fill *opts with defaults (an older version: that version's fields only).
+ * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_client_options_init(echomq_client_options *opts, unsigned int version);
 
-/* Create a client handle (no I/O). opts may be NULL; version 1 or 2.
- * Errors: EINVAL (bad option values, unknown version), ENOMEM. *out is NULL on error. */
+/* Create a client handle (no network I/O). opts may be NULL; version 1, 2
+ * or 3. Errors: EINVAL (bad option values, unknown version, a TLS file
+ * that is missing, unreadable or broken, a key that does not match its
+ * certificate), ENOMEM. *out is NULL on error. */
 ECHOMQ_API int echomq_client_new(echomq_client **out, const echomq_client_options *opts);
 
 /* Same as echomq_client_new, returning the handle (NULL on error). For
@@ -247,9 +280,23 @@ ECHOMQ_API echomq_client *echomq_client_create(const echomq_client_options *opts
 
 /* Connect (or reconnect) to a server. URL forms:
  *   valkey://[user[:password]@]host[:port][/db]   (also redis://; port 6379)
+ *   valkeys://[user[:password]@]host[:port][/db][?query]   (also rediss://): TLS
  *   unix://[user[:password]@]/path/to/socket[?db=N]
+ * The TLS query (percent-escaped values, '&' between them):
+ *   ca=/path/ca.pem     CA file or directory; default: the system trust store
+ *   cert=/path/c.pem    client certificate chain (servers that require one)
+ *   key=/path/c.key     its private key (default: in the cert file)
+ *   sni=name            name sent and checked instead of the host
+ *   verify=none         accept any certificate: tests only, never production
+ * The server's certificate chain and its name (the host, an IP address
+ * too) are checked by default. With TLS, one PING confirms the session
+ * before AUTH. Every connection of the client (and of a worker, and every
+ * cluster node and redirect) uses the same settings.
  * Authenticates (AUTH), selects the db (SELECT) and loads the scripts.
- * Errors: EINVAL (bad URL), ECONN, ETIMEOUT, ENOPERM (AUTH refused), ESERVER. */
+ * Errors: EINVAL (bad URL: unknown query parameter, a TLS parameter without
+ * TLS, TLS files missing or unreadable; TLS options with a non-TLS URL),
+ * ECONN, ETIMEOUT, ETLS (TLS refused: nothing ran), ENOPERM (AUTH
+ * refused), ESERVER. */
 ECHOMQ_API int echomq_client_connect(echomq_client *c, const char *url);
 
 /* Close the connection and free the handle. NULL is a no-op. */
@@ -628,7 +675,7 @@ ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const cha
 ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
                                                const echomq_worker_options *opts);
 /* Connect and start the engine. Errors: EINVAL (started already), ECONN,
- * ETIMEOUT, ENOPERM, ESERVER; the message of a failed connect is kept for
+ * ETIMEOUT, ETLS, ENOPERM, ESERVER; the message of a failed connect is kept for
  * echomq_worker_last_error. */
 ECHOMQ_API int echomq_worker_start(echomq_worker *w);
 

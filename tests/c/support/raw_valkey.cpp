@@ -9,8 +9,14 @@ namespace emqtest {
 
 RawValkey::RawValkey() {
   const Endpoint ep = server_endpoint();
-  ctx_ = redisConnect(ep.host.c_str(), ep.port);
-  INFO("raw connection to " << ep.host << ":" << ep.port);
+  // hiredis 0.14 has no TLS: against a TLS test server (tests/valkey-tls.sh)
+  // the raw connection takes the server's plain unix socket.
+  const std::string url = server_url();
+  const bool tls = url.rfind("valkeys://", 0) == 0 || url.rfind("rediss://", 0) == 0;
+  const std::string sock = tls ? server_socket_path() : std::string();
+  if (tls) REQUIRE(!sock.empty());
+  ctx_ = tls ? redisConnectUnix(sock.c_str()) : redisConnect(ep.host.c_str(), ep.port);
+  INFO("raw connection to " << (tls ? sock : ep.host + ":" + std::to_string(ep.port)));
   REQUIRE(ctx_ != nullptr);
   INFO("hiredis: " << ctx_->errstr);
   REQUIRE(ctx_->err == 0);
@@ -27,6 +33,15 @@ RawValkey::RawValkey() {
 RawValkey::RawValkey(const std::string &host, int port) {
   ctx_ = redisConnect(host.c_str(), port);
   INFO("raw connection to " << host << ":" << port);
+  REQUIRE(ctx_ != nullptr);
+  INFO("hiredis: " << ctx_->errstr);
+  REQUIRE(ctx_->err == 0);
+  id_ = integer({"CLIENT", "ID"});
+}
+
+RawValkey::RawValkey(const std::string &unix_path) {
+  ctx_ = redisConnectUnix(unix_path.c_str());
+  INFO("raw connection to " << unix_path);
   REQUIRE(ctx_ != nullptr);
   INFO("hiredis: " << ctx_->errstr);
   REQUIRE(ctx_->err == 0);

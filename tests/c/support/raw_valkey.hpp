@@ -33,6 +33,9 @@ class RawValkey {
   RawValkey();
   /// Connects to another server of the test's own (no AUTH).
   RawValkey(const std::string &host, int port);
+  /// Connects to a server of the test's own by its unix socket (a TLS
+  /// server's plain side: hiredis 0.14 has no TLS).
+  explicit RawValkey(const std::string &unix_path);
   ~RawValkey();
   RawValkey(const RawValkey &) = delete;
   RawValkey &operator=(const RawValkey &) = delete;

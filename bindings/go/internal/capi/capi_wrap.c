@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3e8bc5eb73ad38f7(const char*);
+  void cgo_panic__capi_6231371e48cea370(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3e8bc5eb73ad38f7(p);
+  cgo_panic__capi_6231371e48cea370(p);
 }
 
 
@@ -705,7 +705,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
+void _wrap_Swig_free_capi_6231371e48cea370(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -715,7 +715,7 @@ void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_6231371e48cea370(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -728,7 +728,7 @@ void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -739,7 +739,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -750,7 +750,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -761,7 +761,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_OK_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +772,7 @@ intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EMPTY_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -783,7 +783,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -794,7 +794,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINVAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -805,7 +805,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +816,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +827,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESTALE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +838,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +849,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EFULL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +860,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELEASED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +871,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +882,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +893,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECONN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +904,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +915,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +926,18 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETLS_capi_6231371e48cea370() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ETLS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ESERVER_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +948,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +959,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EPROTO_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +970,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EBUSY_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +981,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELOADING_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +992,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +1003,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EOOM_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1014,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1025,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1036,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1047,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1058,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1069,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1080,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1091,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1102,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1113,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1124,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1135,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1146,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1157,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1168,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1179,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1190,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1201,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_6231371e48cea370(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1206,7 +1217,7 @@ _gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_version_capi_6231371e48cea370() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1228,7 @@ intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
+_gostring_ _wrap_version_string_capi_6231371e48cea370() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1231,7 +1242,7 @@ _gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1249,7 +1260,7 @@ intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1267,7 +1278,7 @@ intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1287,7 +1298,7 @@ intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1297,7 +1308,7 @@ void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1313,7 +1324,7 @@ _gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1326,7 +1337,7 @@ intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1339,7 +1350,7 @@ intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1349,7 +1360,7 @@ void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1362,7 +1373,7 @@ intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1378,7 +1389,7 @@ _gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1394,7 +1405,7 @@ _gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1404,7 +1415,7 @@ void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1417,7 +1428,7 @@ long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1432,7 +1443,7 @@ struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1442,7 +1453,7 @@ void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
+struct echomq_batch *_wrap_batch_create_capi_6231371e48cea370() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1453,7 +1464,7 @@ struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1479,7 +1490,7 @@ intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1492,7 +1503,7 @@ long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1507,7 +1518,7 @@ long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1540,7 +1551,7 @@ intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1555,7 +1566,7 @@ intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1577,7 +1588,7 @@ intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1587,7 +1598,7 @@ void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1597,7 +1608,7 @@ void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1621,7 +1632,7 @@ intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1660,7 +1671,7 @@ intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1689,7 +1700,7 @@ intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1716,7 +1727,7 @@ intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1745,7 +1756,7 @@ intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1772,7 +1783,7 @@ intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1799,7 +1810,7 @@ intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1826,7 +1837,7 @@ intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1848,7 +1859,7 @@ intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1870,7 +1881,7 @@ intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1892,7 +1903,7 @@ intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1925,7 +1936,7 @@ intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1952,7 +1963,7 @@ intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1978,7 +1989,7 @@ intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2007,7 +2018,7 @@ intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2036,7 +2047,7 @@ intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2063,7 +2074,7 @@ intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2085,7 +2096,7 @@ intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2098,7 +2109,7 @@ long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2108,7 +2119,7 @@ void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2147,7 +2158,7 @@ intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2180,7 +2191,7 @@ intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_6231371e48cea370(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2193,7 +2204,7 @@ intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2208,7 +2219,7 @@ intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2232,7 +2243,7 @@ intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2254,7 +2265,7 @@ intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2271,7 +2282,7 @@ intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_6231371e48cea370(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2281,7 +2292,7 @@ void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2303,7 +2314,7 @@ intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2316,7 +2327,7 @@ long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_6231371e48cea370(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2334,7 +2345,7 @@ _gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2344,7 +2355,7 @@ void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2360,7 +2371,7 @@ _gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ID_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2383,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2395,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2407,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2419,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2431,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2443,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2455,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2467,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_STATE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2479,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2491,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2503,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LANES_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2515,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_RING_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2527,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2539,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2551,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2563,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2575,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2587,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2599,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +2611,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +2623,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +2635,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2636,7 +2647,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2648,7 +2659,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2660,7 +2671,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2672,7 +2683,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2684,7 +2695,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2696,7 +2707,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2708,7 +2719,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2720,7 +2731,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2732,7 +2743,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2744,7 +2755,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2756,7 +2767,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2768,7 +2779,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2780,7 +2791,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2792,7 +2803,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2804,7 +2815,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2816,7 +2827,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2828,7 +2839,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2840,7 +2851,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2852,7 +2863,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2864,7 +2875,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2876,7 +2887,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2888,7 +2899,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2900,7 +2911,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2912,7 +2923,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2924,7 +2935,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2936,7 +2947,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -2948,7 +2959,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_6231371e48cea370(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2971,7 +2982,7 @@ struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_6231371e48cea370(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2987,7 +2998,7 @@ void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_6231371e48cea370(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3003,7 +3014,7 @@ void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3053,7 +3064,7 @@ intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3079,7 +3090,7 @@ intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3138,7 +3149,7 @@ intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3166,7 +3177,7 @@ intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3201,7 +3212,7 @@ intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3238,7 +3249,7 @@ intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3264,7 +3275,7 @@ intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3297,7 +3308,7 @@ intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3332,7 +3343,7 @@ intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3369,7 +3380,7 @@ intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3406,7 +3417,7 @@ intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3445,7 +3456,7 @@ intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3491,7 +3502,7 @@ intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3517,7 +3528,7 @@ intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3550,7 +3561,7 @@ intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3592,7 +3603,7 @@ intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3610,7 +3621,7 @@ _gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3628,7 +3639,7 @@ void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3644,7 +3655,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3681,7 +3692,7 @@ intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3714,7 +3725,7 @@ intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3758,7 +3769,7 @@ intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3798,7 +3809,7 @@ intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3836,7 +3847,7 @@ intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3875,7 +3886,7 @@ intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +3898,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +3910,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +3922,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +3934,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +3946,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3947,7 +3958,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3959,7 +3970,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3971,7 +3982,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3983,7 +3994,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -3995,7 +4006,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4007,7 +4018,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4019,7 +4030,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_6231371e48cea370(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4033,7 +4044,7 @@ void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_6231371e48cea370(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4077,7 +4088,7 @@ intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4096,7 +4107,7 @@ intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4124,7 +4135,7 @@ intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4136,7 +4147,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4148,7 +4159,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4160,7 +4171,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4172,7 +4183,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4184,7 +4195,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4196,7 +4207,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4208,7 +4219,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4231,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4232,7 +4243,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4244,7 +4255,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4256,7 +4267,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4268,7 +4279,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4280,7 +4291,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4292,7 +4303,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_6231371e48cea370() {
   int result;
   intgo _swig_go_result;
   
@@ -4304,7 +4315,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4323,7 +4334,7 @@ intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7() {
+long long _wrap_c_heap_in_use_capi_6231371e48cea370() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -121,6 +121,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
+%constant int ECHOMQ_ETLS = ECHOMQ_ETLS;
 %constant int ECHOMQ_ESERVER = ECHOMQ_ESERVER;
 %constant int ECHOMQ_ENOPERM = ECHOMQ_ENOPERM;
 %constant int ECHOMQ_EPROTO = ECHOMQ_EPROTO;
