@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3e8bc5eb73ad38f7(const char*);
+  void cgo_panic__capi_b48a028453adb52d(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3e8bc5eb73ad38f7(p);
+  cgo_panic__capi_b48a028453adb52d(p);
 }
 
 
@@ -582,6 +582,7 @@ enum {
   EMQGO_WOPT_WAIT_REPLICAS,
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
+  EMQGO_WOPT_TARGET_WAIT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -601,6 +602,7 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
+  v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -619,7 +621,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
-      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -632,6 +635,7 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
+  o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -705,7 +709,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
+void _wrap_Swig_free_capi_b48a028453adb52d(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -715,7 +719,7 @@ void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_b48a028453adb52d(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -728,7 +732,7 @@ void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -739,7 +743,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -750,7 +754,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -761,7 +765,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_OK_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +776,7 @@ intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EMPTY_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -783,7 +787,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -794,7 +798,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINVAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -805,7 +809,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +820,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +831,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESTALE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +842,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +853,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EFULL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +864,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELEASED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +875,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +886,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +897,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECONN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +908,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +919,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +930,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESERVER_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +941,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +952,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EPROTO_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +963,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EBUSY_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +974,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELOADING_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +985,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +996,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EOOM_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1007,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1018,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1029,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1040,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1051,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1062,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1073,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1084,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1095,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1106,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1117,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1128,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1139,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1150,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1161,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1172,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1183,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1194,18 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b48a028453adb52d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_TARGET_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_b48a028453adb52d(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1206,7 +1221,7 @@ _gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_version_capi_b48a028453adb52d() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1232,7 @@ intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
+_gostring_ _wrap_version_string_capi_b48a028453adb52d() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1231,7 +1246,7 @@ _gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_b48a028453adb52d(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1249,7 +1264,7 @@ intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_b48a028453adb52d(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1267,7 +1282,7 @@ intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1287,7 +1302,7 @@ intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1297,7 +1312,7 @@ void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1313,7 +1328,7 @@ _gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1326,7 +1341,7 @@ intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1339,7 +1354,7 @@ intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1349,7 +1364,7 @@ void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_b48a028453adb52d(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1362,7 +1377,7 @@ intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_b48a028453adb52d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1378,7 +1393,7 @@ _gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_b48a028453adb52d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1394,7 +1409,7 @@ _gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_b48a028453adb52d(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1404,7 +1419,7 @@ void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_b48a028453adb52d(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1417,7 +1432,7 @@ long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_b48a028453adb52d(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1432,7 +1447,7 @@ struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_b48a028453adb52d(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1442,7 +1457,7 @@ void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
+struct echomq_batch *_wrap_batch_create_capi_b48a028453adb52d() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1453,7 +1468,7 @@ struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1479,7 +1494,7 @@ intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1492,7 +1507,7 @@ long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1507,7 +1522,7 @@ long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1540,7 +1555,7 @@ intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1555,7 +1570,7 @@ intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1577,7 +1592,7 @@ intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1587,7 +1602,7 @@ void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_b48a028453adb52d(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1597,7 +1612,7 @@ void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1621,7 +1636,7 @@ intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1660,7 +1675,7 @@ intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1689,7 +1704,7 @@ intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1716,7 +1731,7 @@ intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1745,7 +1760,7 @@ intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1772,7 +1787,7 @@ intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1799,7 +1814,7 @@ intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1826,7 +1841,7 @@ intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1848,7 +1863,7 @@ intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1870,7 +1885,7 @@ intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1892,7 +1907,7 @@ intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1925,7 +1940,7 @@ intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1952,7 +1967,7 @@ intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1978,7 +1993,7 @@ intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2007,7 +2022,7 @@ intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2036,7 +2051,7 @@ intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2063,7 +2078,7 @@ intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2085,7 +2100,7 @@ intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_b48a028453adb52d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2098,7 +2113,7 @@ long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_b48a028453adb52d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2108,7 +2123,7 @@ void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2147,7 +2162,7 @@ intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2180,7 +2195,7 @@ intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2193,7 +2208,7 @@ intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2208,7 +2223,7 @@ intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2232,7 +2247,7 @@ intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2254,7 +2269,7 @@ intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2271,7 +2286,7 @@ intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2281,7 +2296,7 @@ void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2303,7 +2318,7 @@ intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_b48a028453adb52d(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2316,7 +2331,7 @@ long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_b48a028453adb52d(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2334,7 +2349,7 @@ _gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_b48a028453adb52d(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2344,7 +2359,7 @@ void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_b48a028453adb52d(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2360,7 +2375,7 @@ _gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ID_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2387,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2399,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2411,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2423,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2435,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2447,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2459,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2471,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_STATE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2483,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2495,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2507,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LANES_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2519,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_RING_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2531,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2543,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2555,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2567,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2579,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2591,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2603,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +2615,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +2627,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +2639,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2636,7 +2651,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2648,7 +2663,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2660,7 +2675,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2672,7 +2687,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2684,7 +2699,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2696,7 +2711,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2708,7 +2723,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2720,7 +2735,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2732,7 +2747,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2744,7 +2759,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2756,7 +2771,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2768,7 +2783,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2780,7 +2795,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2792,7 +2807,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2804,7 +2819,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2816,7 +2831,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2828,7 +2843,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2840,7 +2855,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2852,7 +2867,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2864,7 +2879,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2876,7 +2891,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2888,7 +2903,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2900,7 +2915,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2912,7 +2927,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2924,7 +2939,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2936,7 +2951,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -2948,7 +2963,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_b48a028453adb52d(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2971,7 +2986,7 @@ struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_b48a028453adb52d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2987,7 +3002,7 @@ void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_b48a028453adb52d(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3003,7 +3018,7 @@ void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3053,7 +3068,7 @@ intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3079,7 +3094,7 @@ intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3138,7 +3153,7 @@ intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3166,7 +3181,7 @@ intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3201,7 +3216,7 @@ intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3238,7 +3253,7 @@ intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3264,7 +3279,7 @@ intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3297,7 +3312,7 @@ intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3332,7 +3347,7 @@ intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3369,7 +3384,7 @@ intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3406,7 +3421,7 @@ intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3445,7 +3460,7 @@ intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3491,7 +3506,7 @@ intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3517,7 +3532,7 @@ intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3550,7 +3565,7 @@ intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3592,7 +3607,7 @@ intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_b48a028453adb52d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3610,7 +3625,7 @@ _gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_b48a028453adb52d(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3628,7 +3643,7 @@ void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_b48a028453adb52d(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3644,7 +3659,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3681,7 +3696,7 @@ intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3714,7 +3729,7 @@ intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3758,7 +3773,7 @@ intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3798,7 +3813,7 @@ intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3836,7 +3851,7 @@ intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_b48a028453adb52d(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3875,7 +3890,7 @@ intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +3902,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +3914,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +3926,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +3938,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +3950,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3947,7 +3962,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3959,7 +3974,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3971,7 +3986,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3983,7 +3998,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -3995,7 +4010,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4007,7 +4022,19 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b48a028453adb52d() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_TARGET_WAIT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4019,7 +4046,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_b48a028453adb52d(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4033,7 +4060,7 @@ void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_b48a028453adb52d(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4077,7 +4104,7 @@ intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4096,7 +4123,7 @@ intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4124,7 +4151,7 @@ intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4136,7 +4163,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4148,7 +4175,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4160,7 +4187,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4172,7 +4199,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4184,7 +4211,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4196,7 +4223,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4208,7 +4235,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4247,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4232,7 +4259,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4244,7 +4271,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4256,7 +4283,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4268,7 +4295,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4280,7 +4307,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4292,7 +4319,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_b48a028453adb52d() {
   int result;
   intgo _swig_go_result;
   
@@ -4304,7 +4331,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_b48a028453adb52d(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4323,7 +4350,7 @@ intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7() {
+long long _wrap_c_heap_in_use_capi_b48a028453adb52d() {
   uint64_t result;
   long long _swig_go_result;
   
