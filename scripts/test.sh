@@ -3,7 +3,7 @@
 # (ctest), the Python suite and the CLI suite (pytest), the Go suite
 # (go vet + go test -race), the packaging tests (pytest: the wheel, the Go
 # module as an outside user gets it), smoke runs of the demo and the
-# benchmark, the C/C++ suite again under ASan+UBSan and under TSan
+# benchmarks (the peer benchmarks install their peers themselves), the C/C++ suite again under ASan+UBSan and under TSan
 # (build/asan, build/tsan), and a bounded libFuzzer run over input
 # validation (build/fuzz, ECHOMQ_FUZZ_SECONDS, default 60).
 # Each suite starts and stops its own throwaway valkey-server.
@@ -55,6 +55,8 @@ step "Go tests (go vet, go test -race)"
   go vet ./...
   cd ../../bench/workers/go
   go vet ./...
+  cd ../../peers/go
+  go vet ./...
 )
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
@@ -64,6 +66,11 @@ step "demo and benchmark smoke runs"
 BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 "$build/bench/echomq_bench" --quick --check
 ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1
+
+step "peer benchmark smoke runs (bench/peers: rq, arq, Celery from PyPI; asynq from the Go proxy)"
+# Small sizes, correctness only (every phase must see all its jobs run).
+ECHOMQ_BUILD_DIR="$build" bash bench/peers/python/run.sh --smoke
+ECHOMQ_BUILD_DIR="$build" bash bench/peers/go/run.sh -smoke
 
 # The sanitizer trees build the library and the C/C++ tests only, unoptimised
 # (Debug compiles several times faster; the tests wait on the server anyway).
