@@ -161,8 +161,9 @@ def phase_mem(name, url, srv, o) -> Dict:
     lib = adapters.make(name, url)
     pre = srv.snap()
     lib.enqueue([(i % 100, 0.0, 0, "x" * 100) for i in range(o.mem_jobs)])
+    lib.close()  # the producer's connections (and their buffers) gone first
+    time.sleep(0.2)
     post = srv.snap()
-    lib.close()
     srv.flush()
     return {"bytes_per_job": Server.delta(pre, post, o.mem_jobs)["memory_per_job"]}
 
