@@ -9,6 +9,7 @@
 #include "overload.hpp"
 
 #include "common.hpp"
+#include "results.hpp"
 
 #include <algorithm>
 #include <atomic>
