@@ -207,7 +207,9 @@ void Worker::noteHandlerTime(int64_t startedUs) {
 }
 
 uint32_t Worker::holdCap() const {
-  if (o_.target_wait_ms == 0) return o_.slots;
+  // Weighted batches keep whole turns only when a claim may ask for a whole
+  // batch (lua/includes/turns.lua): they keep the fixed prefetch.
+  if (o_.target_wait_ms == 0 || o_.weighted) return o_.slots;
   // Nothing measured yet: a job for each handler and one ahead. Filling the
   // slots here would put a full buffer ahead of every new job until it ran
   // out (with slow handlers, seconds); with fast ones the first reports

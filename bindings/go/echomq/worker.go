@@ -125,7 +125,8 @@ type Worker struct {
 	// about this much handler work (within Slots). A job of a quiet lane
 	// then starts within about this wait even behind a deep backlog, while
 	// fast handlers still get deep batches. Default 5 ms; FixedPrefetch
-	// for none (every claim fills the free slots).
+	// for none (every claim fills the free slots, as Weighted workers
+	// always do: only full batches keep whole turns).
 	TargetWait time.Duration
 	// IdleWait bounds one server-side wait of the idle engine; default 5 s.
 	// The engine wakes at once when work arrives either way.

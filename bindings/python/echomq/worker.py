@@ -172,7 +172,8 @@ class Worker:
             work, within ``slots``.  A job of a quiet lane then starts
             within about this wait even behind a deep backlog, while fast
             handlers still get deep batches.  ``0`` = fixed prefetch: every
-            claim fills the free slots.
+            claim fills the free slots (as ``weighted`` workers always do:
+            only full batches keep whole turns).
         fused: ignored (the engine always settles and claims in one round
             trip); kept for compatibility.
 

@@ -600,7 +600,8 @@ typedef struct echomq_worker_options {
    * handler work (Little's law: target × handlers / handler time), within
    * slots and prefetch. A quiet lane's job then starts within about one
    * target wait, not behind a full buffer of claimed jobs; fast handlers
-   * still get deep batches (docs/architecture.md). Default 5;
+   * still get deep batches (docs/architecture.md). Weighted engines keep
+   * the fixed prefetch: a turn is kept whole only by a full batch. Default 5;
    * 0 = fixed prefetch (every claim fills the free slots up to prefetch, as
    * before version 3, and what a caller of version 1 or 2 gets);
    * 0..ECHOMQ_TARGET_WAIT_MAX_MS. */
