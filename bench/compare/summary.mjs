@@ -111,7 +111,7 @@ if (withE.length) {
               `tenants at ${fmt(e0.quiet_rate)} jobs/s in total, ${e0.handler_ms} ms handlers, ${e0.workers} workers;\n` +
               '    quiet waits, enqueue -> handler start, in ms (">": jobs still waiting at the end, a lower bound)');
   console.log(`${'library'.padEnd(40)}${pad('quiet p50', 11)}${pad('quiet p99', 11)}${pad('quiet max', 11)}` +
-              `${pad('heavy p50', 11)}${pad('jobs/s', 9)}${pad('p99 vs EchoMQ', 15)}`);
+              `${pad('heavy p50', 11)}${pad('jobs/s', 9)}${pad('EchoMQ p99 / row', 18)}`);
   const refE = withE[0].e;
   const rowsE = [];
   for (const r of withE) {
@@ -121,7 +121,7 @@ if (withE.length) {
   for (const [label, e] of rowsE) {
     console.log(`${label.padEnd(40)}${pad(ms(e.quiet_p50_ms, e.p50_lower_bound), 11)}${pad(ms(e.quiet_p99_ms, e.p99_lower_bound), 11)}` +
                 `${pad(ms(e.quiet_max_ms, e.quiet_unstarted > 0), 11)}${pad(ms(e.heavy_p50_ms), 11)}${pad(fmt(e.jobs_per_s), 9)}` +
-                `${pad((e.p99_lower_bound ? '<' : '') + (refE.quiet_p99_ms / e.quiet_p99_ms).toFixed(4) + 'x', 15)}`);
+                `${pad((e.p99_lower_bound ? '<' : '') + (refE.quiet_p99_ms / e.quiet_p99_ms).toFixed(4) + 'x', 18)}`);
   }
 }
 if (out) writeFileSync(out, JSON.stringify({ libraries: libs }, null, 2) + '\n');
