@@ -71,6 +71,13 @@ step "peer benchmark smoke runs (bench/peers: rq, arq, Celery from PyPI; asynq f
 # Small sizes, correctness only (every phase must see all its jobs run).
 ECHOMQ_BUILD_DIR="$build" bash bench/peers/python/run.sh --smoke
 ECHOMQ_BUILD_DIR="$build" bash bench/peers/go/run.sh -smoke
+(  # bench/compare's workload (e), EchoMQ's side (the Node peers are not in CI)
+  e_dir=$(mktemp -d)
+  trap 'bash tests/valkey-server.sh stop "$e_dir/valkey" >/dev/null 2>&1 || true' EXIT
+  e_url=$(bash tests/valkey-server.sh start "$e_dir/valkey")
+  "$build/bench/echomq_bench" compare --url "$e_url" --phase e --backlog 300 --warmup 0.3 --window 1 \
+    --max-wait 5 >/dev/null
+)
 
 # The sanitizer trees build the library and the C/C++ tests only, unoptimised
 # (Debug compiles several times faster; the tests wait on the server anyway).
