@@ -27,6 +27,9 @@ struct WorkerOptions {
   bool weighted = false;
   int64_t retry_delay_ms = kRetryBackoff;  // of a fail without its own delay
   int64_t idle_wait_ms = 5000;             // one server-side wait when idle
+  // Latency-bounded prefetch: claims keep about this much handler work
+  // unstarted (0 = fixed prefetch: every claim fills the free slots).
+  int64_t target_wait_ms = 5;
 };
 
 struct WorkerStats {
@@ -69,6 +72,7 @@ class Worker {
   struct Held {
     uint64_t token;
     int64_t deadline;  // local steady ms by which the lease ends at the latest
+    int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered)
   };
   // The loop of one pump thread, on its own connection; only the first
   // extends leases.
@@ -76,6 +80,11 @@ class Worker {
   // Under mu_: may a pump claim now, given the call in flight on the other
   // pump (if any)?
   bool mayClaim() const;
+  // Under mu_: how many jobs the engine may hold now, running or unstarted
+  // (latency-bounded prefetch; slots when fixed or not measured yet).
+  uint32_t holdCap() const;
+  // Under mu_: a job handed out at startedUs was reported now.
+  void noteHandlerTime(int64_t startedUs);
   // Is the prefetch deep enough for two calls in flight (and a second pump)?
   bool overlaps() const;
   void waiter();
@@ -111,6 +120,12 @@ class Worker {
   int inFlight_ = 0;       // pump calls in flight
   int pumpsLeft_ = 0;      // pump threads still running (set by start)
   int64_t waitMs_ = 0;
+  // Latency-bounded prefetch: the mean handler time (µs, moving average;
+  // 0 = none measured yet), the host threads inside next() now, and the
+  // most host threads seen busy or waiting at once (the handlers).
+  double handlerUs_ = 0;
+  uint32_t waiting_ = 0;
+  uint32_t hosts_ = 0;
   int64_t backoffUntil_ = 0;
   int64_t backoffMs_ = 0;
   std::string lastError_;

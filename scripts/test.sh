@@ -4,7 +4,7 @@
 # (pytest, headless Chromium), the Go suite
 # (go vet + go test -race), the packaging tests (pytest: the wheel, the Go
 # module as an outside user gets it), smoke runs of the demo and the
-# benchmark, the C/C++ suite again under ASan+UBSan and under TSan
+# benchmarks (the peer benchmarks install their peers themselves), the C/C++ suite again under ASan+UBSan and under TSan
 # (build/asan, build/tsan), and a bounded libFuzzer run over input
 # validation (build/fuzz, ECHOMQ_FUZZ_SECONDS, default 60).
 # Each suite starts and stops its own throwaway valkey-server. The C/C++
@@ -80,6 +80,8 @@ step "Go tests (go vet, go test -race)"
   go vet ./...
   cd ../../bench/workers/go
   go vet ./...
+  cd ../../peers/go
+  go vet ./...
 )
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
@@ -92,6 +94,18 @@ BUILD_DIR="$build" DEMO_SVG="$build/echomq-demo.svg" bash scripts/demo.sh
 ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1
 # The engine drain of the Python, Go and C workers against Redis 7.0.
 VALKEY_SERVER=redis-server ECHOMQ_BUILD_DIR="$build" bash bench/workers/run.sh 2000 1
+
+step "peer benchmark smoke runs (bench/peers: rq, arq, Celery from PyPI; asynq from the Go proxy)"
+# Small sizes, correctness only (every phase must see all its jobs run).
+ECHOMQ_BUILD_DIR="$build" bash bench/peers/python/run.sh --smoke
+ECHOMQ_BUILD_DIR="$build" bash bench/peers/go/run.sh -smoke
+(  # bench/compare's workload (e), EchoMQ's side (the Node peers are not in CI)
+  e_dir=$(mktemp -d)
+  trap 'bash tests/valkey-server.sh stop "$e_dir/valkey" >/dev/null 2>&1 || true' EXIT
+  e_url=$(bash tests/valkey-server.sh start "$e_dir/valkey")
+  "$build/bench/echomq_bench" compare --url "$e_url" --phase e --backlog 300 --warmup 0.3 --window 1 \
+    --max-wait 5 >/dev/null
+)
 
 # The sanitizer trees build the library and the C/C++ tests only, unoptimised
 # (Debug compiles several times faster; the tests wait on the server anyway).

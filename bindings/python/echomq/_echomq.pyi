@@ -47,6 +47,7 @@ class Client:
     def __init__(
         self, connect_timeout_ms: int, command_timeout_ms: int, max_payload_bytes: int,
         wait_replicas: int = ..., wait_aof: int = ..., wait_timeout_ms: int = ...,
+        target_wait_ms: int = ...,
     ) -> None: ...
     @staticmethod
     def take_unconfirmed() -> str: ...

@@ -33,8 +33,9 @@ struct Worker {
   Worker(const std::string &url, const std::string &queue, unsigned int slots, unsigned int prefetch,
          int64_t lease_ms, bool weighted, int64_t retry_delay_ms, int64_t idle_wait_ms,
          int connect_timeout_ms, int command_timeout_ms, int wait_replicas, int wait_aof,
-         int wait_timeout_ms) {
+         int wait_timeout_ms, int target_wait_ms) {
     echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+    o.target_wait_ms = target_wait_ms;
     o.wait_replicas = wait_replicas;
     o.wait_aof = wait_aof;
     o.wait_timeout_ms = wait_timeout_ms;
@@ -264,6 +265,7 @@ PYBIND11_MODULE(_echomq, m) {
     defaults["idle_wait_ms"] = d.idle_wait_ms;
     defaults["connect_timeout_ms"] = d.connect_timeout_ms;
     defaults["command_timeout_ms"] = d.command_timeout_ms;
+    defaults["target_wait_ms"] = d.target_wait_ms;
     m.attr("WORKER_DEFAULTS") = defaults;
   }
 
@@ -276,11 +278,12 @@ PYBIND11_MODULE(_echomq, m) {
   py::class_<Worker>(m, "Worker", "The worker engine of libechomq (an echomq_worker handle).")
       // No I/O: the factory keeps the GIL.
       .def(py::init<const std::string &, const std::string &, unsigned int, unsigned int, int64_t, bool,
-                    int64_t, int64_t, int, int, int, int, int>(),
+                    int64_t, int64_t, int, int, int, int, int, int>(),
            py::arg("url"), py::arg("queue"), py::arg("slots"), py::arg("prefetch"), py::arg("lease_ms"),
            py::arg("weighted"), py::arg("retry_delay_ms"), py::arg("idle_wait_ms"),
            py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"), py::arg("wait_replicas") = 0,
-           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000)
+           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000,
+           py::arg("target_wait_ms") = echomq_worker_options ECHOMQ_WORKER_OPTIONS_INIT.target_wait_ms)
       .def("start",
            [](Worker &self) {
              py::gil_scoped_release nogil;

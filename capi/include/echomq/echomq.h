@@ -652,17 +652,33 @@ typedef struct echomq_worker_options {
   int wait_replicas;         /* default 0 */
   int wait_aof;              /* default 0 */
   int wait_timeout_ms;       /* default 1000 */
+  /* Since version 3 (0.4.0): latency-bounded prefetch. The engine measures
+   * how long a handler takes and how many host threads pull jobs, and sizes
+   * each claim so that the jobs it holds unstarted are about this much
+   * handler work (Little's law: target × handlers / handler time), within
+   * slots and prefetch. A quiet lane's job then starts within about one
+   * target wait, not behind a full buffer of claimed jobs; fast handlers
+   * still get deep batches (docs/architecture.md). Weighted engines keep
+   * the fixed prefetch: a turn is kept whole only by a full batch. Default 5;
+   * 0 = fixed prefetch (every claim fills the free slots up to prefetch, as
+   * before version 3, and what a caller of version 1 or 2 gets);
+   * 0..ECHOMQ_TARGET_WAIT_MAX_MS. */
+  int target_wait_ms;
 } echomq_worker_options;
 
-#define ECHOMQ_WORKER_OPTIONS_VERSION 2
+#define ECHOMQ_WORKER_OPTIONS_VERSION 3
 /* A caller built against version 1 (no wait_* fields) passes 1. */
 #define ECHOMQ_WORKER_OPTIONS_VERSION_1 1
+/* A caller built against version 2 (no target_wait_ms) passes 2. */
+#define ECHOMQ_WORKER_OPTIONS_VERSION_2 2
+/* Longest target wait of latency-bounded prefetch (one minute). */
+#define ECHOMQ_TARGET_WAIT_MAX_MS 60000
 #define ECHOMQ_WORKER_OPTIONS_INIT \
-  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000, 0, 0, 1000 }
+  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000, 0, 0, 1000, 5 }
 /* Retry delay of echomq_worker_fail meaning "the worker's retry_delay_ms". */
 #define ECHOMQ_RETRY_DEFAULT (-4)
 
-/* Fill *opts with defaults (version 1: the version-1 fields only).
+/* Fill *opts with defaults (version 1 or 2: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_worker_options_init(echomq_worker_options *opts, unsigned int version);
 

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_6231371e48cea370(const char*);
+  void cgo_panic__capi_b0d457c7733d2b7b(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_6231371e48cea370(p);
+  cgo_panic__capi_b0d457c7733d2b7b(p);
 }
 
 
@@ -582,6 +582,7 @@ enum {
   EMQGO_WOPT_WAIT_REPLICAS,
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
+  EMQGO_WOPT_TARGET_WAIT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -601,6 +602,7 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
+  v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -619,7 +621,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
-      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -632,6 +635,7 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
+  o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -705,7 +709,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_6231371e48cea370(void *_swig_go_0) {
+void _wrap_Swig_free_capi_b0d457c7733d2b7b(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -715,7 +719,7 @@ void _wrap_Swig_free_capi_6231371e48cea370(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_6231371e48cea370(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -728,7 +732,7 @@ void *_wrap_Swig_malloc_capi_6231371e48cea370(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -739,7 +743,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -750,7 +754,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -761,7 +765,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_OK_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +776,7 @@ intgo _wrap_ECHOMQ_OK_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EMPTY_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -783,7 +787,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -794,7 +798,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EINVAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -805,7 +809,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +820,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +831,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ESTALE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +842,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +853,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EFULL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +864,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ELEASED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +875,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +886,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +897,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ECONN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +908,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +919,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +930,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ETLS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +941,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ESERVER_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +952,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +963,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EPROTO_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +974,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EBUSY_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +985,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ELOADING_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +996,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1007,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EOOM_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1018,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1029,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1040,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1051,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1062,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1073,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1084,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1095,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1106,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1117,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1128,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1139,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1150,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1161,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1172,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1183,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1194,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_6231371e48cea370() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -1201,7 +1205,18 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_6231371e48cea370() {
 }
 
 
-_gostring_ _wrap_strerror_capi_6231371e48cea370(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0d457c7733d2b7b() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_TARGET_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1217,7 +1232,7 @@ _gostring_ _wrap_strerror_capi_6231371e48cea370(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_6231371e48cea370() {
+intgo _wrap_version_capi_b0d457c7733d2b7b() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1228,7 +1243,7 @@ intgo _wrap_version_capi_6231371e48cea370() {
 }
 
 
-_gostring_ _wrap_version_string_capi_6231371e48cea370() {
+_gostring_ _wrap_version_string_capi_b0d457c7733d2b7b() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1242,7 +1257,7 @@ _gostring_ _wrap_version_string_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_check_queue_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1260,7 +1275,7 @@ intgo _wrap_check_queue_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1278,7 +1293,7 @@ intgo _wrap_check_group_name_capi_6231371e48cea370(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1298,7 +1313,7 @@ intgo _wrap_client_connect_capi_6231371e48cea370(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1308,7 +1323,7 @@ void _wrap_client_free_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1324,7 +1339,7 @@ _gostring_ _wrap_client_errmsg_capi_6231371e48cea370(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1337,7 +1352,7 @@ intgo _wrap_client_errcode_capi_6231371e48cea370(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1350,7 +1365,7 @@ intgo _wrap_client_connected_capi_6231371e48cea370(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1360,7 +1375,7 @@ void _wrap_client_cancel_capi_6231371e48cea370(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_6231371e48cea370(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1373,7 +1388,7 @@ intgo _wrap_client_ping_capi_6231371e48cea370(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1389,7 +1404,7 @@ _gostring_ _wrap_job_group_capi_6231371e48cea370(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1405,7 +1420,7 @@ _gostring_ _wrap_job_last_error_capi_6231371e48cea370(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1415,7 +1430,7 @@ void _wrap_job_free_capi_6231371e48cea370(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1428,7 +1443,7 @@ long long _wrap_job_list_count_capi_6231371e48cea370(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1443,7 +1458,7 @@ struct echomq_job *_wrap_job_list_at_capi_6231371e48cea370(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_6231371e48cea370(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1453,7 +1468,7 @@ void _wrap_job_list_free_capi_6231371e48cea370(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_6231371e48cea370() {
+struct echomq_batch *_wrap_batch_create_capi_b0d457c7733d2b7b() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1464,7 +1479,7 @@ struct echomq_batch *_wrap_batch_create_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_batch_add_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1490,7 +1505,7 @@ intgo _wrap_batch_add_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1503,7 +1518,7 @@ long long _wrap_batch_count_capi_6231371e48cea370(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1518,7 +1533,7 @@ long long _wrap_batch_id_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1551,7 +1566,7 @@ intgo _wrap_batch_add_keyed_capi_6231371e48cea370(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_6231371e48cea370(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1566,7 +1581,7 @@ intgo _wrap_batch_duplicate_capi_6231371e48cea370(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1588,7 +1603,7 @@ intgo _wrap_delete_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1598,7 +1613,7 @@ void _wrap_batch_clear_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1608,7 +1623,7 @@ void _wrap_batch_free_capi_6231371e48cea370(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1632,7 +1647,7 @@ intgo _wrap_ack_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1671,7 +1686,7 @@ intgo _wrap_extend_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1700,7 +1715,7 @@ intgo _wrap_set_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1727,7 +1742,7 @@ intgo _wrap_clear_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1756,7 +1771,7 @@ intgo _wrap_set_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1783,7 +1798,7 @@ intgo _wrap_clear_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1810,7 +1825,7 @@ intgo _wrap_pause_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1837,7 +1852,7 @@ intgo _wrap_resume_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1859,7 +1874,7 @@ intgo _wrap_set_default_weight_capi_6231371e48cea370(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1881,7 +1896,7 @@ intgo _wrap_set_default_limit_capi_6231371e48cea370(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1903,7 +1918,7 @@ intgo _wrap_set_default_max_attempts_capi_6231371e48cea370(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1936,7 +1951,7 @@ intgo _wrap_set_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1963,7 +1978,7 @@ intgo _wrap_clear_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1989,7 +2004,7 @@ intgo _wrap_set_default_rate_capi_6231371e48cea370(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2018,7 +2033,7 @@ intgo _wrap_throttle_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2047,7 +2062,7 @@ intgo _wrap_set_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2074,7 +2089,7 @@ intgo _wrap_clear_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2096,7 +2111,7 @@ intgo _wrap_set_default_cap_capi_6231371e48cea370(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2109,7 +2124,7 @@ long long _wrap_lane_list_count_capi_6231371e48cea370(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2119,7 +2134,7 @@ void _wrap_lane_list_free_capi_6231371e48cea370(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2158,7 +2173,7 @@ intgo _wrap_redrive_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2191,7 +2206,7 @@ intgo _wrap_redrive_all_capi_6231371e48cea370(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_6231371e48cea370(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2204,7 +2219,7 @@ intgo _wrap_worker_start_capi_6231371e48cea370(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2219,7 +2234,7 @@ intgo _wrap_worker_done_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2243,7 +2258,7 @@ intgo _wrap_worker_fail_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2265,7 +2280,7 @@ intgo _wrap_worker_discard_capi_6231371e48cea370(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2282,7 +2297,7 @@ intgo _wrap_worker_stop_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_6231371e48cea370(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2292,7 +2307,7 @@ void _wrap_worker_free_capi_6231371e48cea370(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2314,7 +2329,7 @@ intgo _wrap_shards_create_capi_6231371e48cea370(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2327,7 +2342,7 @@ long long _wrap_report_count_capi_6231371e48cea370(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_6231371e48cea370(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2345,7 +2360,7 @@ _gostring_ _wrap_report_at_capi_6231371e48cea370(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2355,7 +2370,7 @@ void _wrap_report_free_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_6231371e48cea370(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2371,7 +2386,7 @@ _gostring_ _wrap_report_cursor_capi_6231371e48cea370(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_ID_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2383,7 +2398,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2395,7 +2410,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2407,7 +2422,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2419,7 +2434,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2431,7 +2446,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2443,7 +2458,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2455,7 +2470,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2467,7 +2482,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_STATE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2479,7 +2494,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2491,7 +2506,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2503,7 +2518,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_LANES_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2515,7 +2530,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_RING_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2527,7 +2542,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2539,7 +2554,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2551,7 +2566,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2563,7 +2578,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2575,7 +2590,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2587,7 +2602,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2599,7 +2614,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2611,7 +2626,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2623,7 +2638,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2635,7 +2650,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2647,7 +2662,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2659,7 +2674,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2671,7 +2686,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2683,7 +2698,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2695,7 +2710,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2707,7 +2722,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2719,7 +2734,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2731,7 +2746,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2743,7 +2758,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2755,7 +2770,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2767,7 +2782,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2779,7 +2794,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2791,7 +2806,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2803,7 +2818,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2815,7 +2830,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2827,7 +2842,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2839,7 +2854,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2851,7 +2866,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2863,7 +2878,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2875,7 +2890,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2887,7 +2902,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2899,7 +2914,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2911,7 +2926,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2923,7 +2938,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_CAP_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2935,7 +2950,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2947,7 +2962,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -2959,7 +2974,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_6231371e48cea370() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_6231371e48cea370(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_b0d457c7733d2b7b(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2982,7 +2997,7 @@ struct echomq_client *_wrap_client_create_capi_6231371e48cea370(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_6231371e48cea370(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2998,7 +3013,7 @@ void _wrap_job_numbers_capi_6231371e48cea370(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_6231371e48cea370(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3014,7 +3029,7 @@ void _wrap_job_payload_copy_capi_6231371e48cea370(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3064,7 +3079,7 @@ intgo _wrap_enqueue_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3090,7 +3105,7 @@ intgo _wrap_enqueue_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3149,7 +3164,7 @@ intgo _wrap_enqueue_keyed_capi_6231371e48cea370(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3177,7 +3192,7 @@ intgo _wrap_enqueue_batch_window_capi_6231371e48cea370(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3212,7 +3227,7 @@ intgo _wrap_get_job_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3249,7 +3264,7 @@ intgo _wrap_purge_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3275,7 +3290,7 @@ intgo _wrap_queues_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3308,7 +3323,7 @@ intgo _wrap_shards_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3343,7 +3358,7 @@ intgo _wrap_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3380,7 +3395,7 @@ intgo _wrap_wclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3417,7 +3432,7 @@ intgo _wrap_bclaim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3456,7 +3471,7 @@ intgo _wrap_ack_claim_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3502,7 +3517,7 @@ intgo _wrap_fail_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3528,7 +3543,7 @@ intgo _wrap_stats_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3561,7 +3576,7 @@ intgo _wrap_lane_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3603,7 +3618,7 @@ intgo _wrap_lanes_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3621,7 +3636,7 @@ _gostring_ _wrap_lane_list_group_capi_6231371e48cea370(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3639,7 +3654,7 @@ void _wrap_lane_list_numbers_capi_6231371e48cea370(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_6231371e48cea370(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3655,7 +3670,7 @@ _gostring_ _wrap_lane_list_cursor_capi_6231371e48cea370(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3692,7 +3707,7 @@ intgo _wrap_dead_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3725,7 +3740,7 @@ intgo _wrap_verify_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3769,7 +3784,7 @@ intgo _wrap_repair_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3809,7 +3824,7 @@ intgo _wrap_doctor_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3847,7 +3862,7 @@ intgo _wrap_ack_many_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3886,7 +3901,7 @@ intgo _wrap_claim_batch_capi_6231371e48cea370(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3898,7 +3913,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3910,7 +3925,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3922,7 +3937,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3934,7 +3949,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3946,7 +3961,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3958,7 +3973,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3970,7 +3985,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3982,7 +3997,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -3994,7 +4009,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4006,7 +4021,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4018,7 +4033,19 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0d457c7733d2b7b() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_TARGET_WAIT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4030,7 +4057,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_6231371e48cea370() {
 }
 
 
-void _wrap_worker_defaults_capi_6231371e48cea370(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_b0d457c7733d2b7b(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4044,7 +4071,7 @@ void _wrap_worker_defaults_capi_6231371e48cea370(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_6231371e48cea370(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4088,7 +4115,7 @@ intgo _wrap_worker_create_capi_6231371e48cea370(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4107,7 +4134,7 @@ intgo _wrap_worker_last_error_capi_6231371e48cea370(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4135,7 +4162,7 @@ intgo _wrap_worker_next_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4147,7 +4174,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4159,7 +4186,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4171,7 +4198,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4183,7 +4210,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4195,7 +4222,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4207,7 +4234,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4219,7 +4246,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4231,7 +4258,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4243,7 +4270,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4255,7 +4282,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4267,7 +4294,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4279,7 +4306,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4291,7 +4318,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4303,7 +4330,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_6231371e48cea370() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0d457c7733d2b7b() {
   int result;
   intgo _swig_go_result;
   
@@ -4315,7 +4342,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_6231371e48cea370() {
 }
 
 
-intgo _wrap_worker_stats_capi_6231371e48cea370(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4334,7 +4361,7 @@ intgo _wrap_worker_stats_capi_6231371e48cea370(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_6231371e48cea370() {
+long long _wrap_c_heap_in_use_capi_b0d457c7733d2b7b() {
   uint64_t result;
   long long _swig_go_result;
   

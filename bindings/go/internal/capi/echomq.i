@@ -148,6 +148,7 @@ struct echomq_worker {};
 %constant int ECHOMQ_BATCH_MAX = ECHOMQ_BATCH_MAX;
 %constant int ECHOMQ_WCLAIM_MAX = ECHOMQ_WCLAIM_MAX;
 %constant int ECHOMQ_SHARDS_MAX = ECHOMQ_SHARDS_MAX;
+%constant int ECHOMQ_TARGET_WAIT_MAX_MS = ECHOMQ_TARGET_WAIT_MAX_MS;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -624,6 +625,7 @@ enum {
   EMQGO_WOPT_WAIT_REPLICAS,
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
+  EMQGO_WOPT_TARGET_WAIT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -643,6 +645,7 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
+  v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -661,7 +664,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
-      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -674,6 +678,7 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
+  o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
