@@ -41,22 +41,23 @@ end
 -- One visit of the ring in the rotation under way: v of a served lane (nil
 -- for one set aside), `size` the ring's length after the visit. At the end
 -- of a rotation V rises to the least v it served.
+-- Returns whether V rose.
 local function costVisit(cs, v, size)
   if v and v < cs.vmin then cs.vmin = v end
   cs.left = cs.left - 1
-  if cs.left <= 0 then
-    if cs.vmin < math.huge and cs.vmin > cs.V then cs.V = cs.vmin end
-    cs.vmin, cs.left = math.huge, size
-  end
+  if cs.left > 0 then return false end
+  local rose = cs.vmin < math.huge and cs.vmin > cs.V
+  if rose then cs.V = cs.vmin end
+  cs.vmin, cs.left = math.huge, size
+  return rose
 end
--- Read before a take call's first write: the lanes in gdebt that may come
--- back (v <= V + Q), RECOVER_MAX at most. With the ring empty, V first
--- rises to let the cheapest lane in debt back (work is never left undone
--- while only lanes in debt have it).
-local function debtDue()
-  local cs = costFloor(0)
+-- The lanes in gdebt that may come back now (v <= V + Q), RECOVER_MAX at
+-- most. `empty` (no lane in the ring): V first rises to let the cheapest
+-- lane in debt back, so work is never left undone while only lanes in debt
+-- have it.
+local function debtReturning(cs, empty)
   local limit = cs.V + COST_Q
-  if rcall('LLEN', K.ring) == 0 then
+  if empty then
     local h = rcall('ZRANGE', K.gdebt, 0, 0, 'WITHSCORES')
     if h[2] and tonumber(h[2]) > limit then
       cs.V = tonumber(h[2]) - COST_Q
@@ -64,7 +65,14 @@ local function debtDue()
       cs.lifted = true
     end
   end
-  cs.back = rcall('ZRANGEBYSCORE', K.gdebt, '-inf', fmtV(limit), 'LIMIT', 0, RECOVER_MAX)
+  return rcall('ZRANGEBYSCORE', K.gdebt, '-inf', fmtV(limit), 'LIMIT', 0, RECOVER_MAX)
+end
+-- Read before a take call's first write (lua/take.lua); the turns of the
+-- call bring back the lanes that their own rotations make due, at the same
+-- points as so many calls would (lua/includes/turns.lua).
+local function debtDue()
+  local cs = costFloor(0)
+  cs.back = debtReturning(cs, rcall('LLEN', K.ring) == 0)
   return cs
 end
 -- The lanes of debtDue come back: to the ring if serviceable (or to

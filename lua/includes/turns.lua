@@ -35,11 +35,10 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   end
   local m = #head
   local whole = not fast and m == len  -- the turns may come round to a lane again
-  local cs, vOf, size, debt, forget = nil, nil, len, {}, {}
+  local cs, vOf, size, forget = nil, nil, len, {}
   if COST_Q then
     cs = costFloor(len)
-    vOf = readFields(K.gvt, head)
-    for i = 1, m do local g = head[i]; vOf[g] = effV(cs, vOf[g]) end
+    vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
   end
   -- Lane settings and token buckets; `plain` (no limit, rate or throttle
   -- anywhere, nor a default) skips reading them.
@@ -73,24 +72,61 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   end
   local depth, servedBy, lanes, nl = {}, {}, {}, 0
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
+  -- Cost mode: lanes in gdebt that a risen V (or an emptied ring) lets back
+  -- join the tail mid-call, where the next call's start would put them, with
+  -- their settings read as the head's were.
+  local function readmit(empty)
+    local back = debtReturning(cs, empty)
+    if cs.lifted then cs.lifted = nil end
+    local came = {}
+    for _, g in ipairs(back) do
+      rcall('ZREM', K.gdebt, g)
+      local st, due = laneState(g)
+      if st == 'ring' then
+        nq, size = nq + 1, size + 1
+        dq[nq] = g
+        came[#came + 1] = g
+        vOf[g] = rcall('HGET', K.gvt, g)
+      elseif st == 'wait' then
+        rcall('ZADD', K.throttled, S(due), g)
+      end
+    end
+    if #came == 0 or (plain and not weighted) then return #came end
+    local l1, w1 = laneSettings(came, weighted)
+    for _, g in ipairs(came) do
+      lim[g] = l1[g]
+      if weighted then wt[g] = w1[g] end
+      if lim[g] then act[g] = tonumber(rcall('HGET', K.gactive, g) or '') or 0 end
+      if not plain then
+        local r = laneRate(g)
+        local b = rcall('HGET', K.gbucket, g)
+        if r or b then
+          local _, tk = rateState(r, b or nil, now)
+          tok[g] = tk
+          rated[g] = r or false
+        end
+      end
+    end
+    return #came
+  end
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
   -- A lane's pending set is read and popped by protected calls: one that
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
   local pcall_ = redis.pcall
-  while taken < n and t < turns and h <= nq do
+  while taken < n and t < turns and (h <= nq or cs) do
     if cs then
       -- Lanes over their share sit out: off the ring, no turn spent.
       local sk = 0
-      while h <= nq and vOf[dq[h]] > cs.V + COST_Q and sk < COST_SKIP do
+      while h <= nq and effV(cs, vOf[dq[h]]) > cs.V + COST_Q and sk < COST_SKIP do
         local g = dq[h]
-        debt[#debt + 1] = fmtV(vOf[g]); debt[#debt + 1] = g
+        rcall('ZADD', K.gdebt, fmtV(effV(cs, vOf[g])), g)  -- now: a rotation ending in this call may let it back
         h, sk, size = h + 1, sk + 1, size - 1
-        costVisit(cs, nil, size)
+        if costVisit(cs, nil, size) then readmit(false) end
       end
-      if h > nq then break end
-      if sk == COST_SKIP and vOf[dq[h]] > cs.V + COST_Q then DEBT_MORE = true; break end
+      if h > nq and (not whole or readmit(true) == 0) then break end
+      if sk == COST_SKIP and effV(cs, vOf[dq[h]]) > cs.V + COST_Q then DEBT_MORE = true; break end
     end
     local g = dq[h]
     local key, d, l, tk = pendingKey(g), depth[g], lim[g], tok[g]
@@ -143,7 +179,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       size = size - 1
       if d == 0 then forget[#forget + 1] = g end  -- back later, it starts level
     end
-    if cs then costVisit(cs, vOf[g], size) end
+    if cs and costVisit(cs, effV(cs, vOf[g]), size) then readmit(false) end
   end
   -- The ring after those turns: the visited head entries leave the front,
   -- the lanes still serviceable go to the tail in the order they were served.
@@ -164,7 +200,6 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
   if cs then
     saveFloor(cs)
-    if #debt > 0 then callSliced('ZADD', K.gdebt, debt) end
     if #forget > 0 then callSliced('HDEL', K.gvt, forget) end
   end
   if not plain then
