@@ -88,329 +88,343 @@ typedef _gostring_ swig_type_58;
 typedef _gostring_ swig_type_59;
 typedef _gostring_ swig_type_60;
 typedef long long swig_type_61;
-typedef long long swig_type_62;
-typedef _gostring_ swig_type_63;
-typedef _goslice_ swig_type_64;
+typedef _gostring_ swig_type_62;
+typedef long long swig_type_63;
+typedef _gostring_ swig_type_64;
 typedef _goslice_ swig_type_65;
 typedef _gostring_ swig_type_66;
-typedef _goslice_ swig_type_67;
-typedef _gostring_ swig_type_68;
+typedef _gostring_ swig_type_67;
+typedef long long swig_type_68;
 typedef long long swig_type_69;
 typedef _gostring_ swig_type_70;
-typedef long long swig_type_71;
-typedef _gostring_ swig_type_72;
-typedef long long swig_type_73;
-typedef _gostring_ swig_type_74;
-typedef long long swig_type_75;
-typedef _gostring_ swig_type_76;
-typedef long long swig_type_77;
-typedef _goslice_ swig_type_78;
-typedef _goslice_ swig_type_79;
-typedef _gostring_ swig_type_80;
-typedef _gostring_ swig_type_81;
-typedef _goslice_ swig_type_82;
+typedef _goslice_ swig_type_71;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
+typedef _goslice_ swig_type_74;
+typedef _gostring_ swig_type_75;
+typedef long long swig_type_76;
+typedef _gostring_ swig_type_77;
+typedef _gostring_ swig_type_78;
+typedef long long swig_type_79;
+typedef long long swig_type_80;
+typedef long long swig_type_81;
+typedef _gostring_ swig_type_82;
 typedef long long swig_type_83;
-typedef _goslice_ swig_type_84;
-typedef _gostring_ swig_type_85;
-typedef long long swig_type_86;
-typedef _gostring_ swig_type_87;
-typedef _gostring_ swig_type_88;
+typedef _gostring_ swig_type_84;
+typedef long long swig_type_85;
+typedef _gostring_ swig_type_86;
+typedef long long swig_type_87;
+typedef _goslice_ swig_type_88;
 typedef _goslice_ swig_type_89;
-typedef long long swig_type_90;
+typedef _gostring_ swig_type_90;
 typedef _gostring_ swig_type_91;
-typedef long long swig_type_92;
-typedef _goslice_ swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef long long swig_type_95;
+typedef _goslice_ swig_type_92;
+typedef long long swig_type_93;
+typedef _goslice_ swig_type_94;
+typedef _gostring_ swig_type_95;
 typedef long long swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef long long swig_type_98;
+typedef _gostring_ swig_type_98;
 typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
+typedef long long swig_type_100;
 typedef _gostring_ swig_type_101;
-typedef _goslice_ swig_type_102;
+typedef long long swig_type_102;
 typedef _goslice_ swig_type_103;
 typedef _gostring_ swig_type_104;
-typedef _goslice_ swig_type_105;
-typedef _gostring_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _gostring_ swig_type_109;
-typedef long long swig_type_110;
-typedef _goslice_ swig_type_111;
-typedef _gostring_ swig_type_112;
-typedef long long swig_type_113;
-typedef long long swig_type_114;
+typedef long long swig_type_105;
+typedef long long swig_type_106;
+typedef _gostring_ swig_type_107;
+typedef long long swig_type_108;
+typedef _goslice_ swig_type_109;
+typedef _gostring_ swig_type_110;
+typedef _gostring_ swig_type_111;
+typedef _goslice_ swig_type_112;
+typedef _goslice_ swig_type_113;
+typedef _gostring_ swig_type_114;
 typedef _goslice_ swig_type_115;
 typedef _gostring_ swig_type_116;
 typedef long long swig_type_117;
-typedef long long swig_type_118;
-typedef long long swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef _gostring_ swig_type_121;
-typedef long long swig_type_122;
+typedef _goslice_ swig_type_118;
+typedef _gostring_ swig_type_119;
+typedef long long swig_type_120;
+typedef _goslice_ swig_type_121;
+typedef _gostring_ swig_type_122;
 typedef long long swig_type_123;
-typedef _gostring_ swig_type_124;
-typedef long long swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _gostring_ swig_type_127;
-typedef _goslice_ swig_type_128;
-typedef _gostring_ swig_type_129;
-typedef _gostring_ swig_type_130;
-typedef _goslice_ swig_type_131;
-typedef _gostring_ swig_type_132;
-typedef _gostring_ swig_type_133;
-typedef long long swig_type_134;
-typedef _goslice_ swig_type_135;
-typedef _gostring_ swig_type_136;
-typedef long long swig_type_137;
-typedef long long swig_type_138;
-typedef _goslice_ swig_type_139;
+typedef long long swig_type_124;
+typedef _goslice_ swig_type_125;
+typedef _gostring_ swig_type_126;
+typedef long long swig_type_127;
+typedef long long swig_type_128;
+typedef long long swig_type_129;
+typedef _goslice_ swig_type_130;
+typedef _gostring_ swig_type_131;
+typedef long long swig_type_132;
+typedef long long swig_type_133;
+typedef _gostring_ swig_type_134;
+typedef long long swig_type_135;
+typedef _goslice_ swig_type_136;
+typedef _gostring_ swig_type_137;
+typedef _goslice_ swig_type_138;
+typedef _gostring_ swig_type_139;
 typedef _gostring_ swig_type_140;
-typedef _gostring_ swig_type_141;
-typedef long long swig_type_142;
-typedef long long swig_type_143;
-typedef _goslice_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef _goslice_ swig_type_146;
-typedef _gostring_ swig_type_147;
-typedef _gostring_ swig_type_148;
-typedef long long swig_type_149;
-typedef _goslice_ swig_type_150;
+typedef _goslice_ swig_type_141;
+typedef _gostring_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef long long swig_type_144;
+typedef _goslice_ swig_type_145;
+typedef _gostring_ swig_type_146;
+typedef long long swig_type_147;
+typedef long long swig_type_148;
+typedef _goslice_ swig_type_149;
+typedef _gostring_ swig_type_150;
 typedef _gostring_ swig_type_151;
-typedef _gostring_ swig_type_152;
-typedef _goslice_ swig_type_153;
-typedef _gostring_ swig_type_154;
-typedef _goslice_ swig_type_155;
+typedef long long swig_type_152;
+typedef long long swig_type_153;
+typedef _goslice_ swig_type_154;
+typedef _gostring_ swig_type_155;
 typedef _goslice_ swig_type_156;
-typedef _goslice_ swig_type_157;
+typedef _gostring_ swig_type_157;
 typedef _gostring_ swig_type_158;
 typedef long long swig_type_159;
 typedef _goslice_ swig_type_160;
-typedef _goslice_ swig_type_161;
+typedef _gostring_ swig_type_161;
 typedef _gostring_ swig_type_162;
-typedef _gostring_ swig_type_163;
-typedef _goslice_ swig_type_164;
+typedef _goslice_ swig_type_163;
+typedef _gostring_ swig_type_164;
 typedef _goslice_ swig_type_165;
 typedef _goslice_ swig_type_166;
-typedef long long swig_type_167;
-typedef _goslice_ swig_type_168;
-typedef _goslice_ swig_type_169;
-typedef long long swig_type_170;
-extern void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7(void);
-extern swig_type_1 _wrap_strerror_capi_3e8bc5eb73ad38f7(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_3e8bc5eb73ad38f7(void);
-extern swig_type_2 _wrap_version_string_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern void _wrap_job_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern void _wrap_batch_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_extend_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5, swig_type_29 arg6);
-extern swig_intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
-extern swig_intgo _wrap_pause_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
-extern swig_intgo _wrap_resume_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_42 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_43 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4, swig_type_47 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_50 arg2, swig_intgo arg3, swig_type_51 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
-extern swig_intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
-extern swig_intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern swig_type_62 _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4);
-extern swig_intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3);
-extern swig_intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(uintptr_t arg1, uintptr_t arg2, swig_type_68 arg3, swig_type_69 arg4);
-extern swig_intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(uintptr_t arg1, uintptr_t arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_intgo arg2, swig_type_71 arg3);
-extern void _wrap_worker_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3);
-extern swig_type_73 _wrap_report_count_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_74 _wrap_report_at_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_75 arg2);
-extern void _wrap_report_free_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_type_76 _wrap_report_cursor_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7(void);
-extern uintptr_t _wrap_client_create_capi_3e8bc5eb73ad38f7(swig_intgo arg1, swig_intgo arg2, swig_type_77 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_78 arg2);
-extern void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_79 arg2);
-extern swig_intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_intgo arg6, swig_type_84 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_85 arg2, uintptr_t arg3, swig_type_86 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5, swig_intgo arg6, swig_type_91 arg7, swig_type_92 arg8, swig_type_93 arg9);
-extern swig_intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_94 arg2, uintptr_t arg3, swig_type_95 arg4, swig_intgo arg5, swig_type_96 arg6);
-extern swig_intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3, swig_type_99 arg4);
-extern swig_intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_102 arg6);
-extern swig_intgo _wrap_queues_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_103 arg2);
-extern swig_intgo _wrap_shards_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_claim_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4);
-extern swig_intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_intgo arg4, swig_type_111 arg5);
-extern swig_intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3, swig_type_114 arg4, swig_type_115 arg5);
-extern swig_intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_type_120 arg6);
-extern swig_intgo _wrap_fail_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4, swig_type_124 arg5, swig_type_125 arg6, swig_type_126 arg7);
-extern swig_intgo _wrap_stats_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3);
-extern swig_intgo _wrap_lane_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_129 arg2, swig_type_130 arg3, swig_type_131 arg4);
-extern swig_intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4, swig_type_135 arg5);
-extern swig_type_136 _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_137 arg2);
-extern void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3);
-extern swig_type_140 _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3, swig_type_143 arg4, swig_type_144 arg5);
-extern swig_intgo _wrap_verify_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_145 arg2, swig_type_146 arg3);
-extern swig_intgo _wrap_repair_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_147 arg2, swig_intgo arg3, swig_type_148 arg4, swig_type_149 arg5, swig_type_150 arg6);
-extern swig_intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4);
-extern swig_intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4, swig_type_157 arg5);
-extern swig_intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_160 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7(void);
-extern void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(swig_type_161 arg1);
-extern swig_intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3, swig_type_165 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_166 arg2);
-extern swig_intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_167 arg2, swig_type_168 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7(void);
-extern swig_intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7(void);
+typedef _goslice_ swig_type_167;
+typedef _gostring_ swig_type_168;
+typedef long long swig_type_169;
+typedef _goslice_ swig_type_170;
+typedef _goslice_ swig_type_171;
+typedef _gostring_ swig_type_172;
+typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_174;
+typedef _goslice_ swig_type_175;
+typedef _goslice_ swig_type_176;
+typedef long long swig_type_177;
+typedef _goslice_ swig_type_178;
+typedef _goslice_ swig_type_179;
+typedef long long swig_type_180;
+extern void _wrap_Swig_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_d210c243ea46fdd2(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_d210c243ea46fdd2(void);
+extern swig_type_1 _wrap_strerror_capi_d210c243ea46fdd2(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_d210c243ea46fdd2(void);
+extern swig_type_2 _wrap_version_string_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_check_queue_name_capi_d210c243ea46fdd2(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_d210c243ea46fdd2(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern void _wrap_job_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_batch_add_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern void _wrap_batch_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_extend_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5, swig_type_29 arg6);
+extern swig_intgo _wrap_set_weight_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_set_limit_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
+extern swig_intgo _wrap_pause_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
+extern swig_intgo _wrap_resume_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_42 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_43 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4, swig_type_47 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_50 arg2, swig_intgo arg3, swig_type_51 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
+extern swig_intgo _wrap_set_cap_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
+extern swig_intgo _wrap_clear_cap_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3);
+extern swig_intgo _wrap_charge_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3, swig_type_68 arg4);
+extern swig_type_69 _wrap_lane_list_count_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_70 arg2, swig_type_71 arg3, swig_type_72 arg4);
+extern swig_intgo _wrap_redrive_all_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3);
+extern swig_intgo _wrap_worker_start_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_d210c243ea46fdd2(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_fail_capi_d210c243ea46fdd2(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3, swig_type_76 arg4);
+extern swig_intgo _wrap_worker_discard_capi_d210c243ea46fdd2(uintptr_t arg1, uintptr_t arg2, swig_type_77 arg3);
+extern swig_intgo _wrap_worker_settle_capi_d210c243ea46fdd2(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_78 arg4, swig_type_79 arg5, swig_type_80 arg6);
+extern swig_intgo _wrap_worker_stop_capi_d210c243ea46fdd2(uintptr_t arg1, swig_intgo arg2, swig_type_81 arg3);
+extern void _wrap_worker_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_82 arg2, swig_intgo arg3);
+extern swig_type_83 _wrap_report_count_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_84 _wrap_report_at_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_85 arg2);
+extern void _wrap_report_free_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_type_86 _wrap_report_cursor_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_d210c243ea46fdd2(void);
+extern uintptr_t _wrap_client_create_capi_d210c243ea46fdd2(swig_intgo arg1, swig_intgo arg2, swig_type_87 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_88 arg2);
+extern void _wrap_job_payload_copy_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_89 arg2);
+extern swig_intgo _wrap_enqueue_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4, swig_type_93 arg5, swig_intgo arg6, swig_type_94 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_95 arg2, uintptr_t arg3, swig_type_96 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3, swig_type_99 arg4, swig_type_100 arg5, swig_intgo arg6, swig_type_101 arg7, swig_type_102 arg8, swig_type_103 arg9);
+extern swig_intgo _wrap_enqueue_batch_window_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_104 arg2, uintptr_t arg3, swig_type_105 arg4, swig_intgo arg5, swig_type_106 arg6);
+extern swig_intgo _wrap_get_job_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_107 arg2, swig_type_108 arg3, swig_type_109 arg4);
+extern swig_intgo _wrap_purge_lane_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_112 arg6);
+extern swig_intgo _wrap_queues_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_113 arg2);
+extern swig_intgo _wrap_shards_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_intgo _wrap_claim_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4);
+extern swig_intgo _wrap_wclaim_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_119 arg2, swig_type_120 arg3, swig_intgo arg4, swig_type_121 arg5);
+extern swig_intgo _wrap_bclaim_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4, swig_type_125 arg5);
+extern swig_intgo _wrap_ack_claim_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_126 arg2, swig_type_127 arg3, swig_type_128 arg4, swig_type_129 arg5, swig_type_130 arg6);
+extern swig_intgo _wrap_fail_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_type_134 arg5, swig_type_135 arg6, swig_type_136 arg7);
+extern swig_intgo _wrap_stats_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_137 arg2, swig_type_138 arg3);
+extern swig_intgo _wrap_lane_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4);
+extern swig_intgo _wrap_lanes_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_142 arg2, swig_type_143 arg3, swig_type_144 arg4, swig_type_145 arg5);
+extern swig_type_146 _wrap_lane_list_group_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_147 arg2);
+extern void _wrap_lane_list_numbers_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3);
+extern swig_type_150 _wrap_lane_list_cursor_capi_d210c243ea46fdd2(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4, swig_type_154 arg5);
+extern swig_intgo _wrap_verify_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_155 arg2, swig_type_156 arg3);
+extern swig_intgo _wrap_repair_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, swig_type_159 arg5, swig_type_160 arg6);
+extern swig_intgo _wrap_doctor_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_161 arg2, swig_type_162 arg3, swig_type_163 arg4);
+extern swig_intgo _wrap_ack_many_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_164 arg2, swig_type_165 arg3, swig_type_166 arg4, swig_type_167 arg5);
+extern swig_intgo _wrap_claim_batch_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_170 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_d210c243ea46fdd2(void);
+extern void _wrap_worker_defaults_capi_d210c243ea46fdd2(swig_type_171 arg1);
+extern swig_intgo _wrap_worker_create_capi_d210c243ea46fdd2(swig_type_172 arg1, swig_type_173 arg2, swig_type_174 arg3, swig_type_175 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_176 arg2);
+extern swig_intgo _wrap_worker_next_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_177 arg2, swig_type_178 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_d210c243ea46fdd2(void);
+extern swig_intgo _wrap_worker_stats_capi_d210c243ea46fdd2(uintptr_t arg1, swig_type_179 arg2);
+extern swig_type_180 _wrap_c_heap_in_use_capi_d210c243ea46fdd2(void);
 #undef intgo
 */
 import "C"
@@ -437,8 +451,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_3e8bc5eb73ad38f7
-func cgo_panic__capi_3e8bc5eb73ad38f7(p *byte) {
+//export cgo_panic__capi_d210c243ea46fdd2
+func cgo_panic__capi_d210c243ea46fdd2(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -450,13 +464,13 @@ func cgo_panic__capi_3e8bc5eb73ad38f7(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_d210c243ea46fdd2(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -560,7 +574,7 @@ type Worker interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -568,7 +582,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -576,7 +590,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -584,7 +598,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -592,7 +606,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -600,7 +614,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -608,7 +622,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -616,7 +630,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -624,7 +638,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -632,7 +646,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -640,7 +654,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -648,7 +662,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -656,7 +670,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -664,7 +678,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -672,7 +686,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -680,7 +694,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -688,7 +702,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -696,7 +710,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -704,7 +718,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -712,7 +726,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -720,7 +734,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -728,7 +742,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -736,7 +750,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -744,7 +758,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -752,7 +766,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -760,7 +774,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -768,7 +782,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -776,7 +790,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -784,7 +798,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -792,7 +806,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -800,7 +814,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -808,7 +822,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -816,7 +830,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -824,7 +838,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -832,7 +846,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -840,7 +854,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -848,7 +862,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -856,7 +870,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -864,7 +878,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -872,7 +886,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -880,7 +894,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -888,7 +902,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -897,7 +911,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_3e8bc5eb73ad38f7(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_d210c243ea46fdd2(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -906,13 +920,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_3e8bc5eb73ad38f7())
+	swig_r = (uint)(C._wrap_version_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_3e8bc5eb73ad38f7()
+	swig_r_p := C._wrap_version_string_capi_d210c243ea46fdd2()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -922,7 +936,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_3e8bc5eb73ad38f7(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_d210c243ea46fdd2(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -932,7 +946,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_3e8bc5eb73ad38f7(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_d210c243ea46fdd2(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -943,7 +957,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -952,13 +966,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -968,33 +982,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1004,7 +1018,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1013,13 +1027,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1027,18 +1041,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_3e8bc5eb73ad38f7()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_d210c243ea46fdd2()))
 	return swig_r
 }
 
@@ -1047,7 +1061,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1060,7 +1074,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1068,7 +1082,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -1078,7 +1092,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1095,7 +1109,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1104,7 +1118,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1113,12 +1127,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1127,7 +1141,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1142,7 +1156,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), C.swig_type_28(_swig_i_4), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), C.swig_type_28(_swig_i_4), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1158,7 +1172,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1173,7 +1187,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1189,7 +1203,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1204,7 +1218,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1219,7 +1233,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1234,7 +1248,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1249,7 +1263,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1261,7 +1275,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1273,7 +1287,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1288,7 +1302,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_47(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_47(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1303,7 +1317,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1320,7 +1334,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_51(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_51(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1333,7 +1347,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), C.swig_type_54(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), C.swig_type_54(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1349,7 +1363,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), C.swig_type_57(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), C.swig_type_57(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1364,7 +1378,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1379,9 +1393,52 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_set_cost_mode_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_get_cost_mode_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_charge_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2)), C.swig_type_68(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
 	}
 	return swig_r
 }
@@ -1389,13 +1446,13 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1404,7 +1461,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1422,7 +1479,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1435,7 +1492,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1443,7 +1500,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1453,7 +1510,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_type_69(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), C.swig_type_76(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1465,9 +1522,24 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg6 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_worker_settle_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_3)), C.swig_type_79(_swig_i_4), C.swig_type_80(_swig_i_5)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
 	}
 	return swig_r
 }
@@ -1477,13 +1549,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_71(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_81(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -1491,7 +1563,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1501,7 +1573,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1509,7 +1581,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_75(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_85(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1518,13 +1590,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1533,7 +1605,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1541,7 +1613,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1549,7 +1621,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1557,7 +1629,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1565,7 +1637,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1573,7 +1645,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1581,7 +1653,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1589,7 +1661,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1597,7 +1669,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1605,7 +1677,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1613,7 +1685,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1621,7 +1693,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1629,7 +1701,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1637,7 +1709,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1645,7 +1717,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1653,7 +1725,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1661,7 +1733,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1669,7 +1741,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1677,7 +1749,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1685,7 +1757,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1693,7 +1765,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1701,7 +1773,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1709,7 +1781,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1717,7 +1789,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1725,7 +1797,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1733,7 +1805,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1741,7 +1813,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1749,7 +1821,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1757,7 +1829,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1765,7 +1837,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1773,7 +1845,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1781,7 +1853,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1789,7 +1861,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1797,7 +1869,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1805,7 +1877,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1813,7 +1885,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1821,7 +1893,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1829,7 +1901,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1837,7 +1909,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1845,7 +1917,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1853,7 +1925,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1861,7 +1933,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1869,7 +1941,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1877,7 +1949,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1885,7 +1957,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1893,7 +1965,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1901,7 +1973,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1909,7 +1981,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1917,7 +1989,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -1931,14 +2003,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_3e8bc5eb73ad38f7(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_77(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_d210c243ea46fdd2(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_87(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1947,7 +2019,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1962,7 +2034,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)), C.swig_type_83(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_3)), C.swig_type_93(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1985,7 +2057,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_86(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_96(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2003,7 +2075,7 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_type_90(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_6)), C.swig_type_92(_swig_i_7), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_3)), C.swig_type_100(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_6)), C.swig_type_102(_swig_i_7), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2030,7 +2102,7 @@ func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_96(_swig_i_5)))
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_105(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_106(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2043,7 +2115,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), C.swig_type_98(_swig_i_2), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_1)), C.swig_type_108(_swig_i_2), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2061,7 +2133,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2078,7 +2150,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2090,7 +2162,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2106,7 +2178,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), C.swig_type_117(_swig_i_2), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2123,7 +2195,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), C.swig_type_110(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_1)), C.swig_type_120(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2140,7 +2212,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_type_113(_swig_i_2), C.swig_type_114(_swig_i_3), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), C.swig_type_123(_swig_i_2), C.swig_type_124(_swig_i_3), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2158,7 +2230,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), C.swig_type_117(_swig_i_2), C.swig_type_118(_swig_i_3), C.swig_type_119(_swig_i_4), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)), C.swig_type_127(_swig_i_2), C.swig_type_128(_swig_i_3), C.swig_type_129(_swig_i_4), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2177,7 +2249,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), C.swig_type_123(_swig_i_3), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_4)), C.swig_type_125(_swig_i_5), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), C.swig_type_132(_swig_i_2), C.swig_type_133(_swig_i_3), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_4)), C.swig_type_135(_swig_i_5), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2195,7 +2267,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2211,7 +2283,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2231,7 +2303,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), C.swig_type_134(_swig_i_3), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_2)), C.swig_type_144(_swig_i_3), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2248,7 +2320,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_137(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_147(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2259,7 +2331,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_138(_swig_i_1), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_148(_swig_i_1), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2268,7 +2340,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2282,7 +2354,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_1)), C.swig_type_142(_swig_i_2), C.swig_type_143(_swig_i_3), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.swig_type_152(_swig_i_2), C.swig_type_153(_swig_i_3), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2297,7 +2369,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2315,7 +2387,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_3)), C.swig_type_149(_swig_i_4), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3)), C.swig_type_159(_swig_i_4), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2334,7 +2406,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2354,7 +2426,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2378,7 +2450,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)), C.swig_type_159(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2390,7 +2462,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2398,7 +2470,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2406,7 +2478,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2414,7 +2486,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2422,7 +2494,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2430,7 +2502,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2438,7 +2510,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2446,7 +2518,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2454,7 +2526,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2462,7 +2534,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2470,7 +2542,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2478,7 +2550,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2486,7 +2558,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_3e8bc5eb73ad38f7(*(*C.swig_type_161)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_d210c243ea46fdd2(*(*C.swig_type_171)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2498,7 +2570,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_3e8bc5eb73ad38f7(*(*C.swig_type_162)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_d210c243ea46fdd2(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2518,7 +2590,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2530,7 +2602,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), C.swig_type_167(_swig_i_1), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), C.swig_type_177(_swig_i_1), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2539,7 +2611,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2547,7 +2619,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2555,7 +2627,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2563,7 +2635,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2571,7 +2643,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2579,7 +2651,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2587,7 +2659,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2595,7 +2667,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2603,7 +2675,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2611,7 +2683,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2619,7 +2691,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2627,7 +2699,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2635,7 +2707,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2643,7 +2715,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2651,7 +2723,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_d210c243ea46fdd2())
 	return swig_r
 }
 
@@ -2661,7 +2733,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_3e8bc5eb73ad38f7(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_d210c243ea46fdd2(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2670,6 +2742,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_d210c243ea46fdd2())
 	return swig_r
 }

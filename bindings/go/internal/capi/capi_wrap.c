@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3e8bc5eb73ad38f7(const char*);
+  void cgo_panic__capi_d210c243ea46fdd2(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3e8bc5eb73ad38f7(p);
+  cgo_panic__capi_d210c243ea46fdd2(p);
 }
 
 
@@ -198,6 +198,16 @@ static void* Swig_malloc(int c) {
 #if (__WORDSIZE == 32) || (LONG_MAX == INT_MAX)
 # error "SWIG wrapped code invalid in 32 bit architecture, regenerate code using -DSWIGWORDSIZE32"
 #endif
+
+
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
+ * the report struct stays on the C side. */
+int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
+                        int64_t retry_delay_ms, uint64_t cost) {
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = cost;
+  return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
+}
 
 
 /* Numbers of a job, in this order (EMQGO_JOB_* indexes). */
@@ -705,7 +715,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d210c243ea46fdd2(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -715,7 +725,7 @@ void _wrap_Swig_free_capi_3e8bc5eb73ad38f7(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d210c243ea46fdd2(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -728,7 +738,7 @@ void *_wrap_Swig_malloc_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -739,7 +749,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -750,7 +760,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -761,7 +771,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_OK_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -772,7 +782,7 @@ intgo _wrap_ECHOMQ_OK_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EMPTY_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -783,7 +793,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -794,7 +804,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINVAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -805,7 +815,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +826,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +837,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESTALE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +848,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +859,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EFULL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +870,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELEASED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +881,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +892,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +903,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECONN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +914,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +925,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +936,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ESERVER_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +947,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +958,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EPROTO_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +969,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EBUSY_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +980,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ELOADING_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +991,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +1002,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EOOM_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1013,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1024,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1035,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1046,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1057,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1068,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1079,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1090,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1101,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1112,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1123,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1134,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1145,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1156,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1167,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1178,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1189,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1200,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_d210c243ea46fdd2(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1206,7 +1216,7 @@ _gostring_ _wrap_strerror_capi_3e8bc5eb73ad38f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_version_capi_d210c243ea46fdd2() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1227,7 @@ intgo _wrap_version_capi_3e8bc5eb73ad38f7() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
+_gostring_ _wrap_version_string_capi_d210c243ea46fdd2() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1231,7 +1241,7 @@ _gostring_ _wrap_version_string_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_d210c243ea46fdd2(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1249,7 +1259,7 @@ intgo _wrap_check_queue_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_d210c243ea46fdd2(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1267,7 +1277,7 @@ intgo _wrap_check_group_name_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1287,7 +1297,7 @@ intgo _wrap_client_connect_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1297,7 +1307,7 @@ void _wrap_client_free_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1313,7 +1323,7 @@ _gostring_ _wrap_client_errmsg_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1326,7 +1336,7 @@ intgo _wrap_client_errcode_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1339,7 +1349,7 @@ intgo _wrap_client_connected_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1349,7 +1359,7 @@ void _wrap_client_cancel_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1362,7 +1372,7 @@ intgo _wrap_client_ping_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_d210c243ea46fdd2(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1378,7 +1388,7 @@ _gostring_ _wrap_job_group_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_d210c243ea46fdd2(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1394,7 +1404,7 @@ _gostring_ _wrap_job_last_error_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_d210c243ea46fdd2(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1404,7 +1414,7 @@ void _wrap_job_free_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_d210c243ea46fdd2(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1417,7 +1427,7 @@ long long _wrap_job_list_count_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_d210c243ea46fdd2(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1432,7 +1442,7 @@ struct echomq_job *_wrap_job_list_at_capi_3e8bc5eb73ad38f7(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_d210c243ea46fdd2(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1442,7 +1452,7 @@ void _wrap_job_list_free_capi_3e8bc5eb73ad38f7(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
+struct echomq_batch *_wrap_batch_create_capi_d210c243ea46fdd2() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1453,7 +1463,7 @@ struct echomq_batch *_wrap_batch_create_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1479,7 +1489,7 @@ intgo _wrap_batch_add_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1492,7 +1502,7 @@ long long _wrap_batch_count_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1507,7 +1517,7 @@ long long _wrap_batch_id_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1540,7 +1550,7 @@ intgo _wrap_batch_add_keyed_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1555,7 +1565,7 @@ intgo _wrap_batch_duplicate_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1577,7 +1587,7 @@ intgo _wrap_delete_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1587,7 +1597,7 @@ void _wrap_batch_clear_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_d210c243ea46fdd2(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1597,7 +1607,7 @@ void _wrap_batch_free_capi_3e8bc5eb73ad38f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1621,7 +1631,7 @@ intgo _wrap_ack_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1660,7 +1670,7 @@ intgo _wrap_extend_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1689,7 +1699,7 @@ intgo _wrap_set_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1716,7 +1726,7 @@ intgo _wrap_clear_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1745,7 +1755,7 @@ intgo _wrap_set_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1772,7 +1782,7 @@ intgo _wrap_clear_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1799,7 +1809,7 @@ intgo _wrap_pause_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1826,7 +1836,7 @@ intgo _wrap_resume_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1848,7 +1858,7 @@ intgo _wrap_set_default_weight_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1870,7 +1880,7 @@ intgo _wrap_set_default_limit_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1892,7 +1902,7 @@ intgo _wrap_set_default_max_attempts_capi_3e8bc5eb73ad38f7(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1925,7 +1935,7 @@ intgo _wrap_set_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1952,7 +1962,7 @@ intgo _wrap_clear_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1978,7 +1988,7 @@ intgo _wrap_set_default_rate_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2007,7 +2017,7 @@ intgo _wrap_throttle_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2036,7 +2046,7 @@ intgo _wrap_set_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2063,7 +2073,7 @@ intgo _wrap_clear_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2085,7 +2095,91 @@ intgo _wrap_set_default_cap_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+intgo _wrap_set_cost_mode_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_get_cost_mode_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)echomq_get_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_charge_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_charge(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_lane_list_count_capi_d210c243ea46fdd2(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2098,7 +2192,7 @@ long long _wrap_lane_list_count_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_d210c243ea46fdd2(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2108,7 +2202,7 @@ void _wrap_lane_list_free_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2147,7 +2241,7 @@ intgo _wrap_redrive_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2180,7 +2274,7 @@ intgo _wrap_redrive_all_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2193,7 +2287,7 @@ intgo _wrap_worker_start_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2208,7 +2302,7 @@ intgo _wrap_worker_done_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2232,7 +2326,7 @@ intgo _wrap_worker_fail_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2254,7 +2348,35 @@ intgo _wrap_worker_discard_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_settle_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  int64_t arg5 ;
+  uint64_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint64_t)_swig_go_5; 
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg4); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stop_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2271,7 +2393,7 @@ intgo _wrap_worker_stop_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2281,7 +2403,7 @@ void _wrap_worker_free_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2303,7 +2425,7 @@ intgo _wrap_shards_create_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_d210c243ea46fdd2(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2316,7 +2438,7 @@ long long _wrap_report_count_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_d210c243ea46fdd2(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2334,7 +2456,7 @@ _gostring_ _wrap_report_at_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_d210c243ea46fdd2(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2344,7 +2466,7 @@ void _wrap_report_free_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_d210c243ea46fdd2(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2360,7 +2482,7 @@ _gostring_ _wrap_report_cursor_capi_3e8bc5eb73ad38f7(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ID_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2372,7 +2494,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2384,7 +2506,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2396,7 +2518,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2408,7 +2530,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2420,7 +2542,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2432,7 +2554,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2444,7 +2566,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2456,7 +2578,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_STATE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2468,7 +2590,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2480,7 +2602,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2492,7 +2614,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LANES_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2504,7 +2626,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_RING_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2516,7 +2638,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2528,7 +2650,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2540,7 +2662,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2552,7 +2674,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2564,7 +2686,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2576,7 +2698,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2588,7 +2710,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2600,7 +2722,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2612,7 +2734,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2624,7 +2746,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2636,7 +2758,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2648,7 +2770,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2660,7 +2782,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2672,7 +2794,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2684,7 +2806,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2696,7 +2818,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2708,7 +2830,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2720,7 +2842,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2732,7 +2854,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2744,7 +2866,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2756,7 +2878,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2768,7 +2890,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2780,7 +2902,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2792,7 +2914,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2804,7 +2926,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2816,7 +2938,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2828,7 +2950,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2840,7 +2962,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2852,7 +2974,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2864,7 +2986,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2876,7 +2998,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2888,7 +3010,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2900,7 +3022,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2912,7 +3034,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2924,7 +3046,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2936,7 +3058,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -2948,7 +3070,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_d210c243ea46fdd2(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2971,7 +3093,7 @@ struct echomq_client *_wrap_client_create_capi_3e8bc5eb73ad38f7(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_d210c243ea46fdd2(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -2987,7 +3109,7 @@ void _wrap_job_numbers_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_d210c243ea46fdd2(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3003,7 +3125,7 @@ void _wrap_job_payload_copy_capi_3e8bc5eb73ad38f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3053,7 +3175,7 @@ intgo _wrap_enqueue_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3079,7 +3201,7 @@ intgo _wrap_enqueue_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3138,7 +3260,7 @@ intgo _wrap_enqueue_keyed_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3166,7 +3288,7 @@ intgo _wrap_enqueue_batch_window_capi_3e8bc5eb73ad38f7(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3201,7 +3323,7 @@ intgo _wrap_get_job_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3238,7 +3360,7 @@ intgo _wrap_purge_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3264,7 +3386,7 @@ intgo _wrap_queues_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3297,7 +3419,7 @@ intgo _wrap_shards_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3332,7 +3454,7 @@ intgo _wrap_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3369,7 +3491,7 @@ intgo _wrap_wclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3406,7 +3528,7 @@ intgo _wrap_bclaim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3445,7 +3567,7 @@ intgo _wrap_ack_claim_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3491,7 +3613,7 @@ intgo _wrap_fail_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3517,7 +3639,7 @@ intgo _wrap_stats_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3550,7 +3672,7 @@ intgo _wrap_lane_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3592,7 +3714,7 @@ intgo _wrap_lanes_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_d210c243ea46fdd2(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3610,7 +3732,7 @@ _gostring_ _wrap_lane_list_group_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_d210c243ea46fdd2(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3628,7 +3750,7 @@ void _wrap_lane_list_numbers_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_d210c243ea46fdd2(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3644,7 +3766,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3e8bc5eb73ad38f7(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3681,7 +3803,7 @@ intgo _wrap_dead_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3714,7 +3836,7 @@ intgo _wrap_verify_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3758,7 +3880,7 @@ intgo _wrap_repair_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3798,7 +3920,7 @@ intgo _wrap_doctor_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3836,7 +3958,7 @@ intgo _wrap_ack_many_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_d210c243ea46fdd2(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3875,7 +3997,7 @@ intgo _wrap_claim_batch_capi_3e8bc5eb73ad38f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +4009,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +4021,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +4033,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +4045,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +4057,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3947,7 +4069,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3959,7 +4081,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3971,7 +4093,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3983,7 +4105,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -3995,7 +4117,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4007,7 +4129,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4019,7 +4141,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_d210c243ea46fdd2(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4033,7 +4155,7 @@ void _wrap_worker_defaults_capi_3e8bc5eb73ad38f7(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_d210c243ea46fdd2(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4077,7 +4199,7 @@ intgo _wrap_worker_create_capi_3e8bc5eb73ad38f7(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4096,7 +4218,7 @@ intgo _wrap_worker_last_error_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4124,7 +4246,7 @@ intgo _wrap_worker_next_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4136,7 +4258,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4148,7 +4270,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4160,7 +4282,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4172,7 +4294,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4184,7 +4306,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4196,7 +4318,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4208,7 +4330,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4342,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4232,7 +4354,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4244,7 +4366,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4256,7 +4378,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4268,7 +4390,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4280,7 +4402,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4292,7 +4414,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_d210c243ea46fdd2() {
   int result;
   intgo _swig_go_result;
   
@@ -4304,7 +4426,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3e8bc5eb73ad38f7() {
 }
 
 
-intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_d210c243ea46fdd2(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4323,7 +4445,7 @@ intgo _wrap_worker_stats_capi_3e8bc5eb73ad38f7(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3e8bc5eb73ad38f7() {
+long long _wrap_c_heap_in_use_capi_d210c243ea46fdd2() {
   uint64_t result;
   long long _swig_go_result;
   
