@@ -110,5 +110,5 @@ local function chargeLanes(lanes, costs)
     debt[#debt + 1] = fmtV(v); debt[#debt + 1] = g
   end
   callSliced('HSET', K.gvt, set)
-  callSliced('ZADD', K.gdebt, debt, { 'XX' })
+  if rcall('EXISTS', K.gdebt) == 1 then callSliced('ZADD', K.gdebt, debt, { 'XX' }) end
 end

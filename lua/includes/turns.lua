@@ -18,7 +18,8 @@
 -- per-job fields take one call per hash. Returns the number of jobs taken.
 -- Cost mode (COST_Q): a lane over its share leaves the ring at its turn
 -- and sits out in gdebt, spending no turn (lua/includes/cost.lua); the
--- window read is wider by COST_SKIP such lanes a turn. Sets DEBT_MORE when
+-- window read is wider by COST_SKIP such lanes (a call that sets aside more
+-- than the window holds ends there). Sets DEBT_MORE when
 -- a call ended on its skip budget: the caller says "more due now".
 local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if n < 1 then return 0 end
@@ -31,7 +32,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   else
     len = rcall('LLEN', K.ring)
     if len == 0 then return 0 end
-    head = rcall('LRANGE', K.ring, 0, math.min(len, COST_Q and turns * (COST_SKIP + 1) or turns) - 1)
+    head = rcall('LRANGE', K.ring, 0, math.min(len, COST_Q and turns + COST_SKIP or turns) - 1)
   end
   local m = #head
   local whole = not fast and m == len  -- the turns may come round to a lane again
@@ -126,6 +127,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
         if costVisit(cs, nil, size) then readmit(false) end
       end
       if h > nq and (not whole or readmit(true) == 0) then break end
+      -- Past the window read (lanes set aside took its room): the rest of
+      -- the ring is unread, so the next call goes on from there.
+      if not whole and h > m then DEBT_MORE = true; break end
       if sk == COST_SKIP and effV(cs, vOf[dq[h]]) > cs.V + COST_Q then DEBT_MORE = true; break end
     end
     local g = dq[h]
