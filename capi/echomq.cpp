@@ -616,6 +616,25 @@ int echomq_set_default_rate(echomq_client* c, const char* queue, uint32_t jobs, 
                             uint32_t burst) {
   return guarded(c, [&] { c->core.setRate(queue, nullptr, jobs, jobs ? period_ms : 1, burst); });
 }
+int echomq_set_cost_mode(echomq_client* c, const char* queue, uint64_t quantum) {
+  return guarded(c, [&] {
+    if (quantum > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("quantum must be 0..ECHOMQ_ID_MAX");
+    c->core.costMode(queue, static_cast<int64_t>(quantum));
+  });
+}
+int echomq_get_cost_mode(echomq_client* c, const char* queue, uint64_t* quantum) {
+  return guarded(c, [&] {
+    if (!quantum) echomq::invalid("quantum is NULL");
+    *quantum = c->core.costMode(queue, -1);
+  });
+}
+int echomq_charge(echomq_client* c, const char* queue, const char* group, uint64_t cost) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("cost must be 0..ECHOMQ_ID_MAX");
+    c->core.charge(queue, group, cost);
+  });
+}
 int echomq_throttle(echomq_client* c, const char* queue, const char* group, int64_t ms) {
   return guarded(c, [&] { c->core.throttle(queue, group, ms); });
 }

@@ -21,10 +21,14 @@ namespace {
 
 using emqcapi::guard;
 
-int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason) {
+int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason,
+           const echomq_job_report* r = nullptr) {
   if (!w || !job) return ECHOMQ_EINVAL;
+  if (r && r->version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
+  if (r && r->cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) return ECHOMQ_EINVAL;
+  int64_t cost = r && r->cost > 0 ? static_cast<int64_t>(r->cost) : echomq::Worker::kCostMeasured;
   return guard([&] {
-    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "");
+    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "", cost);
     return ECHOMQ_OK;
   });
 }
@@ -116,6 +120,21 @@ int echomq_worker_done(echomq_worker* w, const echomq_job* job) {
 int echomq_worker_fail(echomq_worker* w, const echomq_job* job, const char* reason,
                        int64_t retry_delay_ms) {
   return report(w, job, false, retry_delay_ms, reason);
+}
+
+int echomq_job_report_init(echomq_job_report* r, unsigned int version) {
+  if (!r || version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
+  *r = echomq_job_report ECHOMQ_JOB_REPORT_INIT;
+  return ECHOMQ_OK;
+}
+
+int echomq_worker_done_with(echomq_worker* w, const echomq_job* job, const echomq_job_report* r) {
+  return report(w, job, true, 0, nullptr, r);
+}
+
+int echomq_worker_fail_with(echomq_worker* w, const echomq_job* job, const char* reason,
+                            int64_t retry_delay_ms, const echomq_job_report* r) {
+  return report(w, job, false, retry_delay_ms, reason, r);
 }
 
 int echomq_worker_discard(echomq_worker* w, const echomq_job* job, const char* reason) {

@@ -154,6 +154,10 @@ void checkSettlement(const Settlement& x) {
   if (!x.ack && x.retry_delay_ms != kRetryBackoff && x.retry_delay_ms != kRetryDeadNow &&
       x.retry_delay_ms != kRetryRelease)
     checkRange("retry_delay_ms", x.retry_delay_ms, 0, kDelayMaxMs);
+  if (x.cost > 0) {
+    if (x.cost > static_cast<uint64_t>(kIdMax)) invalid("cost out of range");
+    checkGroupName(x.lane.c_str());
+  }
 }
 
 namespace {
@@ -193,7 +197,8 @@ TakeResult decodeTake(const redisReply* r) {
 }  // namespace
 
 TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, int64_t lease_ms,
-                        uint32_t n, uint32_t turns, bool weighted, const char* flags) {
+                        uint32_t n, uint32_t turns, bool weighted, const char* flags,
+                        const std::vector<std::pair<std::string, uint64_t>>* extra) {
   start(Script::Take, k);
   argv_.own(lease_ms);
   argv_.own(static_cast<long long>(n));
@@ -218,6 +223,27 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
     argv_.own(std::to_string(x.token));
     argv_.own(x.retry_delay_ms);
     argv_.ref(x.reason);
+  }
+  // Charges, one per lane (lua/take.lua): absent when there are none.
+  std::vector<std::pair<const std::string*, uint64_t>> charges;
+  auto addCharge = [&](const std::string& lane, uint64_t cost) {
+    if (cost == 0) return;
+    for (auto& c : charges)
+      if (*c.first == lane) {
+        c.second = std::min<uint64_t>(c.second + cost, static_cast<uint64_t>(kIdMax));
+        return;
+      }
+    charges.emplace_back(&lane, cost);
+  };
+  for (const Settlement& x : s) addCharge(x.lane, x.cost);
+  if (extra)
+    for (const auto& [lane, cost] : *extra) addCharge(lane, cost);
+  if (!charges.empty()) {
+    argv_.own(static_cast<long long>(charges.size()));
+    for (const auto& [lane, cost] : charges) {
+      argv_.ref(*lane);
+      argv_.own(std::to_string(cost));
+    }
   }
   TakeResult res = decodeTake(run(Script::Take).get());
   if (res.codes.size() != s.size()) echomq::fail(kProto, "take: unexpected code count");
@@ -475,6 +501,27 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
   argv_.own(period_ms);
   argv_.own(static_cast<long long>(burst));
   scriptStatus(run(Script::Rate).get(), "rate");
+}
+
+uint64_t Client::costMode(const char* queue, int64_t quantum) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("cost quantum", quantum, -1, kIdMax);
+  start(Script::CostMode, k);
+  argv_.own(quantum);
+  ReplyPtr r = run(Script::CostMode);
+  scriptStatus(r.get(), "cost mode");
+  if (r->elements != 2) echomq::fail(kProto, "cost mode: unexpected reply length");
+  return static_cast<uint64_t>(i64(r.get(), 1, "cost mode"));
+}
+
+void Client::charge(const char* queue, const char* group, uint64_t cost) {
+  const QueueKeys& k = keysFor(queue);
+  checkGroupName(group);
+  checkRange("cost", static_cast<long long>(std::min<uint64_t>(cost, kIdMax + 1ULL)), 0, kIdMax);
+  if (cost == 0) return;
+  const std::vector<std::pair<std::string, uint64_t>> one{{group, cost}};
+  static const std::vector<Settlement> kNone;
+  take(k, kNone, 0, 0, 1, false, "", &one);
 }
 
 void Client::throttle(const char* queue, const char* group, int64_t ms) {

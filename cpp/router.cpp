@@ -261,6 +261,23 @@ void Router::setRate(const char* queue, const char* group, uint32_t jobs, int64_
   });
 }
 
+uint64_t Router::costMode(const char* queue, int64_t quantum) {
+  return route(queue, [&] { return seed_.costMode(queue, quantum); }, [&](Shards& s) {
+    uint64_t had = 0;
+    eachShard(s, [&](Client& c, const char* n, size_t i) {
+      uint64_t h = c.costMode(n, quantum);
+      if (i == 0) had = h;
+    });
+    return had;
+  });
+}
+
+void Router::charge(const char* queue, const char* group, uint64_t cost) {
+  route(queue, [&] { seed_.charge(queue, group, cost); return 0; }, [&](Shards& s) {
+    return onShard(s, groupShard(s, group), [&](Client& c, const char* n) { c.charge(n, group, cost); return 0; });
+  });
+}
+
 void Router::throttle(const char* queue, const char* group, int64_t ms) {
   route(queue, [&] { seed_.throttle(queue, group, ms); return 0; }, [&](Shards& s) {
     return onShard(s, groupShard(s, group), [&](Client& c, const char* n) { c.throttle(n, group, ms); return 0; });

@@ -10,7 +10,8 @@ namespace {
 
 const char* const kNames[] = {"enqueue", "take",  "extend", "weight",  "limit",  "pause", "defaults",
                               "stats",   "lanes", "dead",   "redrive", "verify", "rate",  "cap",
-                              "job",     "delete", "purge",  "repair",  "repairplan", "shardinit", "shards"};
+                              "job",     "delete", "purge",  "repair",  "repairplan", "shardinit", "shards",
+                              "costmode"};
 constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 
 // The SHA1 of a script is known only after SCRIPT LOAD; until then a

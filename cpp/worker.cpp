@@ -108,7 +108,8 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
 }
 
 void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
-                    std::string reason) {
+                    std::string reason, int64_t cost) {
+  if (cost != kCostMeasured) checkRange("cost", cost, 0, kIdMax);
   if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
       retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
@@ -118,10 +119,18 @@ void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms
   auto it = held_.find(id);
   if (it == held_.end() || it->second.token != token)
     fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
-  noteHandlerTime(it->second.startedUs);
+  const int64_t startedUs = it->second.startedUs;
+  noteHandlerTime(startedUs);
+  // The cost goes with the settlement, charged to the job's lane (no-op
+  // unless the queue is in cost mode); measured: at least 1 µs.
+  Settlement s{id, token, ok, 0, std::move(reason)};
+  s.lane = std::move(it->second.lane);
+  s.cost = cost != kCostMeasured ? static_cast<uint64_t>(cost)
+                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : steadyUs() - startedUs));
   held_.erase(it);
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
-  outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason)});
+  s.retry_delay_ms = ok ? 0 : delay;
+  outbox_.push_back(std::move(s));
   pumpCv_.notify_one();
 }
 
@@ -378,7 +387,7 @@ void Worker::pump(Router& client, bool extender) {
           }
         }
         for (Job& j : r.claimed.jobs) {
-          held_[j.id] = Held{j.token, t0 + o_.lease_ms};
+          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group};
           buffer_.push_back(std::move(j));
           ++stats_.claimed;
         }

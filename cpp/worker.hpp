@@ -56,7 +56,10 @@ class Worker {
   // Reports a job handed out by next(). retry_delay_ms: as a settlement, or
   // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
   // worker does not hold, ECANCELED after stop.
-  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason);
+  // cost: what the job's work cost, charged to its lane in a queue's cost
+  // mode; kCostMeasured = the handler time from next() to this report, in µs.
+  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
+              int64_t cost = kCostMeasured);
   // drain: finish what is running (until timeout_ms) and settle it; abandon:
   // stop at once (running jobs come back by their leases). Prefetched jobs
   // go back to their lanes at once in both. Returns false when running jobs
@@ -67,12 +70,14 @@ class Worker {
   std::string lastError(int* code);
 
   static constexpr int64_t kRetryDefault = -4;
+  static constexpr int64_t kCostMeasured = -1;
 
  private:
   struct Held {
     uint64_t token;
     int64_t deadline;  // local steady ms by which the lease ends at the latest
-    int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered)
+    std::string lane;
+    int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered); its cost's start
   };
   // The loop of one pump thread, on its own connection; only the first
   // extends leases.

@@ -1,5 +1,5 @@
 --[[ delete: delete one job that is pending, delayed or dead.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] job id
 -- Returns {OK, state it had}; {ENOTFOUND, msg}; {ELEASED, msg} while a

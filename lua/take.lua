@@ -2,7 +2,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -16,6 +16,10 @@
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
+-- then (optional) charges c, then c pairs: lane, cost (0..ID_MAX units:
+--   measured µs or reported units): what the lanes' settled work cost. In
+--   cost mode each lane's v rises by cost / weight (lua/includes/cost.lua);
+--   otherwise they are checked and ignored.
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
 -- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
@@ -31,6 +35,7 @@
 --@include recover
 --@include turns
 --@include takeGuard
+--@include cost
 
 local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 0, BATCH_MAX)
@@ -65,6 +70,20 @@ for _ = 1, nf do
   fails[#fails + 1] = { ARGV[i], ARGV[i + 1], delay, reason }
   i = i + 4
 end
+local chLanes, chCosts = {}, {}
+if ARGV[i] then
+  local nc = argInt(ARGV[i], 0, BATCH_MAX)
+  if not nc then return { EINVAL, 'take: bad charge count' } end
+  i = i + 1
+  for c = 1, nc do
+    local g, cost = ARGV[i], argInt(ARGV[i + 1], 0, ID_MAX)
+    if not g or #g < 1 or #g > GROUP_NAME_MAX or string.find(g, '%c') or not cost then
+      return { EINVAL, 'take: bad charge entry' }
+    end
+    chLanes[c], chCosts[c] = g, cost
+    i = i + 2
+  end
+end
 if i ~= #ARGV + 1 then return { EINVAL, 'take: argument count does not match' } end
 local bad = layoutError()
 if bad then return bad end
@@ -84,12 +103,27 @@ local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
 local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
 local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
+-- Cost mode reads its floor and the lanes in debt that may come back now,
+-- and checks its keys (and those a lane coming back touches).
+local debt = nil
+if COST_Q then
+  checked[K.gvt] = 'hash'; checked[K.gdebt] = 'zset'; checked[K.gweight] = 'hash'
+  if n > 0 then
+    debt = debtDue()
+    if #debt.back > 0 then
+      for _, name in ipairs({ 'ring', 'wake', 'throttled', 'paused', 'glimit', 'gactive', 'grate', 'gbucket' }) do
+        checked[K[name]] = KEY_TYPES[name]
+      end
+    end
+  end
+end
 bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
 local refused
 refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked)
 if bad then return bad end
+if COST_Q then chargeLanes(chLanes, chCosts) end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
@@ -98,6 +132,7 @@ local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
+  if debt then rejoinDebt(debt) end
   taken = serveTurns(n, turns, weighted, plain, lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
@@ -106,5 +141,5 @@ if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
     rcall('RPUSH', K.wake, '1')
   end
 end
-out[#out + 1] = (taken < n) and nextDue(now) or -1
+out[#out + 1] = (taken < n) and (DEBT_MORE and 0 or nextDue(now)) or -1
 return out

@@ -69,8 +69,12 @@ end
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
+-- COST_Q: the queue's cost quantum (config field `cost`), nil when the
+-- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
+local COST_Q
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'cost')
+  COST_Q = tonumber(c[3] or '')
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

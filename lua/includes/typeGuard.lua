@@ -22,7 +22,7 @@ local KEY_TYPES = {
   paused = 'set', leases = 'zset', delayed = 'zset', dead = 'zset', lanes = 'zset',
   glive = 'hash', gserved = 'hash', stats = 'hash', config = 'hash', wake = 'list',
   jobs = 'hash', att = 'hash', grate = 'hash', gbucket = 'hash', throttled = 'zset', gcap = 'hash',
-  idem = 'hash', idemexp = 'zset',
+  idem = 'hash', idemexp = 'zset', gvt = 'hash', gdebt = 'zset',
 }
 -- typeGuard over every fixed key the script was given and the pending sets
 -- of the lanes `groups` (may be nil): one TYPE per key, for the calls that

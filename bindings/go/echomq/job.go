@@ -27,8 +27,16 @@ type Job struct {
 	State   JobState  // where the job is (Queue.Job); StateLeased for claims
 	DueAt   time.Time // server clock; when a delayed job falls due, else zero
 
-	q *Queue
+	q    *Queue
+	cost uint64 // ReportCost: units charged in cost mode, 0 = the measured time
 }
+
+// ReportCost says what this job's work cost, in units of your own (tokens,
+// bytes, calls), from a Worker's Handler: in a queue's cost mode its lane is
+// charged that instead of the handler time the engine measures (µs). The
+// last call counts; 0 goes back to the measured time. A job claimed by hand
+// is charged with Queue.Charge.
+func (j *Job) ReportCost(units uint64) { j.cost = units }
 
 // Queue is the queue the job came from.
 func (j *Job) Queue() *Queue { return j.q }

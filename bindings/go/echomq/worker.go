@@ -459,14 +459,14 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		var st int
 		switch {
 		case herr == nil:
-			st = capi.Worker_done(h, jh)
+			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost)
 		case errors.Is(herr, ErrDiscard):
 			c.failed.Add(1)
 			c.discarded.Add(1)
 			st = capi.Worker_discard(h, jh, cutAtNUL(herr.Error()))
 		default:
 			c.failed.Add(1)
-			st = capi.Worker_fail(h, jh, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT))
+			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost)
 		}
 		capi.Job_free(jh)
 		live.add(&live.jobs, -1)

@@ -512,7 +512,7 @@ class Worker:
         """Reports a handler's outcome to the engine and calls the hooks;
         returns the report status."""
         if exc is None:
-            status = int(self._raw.done(ref))
+            status = int(self._raw.done(ref, job._cost))
             if status == 0:
                 self._hook("completed", job, result)
             return status
@@ -533,7 +533,7 @@ class Worker:
         log.debug("traceback of job %d", job.id, exc_info=exc)
         with self._lock:
             self._failed += 1
-        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT, job._cost))
         if status == 0 and isinstance(exc, Exception):
             self._hook("failed", job, exc)
             if job.attempt >= job.max_attempts:

@@ -238,6 +238,7 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("RATE_PERIOD_MAX_MS") = ECHOMQ_RATE_PERIOD_MAX_MS;
   m.attr("CAP_MAX") = ECHOMQ_CAP_MAX;
   m.attr("LIMIT_MAX") = ECHOMQ_LIMIT_MAX;
+  m.attr("ID_MAX") = ECHOMQ_ID_MAX;
   m.attr("WCLAIM_MAX") = ECHOMQ_WCLAIM_MAX;
   m.attr("REASON_MAX") = ECHOMQ_REASON_MAX;
   m.attr("RETRY_BACKOFF") = ECHOMQ_RETRY_BACKOFF;
@@ -308,18 +309,24 @@ PYBIND11_MODULE(_echomq, m) {
            py::arg("timeout_ms"),
            "(job tuple, handle), None at the timeout, or 'stopped' once the engine stops.")
       .def("done",
-           [](Worker &self, const WorkerJob &j) {
+           [](Worker &self, const WorkerJob &j, uint64_t cost) {
+             echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+             r.cost = cost;
              py::gil_scoped_release nogil;
-             return echomq_worker_done(self.w.get(), j.job.get());
+             return echomq_worker_done_with(self.w.get(), j.job.get(), &r);
            },
-           py::arg("job"), "Report success; returns the status (0, ENOTFOUND or ECANCELED).")
+           py::arg("job"), py::arg("cost") = 0,
+           "Report success (cost: units charged in cost mode, 0 = the measured time); returns the status "
+           "(0, ENOTFOUND or ECANCELED).")
       .def("fail",
-           [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms) {
+           [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms, uint64_t cost) {
              const char *r = reason.c_str();
+             echomq_job_report rep = ECHOMQ_JOB_REPORT_INIT;
+             rep.cost = cost;
              py::gil_scoped_release nogil;
-             return echomq_worker_fail(self.w.get(), j.job.get(), r, retry_delay_ms);
+             return echomq_worker_fail_with(self.w.get(), j.job.get(), r, retry_delay_ms, &rep);
            },
-           py::arg("job"), py::arg("reason"), py::arg("retry_delay_ms"),
+           py::arg("job"), py::arg("reason"), py::arg("retry_delay_ms"), py::arg("cost") = 0,
            "Report a failure; returns the status (0, ENOTFOUND or ECANCELED).")
       .def("discard",
            [](Worker &self, const WorkerJob &j, const std::string &reason) {
@@ -803,6 +810,30 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
            "Set the queue's default rate limit (jobs 0 clears it).")
+      .def("set_cost_mode",
+           [](Client &self, const std::string &queue, uint64_t quantum) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_cost_mode(c, q, quantum); });
+           },
+           py::arg("queue"), py::arg("quantum"), "Turn cost mode on (quantum 1..) or off (0).")
+      .def("get_cost_mode",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             uint64_t quantum = 0;
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_get_cost_mode(c, q, &quantum); });
+             return quantum;
+           },
+           py::arg("queue"), "The queue's cost quantum (0 = cost mode off).")
+      .def("charge",
+           [](Client &self, const std::string &queue, const std::string &group, uint64_t cost) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_charge(c, q, g, cost); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("cost"), "Charge a lane cost units (cost mode).")
       .def("throttle",
            [](Client &self, const std::string &queue, const std::string &group, int64_t ms) {
              const char *q = cstr(queue, "queue name");

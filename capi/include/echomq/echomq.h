@@ -713,6 +713,26 @@ ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const
 /* The job can never succeed: dead-lettered now, attempts left or not. */
 ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
 
+/* A job report: what a job's work cost, charged to its lane in a queue's
+ * cost mode (echomq_set_cost_mode). Fields are only ever added at the end.
+ * (echomq_report is the name of the queue listing below.) */
+typedef struct echomq_job_report {
+  unsigned int version;  /* ECHOMQ_JOB_REPORT_VERSION */
+  uint64_t cost;         /* units of the handler's own (tokens, bytes,
+                            calls), 0..ECHOMQ_ID_MAX; 0 = not reported: the
+                            engine's measured handler time (µs from
+                            echomq_worker_next to this call) is charged */
+} echomq_job_report;
+#define ECHOMQ_JOB_REPORT_VERSION 1
+#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0 }
+/* Fill *r with defaults. Errors: EINVAL (NULL or unknown version). */
+ECHOMQ_API int echomq_job_report_init(echomq_job_report *r, unsigned int version);
+/* echomq_worker_done / echomq_worker_fail with a report (r may be NULL: as
+ * without one). Errors: as echomq_worker_done; EINVAL for a bad report. */
+ECHOMQ_API int echomq_worker_done_with(echomq_worker *w, const echomq_job *job, const echomq_job_report *r);
+ECHOMQ_API int echomq_worker_fail_with(echomq_worker *w, const echomq_job *job, const char *reason,
+                                       int64_t retry_delay_ms, const echomq_job_report *r);
+
 /* Stop modes. Both give prefetched, unstarted jobs back to their lanes (at
  * their mint position, at once, the attempt not counted). */
 #define ECHOMQ_STOP_DRAIN 1   /* wait (up to the timeout) for running jobs to
@@ -815,6 +835,24 @@ ECHOMQ_API int echomq_set_cap(echomq_client *c, const char *queue, const char *g
 ECHOMQ_API int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
 /* Queue default cap for lanes without their own; 0 clears it. */
 ECHOMQ_API int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
+
+/* Cost mode (docs/architecture.md, "Fairness by work"): a turn counts work,
+ * not jobs. Each lane is charged what its settled jobs cost, divided by its
+ * weight; a lane more than `quantum` cost units past the least charged
+ * lanes sits out, off the ring, until they catch up, then rejoins by
+ * itself; a new or returning lane starts level (no banked credit). quantum
+ * 1..ECHOMQ_ID_MAX in cost units (the worker engine measures µs of handler
+ * time unless the handler reports its own units); 0 turns the mode off
+ * (every lane back in the ring, every charge forgotten). A sharded queue
+ * sets it on every shard queue. Errors: EINVAL, and those of any call. */
+ECHOMQ_API int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
+/* The queue's quantum into *quantum (0 = cost mode off). */
+ECHOMQ_API int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *quantum);
+/* Charge lane `group` `cost` units of work done (the plain client's way to
+ * report what a settled job cost; 0 charges nothing). Ignored unless the
+ * queue is in cost mode. One round trip; a lost connection is reported and
+ * the charge is not sent again (an unknown outcome is never retried). */
+ECHOMQ_API int echomq_charge(echomq_client *c, const char *queue, const char *group, uint64_t cost);
 
 /* ------------------------------------------------------------------------ */
 /* Inspection (read-only). echomq_stats, _lane, _lanes, _dead and _verify

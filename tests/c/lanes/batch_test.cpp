@@ -54,6 +54,15 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
     if (pick(4) == 0) EMQ_REQUIRE_OK(c, echomq_set_limit(c, q.c_str(), g.c_str(), 1 + pick(3)));
     if (pick(6) == 0) EMQ_REQUIRE_OK(c, echomq_pause(c, q.c_str(), g.c_str()));
   }
+  // Every third seed: cost mode, with lanes charged apart, so that turns
+  // set lanes aside (gdebt) and the floor moves while the claims run.
+  // Their own random stream: the rest of the history stays what it was.
+  if (seed % 3 == 0) {
+    std::mt19937 crng(seed * 7919u);
+    EMQ_REQUIRE_OK(c, echomq_set_cost_mode(c, q.c_str(), 1 + crng() % 8));
+    for (int l = 0; l < lanes; ++l)
+      EMQ_REQUIRE_OK(c, echomq_charge(c, q.c_str(), ("L" + std::to_string(l)).c_str(), crng() % 30));
+  }
   // Deliveries that end in the past: expired leases and short retries.
   for (int i = 0, n = pick(6); i < n; ++i) {
     JobPtr j = claim(c, q, kShort + pick(50));
@@ -74,9 +83,9 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
   for (int i = 0, n = pick(4); i < n; ++i) enqueue(c, q, "L" + std::to_string(pick(lanes)), "d", &o);
 }
 
-std::vector<std::string> ring_of(RawValkey &raw, const std::string &q) {
+std::vector<std::string> ring_of(RawValkey &raw, const std::string &q, const char *key = "ring") {
   std::vector<std::string> out;
-  ReplyPtr r = raw.must({"LRANGE", "emq:{" + q + "}:ring", "0", "-1"});
+  ReplyPtr r = raw.must({"LRANGE", "emq:{" + q + "}:" + key, "0", "-1"});
   for (size_t i = 0; i < r->elements; ++i) out.emplace_back(r->element[i]->str, r->element[i]->len);
   return out;
 }
@@ -104,6 +113,23 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     const std::string &qa = qas[seed - 1], &qb = qbs[seed - 1];
     const uint32_t n = 1 + seed % 23;
     std::vector<Served> singles, batch;
+    std::ostringstream before;  // the state both start from, shown on a failure
+    for (const std::string &x : ring_of(raw, qa)) before << x << " ";
+    before << "| debt:";
+    for (const char *k : {"gdebt"}) {
+      ReplyPtr r = raw.must({"ZRANGE", "emq:{" + qa + "}:" + k, "0", "-1", "WITHSCORES"});
+      for (size_t i = 0; i < r->elements; ++i) before << " " << std::string(r->element[i]->str, r->element[i]->len);
+    }
+    for (const std::string &qq : {qa, qb})
+      for (const char *k : {"delayed", "leases"}) {
+        ReplyPtr r = raw.must({"ZRANGE", "emq:{" + qq + "}:" + k, "0", "-1", "WITHSCORES"});
+        before << " | " << k << ":";
+        for (size_t i = 0; i + 1 < r->elements; i += 2)
+          if (r->element[i]->str[0] != '~') before << " " << std::string(r->element[i]->str, r->element[i]->len) << "@" << std::string(r->element[i+1]->str, r->element[i+1]->len);
+      }
+    before << " | gvt:";
+    ReplyPtr gv = raw.must({"HGETALL", "emq:{" + qa + "}:gvt"});
+    for (size_t i = 0; i < gv->elements; ++i) before << " " << std::string(gv->element[i]->str, gv->element[i]->len);
     if (weighted) {
       // Whole turns: the turns of successive wclaims while they fit in n
       // (a turn that would pass n waits for the next batch; the first is cut to n).
@@ -131,6 +157,7 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
       EMQ_REQUIRE_OK(c.get(), rc);
       for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) add(batch, echomq_job_list_at(l.get(), i));
     }
+    INFO("ring before: " << before.str());
     INFO("singles: " << show(singles));
     INFO("batch:   " << show(batch));
     REQUIRE(singles == batch);
@@ -138,6 +165,15 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
       CHECK(nonce_of(batch[i]) == nonce_of(batch[0]));  // one call, one nonce
     }
     if (!weighted) CHECK(ring_of(raw, qa) == ring_of(raw, qb));
+    if (seed % 3 == 0) {  // the lanes set aside, the same in both
+      auto debt = [&](const std::string &q) {
+        std::vector<std::string> out;
+        ReplyPtr r = raw.must({"ZRANGE", "emq:{" + q + "}:gdebt", "0", "-1", "WITHSCORES"});
+        for (size_t i = 0; i < r->elements; ++i) out.emplace_back(r->element[i]->str, r->element[i]->len);
+        return out;
+      };
+      CHECK(debt(qa) == debt(qb));
+    }
     require_verified(c.get(), qa);
     require_verified(c.get(), qb);
   }

@@ -88,332 +88,346 @@ typedef _gostring_ swig_type_58;
 typedef _gostring_ swig_type_59;
 typedef _gostring_ swig_type_60;
 typedef long long swig_type_61;
-typedef long long swig_type_62;
-typedef _gostring_ swig_type_63;
-typedef _goslice_ swig_type_64;
+typedef _gostring_ swig_type_62;
+typedef long long swig_type_63;
+typedef _gostring_ swig_type_64;
 typedef _goslice_ swig_type_65;
 typedef _gostring_ swig_type_66;
-typedef _goslice_ swig_type_67;
-typedef _gostring_ swig_type_68;
+typedef _gostring_ swig_type_67;
+typedef long long swig_type_68;
 typedef long long swig_type_69;
 typedef _gostring_ swig_type_70;
-typedef long long swig_type_71;
-typedef _gostring_ swig_type_72;
-typedef long long swig_type_73;
-typedef _gostring_ swig_type_74;
-typedef long long swig_type_75;
-typedef _gostring_ swig_type_76;
-typedef long long swig_type_77;
-typedef _goslice_ swig_type_78;
-typedef _goslice_ swig_type_79;
-typedef _gostring_ swig_type_80;
-typedef _gostring_ swig_type_81;
-typedef _goslice_ swig_type_82;
+typedef _goslice_ swig_type_71;
+typedef _goslice_ swig_type_72;
+typedef _gostring_ swig_type_73;
+typedef _goslice_ swig_type_74;
+typedef _gostring_ swig_type_75;
+typedef long long swig_type_76;
+typedef _gostring_ swig_type_77;
+typedef _gostring_ swig_type_78;
+typedef long long swig_type_79;
+typedef long long swig_type_80;
+typedef long long swig_type_81;
+typedef _gostring_ swig_type_82;
 typedef long long swig_type_83;
-typedef _goslice_ swig_type_84;
-typedef _gostring_ swig_type_85;
-typedef long long swig_type_86;
-typedef _gostring_ swig_type_87;
-typedef _gostring_ swig_type_88;
+typedef _gostring_ swig_type_84;
+typedef long long swig_type_85;
+typedef _gostring_ swig_type_86;
+typedef long long swig_type_87;
+typedef _goslice_ swig_type_88;
 typedef _goslice_ swig_type_89;
-typedef long long swig_type_90;
+typedef _gostring_ swig_type_90;
 typedef _gostring_ swig_type_91;
-typedef long long swig_type_92;
-typedef _goslice_ swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef long long swig_type_95;
+typedef _goslice_ swig_type_92;
+typedef long long swig_type_93;
+typedef _goslice_ swig_type_94;
+typedef _gostring_ swig_type_95;
 typedef long long swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef long long swig_type_98;
+typedef _gostring_ swig_type_98;
 typedef _goslice_ swig_type_99;
-typedef _gostring_ swig_type_100;
+typedef long long swig_type_100;
 typedef _gostring_ swig_type_101;
-typedef _goslice_ swig_type_102;
+typedef long long swig_type_102;
 typedef _goslice_ swig_type_103;
 typedef _gostring_ swig_type_104;
-typedef _goslice_ swig_type_105;
-typedef _gostring_ swig_type_106;
-typedef long long swig_type_107;
-typedef _goslice_ swig_type_108;
-typedef _gostring_ swig_type_109;
-typedef long long swig_type_110;
-typedef _goslice_ swig_type_111;
-typedef _gostring_ swig_type_112;
-typedef long long swig_type_113;
-typedef long long swig_type_114;
+typedef long long swig_type_105;
+typedef long long swig_type_106;
+typedef _gostring_ swig_type_107;
+typedef long long swig_type_108;
+typedef _goslice_ swig_type_109;
+typedef _gostring_ swig_type_110;
+typedef _gostring_ swig_type_111;
+typedef _goslice_ swig_type_112;
+typedef _goslice_ swig_type_113;
+typedef _gostring_ swig_type_114;
 typedef _goslice_ swig_type_115;
 typedef _gostring_ swig_type_116;
 typedef long long swig_type_117;
-typedef long long swig_type_118;
-typedef long long swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef _gostring_ swig_type_121;
-typedef long long swig_type_122;
+typedef _goslice_ swig_type_118;
+typedef _gostring_ swig_type_119;
+typedef long long swig_type_120;
+typedef _goslice_ swig_type_121;
+typedef _gostring_ swig_type_122;
 typedef long long swig_type_123;
-typedef _gostring_ swig_type_124;
-typedef long long swig_type_125;
-typedef _goslice_ swig_type_126;
-typedef _gostring_ swig_type_127;
-typedef _goslice_ swig_type_128;
-typedef _gostring_ swig_type_129;
-typedef _gostring_ swig_type_130;
-typedef _goslice_ swig_type_131;
-typedef _gostring_ swig_type_132;
-typedef _gostring_ swig_type_133;
-typedef long long swig_type_134;
-typedef _goslice_ swig_type_135;
-typedef _gostring_ swig_type_136;
-typedef long long swig_type_137;
-typedef long long swig_type_138;
-typedef _goslice_ swig_type_139;
+typedef long long swig_type_124;
+typedef _goslice_ swig_type_125;
+typedef _gostring_ swig_type_126;
+typedef long long swig_type_127;
+typedef long long swig_type_128;
+typedef long long swig_type_129;
+typedef _goslice_ swig_type_130;
+typedef _gostring_ swig_type_131;
+typedef long long swig_type_132;
+typedef long long swig_type_133;
+typedef _gostring_ swig_type_134;
+typedef long long swig_type_135;
+typedef _goslice_ swig_type_136;
+typedef _gostring_ swig_type_137;
+typedef _goslice_ swig_type_138;
+typedef _gostring_ swig_type_139;
 typedef _gostring_ swig_type_140;
-typedef _gostring_ swig_type_141;
-typedef long long swig_type_142;
-typedef long long swig_type_143;
-typedef _goslice_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef _goslice_ swig_type_146;
-typedef _gostring_ swig_type_147;
-typedef _gostring_ swig_type_148;
-typedef long long swig_type_149;
-typedef _goslice_ swig_type_150;
+typedef _goslice_ swig_type_141;
+typedef _gostring_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef long long swig_type_144;
+typedef _goslice_ swig_type_145;
+typedef _gostring_ swig_type_146;
+typedef long long swig_type_147;
+typedef long long swig_type_148;
+typedef _goslice_ swig_type_149;
+typedef _gostring_ swig_type_150;
 typedef _gostring_ swig_type_151;
-typedef _gostring_ swig_type_152;
-typedef _goslice_ swig_type_153;
-typedef _gostring_ swig_type_154;
-typedef _goslice_ swig_type_155;
+typedef long long swig_type_152;
+typedef long long swig_type_153;
+typedef _goslice_ swig_type_154;
+typedef _gostring_ swig_type_155;
 typedef _goslice_ swig_type_156;
-typedef _goslice_ swig_type_157;
+typedef _gostring_ swig_type_157;
 typedef _gostring_ swig_type_158;
 typedef long long swig_type_159;
 typedef _goslice_ swig_type_160;
-typedef _goslice_ swig_type_161;
+typedef _gostring_ swig_type_161;
 typedef _gostring_ swig_type_162;
-typedef _gostring_ swig_type_163;
-typedef _goslice_ swig_type_164;
+typedef _goslice_ swig_type_163;
+typedef _gostring_ swig_type_164;
 typedef _goslice_ swig_type_165;
 typedef _goslice_ swig_type_166;
-typedef long long swig_type_167;
-typedef _goslice_ swig_type_168;
-typedef _goslice_ swig_type_169;
-typedef long long swig_type_170;
-extern void _wrap_Swig_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_b0d457c7733d2b7b(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0d457c7733d2b7b(void);
-extern swig_type_1 _wrap_strerror_capi_b0d457c7733d2b7b(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_b0d457c7733d2b7b(void);
-extern swig_type_2 _wrap_version_string_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_check_queue_name_capi_b0d457c7733d2b7b(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_b0d457c7733d2b7b(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern void _wrap_job_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_batch_add_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern void _wrap_batch_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_extend_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5, swig_type_29 arg6);
-extern swig_intgo _wrap_set_weight_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern swig_intgo _wrap_set_limit_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
-extern swig_intgo _wrap_pause_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
-extern swig_intgo _wrap_resume_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_42 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_43 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4, swig_type_47 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_50 arg2, swig_intgo arg3, swig_type_51 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
-extern swig_intgo _wrap_set_cap_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
-extern swig_intgo _wrap_clear_cap_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
-extern swig_type_62 _wrap_lane_list_count_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_type_65 arg4);
-extern swig_intgo _wrap_redrive_all_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3);
-extern swig_intgo _wrap_worker_start_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_b0d457c7733d2b7b(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_fail_capi_b0d457c7733d2b7b(uintptr_t arg1, uintptr_t arg2, swig_type_68 arg3, swig_type_69 arg4);
-extern swig_intgo _wrap_worker_discard_capi_b0d457c7733d2b7b(uintptr_t arg1, uintptr_t arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_worker_stop_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_intgo arg2, swig_type_71 arg3);
-extern void _wrap_worker_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3);
-extern swig_type_73 _wrap_report_count_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_74 _wrap_report_at_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_75 arg2);
-extern void _wrap_report_free_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_type_76 _wrap_report_cursor_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_b0d457c7733d2b7b(void);
-extern uintptr_t _wrap_client_create_capi_b0d457c7733d2b7b(swig_intgo arg1, swig_intgo arg2, swig_type_77 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_78 arg2);
-extern void _wrap_job_payload_copy_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_79 arg2);
-extern swig_intgo _wrap_enqueue_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_80 arg2, swig_type_81 arg3, swig_type_82 arg4, swig_type_83 arg5, swig_intgo arg6, swig_type_84 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_85 arg2, uintptr_t arg3, swig_type_86 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3, swig_type_89 arg4, swig_type_90 arg5, swig_intgo arg6, swig_type_91 arg7, swig_type_92 arg8, swig_type_93 arg9);
-extern swig_intgo _wrap_enqueue_batch_window_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_94 arg2, uintptr_t arg3, swig_type_95 arg4, swig_intgo arg5, swig_type_96 arg6);
-extern swig_intgo _wrap_get_job_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3, swig_type_99 arg4);
-extern swig_intgo _wrap_purge_lane_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_102 arg6);
-extern swig_intgo _wrap_queues_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_103 arg2);
-extern swig_intgo _wrap_shards_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_104 arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_claim_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_106 arg2, swig_type_107 arg3, swig_type_108 arg4);
-extern swig_intgo _wrap_wclaim_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_109 arg2, swig_type_110 arg3, swig_intgo arg4, swig_type_111 arg5);
-extern swig_intgo _wrap_bclaim_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_112 arg2, swig_type_113 arg3, swig_type_114 arg4, swig_type_115 arg5);
-extern swig_intgo _wrap_ack_claim_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_type_120 arg6);
-extern swig_intgo _wrap_fail_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4, swig_type_124 arg5, swig_type_125 arg6, swig_type_126 arg7);
-extern swig_intgo _wrap_stats_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_127 arg2, swig_type_128 arg3);
-extern swig_intgo _wrap_lane_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_129 arg2, swig_type_130 arg3, swig_type_131 arg4);
-extern swig_intgo _wrap_lanes_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_132 arg2, swig_type_133 arg3, swig_type_134 arg4, swig_type_135 arg5);
-extern swig_type_136 _wrap_lane_list_group_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_137 arg2);
-extern void _wrap_lane_list_numbers_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3);
-extern swig_type_140 _wrap_lane_list_cursor_capi_b0d457c7733d2b7b(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3, swig_type_143 arg4, swig_type_144 arg5);
-extern swig_intgo _wrap_verify_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_145 arg2, swig_type_146 arg3);
-extern swig_intgo _wrap_repair_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_147 arg2, swig_intgo arg3, swig_type_148 arg4, swig_type_149 arg5, swig_type_150 arg6);
-extern swig_intgo _wrap_doctor_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4);
-extern swig_intgo _wrap_ack_many_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4, swig_type_157 arg5);
-extern swig_intgo _wrap_claim_batch_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_158 arg2, swig_type_159 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_160 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_b0d457c7733d2b7b(void);
-extern void _wrap_worker_defaults_capi_b0d457c7733d2b7b(swig_type_161 arg1);
-extern swig_intgo _wrap_worker_create_capi_b0d457c7733d2b7b(swig_type_162 arg1, swig_type_163 arg2, swig_type_164 arg3, swig_type_165 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_166 arg2);
-extern swig_intgo _wrap_worker_next_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_167 arg2, swig_type_168 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0d457c7733d2b7b(void);
-extern swig_intgo _wrap_worker_stats_capi_b0d457c7733d2b7b(uintptr_t arg1, swig_type_169 arg2);
-extern swig_type_170 _wrap_c_heap_in_use_capi_b0d457c7733d2b7b(void);
+typedef _goslice_ swig_type_167;
+typedef _gostring_ swig_type_168;
+typedef long long swig_type_169;
+typedef _goslice_ swig_type_170;
+typedef _goslice_ swig_type_171;
+typedef _gostring_ swig_type_172;
+typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_174;
+typedef _goslice_ swig_type_175;
+typedef _goslice_ swig_type_176;
+typedef long long swig_type_177;
+typedef _goslice_ swig_type_178;
+typedef _goslice_ swig_type_179;
+typedef long long swig_type_180;
+extern void _wrap_Swig_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_cc4ebfbca4bc5f5c(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_type_1 _wrap_strerror_capi_cc4ebfbca4bc5f5c(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_cc4ebfbca4bc5f5c(void);
+extern swig_type_2 _wrap_version_string_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_check_queue_name_capi_cc4ebfbca4bc5f5c(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_cc4ebfbca4bc5f5c(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern void _wrap_job_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_batch_add_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern void _wrap_batch_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_extend_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5, swig_type_29 arg6);
+extern swig_intgo _wrap_set_weight_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_30 arg2, swig_type_31 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern swig_intgo _wrap_set_limit_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_34 arg2, swig_type_35 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_36 arg2, swig_type_37 arg3);
+extern swig_intgo _wrap_pause_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_38 arg2, swig_type_39 arg3);
+extern swig_intgo _wrap_resume_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_40 arg2, swig_type_41 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_42 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_43 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_44 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_45 arg2, swig_type_46 arg3, swig_intgo arg4, swig_type_47 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_50 arg2, swig_intgo arg3, swig_type_51 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3, swig_type_54 arg4);
+extern swig_intgo _wrap_set_cap_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3, swig_type_57 arg4);
+extern swig_intgo _wrap_clear_cap_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_58 arg2, swig_type_59 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_60 arg2, swig_type_61 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_62 arg2, swig_type_63 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_64 arg2, swig_type_65 arg3);
+extern swig_intgo _wrap_charge_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_66 arg2, swig_type_67 arg3, swig_type_68 arg4);
+extern swig_type_69 _wrap_lane_list_count_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_70 arg2, swig_type_71 arg3, swig_type_72 arg4);
+extern swig_intgo _wrap_redrive_all_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_73 arg2, swig_type_74 arg3);
+extern swig_intgo _wrap_worker_start_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_fail_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, uintptr_t arg2, swig_type_75 arg3, swig_type_76 arg4);
+extern swig_intgo _wrap_worker_discard_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, uintptr_t arg2, swig_type_77 arg3);
+extern swig_intgo _wrap_worker_settle_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_78 arg4, swig_type_79 arg5, swig_type_80 arg6);
+extern swig_intgo _wrap_worker_stop_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_intgo arg2, swig_type_81 arg3);
+extern void _wrap_worker_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_82 arg2, swig_intgo arg3);
+extern swig_type_83 _wrap_report_count_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_84 _wrap_report_at_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_85 arg2);
+extern void _wrap_report_free_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_type_86 _wrap_report_cursor_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_cc4ebfbca4bc5f5c(void);
+extern uintptr_t _wrap_client_create_capi_cc4ebfbca4bc5f5c(swig_intgo arg1, swig_intgo arg2, swig_type_87 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_88 arg2);
+extern void _wrap_job_payload_copy_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_89 arg2);
+extern swig_intgo _wrap_enqueue_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4, swig_type_93 arg5, swig_intgo arg6, swig_type_94 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_95 arg2, uintptr_t arg3, swig_type_96 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3, swig_type_99 arg4, swig_type_100 arg5, swig_intgo arg6, swig_type_101 arg7, swig_type_102 arg8, swig_type_103 arg9);
+extern swig_intgo _wrap_enqueue_batch_window_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_104 arg2, uintptr_t arg3, swig_type_105 arg4, swig_intgo arg5, swig_type_106 arg6);
+extern swig_intgo _wrap_get_job_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_107 arg2, swig_type_108 arg3, swig_type_109 arg4);
+extern swig_intgo _wrap_purge_lane_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_110 arg2, swig_type_111 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_112 arg6);
+extern swig_intgo _wrap_queues_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_113 arg2);
+extern swig_intgo _wrap_shards_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3);
+extern swig_intgo _wrap_claim_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4);
+extern swig_intgo _wrap_wclaim_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_119 arg2, swig_type_120 arg3, swig_intgo arg4, swig_type_121 arg5);
+extern swig_intgo _wrap_bclaim_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4, swig_type_125 arg5);
+extern swig_intgo _wrap_ack_claim_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_126 arg2, swig_type_127 arg3, swig_type_128 arg4, swig_type_129 arg5, swig_type_130 arg6);
+extern swig_intgo _wrap_fail_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_type_134 arg5, swig_type_135 arg6, swig_type_136 arg7);
+extern swig_intgo _wrap_stats_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_137 arg2, swig_type_138 arg3);
+extern swig_intgo _wrap_lane_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_139 arg2, swig_type_140 arg3, swig_type_141 arg4);
+extern swig_intgo _wrap_lanes_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_142 arg2, swig_type_143 arg3, swig_type_144 arg4, swig_type_145 arg5);
+extern swig_type_146 _wrap_lane_list_group_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_147 arg2);
+extern void _wrap_lane_list_numbers_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_148 arg2, swig_type_149 arg3);
+extern swig_type_150 _wrap_lane_list_cursor_capi_cc4ebfbca4bc5f5c(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_151 arg2, swig_type_152 arg3, swig_type_153 arg4, swig_type_154 arg5);
+extern swig_intgo _wrap_verify_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_155 arg2, swig_type_156 arg3);
+extern swig_intgo _wrap_repair_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_157 arg2, swig_intgo arg3, swig_type_158 arg4, swig_type_159 arg5, swig_type_160 arg6);
+extern swig_intgo _wrap_doctor_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_161 arg2, swig_type_162 arg3, swig_type_163 arg4);
+extern swig_intgo _wrap_ack_many_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_164 arg2, swig_type_165 arg3, swig_type_166 arg4, swig_type_167 arg5);
+extern swig_intgo _wrap_claim_batch_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_170 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_cc4ebfbca4bc5f5c(void);
+extern void _wrap_worker_defaults_capi_cc4ebfbca4bc5f5c(swig_type_171 arg1);
+extern swig_intgo _wrap_worker_create_capi_cc4ebfbca4bc5f5c(swig_type_172 arg1, swig_type_173 arg2, swig_type_174 arg3, swig_type_175 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_176 arg2);
+extern swig_intgo _wrap_worker_next_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_177 arg2, swig_type_178 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_cc4ebfbca4bc5f5c(void);
+extern swig_intgo _wrap_worker_stats_capi_cc4ebfbca4bc5f5c(uintptr_t arg1, swig_type_179 arg2);
+extern swig_type_180 _wrap_c_heap_in_use_capi_cc4ebfbca4bc5f5c(void);
 #undef intgo
 */
 import "C"
@@ -440,8 +454,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_b0d457c7733d2b7b
-func cgo_panic__capi_b0d457c7733d2b7b(p *byte) {
+//export cgo_panic__capi_cc4ebfbca4bc5f5c
+func cgo_panic__capi_cc4ebfbca4bc5f5c(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -453,13 +467,13 @@ func cgo_panic__capi_b0d457c7733d2b7b(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_b0d457c7733d2b7b(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_cc4ebfbca4bc5f5c(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -563,7 +577,7 @@ type Worker interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -571,7 +585,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -579,7 +593,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -587,7 +601,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -595,7 +609,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -603,7 +617,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -611,7 +625,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -619,7 +633,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -627,7 +641,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -635,7 +649,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -643,7 +657,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -651,7 +665,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -659,7 +673,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -667,7 +681,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -675,7 +689,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -683,7 +697,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -691,7 +705,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -699,7 +713,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -707,7 +721,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -715,7 +729,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -723,7 +737,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -731,7 +745,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -739,7 +753,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -747,7 +761,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -755,7 +769,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -763,7 +777,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -771,7 +785,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -779,7 +793,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -787,7 +801,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -795,7 +809,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -803,7 +817,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -811,7 +825,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -819,7 +833,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -827,7 +841,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -835,7 +849,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -843,7 +857,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -851,7 +865,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -859,7 +873,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -867,7 +881,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -875,7 +889,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -883,7 +897,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -891,7 +905,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -899,7 +913,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -907,7 +921,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -916,7 +930,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_b0d457c7733d2b7b(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_cc4ebfbca4bc5f5c(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -925,13 +939,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_b0d457c7733d2b7b())
+	swig_r = (uint)(C._wrap_version_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_b0d457c7733d2b7b()
+	swig_r_p := C._wrap_version_string_capi_cc4ebfbca4bc5f5c()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -941,7 +955,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_b0d457c7733d2b7b(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_cc4ebfbca4bc5f5c(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -951,7 +965,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_b0d457c7733d2b7b(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_cc4ebfbca4bc5f5c(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -962,7 +976,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -971,13 +985,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -987,33 +1001,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1023,7 +1037,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1032,13 +1046,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1046,18 +1060,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_b0d457c7733d2b7b()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_cc4ebfbca4bc5f5c()))
 	return swig_r
 }
 
@@ -1066,7 +1080,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1079,7 +1093,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1087,7 +1101,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -1097,7 +1111,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1114,7 +1128,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1123,7 +1137,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1132,12 +1146,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1146,7 +1160,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1161,7 +1175,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), C.swig_type_28(_swig_i_4), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), C.swig_type_28(_swig_i_4), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1177,7 +1191,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_30)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1192,7 +1206,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1208,7 +1222,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1223,7 +1237,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1238,7 +1252,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1253,7 +1267,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_40)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1268,7 +1282,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1280,7 +1294,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1292,7 +1306,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_44)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1307,7 +1321,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_47(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_46)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_47(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1322,7 +1336,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_49)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1339,7 +1353,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_51(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_51(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1352,7 +1366,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), C.swig_type_54(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_2)), C.swig_type_54(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1368,7 +1382,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), C.swig_type_57(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2)), C.swig_type_57(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1383,7 +1397,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1398,9 +1412,52 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_1)), C.swig_type_61(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_set_cost_mode_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_1)), C.swig_type_63(_swig_i_2)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (int)(C._wrap_get_cost_mode_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_charge_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2)), C.swig_type_68(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
 	}
 	return swig_r
 }
@@ -1408,13 +1465,13 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1423,7 +1480,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1441,7 +1498,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1454,7 +1511,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1462,7 +1519,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1472,7 +1529,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2)), C.swig_type_69(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), C.swig_type_76(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1484,9 +1541,24 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
+func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg6 uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := getSwigcptr(arg2)
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (int)(C._wrap_worker_settle_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_3)), C.swig_type_79(_swig_i_4), C.swig_type_80(_swig_i_5)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
 	}
 	return swig_r
 }
@@ -1496,13 +1568,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_71(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_81(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -1510,7 +1582,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1520,7 +1592,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1528,7 +1600,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_75(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_85(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1537,13 +1609,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1552,7 +1624,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1560,7 +1632,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1568,7 +1640,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1576,7 +1648,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1584,7 +1656,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1592,7 +1664,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1600,7 +1672,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1608,7 +1680,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1616,7 +1688,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1624,7 +1696,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1632,7 +1704,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1640,7 +1712,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1648,7 +1720,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1656,7 +1728,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1664,7 +1736,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1672,7 +1744,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1680,7 +1752,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1688,7 +1760,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1696,7 +1768,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1704,7 +1776,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1712,7 +1784,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1720,7 +1792,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1728,7 +1800,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1736,7 +1808,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1744,7 +1816,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1752,7 +1824,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1760,7 +1832,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1768,7 +1840,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1776,7 +1848,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1784,7 +1856,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1792,7 +1864,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1800,7 +1872,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1808,7 +1880,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1816,7 +1888,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1824,7 +1896,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1832,7 +1904,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1840,7 +1912,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1848,7 +1920,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1856,7 +1928,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1864,7 +1936,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1872,7 +1944,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1880,7 +1952,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1888,7 +1960,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1896,7 +1968,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1904,7 +1976,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1912,7 +1984,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1920,7 +1992,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1928,7 +2000,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1936,7 +2008,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -1950,14 +2022,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_b0d457c7733d2b7b(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_77(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_cc4ebfbca4bc5f5c(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_87(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1966,7 +2038,7 @@ func Job_numbers(arg1 Job, arg2 []int64) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1981,7 +2053,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_80)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_3)), C.swig_type_83(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_92)(unsafe.Pointer(&_swig_i_3)), C.swig_type_93(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2004,7 +2076,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_86(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_96(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2022,7 +2094,7 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_3)), C.swig_type_90(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_6)), C.swig_type_92(_swig_i_7), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_3)), C.swig_type_100(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_6)), C.swig_type_102(_swig_i_7), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2049,7 +2121,7 @@ func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_95(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_96(_swig_i_5)))
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_105(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_106(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2062,7 +2134,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), C.swig_type_98(_swig_i_2), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_107)(unsafe.Pointer(&_swig_i_1)), C.swig_type_108(_swig_i_2), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2080,7 +2152,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_110)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2097,7 +2169,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2109,7 +2181,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2125,7 +2197,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_type_107(_swig_i_2), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), C.swig_type_117(_swig_i_2), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2142,7 +2214,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_1)), C.swig_type_110(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_111)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_119)(unsafe.Pointer(&_swig_i_1)), C.swig_type_120(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2159,7 +2231,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)), C.swig_type_113(_swig_i_2), C.swig_type_114(_swig_i_3), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), C.swig_type_123(_swig_i_2), C.swig_type_124(_swig_i_3), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2177,7 +2249,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), C.swig_type_117(_swig_i_2), C.swig_type_118(_swig_i_3), C.swig_type_119(_swig_i_4), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)), C.swig_type_127(_swig_i_2), C.swig_type_128(_swig_i_3), C.swig_type_129(_swig_i_4), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2196,7 +2268,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), C.swig_type_123(_swig_i_3), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_4)), C.swig_type_125(_swig_i_5), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), C.swig_type_132(_swig_i_2), C.swig_type_133(_swig_i_3), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_4)), C.swig_type_135(_swig_i_5), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2214,7 +2286,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2230,7 +2302,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2250,7 +2322,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_133)(unsafe.Pointer(&_swig_i_2)), C.swig_type_134(_swig_i_3), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_2)), C.swig_type_144(_swig_i_3), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2267,7 +2339,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_137(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_147(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2278,7 +2350,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_138(_swig_i_1), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_148(_swig_i_1), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2287,7 +2359,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2301,7 +2373,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_1)), C.swig_type_142(_swig_i_2), C.swig_type_143(_swig_i_3), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.swig_type_152(_swig_i_2), C.swig_type_153(_swig_i_3), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2316,7 +2388,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2334,7 +2406,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_3)), C.swig_type_149(_swig_i_4), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3)), C.swig_type_159(_swig_i_4), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2353,7 +2425,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2373,7 +2445,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2397,7 +2469,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_1)), C.swig_type_159(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2409,7 +2481,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2417,7 +2489,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2425,7 +2497,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2433,7 +2505,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2441,7 +2513,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2449,7 +2521,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2457,7 +2529,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2465,7 +2537,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2473,7 +2545,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2481,7 +2553,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2489,7 +2561,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2497,7 +2569,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2505,7 +2577,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2513,7 +2585,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_b0d457c7733d2b7b(*(*C.swig_type_161)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_cc4ebfbca4bc5f5c(*(*C.swig_type_171)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2525,7 +2597,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_b0d457c7733d2b7b(*(*C.swig_type_162)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_cc4ebfbca4bc5f5c(*(*C.swig_type_172)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2545,7 +2617,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2557,7 +2629,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), C.swig_type_167(_swig_i_1), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), C.swig_type_177(_swig_i_1), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2566,7 +2638,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2574,7 +2646,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2582,7 +2654,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2590,7 +2662,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2598,7 +2670,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2606,7 +2678,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2614,7 +2686,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2622,7 +2694,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2630,7 +2702,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2638,7 +2710,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2646,7 +2718,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2654,7 +2726,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2662,7 +2734,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2670,7 +2742,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2678,7 +2750,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_b0d457c7733d2b7b())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }
 
@@ -2688,7 +2760,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_b0d457c7733d2b7b(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_cc4ebfbca4bc5f5c(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2697,6 +2769,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_b0d457c7733d2b7b())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_cc4ebfbca4bc5f5c())
 	return swig_r
 }

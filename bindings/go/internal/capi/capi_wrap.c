@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_b0d457c7733d2b7b(const char*);
+  void cgo_panic__capi_cc4ebfbca4bc5f5c(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_b0d457c7733d2b7b(p);
+  cgo_panic__capi_cc4ebfbca4bc5f5c(p);
 }
 
 
@@ -198,6 +198,16 @@ static void* Swig_malloc(int c) {
 #if (__WORDSIZE == 32) || (LONG_MAX == INT_MAX)
 # error "SWIG wrapped code invalid in 32 bit architecture, regenerate code using -DSWIGWORDSIZE32"
 #endif
+
+
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
+ * the report struct stays on the C side. */
+int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
+                        int64_t retry_delay_ms, uint64_t cost) {
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = cost;
+  return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
+}
 
 
 /* Numbers of a job, in this order (EMQGO_JOB_* indexes). */
@@ -709,7 +719,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_b0d457c7733d2b7b(void *_swig_go_0) {
+void _wrap_Swig_free_capi_cc4ebfbca4bc5f5c(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -719,7 +729,7 @@ void _wrap_Swig_free_capi_b0d457c7733d2b7b(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_cc4ebfbca4bc5f5c(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -732,7 +742,7 @@ void *_wrap_Swig_malloc_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -743,7 +753,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -754,7 +764,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -765,7 +775,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_OK_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -776,7 +786,7 @@ intgo _wrap_ECHOMQ_OK_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EMPTY_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -787,7 +797,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -798,7 +808,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EINVAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -809,7 +819,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -820,7 +830,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -831,7 +841,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ESTALE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -842,7 +852,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -853,7 +863,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EFULL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -864,7 +874,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ELEASED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -875,7 +885,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -886,7 +896,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -897,7 +907,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ECONN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -908,7 +918,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -919,7 +929,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -930,7 +940,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ETLS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -941,7 +951,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ESERVER_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -952,7 +962,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -963,7 +973,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EPROTO_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -974,7 +984,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EBUSY_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -985,7 +995,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ELOADING_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -996,7 +1006,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1007,7 +1017,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EOOM_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1018,7 +1028,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1029,7 +1039,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1040,7 +1050,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1061,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1072,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1083,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1094,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1105,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1116,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1127,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1138,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1149,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1160,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1171,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1172,7 +1182,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1183,7 +1193,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1194,7 +1204,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1205,7 +1215,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -1216,7 +1226,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-_gostring_ _wrap_strerror_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_cc4ebfbca4bc5f5c(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1232,7 +1242,7 @@ _gostring_ _wrap_strerror_capi_b0d457c7733d2b7b(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_b0d457c7733d2b7b() {
+intgo _wrap_version_capi_cc4ebfbca4bc5f5c() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1243,7 +1253,7 @@ intgo _wrap_version_capi_b0d457c7733d2b7b() {
 }
 
 
-_gostring_ _wrap_version_string_capi_b0d457c7733d2b7b() {
+_gostring_ _wrap_version_string_capi_cc4ebfbca4bc5f5c() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1257,7 +1267,7 @@ _gostring_ _wrap_version_string_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_check_queue_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_cc4ebfbca4bc5f5c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1275,7 +1285,7 @@ intgo _wrap_check_queue_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_cc4ebfbca4bc5f5c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1293,7 +1303,7 @@ intgo _wrap_check_group_name_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1313,7 +1323,7 @@ intgo _wrap_client_connect_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1323,7 +1333,7 @@ void _wrap_client_free_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1339,7 +1349,7 @@ _gostring_ _wrap_client_errmsg_capi_b0d457c7733d2b7b(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1352,7 +1362,7 @@ intgo _wrap_client_errcode_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1365,7 +1375,7 @@ intgo _wrap_client_connected_capi_b0d457c7733d2b7b(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1375,7 +1385,7 @@ void _wrap_client_cancel_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1388,7 +1398,7 @@ intgo _wrap_client_ping_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_cc4ebfbca4bc5f5c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1404,7 +1414,7 @@ _gostring_ _wrap_job_group_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_cc4ebfbca4bc5f5c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1420,7 +1430,7 @@ _gostring_ _wrap_job_last_error_capi_b0d457c7733d2b7b(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_cc4ebfbca4bc5f5c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1430,7 +1440,7 @@ void _wrap_job_free_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_cc4ebfbca4bc5f5c(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1443,7 +1453,7 @@ long long _wrap_job_list_count_capi_b0d457c7733d2b7b(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_cc4ebfbca4bc5f5c(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1458,7 +1468,7 @@ struct echomq_job *_wrap_job_list_at_capi_b0d457c7733d2b7b(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_cc4ebfbca4bc5f5c(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1468,7 +1478,7 @@ void _wrap_job_list_free_capi_b0d457c7733d2b7b(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_b0d457c7733d2b7b() {
+struct echomq_batch *_wrap_batch_create_capi_cc4ebfbca4bc5f5c() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1479,7 +1489,7 @@ struct echomq_batch *_wrap_batch_create_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_batch_add_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1505,7 +1515,7 @@ intgo _wrap_batch_add_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1518,7 +1528,7 @@ long long _wrap_batch_count_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1533,7 +1543,7 @@ long long _wrap_batch_id_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1566,7 +1576,7 @@ intgo _wrap_batch_add_keyed_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1581,7 +1591,7 @@ intgo _wrap_batch_duplicate_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1603,7 +1613,7 @@ intgo _wrap_delete_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1613,7 +1623,7 @@ void _wrap_batch_clear_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_cc4ebfbca4bc5f5c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1623,7 +1633,7 @@ void _wrap_batch_free_capi_b0d457c7733d2b7b(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1647,7 +1657,7 @@ intgo _wrap_ack_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_extend_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1686,7 +1696,7 @@ intgo _wrap_extend_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1715,7 +1725,7 @@ intgo _wrap_set_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1742,7 +1752,7 @@ intgo _wrap_clear_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1771,7 +1781,7 @@ intgo _wrap_set_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1798,7 +1808,7 @@ intgo _wrap_clear_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1825,7 +1835,7 @@ intgo _wrap_pause_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1852,7 +1862,7 @@ intgo _wrap_resume_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1874,7 +1884,7 @@ intgo _wrap_set_default_weight_capi_b0d457c7733d2b7b(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1896,7 +1906,7 @@ intgo _wrap_set_default_limit_capi_b0d457c7733d2b7b(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -1918,7 +1928,7 @@ intgo _wrap_set_default_max_attempts_capi_b0d457c7733d2b7b(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1951,7 +1961,7 @@ intgo _wrap_set_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1978,7 +1988,7 @@ intgo _wrap_clear_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2004,7 +2014,7 @@ intgo _wrap_set_default_rate_capi_b0d457c7733d2b7b(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2033,7 +2043,7 @@ intgo _wrap_throttle_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2062,7 +2072,7 @@ intgo _wrap_set_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2089,7 +2099,7 @@ intgo _wrap_clear_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2111,7 +2121,91 @@ intgo _wrap_set_default_cap_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
+intgo _wrap_set_cost_mode_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_get_cost_mode_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)echomq_get_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_charge_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_charge(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_lane_list_count_capi_cc4ebfbca4bc5f5c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2124,7 +2218,7 @@ long long _wrap_lane_list_count_capi_b0d457c7733d2b7b(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_cc4ebfbca4bc5f5c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2134,7 +2228,7 @@ void _wrap_lane_list_free_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2173,7 +2267,7 @@ intgo _wrap_redrive_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2206,7 +2300,7 @@ intgo _wrap_redrive_all_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2219,7 +2313,7 @@ intgo _wrap_worker_start_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2234,7 +2328,7 @@ intgo _wrap_worker_done_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_fail_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2258,7 +2352,7 @@ intgo _wrap_worker_fail_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2280,7 +2374,35 @@ intgo _wrap_worker_discard_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_settle_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  int64_t arg5 ;
+  uint64_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint64_t)_swig_go_5; 
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg4); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stop_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2297,7 +2419,7 @@ intgo _wrap_worker_stop_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2307,7 +2429,7 @@ void _wrap_worker_free_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2329,7 +2451,7 @@ intgo _wrap_shards_create_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_cc4ebfbca4bc5f5c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2342,7 +2464,7 @@ long long _wrap_report_count_capi_b0d457c7733d2b7b(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_cc4ebfbca4bc5f5c(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2360,7 +2482,7 @@ _gostring_ _wrap_report_at_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_cc4ebfbca4bc5f5c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2370,7 +2492,7 @@ void _wrap_report_free_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_b0d457c7733d2b7b(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_cc4ebfbca4bc5f5c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2386,7 +2508,7 @@ _gostring_ _wrap_report_cursor_capi_b0d457c7733d2b7b(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_ID_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2398,7 +2520,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2410,7 +2532,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2422,7 +2544,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2434,7 +2556,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2446,7 +2568,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2458,7 +2580,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2470,7 +2592,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2482,7 +2604,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_STATE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2494,7 +2616,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2506,7 +2628,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2518,7 +2640,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_LANES_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2530,7 +2652,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_RING_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2542,7 +2664,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2554,7 +2676,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2566,7 +2688,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2578,7 +2700,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2590,7 +2712,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2602,7 +2724,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2614,7 +2736,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2626,7 +2748,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2638,7 +2760,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2650,7 +2772,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2662,7 +2784,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2674,7 +2796,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2686,7 +2808,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2698,7 +2820,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2710,7 +2832,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2722,7 +2844,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2734,7 +2856,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2746,7 +2868,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2758,7 +2880,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2770,7 +2892,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2782,7 +2904,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2794,7 +2916,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2806,7 +2928,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2818,7 +2940,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2830,7 +2952,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2842,7 +2964,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2854,7 +2976,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2866,7 +2988,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2878,7 +3000,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2890,7 +3012,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2902,7 +3024,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2914,7 +3036,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2926,7 +3048,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2938,7 +3060,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_CAP_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2950,7 +3072,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2962,7 +3084,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -2974,7 +3096,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_b0d457c7733d2b7b() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_b0d457c7733d2b7b(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_cc4ebfbca4bc5f5c(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -2997,7 +3119,7 @@ struct echomq_client *_wrap_client_create_capi_b0d457c7733d2b7b(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_cc4ebfbca4bc5f5c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3013,7 +3135,7 @@ void _wrap_job_numbers_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_payload_copy_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_cc4ebfbca4bc5f5c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3029,7 +3151,7 @@ void _wrap_job_payload_copy_capi_b0d457c7733d2b7b(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3079,7 +3201,7 @@ intgo _wrap_enqueue_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3105,7 +3227,7 @@ intgo _wrap_enqueue_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3164,7 +3286,7 @@ intgo _wrap_enqueue_keyed_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3192,7 +3314,7 @@ intgo _wrap_enqueue_batch_window_capi_b0d457c7733d2b7b(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3227,7 +3349,7 @@ intgo _wrap_get_job_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3264,7 +3386,7 @@ intgo _wrap_purge_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3290,7 +3412,7 @@ intgo _wrap_queues_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3323,7 +3445,7 @@ intgo _wrap_shards_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3358,7 +3480,7 @@ intgo _wrap_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3395,7 +3517,7 @@ intgo _wrap_wclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3432,7 +3554,7 @@ intgo _wrap_bclaim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3471,7 +3593,7 @@ intgo _wrap_ack_claim_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3517,7 +3639,7 @@ intgo _wrap_fail_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3543,7 +3665,7 @@ intgo _wrap_stats_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3576,7 +3698,7 @@ intgo _wrap_lane_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3618,7 +3740,7 @@ intgo _wrap_lanes_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_cc4ebfbca4bc5f5c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3636,7 +3758,7 @@ _gostring_ _wrap_lane_list_group_capi_b0d457c7733d2b7b(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_cc4ebfbca4bc5f5c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -3654,7 +3776,7 @@ void _wrap_lane_list_numbers_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_b0d457c7733d2b7b(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_cc4ebfbca4bc5f5c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3670,7 +3792,7 @@ _gostring_ _wrap_lane_list_cursor_capi_b0d457c7733d2b7b(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3707,7 +3829,7 @@ intgo _wrap_dead_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3740,7 +3862,7 @@ intgo _wrap_verify_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -3784,7 +3906,7 @@ intgo _wrap_repair_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3824,7 +3946,7 @@ intgo _wrap_doctor_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3862,7 +3984,7 @@ intgo _wrap_ack_many_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_cc4ebfbca4bc5f5c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3901,7 +4023,7 @@ intgo _wrap_claim_batch_capi_b0d457c7733d2b7b(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3913,7 +4035,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3925,7 +4047,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3937,7 +4059,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3949,7 +4071,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3961,7 +4083,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3973,7 +4095,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3985,7 +4107,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -3997,7 +4119,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4009,7 +4131,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4021,7 +4143,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4033,7 +4155,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4045,7 +4167,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4057,7 +4179,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_b0d457c7733d2b7b() {
 }
 
 
-void _wrap_worker_defaults_capi_b0d457c7733d2b7b(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_cc4ebfbca4bc5f5c(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4071,7 +4193,7 @@ void _wrap_worker_defaults_capi_b0d457c7733d2b7b(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_cc4ebfbca4bc5f5c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4115,7 +4237,7 @@ intgo _wrap_worker_create_capi_b0d457c7733d2b7b(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4134,7 +4256,7 @@ intgo _wrap_worker_last_error_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4162,7 +4284,7 @@ intgo _wrap_worker_next_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4174,7 +4296,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4186,7 +4308,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4198,7 +4320,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4210,7 +4332,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4222,7 +4344,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4234,7 +4356,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4246,7 +4368,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4258,7 +4380,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4270,7 +4392,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4282,7 +4404,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4294,7 +4416,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4306,7 +4428,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4318,7 +4440,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4330,7 +4452,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0d457c7733d2b7b() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_cc4ebfbca4bc5f5c() {
   int result;
   intgo _swig_go_result;
   
@@ -4342,7 +4464,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0d457c7733d2b7b() {
 }
 
 
-intgo _wrap_worker_stats_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_cc4ebfbca4bc5f5c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4361,7 +4483,7 @@ intgo _wrap_worker_stats_capi_b0d457c7733d2b7b(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_b0d457c7733d2b7b() {
+long long _wrap_c_heap_in_use_capi_cc4ebfbca4bc5f5c() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -213,6 +213,9 @@ int echomq_throttle(echomq_client *c, const char *queue, const char *group, int6
 int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
 int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
 int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
+int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
+int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *OUT_U64);
+int echomq_charge(echomq_client *c, const char *queue, const char *group, uint64_t cost);
 
 size_t echomq_lane_list_count(const echomq_lane_list *l);
 void echomq_lane_list_free(echomq_lane_list *l);
@@ -224,6 +227,17 @@ int echomq_worker_done(echomq_worker *w, const echomq_job *job);
 int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
                        int64_t retry_delay_ms);
 int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+
+%inline %{
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
+ * the report struct stays on the C side. */
+int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
+                        int64_t retry_delay_ms, uint64_t cost) {
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = cost;
+  return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
+}
+%}
 int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
 void echomq_worker_free(echomq_worker *w);
 
