@@ -11,6 +11,7 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "mapping.hpp"
+#include "tls.hpp"
 #include "versioned.hpp"
 #include "validate.hpp"
 
@@ -121,6 +122,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";
+    case ECHOMQ_ETLS: return "TLS refused (handshake, certificate or name)";
     case ECHOMQ_ESERVER: return "server error";
     case ECHOMQ_ENOPERM: return "no permission";
     case ECHOMQ_EPROTO: return "protocol error";
@@ -151,7 +153,14 @@ int echomq_check_group_name(const char* group) {
 /* ---- client ---- */
 
 int echomq_client_options_init(echomq_client_options* opts, unsigned int version) {
-  // A version-1 struct ends before the wait_* fields.
+  // A version-1 struct ends before the wait_* fields, a version-2 one
+  // before the tls_* fields.
+  if (opts && version == ECHOMQ_CLIENT_OPTIONS_VERSION_2) {
+    const echomq_client_options d = ECHOMQ_CLIENT_OPTIONS_INIT;
+    std::memcpy(static_cast<void*>(opts), &d, offsetof(echomq_client_options, tls_ca));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
   return emqcapi::initOptions(opts, version, echomq_client_options ECHOMQ_CLIENT_OPTIONS_INIT,
                               ECHOMQ_CLIENT_OPTIONS_VERSION_1, offsetof(echomq_client_options, wait_replicas));
 }
@@ -161,7 +170,8 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
   *out = nullptr;
   echomq::ClientOptions o;
   if (opts) {
-    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION && opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_1)
+    if (opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION && opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_2 &&
+        opts->version != ECHOMQ_CLIENT_OPTIONS_VERSION_1)
       return ECHOMQ_EINVAL;
     if (opts->connect_timeout_ms < 1 || opts->command_timeout_ms < 1) return ECHOMQ_EINVAL;
     if (opts->max_payload_bytes < 1 || opts->max_payload_bytes > ECHOMQ_HARD_MAX_PAYLOAD)
@@ -176,8 +186,26 @@ int echomq_client_new(echomq_client** out, const echomq_client_options* opts) {
       o.durability.aof = opts->wait_aof != 0;
       o.durability.timeout_ms = opts->wait_timeout_ms;
     }
+    if (opts->version >= 3) {  // the tls_* fields exist
+      auto str = [](const char* p) { return p ? std::string(p) : std::string(); };
+      o.tls.ca = str(opts->tls_ca);
+      o.tls.cert = str(opts->tls_cert);
+      o.tls.key = str(opts->tls_key);
+      o.tls.sni = str(opts->tls_sni);
+      if (opts->tls_insecure_skip_verify != 0 && opts->tls_insecure_skip_verify != 1) return ECHOMQ_EINVAL;
+      o.tls.verify = opts->tls_insecure_skip_verify == 0;
+    }
   }
-  return guardedNoClient([&] { *out = new echomq_client(o); });
+  return guardedNoClient([&] {
+    // The files are read now, so a missing one is EINVAL here and not at
+    // connect (the URL may still override them, and is checked then).
+    if (echomq::anyTls(o.tls)) {
+      echomq::TlsSettings t = o.tls;
+      t.on = true;
+      echomq::tlsContext(t);
+    }
+    *out = new echomq_client(o);
+  });
 }
 
 echomq_client* echomq_client_create(const echomq_client_options* opts) {
@@ -643,6 +671,25 @@ int echomq_clear_rate(echomq_client* c, const char* queue, const char* group) {
 int echomq_set_default_rate(echomq_client* c, const char* queue, uint32_t jobs, int64_t period_ms,
                             uint32_t burst) {
   return guarded(c, [&] { c->core.setRate(queue, nullptr, jobs, jobs ? period_ms : 1, burst); });
+}
+int echomq_set_cost_mode(echomq_client* c, const char* queue, uint64_t quantum) {
+  return guarded(c, [&] {
+    if (quantum > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("quantum must be 0..ECHOMQ_ID_MAX");
+    c->core.costMode(queue, static_cast<int64_t>(quantum));
+  });
+}
+int echomq_get_cost_mode(echomq_client* c, const char* queue, uint64_t* quantum) {
+  return guarded(c, [&] {
+    if (!quantum) echomq::invalid("quantum is NULL");
+    *quantum = c->core.costMode(queue, -1);
+  });
+}
+int echomq_charge(echomq_client* c, const char* queue, const char* group, uint64_t cost) {
+  return guarded(c, [&] {
+    if (!group) echomq::invalid("group name is NULL");
+    if (cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("cost must be 0..ECHOMQ_ID_MAX");
+    c->core.charge(queue, group, cost);
+  });
 }
 int echomq_throttle(echomq_client* c, const char* queue, const char* group, int64_t ms) {
   return guarded(c, [&] { c->core.throttle(queue, group, ms); });

@@ -21,10 +21,14 @@ namespace {
 
 using emqcapi::guard;
 
-int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason) {
+int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason,
+           const echomq_job_report* r = nullptr) {
   if (!w || !job) return ECHOMQ_EINVAL;
+  if (r && r->version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
+  if (r && r->cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) return ECHOMQ_EINVAL;
+  int64_t cost = r && r->cost > 0 ? static_cast<int64_t>(r->cost) : echomq::Worker::kCostMeasured;
   return guard([&] {
-    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "");
+    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "", {}, cost);
     return ECHOMQ_OK;
   });
 }
@@ -34,7 +38,14 @@ int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, cons
 extern "C" {
 
 int echomq_worker_options_init(echomq_worker_options* opts, unsigned int version) {
-  // A version-1 struct ends before the wait_* fields.
+  // A version-1 struct ends before the wait_* fields, a version-2 one before
+  // target_wait_ms.
+  if (opts && version == ECHOMQ_WORKER_OPTIONS_VERSION_2) {
+    const echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
+    std::memcpy(static_cast<void*>(opts), &d, offsetof(echomq_worker_options, target_wait_ms));
+    opts->version = version;
+    return ECHOMQ_OK;
+  }
   return emqcapi::initOptions(opts, version, echomq_worker_options ECHOMQ_WORKER_OPTIONS_INIT,
                               ECHOMQ_WORKER_OPTIONS_VERSION_1, offsetof(echomq_worker_options, wait_replicas));
 }
@@ -46,14 +57,15 @@ int echomq_worker_new(echomq_worker** out, const char* url, const char* queue,
   if (!url || !queue) return ECHOMQ_EINVAL;
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   if (opts) {
-    if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION_1) {
-      std::memcpy(&o, opts, offsetof(echomq_worker_options, wait_replicas));
-      o.version = ECHOMQ_WORKER_OPTIONS_VERSION;
-    } else if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION) {
-      o = *opts;
-    } else {
-      return ECHOMQ_EINVAL;
-    }
+    size_t size = 0;  // how much of the struct the caller's version has
+    if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION_1) size = offsetof(echomq_worker_options, wait_replicas);
+    else if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION_2) size = offsetof(echomq_worker_options, target_wait_ms);
+    else if (opts->version == ECHOMQ_WORKER_OPTIONS_VERSION) size = sizeof o;
+    else return ECHOMQ_EINVAL;
+    std::memcpy(static_cast<void*>(&o), opts, size);
+    // Built before latency-bounded prefetch: the fixed prefetch it asked for.
+    if (opts->version != ECHOMQ_WORKER_OPTIONS_VERSION) o.target_wait_ms = 0;
+    o.version = ECHOMQ_WORKER_OPTIONS_VERSION;
   }
   if (o.connect_timeout_ms < 1 || o.command_timeout_ms < 1) return ECHOMQ_EINVAL;
   if (!echomq::Durability::valid(o.wait_replicas, o.wait_aof, o.wait_timeout_ms)) return ECHOMQ_EINVAL;
@@ -69,6 +81,7 @@ int echomq_worker_new(echomq_worker** out, const char* url, const char* queue,
   wo.weighted = o.weighted != 0;
   wo.retry_delay_ms = o.retry_delay_ms;
   wo.idle_wait_ms = o.idle_wait_ms;
+  wo.target_wait_ms = o.target_wait_ms;
   return guard([&] {
     *out = new echomq_worker(url, queue, wo);
     return ECHOMQ_OK;
@@ -116,6 +129,21 @@ int echomq_worker_done_result(echomq_worker* w, const echomq_job* job, const cha
     w->core.report(job->j.id, job->j.token, true, 0, "", std::string(result ? result : "", result_len));
     return ECHOMQ_OK;
   });
+}
+
+int echomq_job_report_init(echomq_job_report* r, unsigned int version) {
+  if (!r || version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
+  *r = echomq_job_report ECHOMQ_JOB_REPORT_INIT;
+  return ECHOMQ_OK;
+}
+
+int echomq_worker_done_with(echomq_worker* w, const echomq_job* job, const echomq_job_report* r) {
+  return report(w, job, true, 0, nullptr, r);
+}
+
+int echomq_worker_fail_with(echomq_worker* w, const echomq_job* job, const char* reason,
+                            int64_t retry_delay_ms, const echomq_job_report* r) {
+  return report(w, job, false, retry_delay_ms, reason, r);
 }
 
 int echomq_worker_discard(echomq_worker* w, const echomq_job* job, const char* reason) {

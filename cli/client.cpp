@@ -18,12 +18,26 @@ int exit_code_for_status(int status) {
     case ECHOMQ_ECONN:
     case ECHOMQ_ETIMEOUT:
     case ECHOMQ_ECANCELED:
+    case ECHOMQ_ETLS:
     case ECHOMQ_ENOPERM: return kExitConn;
     default: return kExitFailure;
   }
 }
 
-std::string redact_url(const std::string &url) {
+// The Sentinels' password of a +sentinel URL (its query) is hidden too.
+static std::string redact_sentinel_password(std::string url) {
+  const std::string key = "sentinel_password=";
+  for (size_t at = url.find(key); at != std::string::npos; at = url.find(key, at + 1)) {
+    if (at == 0 || (url[at - 1] != '?' && url[at - 1] != '&')) continue;
+    const size_t from = at + key.size();
+    const size_t to = url.find('&', from);
+    url.replace(from, to == std::string::npos ? std::string::npos : to - from, "***");
+  }
+  return url;
+}
+
+std::string redact_url(const std::string &raw) {
+  const std::string url = redact_sentinel_password(raw);
   size_t scheme = url.find("://");
   size_t start = scheme == std::string::npos ? 0 : scheme + 3;
   size_t at = url.find('@', start);

@@ -123,6 +123,29 @@ int cmd_throttle(Context &ctx) {
   return report_lane(ctx, group);
 }
 
+// cost-mode [QUANTUM|off]: shows the mode, or sets it first.
+int cmd_cost_mode(Context &ctx) {
+  echomq_client *c = ctx.session.client();
+  const auto &p = ctx.args.positionals();
+  if (!p.empty()) {
+    uint64_t quantum = p[0] == "off" ? 0 : parse_uint(p[0], 1, ECHOMQ_ID_MAX, "quantum");
+    ctx.session.check(echomq_set_cost_mode(c, ctx.session.q(), quantum), "cost-mode");
+  }
+  uint64_t quantum = 0;
+  ctx.session.check(echomq_get_cost_mode(c, ctx.session.q(), &quantum), "cost-mode");
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue()).key("cost_mode").boolean(quantum > 0);
+    j.key("quantum").num(quantum);
+    j.end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  print(quantum > 0 ? "cost mode: on, quantum " + std::to_string(quantum) + "\n"
+                    : std::string("cost mode: off (turns count jobs)\n"));
+  return kExitOk;
+}
+
 int cmd_cap(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   const std::string value = ctx.args.positionals()[1];
@@ -265,6 +288,13 @@ void add_control_commands(std::vector<Command> &out) {
                  "For a worker told to back off by a downstream service: the lane leaves the\n"
                  "ring and runs again (under its rate, if any) when the time is up.",
                  {kForce}, 2, 2, true, cmd_throttle});
+  out.push_back({"cost-mode", "[QUANTUM|off]", "show or set the queue's cost mode (turns count work, not jobs)",
+                 "In cost mode each lane is charged what its jobs cost (handler time the\n"
+                 "worker engine measures, in microseconds, or units the handler reports),\n"
+                 "divided by its weight; a lane more than QUANTUM units past the least\n"
+                 "charged sits out, off the ring, until the others catch up. 'off' goes back\n"
+                 "to counting jobs (every lane that sat out rejoins at once).",
+                 {}, 0, 1, true, cmd_cost_mode});
   out.push_back({"cap", "GROUP N|none", "cap how many jobs may wait in a lane (pending + delayed)",
                  "An enqueue past the cap is refused (a batch whole) and writes nothing.\n"
                  "'none' removes the lane's own cap, so the queue default applies.",

@@ -11,7 +11,7 @@ enum ExitCode : int {
   kExitOk = 0,         ///< success
   kExitFailure = 1,    ///< the server refused or failed (ESERVER, EPROTO, ENOMEM, EINTERNAL)
   kExitUsage = 2,      ///< bad command line: unknown option, bad number, bad name, bad URL
-  kExitConn = 3,       ///< cannot reach the server, timeout, or authentication refused
+  kExitConn = 3,       ///< cannot reach the server, timeout, TLS or authentication refused
   kExitNotFound = 4,   ///< no such job, or no such lane
   kExitStale = 5,      ///< the token is not the job's current attempt (lease lost)
   kExitViolations = 6, ///< verify found invariant violations

@@ -25,7 +25,11 @@ int64_t steadyMs() {
 
 }  // namespace
 
-void Client::connect(const std::string& url) { connect(parseUrl(url)); }
+void Client::connect(const std::string& url) {
+  Endpoint ep = parseUrl(url);
+  mergeTls(ep.tls, opts_.tls);
+  connect(ep);
+}
 
 void Client::connect(const Endpoint& ep) {
   conn_.open(ep, opts_.timeouts);
@@ -72,7 +76,13 @@ std::string Client::confirmWrites() {
     a.own(static_cast<long long>(d.timeout_ms));
     // The server blocks up to the timeout: read for longer than that.
     ReplyPtr r = conn_.command(a, d.timeout_ms + opts_.timeouts.command_ms);
-    if (r->type == REDIS_REPLY_ERROR) return std::string("the server refused the wait: ") + r->str;
+    if (r->type == REDIS_REPLY_ERROR) {
+      std::string why = std::string("the server refused the wait: ") + r->str;
+      // Redis 7.0 has no WAITAOF: say so rather than leave a bare error.
+      if (d.aof && std::strstr(r->str, "unknown command"))
+        why += " (WAITAOF needs Valkey 7.2 or Redis 7.2 or later; wait_aof cannot be confirmed here)";
+      return why;
+    }
     long long local = 1, replicas = 0;
     if (d.aof && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
       local = r->element[0]->integer;
@@ -151,6 +161,10 @@ void checkSettlement(const Settlement& x) {
   if (x.result.size() > kResultMax)
     echomq::fail(kTooLarge, "result of " + std::to_string(x.result.size()) + " bytes is over the limit of " +
                                 std::to_string(kResultMax));
+  if (x.cost > 0) {
+    if (x.cost > static_cast<uint64_t>(kIdMax)) invalid("cost out of range");
+    checkGroupName(x.lane.c_str());
+  }
 }
 
 namespace {
@@ -190,7 +204,8 @@ TakeResult decodeTake(const redisReply* r) {
 }  // namespace
 
 TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, int64_t lease_ms,
-                        uint32_t n, uint32_t turns, bool weighted, const char* flags) {
+                        uint32_t n, uint32_t turns, bool weighted, const char* flags,
+                        const std::vector<std::pair<std::string, uint64_t>>* extra) {
   start(Script::Take, k);
   argv_.own(lease_ms);
   argv_.own(static_cast<long long>(n));
@@ -216,10 +231,32 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
     argv_.own(x.retry_delay_ms);
     argv_.ref(x.reason);
   }
-  // Results of acks (lua/take.lua): sent only when there are any, so a call
-  // without them is what it was before.
+  // Charges, one per lane, then results of acks (lua/take.lua: that order,
+  // each led by its count). Charges are absent when there are none and no
+  // results follow; results are sent only when there are any, so a call
+  // without either is what it was before.
+  std::vector<std::pair<const std::string*, uint64_t>> charges;
+  auto addCharge = [&](const std::string& lane, uint64_t cost) {
+    if (cost == 0) return;
+    for (auto& c : charges)
+      if (*c.first == lane) {
+        c.second = std::min<uint64_t>(c.second + cost, static_cast<uint64_t>(kIdMax));
+        return;
+      }
+    charges.emplace_back(&lane, cost);
+  };
+  for (const Settlement& x : s) addCharge(x.lane, x.cost);
+  if (extra)
+    for (const auto& [lane, cost] : *extra) addCharge(lane, cost);
   size_t results = 0;
   for (const Settlement& x : s) results += x.ack && !x.result.empty() ? 1 : 0;
+  if (!charges.empty() || results > 0) {
+    argv_.own(static_cast<long long>(charges.size()));
+    for (const auto& [lane, cost] : charges) {
+      argv_.ref(*lane);
+      argv_.own(std::to_string(cost));
+    }
+  }
   if (results > 0) {
     argv_.own(static_cast<long long>(results));
     for (const Settlement& x : s) {
@@ -484,6 +521,27 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
   argv_.own(period_ms);
   argv_.own(static_cast<long long>(burst));
   scriptStatus(run(Script::Rate).get(), "rate");
+}
+
+uint64_t Client::costMode(const char* queue, int64_t quantum) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("cost quantum", quantum, -1, kIdMax);
+  start(Script::CostMode, k);
+  argv_.own(quantum);
+  ReplyPtr r = run(Script::CostMode);
+  scriptStatus(r.get(), "cost mode");
+  if (r->elements != 2) echomq::fail(kProto, "cost mode: unexpected reply length");
+  return static_cast<uint64_t>(i64(r.get(), 1, "cost mode"));
+}
+
+void Client::charge(const char* queue, const char* group, uint64_t cost) {
+  const QueueKeys& k = keysFor(queue);
+  checkGroupName(group);
+  checkRange("cost", static_cast<long long>(std::min<uint64_t>(cost, kIdMax + 1ULL)), 0, kIdMax);
+  if (cost == 0) return;
+  const std::vector<std::pair<std::string, uint64_t>> one{{group, cost}};
+  static const std::vector<Settlement> kNone;
+  take(k, kNone, 0, 0, 1, false, "", &one);
 }
 
 void Client::throttle(const char* queue, const char* group, int64_t ms) {

@@ -33,6 +33,7 @@ struct ClientOptions {
   Timeouts timeouts;
   size_t max_payload = kDefaultMaxPayload;
   Durability durability;
+  TlsSettings tls;  // defaults for a TLS URL; its query wins (mergeTls)
 };
 
 struct Job {
@@ -72,12 +73,19 @@ struct ClaimResult {
 // One settlement of a held job: an ack, or a fail with a retry delay (ms;
 // kRetryBackoff, kRetryDeadNow, kRetryRelease) and a reason.
 struct Settlement {
+  Settlement() = default;
+  Settlement(uint64_t i, uint64_t t, bool a, int64_t d, std::string r, std::string res = {})
+      : id(i), token(t), ack(a), retry_delay_ms(d), reason(std::move(r)), result(std::move(res)) {}
   uint64_t id = 0;
   uint64_t token = 0;
   bool ack = true;
   int64_t retry_delay_ms = 0;
   std::string reason;
   std::string result;  // an ack's result (0..kResultMax bytes), kept when retained
+  // What the job's work cost (cost > 0), charged to `lane` in a queue's cost
+  // mode: take sends one charge per lane and call (lua/take.lua).
+  std::string lane;
+  uint64_t cost = 0;
 };
 
 // Checks one settlement's id, token, retry delay (EINVAL) and result
@@ -189,6 +197,11 @@ class Client {
   // Rate limit of a lane (group) or the queue default (group NULL): jobs per
   // period_ms with a burst (0 = jobs); jobs 0 clears.
   void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
+  // Cost mode (lua/costmode.lua): quantum 1.. turns it on, 0 off. Returns
+  // the quantum it had (0 = off); quantum -1 only reads it.
+  uint64_t costMode(const char* queue, int64_t quantum);
+  // Charges lane `group` `cost` units of settled work (cost mode; else no-op).
+  void charge(const char* queue, const char* group, uint64_t cost);
   // No job of the lane before server now + ms.
   void throttle(const char* queue, const char* group, int64_t ms);
   // Size cap of a lane or the queue default (group NULL); 0 clears.
@@ -252,8 +265,10 @@ class Client {
   Argv& start(Script s, const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);
   // One take call (lua/take.lua); validated arguments.
+  // `extra`: charges beyond those of the settlements (lane, cost).
   TakeResult take(const QueueKeys& k, const std::vector<Settlement>& s, int64_t lease_ms,
-                  uint32_t n, uint32_t turns, bool weighted, const char* flags);
+                  uint32_t n, uint32_t turns, bool weighted, const char* flags,
+                  const std::vector<std::pair<std::string, uint64_t>>* extra = nullptr);
   // take() for claims only, called again while due work waits to be brought back.
   ClaimResult claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n, uint32_t turns,
                          bool weighted, const char* flags);

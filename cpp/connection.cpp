@@ -1,29 +1,16 @@
 #include "connection.hpp"
 
-#include <sys/socket.h>
-#include <sys/time.h>
-
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
-#include <hiredis/sds.h>
-
 #include "error.hpp"
+#include "tls.hpp"
 
 namespace echomq {
 namespace {
 
-timeval toTimeval(int ms) {
-  timeval tv;
-  tv.tv_sec = ms / 1000;
-  tv.tv_usec = (ms % 1000) * 1000;
-  return tv;
-}
-
-std::string endpointName(const Endpoint& ep) {
-  if (ep.unix_socket) return "unix:" + ep.path;
-  return ep.host + ":" + std::to_string(ep.port);
-}
+constexpr size_t kReadChunk = 64 * 1024;
 
 bool startsWith(const redisReply* r, const char* word) {
   size_t n = std::strlen(word);
@@ -44,30 +31,6 @@ bool parseRedirect(const redisReply* r, std::string& host, int& port) {
     return false;
   }
   return !host.empty() && port > 0 && port < 65536;
-}
-
-// Sends everything hiredis has buffered with MSG_NOSIGNAL. hiredis 0.14
-// writes with write(2), which raises SIGPIPE on a connection the peer closed
-// and kills a host that keeps the default disposition; a library must report
-// that as a lost connection instead. Once obuf is empty, redisGetReply has
-// nothing left to write. Returns false (errno set) if the socket failed; the
-// caller then drops the connection, buffer and all. (Only sds's inline
-// helpers are used: hiredis 0.14 declares the others without C linkage.)
-bool sendBuffered(redisContext* ctx) {
-  size_t off = 0;
-  const size_t len = sdslen(ctx->obuf);
-  while (off < len) {
-    const ssize_t n = ::send(ctx->fd, ctx->obuf + off, len - off, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      if (n == 0) errno = EPIPE;
-      return false;
-    }
-    off += static_cast<size_t>(n);
-  }
-  sdssetlen(ctx->obuf, 0);
-  ctx->obuf[0] = '\0';
-  return true;
 }
 
 }  // namespace
@@ -94,8 +57,7 @@ int replyErrorCode(const redisReply* r) {
     int code;
   };
   // By the error's first word; a command refused inside a script keeps its
-  // word ("OOM ... script: ..."), except an ACL denial there, which the
-  // server words as "ERR ACL failure in script: ...".
+  // word ("OOM ... script: ..."), except an ACL denial there (below).
   static const Word kWords[] = {
       {"NOPERM", kNoPerm},  {"WRONGPASS", kNoPerm}, {"NOAUTH", kNoPerm},
       {"BUSY", kBusy},      {"LOADING", kLoading},  {"TRYAGAIN", kTryAgain},
@@ -104,10 +66,16 @@ int replyErrorCode(const redisReply* r) {
   if (r->type != REDIS_REPLY_ERROR) return kOk;
   for (const Word& w : kWords)
     if (startsWith(r, w.word)) return w.code;
-  static const char kAclInScript[] = "ERR ACL failure in script";
-  if (r->len >= sizeof kAclInScript - 1 &&
-      std::memcmp(r->str, kAclInScript, sizeof kAclInScript - 1) == 0)
-    return kNoPerm;
+  // Valkey words it "ERR ACL failure in script: ...", Redis 7.0 "ERR The
+  // user executing the script can't run this command or subcommand ...".
+  static const char* const kAclInScript[] = {
+      "ERR ACL failure in script",
+      "ERR The user executing the script can't run this command",
+  };
+  for (const char* text : kAclInScript) {
+    const size_t n = std::strlen(text);
+    if (r->len >= n && std::memcmp(r->str, text, n) == 0) return kNoPerm;
+  }
   return kServer;
 }
 
@@ -119,8 +87,13 @@ int replyErrorCode(const redisReply* r) {
 Connection::~Connection() { close(); }
 
 void Connection::close() {
-  std::lock_guard<std::mutex> lk(mu_);
-  ctx_.reset();
+  std::unique_ptr<Transport> gone;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    gone = std::move(io_);
+  }
+  reader_.reset();
+  out_.clear();
 }
 
 void Connection::dropAndThrow(int code, const std::string& what) {
@@ -129,34 +102,79 @@ void Connection::dropAndThrow(int code, const std::string& what) {
 }
 
 void Connection::open(const Endpoint& ep, const Timeouts& t) {
+  if (ep.sentinel) {
+    close();
+    via_ = ep;
+    t_ = t;
+    configured_ = true;
+    openPrimary();
+    return;
+  }
+  via_ = Endpoint{};
+  openDirect(ep, t);
+}
+
+bool Connection::demoted(const redisReply* r) const {
+  return via_.sentinel && (startsWith(r, "READONLY") || startsWith(r, "UNBLOCKED"));
+}
+
+void Connection::openDirect(const Endpoint& ep, const Timeouts& t) {
   close();
   ep_ = ep;
   t_ = t;
   configured_ = true;
-  timeval ctv = toTimeval(t.connect_ms);
-  ContextPtr ctx(ep.unix_socket ? redisConnectUnixWithTimeout(ep.path.c_str(), ctv)
-                                : redisConnectWithTimeout(ep.host.c_str(), ep.port, ctv));
-  if (!ctx) fail(kNoMem, "cannot allocate a connection");
-  if (ctx->err) {
-    int code = (ctx->err == REDIS_ERR_IO && (errno == ETIMEDOUT || errno == EINPROGRESS ||
-                                             errno == EAGAIN))
-                   ? kTimeout
-                   : kConn;
-    fail(code, "cannot connect to " + endpointName(ep) + ": " + ctx->errstr);
-  }
+  // TLS files are read (and refused with EINVAL) before any network I/O.
+  std::shared_ptr<SSL_CTX> tls = ep.tls.on ? tlsContext(ep.tls) : nullptr;
+  auto io = std::make_unique<Transport>(ep, t.connect_ms, std::move(tls));
+  reader_.reset(redisReaderCreate());
+  if (!reader_) fail(kNoMem, "cannot allocate a reply parser");
+  in_.resize(kReadChunk);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    ctx_ = std::move(ctx);
+    io_ = std::move(io);
   }
   current_read_ms_ = 0;
+  if (io_->tls()) confirmTls();
   setReadTimeout(t.command_ms);
   handshake();
 }
 
+// With TLS 1.3 the client's side of the handshake ends before the server
+// has checked the client's certificate: a server that wants one (and got
+// none, or one it does not trust) says so with an alert on the first read.
+// One PING, which the server never runs when it refuses the session, turns
+// that into ETLS here rather than a lost connection on the first real call.
+void Connection::confirmTls() {
+  setReadTimeout(t_.connect_ms);
+  Argv a;
+  a.ref("PING", 4);
+  append(a);
+  std::string why;
+  const bool sent = io_->write(out_.data(), out_.size());
+  out_.clear();
+  if (sent && readReply(why)) return;  // any reply, NOAUTH too: the session stands
+  if (!sent) {
+    // The server closed it already; its alert, if it sent one before, may
+    // still be there to read and says why better than the reset does.
+    why = io_->error();
+    std::string alert;
+    if (!readReply(alert) && alert.rfind("TLS: ", 0) == 0) why = alert;
+  }
+  const bool timedOut = io_->timedOut();
+  const std::string who = endpointName(ep_);
+  if (timedOut) dropAndThrow(kTimeout, "TLS session with " + who + ": no answer within " +
+                                           std::to_string(t_.connect_ms) + " ms");
+  dropAndThrow(kTls, "TLS session with " + who + " refused after the handshake: " + why +
+                         (ep_.tls.cert.empty() ? " (does the server require a client certificate? give cert= and key=)"
+                                               : " (is the client certificate trusted by the server?)") +
+                         "; no command ran");
+}
+
 void Connection::ensure() {
-  if (ctx_) return;
+  if (io_) return;
   if (!configured_) fail(kConn, "not connected: connect first");
-  open(ep_, t_);
+  if (via_.sentinel) openPrimary();
+  else openDirect(ep_, t_);
 }
 
 void Connection::handshake() {
@@ -189,69 +207,89 @@ void Connection::handshake() {
 }
 
 void Connection::setReadTimeout(int ms) {
-  if (ms == current_read_ms_ || !ctx_) return;
-  if (redisSetTimeout(ctx_.get(), toTimeval(ms)) != REDIS_OK)
-    dropAndThrow(kConn, "cannot set the socket timeout");
+  if (ms == current_read_ms_ || !io_) return;
+  if (!io_->setTimeout(ms)) dropAndThrow(kConn, "cannot set the socket timeout");
   current_read_ms_ = ms;
 }
 
-ReplyPtr Connection::roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms) {
-  if (redisAppendCommandArgv(ctx, static_cast<int>(argv.size()), argv.ptrs(), argv.lens()) !=
-      REDIS_OK)
-    fail(kNoMem, "cannot format a command");
+void Connection::append(Argv& argv) {
+  char* cmd = nullptr;
+  const int n = redisFormatCommandArgv(&cmd, static_cast<int>(argv.size()), argv.ptrs(), argv.lens());
+  if (n < 0 || !cmd) fail(kNoMem, "cannot format a command");
+  out_.append(cmd, static_cast<size_t>(n));
+  std::free(cmd);  // redisFreeCommand's body; hiredis 0.14 allocates with malloc
+}
+
+void Connection::flush(int code, const char* what) {
+  const bool ok = io_->write(out_.data(), out_.size());
+  out_.clear();
+  if (!ok) dropAndThrow(code, std::string(what) + ": " + io_->error());
+}
+
+ReplyPtr Connection::readReply(std::string& why) {
+  for (;;) {
+    void* raw = nullptr;
+    if (redisReaderGetReply(reader_.get(), &raw) != REDIS_OK) {
+      why = std::string("bad reply: ") + reader_->errstr;
+      return nullptr;
+    }
+    if (raw) return ReplyPtr(static_cast<redisReply*>(raw));
+    const size_t n = io_->read(in_.data(), in_.size());
+    if (n == 0) {
+      why = io_->error();
+      return nullptr;
+    }
+    if (redisReaderFeed(reader_.get(), in_.data(), n) != REDIS_OK) fail(kNoMem, "cannot buffer a reply");
+  }
+}
+
+ReplyPtr Connection::roundTrip(Argv& argv, int read_timeout_ms) {
+  append(argv);
   // Write everything first: a failure here means the server never got the
   // whole command, so nothing ran (ECONN). A failure while reading leaves the
   // outcome unknown (ETIMEOUT).
-  if (!sendBuffered(ctx)) {
-    const bool timedOut = errno == EAGAIN || errno == EWOULDBLOCK;
-    dropAndThrow(kConn, std::string("connection lost while sending: ") +
-                            (timedOut ? "the send timed out" : std::strerror(errno)));
-  }
-  void* raw = nullptr;
-  if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
-    std::string why = ctx->errstr;
-    bool timedOut = ctx->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
-    if (timedOut)
+  flush(kConn, "connection lost while sending");
+  std::string why;
+  ReplyPtr r = readReply(why);
+  if (!r) {
+    if (io_->timedOut())
       dropAndThrow(kTimeout, "no reply within " + std::to_string(read_timeout_ms) +
-                                        " ms; the outcome is unknown");
-    dropAndThrow(kTimeout,
-                 "connection lost before the reply (" + why + "); the outcome is unknown");
+                                 " ms; the outcome is unknown");
+    dropAndThrow(kTimeout, "connection lost before the reply (" + why + "); the outcome is unknown");
   }
-  return ReplyPtr(static_cast<redisReply*>(raw));
+  return r;
 }
 
 ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
   ensure();
   int ms = read_timeout_ms > 0 ? read_timeout_ms : t_.command_ms;
   setReadTimeout(ms);
-  ReplyPtr r = roundTrip(ctx_.get(), argv, ms);
+  ReplyPtr r = roundTrip(argv, ms);
+  if (demoted(r.get())) {
+    // Refused before it ran: ask Sentinel for the new primary and send it
+    // there, once.
+    close();
+    ensure();
+    setReadTimeout(ms);
+    r = roundTrip(argv, ms);
+  }
   // Cluster redirects: MOVED re-homes this connection; ASK asks once.
   for (int hops = 0; hops < 5 && r->type == REDIS_REPLY_ERROR; ++hops) {
     std::string host;
     int port = 0;
     if (startsWith(r.get(), "MOVED") && parseRedirect(r.get(), host, port)) {
-      Endpoint to = ep_;
-      to.unix_socket = false;
-      to.host = host;
-      to.port = port;
-      to.db = 0;
-      open(to, t_);
+      open(redirected(ep_, host, port), t_);
       ++moves_;
       setReadTimeout(ms);
-      r = roundTrip(ctx_.get(), argv, ms);
+      r = roundTrip(argv, ms);
     } else if (startsWith(r.get(), "ASK") && parseRedirect(r.get(), host, port)) {
-      Endpoint to = ep_;
-      to.unix_socket = false;
-      to.host = host;
-      to.port = port;
-      to.db = 0;
       Connection side;
-      side.open(to, t_);
+      side.open(redirected(ep_, host, port), t_);
       Argv asking;
       asking.ref("ASKING", 6);
       side.command(asking);
       side.setReadTimeout(ms);
-      r = side.roundTrip(side.ctx_.get(), argv, ms);
+      r = side.roundTrip(argv, ms);
     } else {
       break;
     }
@@ -262,24 +300,21 @@ ReplyPtr Connection::command(Argv& argv, int read_timeout_ms) {
 std::vector<ReplyPtr> Connection::pipeline(std::vector<Argv>& cmds) {
   ensure();
   setReadTimeout(t_.command_ms);
-  redisContext* ctx = ctx_.get();
-  for (auto& a : cmds)
-    if (redisAppendCommandArgv(ctx, static_cast<int>(a.size()), a.ptrs(), a.lens()) != REDIS_OK)
-      fail(kNoMem, "cannot format a command");
+  for (auto& a : cmds) append(a);
   // Part of the pipeline may have reached the server: the outcome is unknown.
-  if (!sendBuffered(ctx))
-    dropAndThrow(kTimeout, std::string("connection lost while sending a pipeline (") +
-                               std::strerror(errno) + "); the outcome is unknown");
+  if (!io_->write(out_.data(), out_.size())) {
+    out_.clear();
+    dropAndThrow(kTimeout, "connection lost while sending a pipeline (" + io_->error() +
+                               "); the outcome is unknown");
+  }
+  out_.clear();
   std::vector<ReplyPtr> out;
   out.reserve(cmds.size());
   for (size_t i = 0; i < cmds.size(); ++i) {
-    void* raw = nullptr;
-    if (redisGetReply(ctx, &raw) != REDIS_OK || raw == nullptr) {
-      std::string why = ctx->errstr;
-      dropAndThrow(kTimeout,
-                   "connection lost in a pipeline (" + why + "); the outcome is unknown");
-    }
-    out.emplace_back(static_cast<redisReply*>(raw));
+    std::string why;
+    ReplyPtr r = readReply(why);
+    if (!r) dropAndThrow(kTimeout, "connection lost in a pipeline (" + why + "); the outcome is unknown");
+    out.push_back(std::move(r));
   }
   return out;
 }
@@ -308,7 +343,7 @@ ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
   int err = kOk;
   std::string msg;
   try {
-    r = roundTrip(ctx_.get(), argv, read_timeout_ms);
+    r = roundTrip(argv, read_timeout_ms);
   } catch (const Error& e) {
     err = e.code();
     msg = e.what();
@@ -324,6 +359,9 @@ ReplyPtr Connection::interruptibleWait(Argv& argv, int read_timeout_ms) {
   if (shut) close();
   if (cancel_requested_) fail(kCanceled, "canceled while waiting; nothing was claimed");
   if (err != kOk) fail(err, msg);
+  if (demoted(r.get()))
+    dropAndThrow(kConn, "the server is no longer the primary (" + std::string(r->str, r->len) +
+                            "); nothing was claimed; the next call asks Sentinel again");
   return r;
 }
 
@@ -331,9 +369,9 @@ void Connection::cancel() {
   std::lock_guard<std::mutex> lk(mu_);
   if (!in_call_) return;
   cancel_requested_ = true;
-  if (waiting_ && ctx_ && ctx_->fd >= 0) {
+  if (waiting_ && io_) {
     shut_ = true;
-    ::shutdown(ctx_->fd, SHUT_RDWR);
+    io_->interrupt();  // a shutdown(2): the blocked read, TLS or not, returns
   }
 }
 

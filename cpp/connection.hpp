@@ -1,7 +1,9 @@
-// One connection to one Valkey server: connect with timeouts, AUTH, SELECT,
-// argv-style commands with explicit lengths, MOVED/ASK redirects, and a
-// thread-safe cancel. A connection that fails is dropped; the next command
-// reconnects. Not shared between threads (cancel() excepted).
+// One connection to one Valkey server: connect with timeouts (TLS for a
+// valkeys:// endpoint), AUTH, SELECT, argv-style commands with explicit
+// lengths, MOVED/ASK redirects, and a thread-safe cancel. Bytes move through
+// a Transport (cpp/transport.hpp); hiredis formats the commands and parses
+// the replies (redisReader). A connection that fails is dropped; the next
+// command reconnects. Not shared between threads (cancel() excepted).
 #pragma once
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "reply.hpp"
+#include "transport.hpp"
 #include "url.hpp"
 
 namespace echomq {
@@ -49,10 +52,14 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
   ~Connection();
 
-  // Connects (replacing any live connection). Throws ECONN, ETIMEOUT, ENOPERM, ESERVER.
+  // Connects (replacing any live connection). Throws EINVAL (TLS files),
+  // ECONN, ETIMEOUT, ETLS (handshake, certificate, name, a client
+  // certificate the server wants: no command ran), ENOPERM, ESERVER.
+  // An endpoint with Sentinels finds its primary through them
+  // (cpp/sentinel.hpp), and again on every reconnect.
   void open(const Endpoint& ep, const Timeouts& t);
   void close();
-  bool connected() const { return ctx_ != nullptr; }
+  bool connected() const { return io_ != nullptr; }
   bool configured() const { return configured_; }
   // Reconnects with the last endpoint if the connection was dropped.
   void ensure();
@@ -84,18 +91,40 @@ class Connection {
   void cancel();
 
  private:
-  ReplyPtr roundTrip(redisContext* ctx, Argv& argv, int read_timeout_ms);
+  ReplyPtr roundTrip(Argv& argv, int read_timeout_ms);
+  // Formats a command onto out_.
+  void append(Argv& argv);
+  // Sends out_; throws `code` with the reason when the send fails.
+  void flush(int code, const char* what);
+  // The next reply, or null with the transport's error (or the parser's in
+  // why) when the stream failed.
+  ReplyPtr readReply(std::string& why);
+  void confirmTls();
+  void openDirect(const Endpoint& ep, const Timeouts& t);
+  // Asks via_'s Sentinels for the primary and connects to it (cpp/sentinel.cpp).
+  void openPrimary();
+  // A reply that says the server is no longer the primary (READONLY, or a
+  // blocked call UNBLOCKED by a role change) on a connection found through
+  // Sentinel: the command did not run.
+  bool demoted(const redisReply* r) const;
   void handshake();
   void setReadTimeout(int ms);
   [[noreturn]] void dropAndThrow(int code, const std::string& what);
 
-  ContextPtr ctx_;
-  Endpoint ep_;
+  struct ReaderDeleter {
+    void operator()(redisReader* r) const noexcept { redisReaderFree(r); }
+  };
+  std::unique_ptr<Transport> io_;
+  std::unique_ptr<redisReader, ReaderDeleter> reader_;
+  std::string out_;        // commands formatted, not sent yet
+  std::vector<char> in_;   // read buffer
+  Endpoint ep_;   // the server connected to
+  Endpoint via_;  // the +sentinel endpoint this connection follows (sentinel set), if any
   Timeouts t_;
   bool configured_ = false;
   int current_read_ms_ = 0;
   uint64_t moves_ = 0;
-  std::mutex mu_;  // guards ctx_ and the flags below against cancel()
+  std::mutex mu_;  // guards io_ and the flags below against cancel()
   bool in_call_ = false;   // inside beginCancellable/endCancellable
   bool waiting_ = false;   // blocked in interruptibleWait
   bool shut_ = false;      // cancel() shut the socket down: drop it

@@ -48,27 +48,44 @@ bool parseVersion(const std::string& s, Version& v) {
 // later minor line carries them.
 const char kLuaFixes[] = "the 2025 Lua sandbox fixes (CVE-2025-49844, -46817, -46818, -46819)";
 
-DoctorLine versionCheck(const Info& server) {
+// The oldest supported releases (docs/operations.md, "Supported servers").
+constexpr Version kValkeyMin{7, 2, 0};
+constexpr Version kRedisMin{7, 0, 0};
+
+bool older(const Version& v, const Version& min) {
+  return v.major != min.major ? v.major < min.major : v.minor < min.minor;
+}
+
+// The server by name and version, against the oldest supported release and
+// the Lua fixes; `missing` lists the commands it lacks and what that costs.
+DoctorLine versionCheck(const Info& server, const std::string& missing) {
   const std::string name = get(server, "server_name", "redis");
   const std::string ver = get(server, "valkey_version", get(server, "redis_version").c_str());
+  const std::string lacks = missing.empty() ? "" : "; it lacks " + missing;
   Version v;
-  if (name != "valkey")
-    return {kDoctorWarn, "version: " + name + " " + ver +
-                                    " is not Valkey, so it cannot be matched against Valkey releases; "
-                                    "make sure it carries " + kLuaFixes + ", or run Valkey 8.0.6, "
-                                    "8.1.4 or later"};
   if (!parseVersion(ver, v))
-    return {kDoctorWarn, "version: cannot read the version '" + ver + "'; run Valkey 8.0.6, "
-                                "8.1.4 or later"};
-  if (v.major < 7 || (v.major == 7 && v.minor < 2))
+    return {kDoctorWarn, "version: cannot read the version '" + ver + "' of " + name +
+                             "; run Valkey 8.0.6, 8.1.4 or later" + lacks};
+  if (name != "valkey") {
+    if (older(v, kRedisMin))
+      return {kDoctorFail, "version: " + name + " " + ver + " is older than 7.0, the oldest "
+                           "Redis the scripts run on; upgrade to Redis 7.2 or later, or Valkey 8" + lacks};
+    return {kDoctorWarn, "version: " + name + " " + ver +
+                             " is not Valkey, so it cannot be matched against Valkey releases; "
+                             "make sure it carries " + kLuaFixes + ", or run Valkey 8.0.6, "
+                             "8.1.4 or later" + lacks};
+  }
+  if (older(v, kValkeyMin))
     return {kDoctorFail, "version: valkey " + ver + " is older than 7.2, which the scripts "
-                                "need; upgrade to 8.0.6, 8.1.4 or later"};
+                                "need; upgrade to 8.0.6, 8.1.4 or later" + lacks};
   bool fixed = v.major > 8 || (v.major == 8 && v.minor >= 2) ||
                (v.major == 8 && v.minor == 1 && v.patch >= 4) ||
                (v.major == 8 && v.minor == 0 && v.patch >= 6);
   if (!fixed)
     return {kDoctorWarn, "version: valkey " + ver + " predates " + kLuaFixes +
-                                    "; upgrade to 8.0.6, 8.1.4 or later"};
+                                    "; upgrade to 8.0.6, 8.1.4 or later" + lacks};
+  if (!missing.empty())
+    return {kDoctorWarn, "version: valkey " + ver + " carries " + kLuaFixes + lacks};
   return {kDoctorOk, "version: valkey " + ver + " carries " + kLuaFixes};
 }
 
@@ -137,7 +154,26 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
   const Info info = parseInfo(replyStr(r.get(), "INFO"));
 
   std::vector<DoctorLine> out;
-  out.push_back(versionCheck(info));
+  // Features by the commands the server knows (COMMAND INFO answers nil for
+  // an unknown one), not by version numbers: a fork may differ.
+  std::string missing;
+  {
+    struct Feature {
+      const char* command;
+      const char* cost;
+    };
+    static const Feature kFeatures[] = {
+        {"waitaof", "WAITAOF (wait_aof calls answer UNCONFIRMED; Redis and Valkey 7.2 have it)"},
+        {"fcall", "FCALL (the hot scripts run with EVALSHA, a little slower)"},
+        {"evalsha_ro", "EVALSHA_RO (read-only calls fail on a replica and under CLIENT PAUSE WRITE)"},
+    };
+    ReplyPtr ci = command({"COMMAND", "INFO", "waitaof", "fcall", "evalsha_ro"});
+    if (ci->type == REDIS_REPLY_ARRAY && ci->elements == sizeof kFeatures / sizeof kFeatures[0])
+      for (size_t i = 0; i < ci->elements; ++i)
+        if (ci->element[i]->type == REDIS_REPLY_NIL)
+          missing += (missing.empty() ? "" : ", ") + std::string(kFeatures[i].cost);
+  }
+  out.push_back(versionCheck(info, missing));
   out.push_back(memoryCheck(info));
 
   // Persistence: INFO says whether the AOF is on; the RDB schedule and the
@@ -197,7 +233,7 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
        {Script::Stats, Script::Lanes, Script::Dead, Script::Verify, Script::RepairPlan}, {}},
       {"lane settings, redrive and repair",
        {Script::Weight, Script::Limit, Script::Pause, Script::Defaults, Script::Rate, Script::Cap,
-        Script::Redrive, Script::Repair},
+        Script::Redrive, Script::Repair, Script::CostMode},
        {}},
   };
   std::string allowed, denied;

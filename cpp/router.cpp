@@ -26,6 +26,7 @@ size_t shardOfGroup(const char* group, size_t len, size_t n) {
 
 void Router::connect(const std::string& url) {
   ep_ = parseUrl(url);
+  mergeTls(ep_.tls, opts_.tls);
   seed_.connect(ep_);
 }
 
@@ -110,12 +111,7 @@ Client& Router::nodeClient(const SlotRange& r) {
   auto it = nodes_.find(node);
   if (it != nodes_.end()) return *it->second;
   auto c = std::make_unique<Client>(opts_);
-  Endpoint ep = ep_;
-  ep.unix_socket = false;
-  if (!r.host.empty()) ep.host = r.host;
-  ep.port = r.port;
-  ep.db = 0;
-  c->connect(ep);
+  c->connect(redirected(ep_, r.host.empty() ? ep_.host : r.host, r.port));
   std::lock_guard<std::mutex> lock(nodesMu_);
   return *nodes_.emplace(node, std::move(c)).first->second;
 }
@@ -269,6 +265,23 @@ void Router::setRate(const char* queue, const char* group, uint32_t jobs, int64_
       c.setRate(n, group, jobs, period_ms, burst);
       return 0;
     });
+  });
+}
+
+uint64_t Router::costMode(const char* queue, int64_t quantum) {
+  return route(queue, [&] { return seed_.costMode(queue, quantum); }, [&](Shards& s) {
+    uint64_t had = 0;
+    eachShard(s, [&](Client& c, const char* n, size_t i) {
+      uint64_t h = c.costMode(n, quantum);
+      if (i == 0) had = h;
+    });
+    return had;
+  });
+}
+
+void Router::charge(const char* queue, const char* group, uint64_t cost) {
+  route(queue, [&] { seed_.charge(queue, group, cost); return 0; }, [&](Shards& s) {
+    return onShard(s, groupShard(s, group), [&](Client& c, const char* n) { c.charge(n, group, cost); return 0; });
   });
 }
 

@@ -71,6 +71,10 @@ class Router {
   void setDefault(const char* queue, QueueDefault what, uint32_t value);
   void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
   void throttle(const char* queue, const char* group, int64_t ms);
+  // Cost mode: on every shard queue of a sharded queue (a lane's balance
+  // lives in its shard, which serves it). quantum -1 only reads.
+  uint64_t costMode(const char* queue, int64_t quantum);
+  void charge(const char* queue, const char* group, uint64_t cost);
   void setCap(const char* queue, const char* group, uint64_t cap);
 
   QueueStats stats(const char* queue);

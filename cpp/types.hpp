@@ -28,6 +28,7 @@ enum Status : int {
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
+  kTls = -13,
   kServer = -20,
   kNoPerm = -21,
   kProto = -22,
@@ -69,6 +70,7 @@ constexpr size_t kDedupKeyMax = 256;
 constexpr int64_t kDedupWindowDefaultMs = 24LL * 3600 * 1000;
 constexpr int64_t kDedupWindowMaxMs = 7LL * 24 * 3600 * 1000;
 constexpr uint64_t kDedupKeysMax = 1000000;
+constexpr int64_t kTargetWaitMaxMs = 60000;  // of latency-bounded prefetch
 constexpr uint32_t kPurgeMax = 10000;
 constexpr uint32_t kShardsMax = 256;
 constexpr int kWaitReplicasMax = 100;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "error.hpp"
+#include "sentinel.hpp"
 
 namespace echomq {
 namespace {
@@ -45,6 +46,44 @@ void parseUserinfo(const std::string& ui, Endpoint& ep) {
   ep.has_password = true;
 }
 
+// The query of a TLS URL: ca, cert, key, sni, verify. Each at most once;
+// anything else, or any of them without TLS, is refused.
+void parseTlsQuery(const std::string& query, Endpoint& ep) {
+  size_t pos = 0;
+  bool seen[5] = {};
+  static const char* const kNames[] = {"ca", "cert", "key", "sni", "verify"};
+  while (pos <= query.size()) {
+    size_t amp = query.find('&', pos);
+    if (amp == std::string::npos) amp = query.size();
+    const std::string item = query.substr(pos, amp - pos);
+    pos = amp + 1;
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const std::string value = eq == std::string::npos ? std::string() : unescape(item.substr(eq + 1));
+    int i = 0;
+    while (i < 5 && name != kNames[i]) ++i;
+    if (i == 5)
+      invalid("bad URL: unknown query parameter '" + name + "' (ca, cert, key, sni, verify)");
+    if (!ep.tls.on)
+      invalid("bad URL: '" + name + "' needs a TLS URL (valkeys:// or rediss://)");
+    if (seen[i]) invalid("bad URL: '" + name + "' given twice");
+    seen[i] = true;
+    if (value.empty()) invalid("bad URL: '" + name + "' needs a value");
+    switch (i) {
+      case 0: ep.tls.ca = value; break;
+      case 1: ep.tls.cert = value; break;
+      case 2: ep.tls.key = value; break;
+      case 3: ep.tls.sni = value; break;
+      default:
+        if (value != "none" && value != "full")
+          invalid("bad URL: verify must be 'full' (the default) or 'none' (tests only)");
+        ep.tls.verify = value == "full";
+        ep.tls.verify_given = true;
+    }
+  }
+}
+
 }  // namespace
 
 Endpoint parseUrl(const std::string& url) {
@@ -56,6 +95,7 @@ Endpoint parseUrl(const std::string& url) {
   if (sep == std::string::npos) invalid("bad URL: expected valkey://host[:port][/db] or unix:///path");
   std::string scheme = url.substr(0, sep);
   std::string rest = url.substr(sep + 3);
+  if (isSentinelScheme(scheme)) return parseSentinelUrl(scheme, rest);
 
   auto at = rest.rfind('@');
   if (at != std::string::npos) {
@@ -79,8 +119,15 @@ Endpoint parseUrl(const std::string& url) {
     }
     return ep;
   }
-  if (scheme != "valkey" && scheme != "redis")
-    invalid("bad URL: unknown scheme '" + scheme + "' (valkey, redis, unix)");
+  ep.tls.on = scheme == "valkeys" || scheme == "rediss";
+  if (scheme != "valkey" && scheme != "redis" && !ep.tls.on)
+    invalid("bad URL: unknown scheme '" + scheme +
+            "' (valkey, redis, valkeys, rediss, unix, valkey+sentinel, redis+sentinel, valkeys+sentinel)");
+  auto q = rest.find('?');
+  if (q != std::string::npos) {
+    parseTlsQuery(rest.substr(q + 1), ep);
+    rest = rest.substr(0, q);
+  }
 
   std::string hostport = rest, dbpart;
   auto slash = rest.find('/');
@@ -116,5 +163,7 @@ Endpoint parseUrl(const std::string& url) {
   if (!dbpart.empty()) ep.db = parseNumber(dbpart, 0, 1 << 20, "db");
   return ep;
 }
+
+std::string urlUnescape(const std::string& s) { return unescape(s); }
 
 }  // namespace echomq

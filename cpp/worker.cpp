@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "error.hpp"
 #include "url.hpp"
@@ -13,6 +14,11 @@ namespace {
 int64_t steadyMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+int64_t steadyUs() {
+  using namespace std::chrono;
+  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
 std::chrono::steady_clock::time_point at(int64_t ms) {
@@ -28,6 +34,10 @@ constexpr uint32_t kOverlapMax = 64;
 // is empty): at a half, two calls in flight at 32 slots left the server idle
 // while the host turned a whole batch around (docs/architecture.md).
 constexpr uint32_t kClaimAt = 3;
+// Weight of one new handler time in its moving average: recent enough to
+// follow a change of workload within a few jobs, smooth enough that one
+// slow job does not empty the buffer.
+constexpr double kHandlerWeight = 1.0 / 8;
 
 }  // namespace
 
@@ -39,9 +49,13 @@ Worker::Worker(const std::string& url, const std::string& queue, const WorkerOpt
   checkRange("prefetch", o_.prefetch, 1, o_.slots);
   checkRange("lease_ms", o.lease_ms, 1, kLeaseMaxMs);
   checkRange("idle_wait_ms", o.idle_wait_ms, 1, 24LL * 3600 * 1000);
+  checkRange("target_wait_ms", o.target_wait_ms, 0, kTargetWaitMaxMs);
   if (o.retry_delay_ms != kRetryBackoff && o.retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", o.retry_delay_ms, 0, kDelayMaxMs);
-  parseUrl(url);  // a bad URL is refused here, before any I/O
+  // A bad URL, or a TLS file that cannot be read, is refused here, before any I/O.
+  Endpoint ep = parseUrl(url);
+  mergeTls(ep.tls, o.client.tls);
+  if (ep.tls.on) tlsContext(ep.tls);
 }
 
 Worker::~Worker() {
@@ -77,21 +91,28 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
   checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
   std::unique_lock<std::mutex> lk(mu_);
   if (!started_) invalid("worker not started");
+  // The handlers: host threads running a job or asking for one.
+  ++waiting_;
+  hosts_ = std::max<uint32_t>(hosts_, waiting_ + static_cast<uint32_t>(held_.size() - buffer_.size()));
   jobsCv_.wait_until(lk, at(steadyMs() + timeout_ms),
                      [&] { return !buffer_.empty() || stopping_ || finished_; });
+  --waiting_;
   if (stopping_ || finished_) fail(kCanceled, "the worker is stopping");
   if (buffer_.empty()) return false;
   out = std::move(buffer_.front());
   buffer_.pop_front();
+  auto h = held_.find(out.id);
+  if (h != held_.end()) h->second.startedUs = steadyUs();
   pumpCv_.notify_one();  // room in the buffer: time to claim more
   return true;
 }
 
 void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
-                    std::string reason, std::string result) {
+                    std::string reason, std::string result, int64_t cost) {
   if (result.size() > kResultMax)
     fail(kTooLarge, "result of " + std::to_string(result.size()) + " bytes is over the limit of " +
                         std::to_string(kResultMax));
+  if (cost != kCostMeasured) checkRange("cost", cost, 0, kIdMax);
   if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
       retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", retry_delay_ms, 0, kDelayMaxMs);
@@ -101,9 +122,19 @@ void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms
   auto it = held_.find(id);
   if (it == held_.end() || it->second.token != token)
     fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
+  const int64_t startedUs = it->second.startedUs;
+  noteHandlerTime(startedUs);
+  // The cost goes with the settlement, charged to the job's lane (no-op
+  // unless the queue is in cost mode); measured: at least 1 µs.
+  Settlement s{id, token, ok, 0, std::move(reason)};
+  s.lane = std::move(it->second.lane);
+  s.cost = cost != kCostMeasured ? static_cast<uint64_t>(cost)
+                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : steadyUs() - startedUs));
   held_.erase(it);
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
-  outbox_.push_back(Settlement{id, token, ok, ok ? 0 : delay, std::move(reason), ok ? std::move(result) : std::string()});
+  s.retry_delay_ms = ok ? 0 : delay;
+  if (ok) s.result = std::move(result);
+  outbox_.push_back(std::move(s));
   pumpCv_.notify_one();
 }
 
@@ -185,6 +216,30 @@ std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) 
   return due;
 }
 
+void Worker::noteHandlerTime(int64_t startedUs) {
+  if (startedUs < 0) return;
+  double us = static_cast<double>(std::max<int64_t>(steadyUs() - startedUs, 1));
+  handlerUs_ = handlerUs_ == 0 ? us : handlerUs_ + (us - handlerUs_) * kHandlerWeight;
+}
+
+uint32_t Worker::holdCap() const {
+  // Weighted batches keep whole turns only when a claim may ask for a whole
+  // batch (lua/includes/turns.lua): they keep the fixed prefetch.
+  if (o_.target_wait_ms == 0 || o_.weighted) return o_.slots;
+  // Nothing measured yet: a job for each handler and one ahead. Filling the
+  // slots here would put a full buffer ahead of every new job until it ran
+  // out (with slow handlers, seconds); with fast ones the first reports
+  // come a moment later and lift the cap.
+  if (handlerUs_ == 0) return std::min<uint32_t>(o_.slots, hosts_ + 1);
+  // Little's law: the handlers start hosts_ / handlerUs_ jobs a µs, so a
+  // job claimed behind `ahead` unstarted ones waits ahead × handlerUs_ /
+  // hosts_. At least one ahead: a handler that finishes finds its next job
+  // here, not a round trip away.
+  double ahead = std::ceil(static_cast<double>(o_.target_wait_ms) * 1000.0 * hosts_ / handlerUs_);
+  double cap = static_cast<double>(hosts_) + std::max(ahead, 1.0);
+  return cap >= o_.slots ? o_.slots : static_cast<uint32_t>(cap);
+}
+
 bool Worker::overlaps() const { return o_.prefetch >= kOverlapFrom; }
 
 bool Worker::mayClaim() const {
@@ -223,10 +278,14 @@ void Worker::pump(Router& client, bool extender) {
     }
     size_t running = held_.size() - buffer_.size();
     size_t held = held_.size() + claiming_;
-    uint32_t free = held < o_.slots ? static_cast<uint32_t>(o_.slots - held) : 0;
+    // Latency-bounded prefetch: the slots this claim may fill, and the batch
+    // it waits for (a third of what may be held, as with a fixed prefetch).
+    const uint32_t cap = holdCap();
+    const uint32_t batch = std::min(cap, o_.prefetch);
+    uint32_t free = held < cap ? static_cast<uint32_t>(cap - held) : 0;
     uint32_t n = std::min(free, o_.prefetch);
     bool wantClaim = !stopping_ && !idle_ && free > 0 && now >= backoffUntil_ &&
-                     (free >= std::max<uint32_t>(1, o_.prefetch / kClaimAt) || buffer_.empty()) &&
+                     (free >= std::max<uint32_t>(1, batch / kClaimAt) || buffer_.empty()) &&
                      mayClaim();
     // Settlements alone wait for the call in flight: the next call carries them.
     bool haveOut = !outbox_.empty() && now >= backoffUntil_ && (inFlight_ == 0 || stopping_);
@@ -332,7 +391,7 @@ void Worker::pump(Router& client, bool extender) {
           }
         }
         for (Job& j : r.claimed.jobs) {
-          held_[j.id] = Held{j.token, t0 + o_.lease_ms};
+          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group};
           buffer_.push_back(std::move(j));
           ++stats_.claimed;
         }

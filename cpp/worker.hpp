@@ -27,6 +27,9 @@ struct WorkerOptions {
   bool weighted = false;
   int64_t retry_delay_ms = kRetryBackoff;  // of a fail without its own delay
   int64_t idle_wait_ms = 5000;             // one server-side wait when idle
+  // Latency-bounded prefetch: claims keep about this much handler work
+  // unstarted (0 = fixed prefetch: every claim fills the free slots).
+  int64_t target_wait_ms = 5;
 };
 
 struct WorkerStats {
@@ -53,8 +56,12 @@ class Worker {
   // Reports a job handed out by next(). retry_delay_ms: as a settlement, or
   // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
   // worker does not hold, ECANCELED after stop.
+  // result: an ack's result (0..kResultMax bytes, ETOOLARGE), kept when the
+  // job's outcome is retained. cost: what the job's work cost, charged to its
+  // lane in a queue's cost mode; kCostMeasured = the handler time from next()
+  // to this report, in µs.
   void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
-              std::string result = {});
+              std::string result = {}, int64_t cost = kCostMeasured);
   // drain: finish what is running (until timeout_ms) and settle it; abandon:
   // stop at once (running jobs come back by their leases). Prefetched jobs
   // go back to their lanes at once in both. Returns false when running jobs
@@ -65,11 +72,14 @@ class Worker {
   std::string lastError(int* code);
 
   static constexpr int64_t kRetryDefault = -4;
+  static constexpr int64_t kCostMeasured = -1;
 
  private:
   struct Held {
     uint64_t token;
     int64_t deadline;  // local steady ms by which the lease ends at the latest
+    std::string lane;
+    int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered); its cost's start
   };
   // The loop of one pump thread, on its own connection; only the first
   // extends leases.
@@ -77,6 +87,11 @@ class Worker {
   // Under mu_: may a pump claim now, given the call in flight on the other
   // pump (if any)?
   bool mayClaim() const;
+  // Under mu_: how many jobs the engine may hold now, running or unstarted
+  // (latency-bounded prefetch; slots when fixed or not measured yet).
+  uint32_t holdCap() const;
+  // Under mu_: a job handed out at startedUs was reported now.
+  void noteHandlerTime(int64_t startedUs);
   // Is the prefetch deep enough for two calls in flight (and a second pump)?
   bool overlaps() const;
   void waiter();
@@ -112,6 +127,12 @@ class Worker {
   int inFlight_ = 0;       // pump calls in flight
   int pumpsLeft_ = 0;      // pump threads still running (set by start)
   int64_t waitMs_ = 0;
+  // Latency-bounded prefetch: the mean handler time (µs, moving average;
+  // 0 = none measured yet), the host threads inside next() now, and the
+  // most host threads seen busy or waiting at once (the handlers).
+  double handlerUs_ = 0;
+  uint32_t waiting_ = 0;
+  uint32_t hosts_ = 0;
   int64_t backoffUntil_ = 0;
   int64_t backoffMs_ = 0;
   std::string lastError_;

@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -125,6 +125,7 @@ local want = { [K.seq] = 'string', [K.jobs] = 'hash', [K.stats] = 'hash', [K.gli
 for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
+if #join > 0 and COST_Q then want[K.gdebt] = 'zset' end
 if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
 if keepSpec then want[okey('keep')] = 'hash'; want[K.config] = 'hash' end
 if OUTCOMES then want[okey('events')] = 'stream' end
@@ -182,6 +183,7 @@ for _, g in ipairs(lanes) do
 end
 if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
 if #join > 0 then
+  if COST_Q then callSliced('ZREM', K.gdebt, join) end  -- as joinRing (lua/includes/lane.lua)
   callSliced('RPUSH', K.ring, join)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end

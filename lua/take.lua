@@ -2,7 +2,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -10,14 +10,21 @@
 --   on to the next blocked claimer; "s" claim only if every settlement was
 --   accepted
 -- ARGV[7] nonce, 1..ID_MAX: fresh and random per call (the client draws it
---   from a CSPRNG); the tokens of the jobs claimed are made from it
+--   from a CSPRNG); its low bits go into the tokens of the jobs claimed
 -- ARGV[8] acks a, then a pairs: id, token (decimal, as a claim returned
 --   them: any other string is not found or stale)
 -- then fails f, then f quads: id, token, retry delay ms (0 = back to its lane
 --   now, > 0 = after that delay, -1 = backoff, -2 = dead-letter now, -3 =
 --   release: back to its lane, the attempt not counted), reason
--- then, optionally, results r, then r pairs: id (an ack's), result bytes
---   (at most RESULT_MAX: ETOOLARGE), kept when the job's outcome is retained
+-- then (optional) charges c, then c pairs: lane, cost (0..ID_MAX units:
+--   measured µs or reported units): what the lanes' settled work cost. In
+--   cost mode each lane's v rises by cost / weight (lua/includes/cost.lua);
+--   otherwise they are checked and ignored.
+-- then (optional, only after the charges count, which may be 0) results r,
+--   then r pairs: id (an ack's), result bytes (at most RESULT_MAX:
+--   ETOOLARGE), kept when the job's outcome is retained.
+-- The order is fixed: acks, fails, charges, results, each section led by its
+--   count; a call sending results sends a charges count first (0 for none).
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
 -- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
@@ -33,6 +40,7 @@
 --@include recover
 --@include turns
 --@include takeGuard
+--@include cost
 
 local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 0, BATCH_MAX)
@@ -67,9 +75,24 @@ for _ = 1, nf do
   fails[#fails + 1] = { ARGV[i], ARGV[i + 1], delay, reason }
   i = i + 4
 end
--- Results of acks (optional): r, then r pairs: id, result bytes.
+-- Charges (optional): c, then c pairs: lane, cost.
+local chLanes, chCosts = {}, {}
+if ARGV[i] then
+  local nc = argInt(ARGV[i], 0, BATCH_MAX)
+  if not nc then return { EINVAL, 'take: bad charge count' } end
+  i = i + 1
+  for c = 1, nc do
+    local g, cost = ARGV[i], argInt(ARGV[i + 1], 0, ID_MAX)
+    if not g or #g < 1 or #g > GROUP_NAME_MAX or string.find(g, '%c') or not cost then
+      return { EINVAL, 'take: bad charge entry' }
+    end
+    chLanes[c], chCosts[c] = g, cost
+    i = i + 2
+  end
+end
+-- Results of acks (optional, after the charges): r, then r pairs: id, result bytes.
 local results = {}
-if i <= #ARGV then
+if ARGV[i] then
   local nr = argInt(ARGV[i], 0, BATCH_MAX)
   if not nr then return { EINVAL, 'take: bad result count' } end
   i = i + 1
@@ -88,6 +111,10 @@ local bad = layoutError()
 if bad then return bad end
 
 local now = serverNowMs()
+-- A token must fit 53 bits (lua/includes/record.lua, deliveryToken).
+if n > 0 and not tokenClock(now, nonce) then
+  return { ESERVER, 'take: the server clock is past 2093, beyond the fencing token space' }
+end
 -- No half writes: every key this call may write, or read after its first
 -- write, must hold its type (lua/includes/typeGuard.lua): the reads before
 -- the first write check most; a few TYPE calls per call the rest
@@ -106,12 +133,27 @@ if OUTCOMES then
   end
   checked[K.config] = 'hash'
 end
+-- Cost mode reads its floor and the lanes in debt that may come back now,
+-- and checks its keys (and those a lane coming back touches).
+local debt = nil
+if COST_Q then
+  checked[K.gvt] = 'hash'; checked[K.gdebt] = 'zset'; checked[K.gweight] = 'hash'
+  if n > 0 then
+    debt = debtDue()
+    if #debt.back > 0 then
+      for _, name in ipairs({ 'ring', 'wake', 'throttled', 'paused', 'glimit', 'gactive', 'grate', 'gbucket' }) do
+        checked[K[name]] = KEY_TYPES[name]
+      end
+    end
+  end
+end
 bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
 local refused
 refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
 if bad then return bad end
+if COST_Q then chargeLanes(chLanes, chCosts) end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
@@ -120,6 +162,7 @@ local taken = 0
 if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
+  if debt then rejoinDebt(debt) end
   taken = serveTurns(n, turns, weighted, plain, lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
@@ -128,5 +171,5 @@ if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
     rcall('RPUSH', K.wake, '1')
   end
 end
-out[#out + 1] = (taken < n) and nextDue(now) or -1
+out[#out + 1] = (taken < n) and (DEBT_MORE and 0 or nextDue(now)) or -1
 return out

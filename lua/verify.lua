@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
@@ -119,7 +119,11 @@ end
 for g in pairs(lanesSeen) do
   local st = laneState(g)
   local waits = rcall('ZSCORE', K.throttled, g)
-  if st == 'ring' and not inRing[g] and not waits then
+  -- In cost mode a lane over its share sits out in gdebt (lua/includes/cost.lua).
+  local sits = rcall('ZSCORE', K.gdebt, g)
+  if sits and not COST_Q then report('I1: lane ' .. g .. ' sits out in gdebt but the queue is not in cost mode') end
+  if sits and inRing[g] then report('I1: lane ' .. g .. ' is in the ring and in gdebt') end
+  if st == 'ring' and not inRing[g] and not waits and not sits then
     report('I1: lane ' .. g .. ' is serviceable but not in the ring')
   elseif st == 'wait' and not waits then
     report('I1: lane ' .. g .. ' waits for a token but is not scheduled to rejoin')

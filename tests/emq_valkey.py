@@ -160,3 +160,42 @@ class Server:
 
     def resp(self, timeout: Optional[float] = None) -> Resp:
         return Resp(self.sock, timeout or 10.0)
+
+
+TLS_SCRIPT = Path(__file__).resolve().parent / "valkey-tls.sh"
+
+
+class TlsServer:
+    """A TLS-only valkey-server (tests/valkey-tls.sh): certificates made now
+    by the openssl CLI in s.certs, s.url (valkeys://, with ?ca=), s.base (the
+    URL without its query) and s.sock, its plain unix socket for Resp.
+    auth: tls-auth-clients no|yes|optional. Stopped by its PID."""
+
+    def __init__(self, auth: str = "no", prefix: str = "emq-tls-") -> None:
+        self._top = tempfile.mkdtemp(prefix=prefix)
+        self.dir = os.path.join(self._top, "server")
+        self.certs = os.path.join(self._top, "certs")
+        self.sock = os.path.join(self.dir, "valkey.sock")
+        self.auth = auth
+
+    def __enter__(self) -> "TlsServer":
+        try:
+            out = subprocess.run(["bash", str(TLS_SCRIPT), "start", self.dir, self.auth, self.certs],
+                                 check=True, capture_output=True, text=True, timeout=60).stdout
+        except BaseException:
+            self.stop()
+            raise
+        self.url = out.strip().splitlines()[-1]
+        self.base = self.url.split("?", 1)[0]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        subprocess.run(["bash", str(TLS_SCRIPT), "stop", self.dir], check=False,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+        shutil.rmtree(self._top, ignore_errors=True)
+
+    def cert(self, name: str) -> str:
+        return os.path.join(self.certs, name)

@@ -16,12 +16,12 @@ await main('bullmq', pkg.version, async (o) => {
     conns.push(c);
     return c;
   };
-  const queues = [];
+  const queues = new Map();  // one Queue per name (phase e adds one job at a time)
   const jobOpts = { removeOnComplete: true, removeOnFail: true };
   return {
     async enqueue(name, jobs) {
-      const q = new Queue(name, { connection: conn(), prefix: o.prefix });
-      queues.push(q);
+      if (!queues.has(name)) queues.set(name, new Queue(name, { connection: conn(), prefix: o.prefix }));
+      const q = queues.get(name);
       for (let i = 0; i < jobs.length; i += 1000) {
         await q.addBulk(jobs.slice(i, i + 1000).map((j) => ({ name: 'job', data: j.data, opts: jobOpts })));
       }
@@ -47,8 +47,19 @@ await main('bullmq', pkg.version, async (o) => {
         await Promise.all(ws.map((w) => w.close(true)));
       }
     },
+    async serve(name, workers, handler) {
+      const ws = [];
+      for (let i = 0; i < workers; i++) {
+        const w = new Worker(name, async (job) => handler(job.data), {
+          connection: conn(), prefix: o.prefix, concurrency: 1,
+        });
+        w.on('error', (e) => console.error('bullmq worker error:', e.message));
+        ws.push(w);
+      }
+      return async () => { await Promise.all(ws.map((w) => w.close(true))); };
+    },
     async close() {
-      await Promise.all(queues.map((q) => q.close()));
+      await Promise.all([...queues.values()].map((q) => q.close()));
       conns.forEach((c) => c.disconnect());
     },
   };

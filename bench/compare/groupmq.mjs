@@ -23,9 +23,11 @@ await main('groupmq', pkg.version, async (o) => {
     queues.push(q);
     return q;
   };
+  const producers = new Map();  // one Queue per name for adds (phase e adds one job at a time)
   return {
     async enqueue(name, jobs) {
-      const q = queue(name);
+      if (!producers.has(name)) producers.set(name, queue(name));
+      const q = producers.get(name);
       for (let i = 0; i < jobs.length; i += 1000) {
         await Promise.all(jobs.slice(i, i + 1000).map((j) => q.add({ groupId: j.group, data: j.data })));
       }
@@ -48,6 +50,15 @@ await main('groupmq', pkg.version, async (o) => {
       } finally {
         await Promise.all(ws.map((w) => w.close(0)));
       }
+    },
+    async serve(name, workers, handler) {
+      const ws = [];
+      for (let i = 0; i < workers; i++) {
+        const w = new Worker({ queue: queue(name), concurrency: 1, handler: async (job) => handler(job.data) });
+        w.on('error', (e) => console.error('groupmq worker error:', e.message));
+        ws.push(w);
+      }
+      return async () => { await Promise.all(ws.map((w) => w.close(0))); };
     },
     async close() {
       await Promise.all(queues.map((q) => q.close()));

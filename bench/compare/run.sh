@@ -11,8 +11,9 @@
 # libraries taking turns): (a) enqueue + drain at 1 and 8 workers with the
 # server's CPU and command counts per job read around it, (b) the skewed
 # load at 1 and 8 workers, (d) a deep drain by 8 workers with 16 jobs in
-# flight each (the peers' concurrency, the engine's slots per thread), and
-# (first pass) memory per pending job at 20 and
+# flight each (the peers' concurrency, the engine's slots per thread),
+# (first pass) (e) sustained overload (EchoMQ also with a fixed prefetch),
+# and (first pass) memory per pending job at 20 and
 # 100-byte payloads; prints the tables of medians with ratios, writes the
 # combined JSON to $BUILD_DIR/bench/compare.json, and always stops the server.
 set -euo pipefail
@@ -26,6 +27,8 @@ jobs=${JOBS:-50000}
 passes=${PASSES:-3}
 mem_jobs=${MEM_JOBS:-100000}
 out=${COMPARE_JSON:-$build/bench/compare.json}
+# Options of workload (e), e.g. E_ARGS="--window 5 --max-wait 10".
+E_ARGS=${E_ARGS:-}
 
 [ -x "$bench" ] || { echo "run.sh: $bench not found; build first (cmake --build build)" >&2; exit 1; }
 command -v node >/dev/null || { echo "run.sh: node (20+) is required" >&2; exit 1; }
@@ -65,6 +68,10 @@ for pass in $(seq 1 "$passes"); do
     phase "$name" "$pass" b >"$f.b.json"
     phase "$name" "$pass" d >"$f.d.json"
     if [ "$pass" = 1 ]; then
+      phase "$name" "$pass" e $E_ARGS >"$f.e.json"
+      if [ "$name" = echomq ]; then
+        phase "$name" "$pass" e --target-wait 0 $E_ARGS >"$f.efixed.json"
+      fi
       for payload in 20 100; do
         srv "$url" flush
         srv "$url" snap >"$f.mpre"

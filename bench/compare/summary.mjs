@@ -20,7 +20,7 @@ const runs = inputs.map((spec) => {
   const a = line(`${prefix}.a.json`);
   return {
     library: name, pass: Number(pass), version: a.version, a: a.a, b: line(`${prefix}.b.json`).b,
-    d: line(`${prefix}.d.json`)?.d,
+    d: line(`${prefix}.d.json`)?.d, e: line(`${prefix}.e.json`)?.e, efixed: line(`${prefix}.efixed.json`)?.e,
     server: line(`${prefix}.server.json`), mem20: line(`${prefix}.mem20.json`), mem100: line(`${prefix}.mem100.json`),
   };
 });
@@ -102,5 +102,26 @@ for (const l of libs) {
   let s = `${l.library} ${l.version}`.padEnd(40);
   for (const w of Object.keys(ref.skew)) s += pad(`${fmt(l.skew[w]?.median)} / ${fmt(l.skew[w]?.max)}`, 18);
   console.log(s);
+}
+const withE = runs.filter((r) => r.e);
+if (withE.length) {
+  const e0 = withE[0].e;
+  const ms = (x, lb) => (x === undefined ? '-' : `${lb ? '>' : ''}${fmt(x, x < 100 ? 1 : 0)}`);
+  console.log(`\n(e) sustained overload (first pass): a heavy tenant kept ${fmt(e0.backlog)} deep, ${e0.quiet} quiet ` +
+              `tenants at ${fmt(e0.quiet_rate)} jobs/s in total, ${e0.handler_ms} ms handlers, ${e0.workers} workers;\n` +
+              '    quiet waits, enqueue -> handler start, in ms (">": jobs still waiting at the end, a lower bound)');
+  console.log(`${'library'.padEnd(40)}${pad('quiet p50', 11)}${pad('quiet p99', 11)}${pad('quiet max', 11)}` +
+              `${pad('heavy p50', 11)}${pad('jobs/s', 9)}${pad('EchoMQ p99 / row', 18)}`);
+  const refE = withE[0].e;
+  const rowsE = [];
+  for (const r of withE) {
+    rowsE.push([`${r.library} ${r.version}` + (r.e.slots ? ` (${r.e.slots} slots, target ${r.e.target_wait_ms} ms)` : ''), r.e]);
+    if (r.efixed) rowsE.push([`${r.library} ${r.version} (${r.efixed.slots} slots, fixed prefetch)`, r.efixed]);
+  }
+  for (const [label, e] of rowsE) {
+    console.log(`${label.padEnd(40)}${pad(ms(e.quiet_p50_ms, e.p50_lower_bound), 11)}${pad(ms(e.quiet_p99_ms, e.p99_lower_bound), 11)}` +
+                `${pad(ms(e.quiet_max_ms, e.quiet_unstarted > 0), 11)}${pad(ms(e.heavy_p50_ms), 11)}${pad(fmt(e.jobs_per_s), 9)}` +
+                `${pad((e.p99_lower_bound ? '<' : '') + (refE.quiet_p99_ms / e.quiet_p99_ms).toFixed(4) + 'x', 18)}`);
+  }
 }
 if (out) writeFileSync(out, JSON.stringify({ libraries: libs }, null, 2) + '\n');

@@ -5,6 +5,8 @@
 //  (b) one producer with 10,000 jobs and 99 with 10 each, arriving
 //      interleaved, drained by 1 and by 8 threads: the completion position of
 //      each small producer's last job;
+//  (e) sustained overload (overload.cpp): a heavy tenant kept deep, quiet
+//      tenants at a fixed rate, handlers of a fixed time: the quiet waits;
 //  (mem) M pending jobs of a given payload size, left for run.sh to measure;
 //  (fixed) not a peer workload: N jobs drained by one client in batches of
 //      exactly B (the acks of a batch settled with the claim of the next, as
@@ -14,6 +16,7 @@
 // --phase picks one (run.sh reads the server's figures around each).
 // It never flushes: run.sh gives every library fresh queue names on one server.
 #include "common.hpp"
+#include "overload.hpp"
 #include "results.hpp"
 #include "sections.hpp"
 
@@ -46,6 +49,7 @@ struct CompareOptions {
   // outcomes for 60 s and every ack carries a 2-byte result; "events": it
   // writes events (10,000 long); "on": both (docs/operations.md "Outcomes").
   std::string outcomes = "off";
+  OverloadOptions e;    // phase e (slots: --slots, else default_slots)
 };
 
 bool parse(int argc, char **argv, CompareOptions *o) {
@@ -68,6 +72,14 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--slots") o->slots = std::strtoull(v, nullptr, 10);
     else if (a == "--depth") o->depth = std::strtoull(v, nullptr, 10);
     else if (a == "--outcomes") o->outcomes = v;
+    else if (a == "--target-wait") o->e.target_wait_ms = std::atoi(v);
+    else if (a == "--backlog") o->e.backlog = std::strtoull(v, nullptr, 10);
+    else if (a == "--quiet") o->e.quiet = std::strtoull(v, nullptr, 10);
+    else if (a == "--quiet-rate") o->e.quiet_rate = std::atof(v);
+    else if (a == "--handler-ms") o->e.handler_ms = std::atof(v);
+    else if (a == "--warmup") o->e.warmup_s = std::atof(v);
+    else if (a == "--window") o->e.window_s = std::atof(v);
+    else if (a == "--max-wait") o->e.max_wait_s = std::atof(v);
     else if (a == "--workers") {
       o->workers.clear();
       for (const char *p = v; *p;) {
@@ -81,7 +93,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     }
   }
   return !o->url.empty() && o->jobs > 0 && o->lanes > 0 && !o->workers.empty() && o->batch > 0 &&
-         o->batch <= ECHOMQ_BATCH_MAX;
+         o->batch <= ECHOMQ_BATCH_MAX && o->e.quiet > 0 && o->e.quiet_rate > 0 && o->e.window_s > 0;
 }
 
 /// Enqueues jobs in batches; groups[k] names job k's lane. Returns jobs/s.
@@ -300,9 +312,11 @@ int run_compare(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
-                 "         [--prefix cmp] [--phase a|b|d|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
-         "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
-                 "         [--batch 32] [--slots N] [--depth 16]\n");
+                 "         [--prefix cmp] [--phase a|b|d|e|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
+                 "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
+                 "         [--batch 32] [--slots N] [--depth 16]\n"
+                 "         phase e: [--target-wait MS] [--backlog 20000] [--quiet 20] [--quiet-rate 400]\n"
+                 "         [--handler-ms 2] [--warmup 3] [--window 10] [--max-wait 30] (seconds)\n");
     return 2;
   }
   std::string out = "{\"library\": \"echomq\", \"version\": " + json_str(echomq_version_string());
@@ -310,6 +324,11 @@ int run_compare(int argc, char **argv) {
   if (o.phase == "all" || o.phase == "b") out += ", \"b\": " + workload_b(o);
   if (o.phase == "d") out += ", \"d\": " + workload_d(o);
   if (o.phase == "mem") out += ", \"mem\": " + workload_mem(o);
+  if (o.phase == "e") {
+    o.e.threads = *std::max_element(o.workers.begin(), o.workers.end());
+    o.e.slots = static_cast<unsigned>(o.slots ? o.slots : default_slots(o.e.threads));
+    out += ", \"e\": " + workload_overload(o.url, o.prefix + ".e", o.e);
+  }
   if (o.phase == "fixed") out += ", \"fixed\": " + workload_fixed(o);
   std::printf("%s}\n", out.c_str());
   if (errors().count()) {

@@ -154,7 +154,7 @@ void usage(std::FILE *to) {
                "  --url URL      use this server instead of starting valkey-server; it must\n"
                "                 be an empty database (the bench flushes it between runs)\n"
                "                 unless --allow-flush is given\n"
-               "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness\n"
+               "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,cost\n"
                "  --runs N       runs per figure (default 5, 3 with --quick)\n");
 }
 
@@ -246,7 +246,8 @@ int main(int argc, char **argv) {
                               {"throughput", run_throughput},
                               {"memory", run_memory},
                               {"scale", run_scale},
-                              {"fairness", run_fairness}};
+                              {"fairness", run_fairness},
+                              {"cost", run_cost}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", seconds_since(t0), s.name);

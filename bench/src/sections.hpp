@@ -108,6 +108,7 @@ void run_throughput(Context &ctx);
 void run_memory(Context &ctx);
 void run_scale(Context &ctx);
 void run_fairness(Context &ctx);
+void run_cost(Context &ctx);
 /// Evaluates the targets over the figures gathered so far.
 void add_targets(Results &r);
 

@@ -20,7 +20,6 @@
 #include <vector>
 
 namespace bench {
-namespace {
 
 int free_port() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -37,6 +36,8 @@ int free_port() {
   close(fd);
   return port;
 }
+
+namespace {
 
 using Reply = echomq::ReplyPtr;
 

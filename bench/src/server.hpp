@@ -70,6 +70,9 @@ class Admin {
   redisContext *ctx_ = nullptr;
 };
 
+/// A loopback TCP port that nothing listens on now (bound, then released); -1 on error.
+int free_port();
+
 /// Opens a hiredis context for a URL (AUTH and SELECT done); nullptr on error.
 redisContext *open_context(const std::string &url);
 

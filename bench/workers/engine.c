@@ -62,14 +62,15 @@ static int enqueue(const char *url, const char *queue, long n) {
 
 int main(int argc, char **argv) {
   if (argc == 5 && strcmp(argv[1], "enqueue") == 0) return enqueue(argv[2], argv[3], atol(argv[4]));
-  if (argc != 6) {
-    fprintf(stderr, "usage: engine URL QUEUE N THREADS SLOTS\n");
+  if (argc != 6 && argc != 7) {
+    fprintf(stderr, "usage: engine URL QUEUE N THREADS SLOTS [TARGET_WAIT_MS]\n");
     return 2;
   }
   total = atol(argv[3]);
   int threads = atoi(argv[4]);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = (unsigned)atoi(argv[5]);
+  if (argc == 7) o.target_wait_ms = atoi(argv[6]); /* 0 = fixed prefetch */
   int rc = echomq_worker_new(&worker, argv[1], argv[2], &o);
   if (rc != ECHOMQ_OK) {
     fprintf(stderr, "worker_new: %s\n", echomq_strerror(rc));

@@ -3,7 +3,9 @@
 # (issue 9 item 5): each drains N jobs (100 lanes) with 8 handler threads
 # or goroutines and 16 slots (8 + 8 prefetched, the Workers' default for
 # concurrency 8), on one throwaway valkey-server; prints jobs/s, medians of
-# RUNS runs, and the ratio to the C engine.
+# RUNS runs, and the ratio to the C engine. The C engine runs twice: with
+# its default latency-bounded prefetch and with a fixed prefetch
+# (target_wait_ms = 0), each at the bench's 16 slots and at 128 (deep).
 #
 #   bench/workers/run.sh [N=50000] [RUNS=3]
 #
@@ -50,11 +52,14 @@ enqueue() {  # N jobs over 100 lanes into queue $1, in batches of 1,000
 
 declare -A results
 for r in $(seq 1 "$runs"); do
-  for impl in c python go; do
+  for impl in c c-fixed c-deep c-deep-fixed python go; do
     q="bench.workers.$impl.$r.$$"
     enqueue "$q"
     case $impl in
       c) out=$("$work/engine" "$url" "$q" "$n" "$threads" "$slots") ;;
+      c-fixed) out=$("$work/engine" "$url" "$q" "$n" "$threads" "$slots" 0) ;;
+      c-deep) out=$("$work/engine" "$url" "$q" "$n" "$threads" 128) ;;
+      c-deep-fixed) out=$("$work/engine" "$url" "$q" "$n" "$threads" 128 0) ;;
       python)
         [ "$(pycheck)" = "$want" ] || { echo "the echomq Python package changed during the run" >&2; exit 1; }
         out=$(python3 "$here/worker.py" "$url" "$q" "$n" "$threads") ;;
@@ -69,13 +74,22 @@ done
 median() { tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 c=$(echo "${results[c]}" | median)
 printf "%-28s %10s %8s\n" "drain of $n jobs, 8 handlers" "jobs/s" "ratio"
-for impl in c python go; do
+for impl in c c-fixed c-deep c-deep-fixed python go; do
   m=$(echo "${results[$impl]}" | median)
   label=$impl
   case $impl in
     c) label="C engine, 8 threads" ;;
+    c-fixed) label="C engine, fixed prefetch" ;;
+    c-deep) label="C engine, 128 slots" ;;
+    c-deep-fixed) label="C engine, 128 slots, fixed" ;;
     python) label="Python Worker, concurrency 8" ;;
     go) label="Go Worker, Concurrency 8" ;;
   esac
   printf "%-28s %10s %8s\n" "$label" "$m" "$(awk -v a="$m" -v b="$c" 'BEGIN {printf "%.2f", a / b}')"
 done
+# Latency-bounded prefetch against the fixed one it replaced (>= 0.9 wanted).
+ratio() {
+  awk -v a="$(echo "${results[$1]}" | median)" -v b="$(echo "${results[$2]}" | median)" \
+    'BEGIN {printf "%.2f", a / b}'
+}
+echo "latency-bounded / fixed prefetch: $(ratio c c-fixed) at $slots slots, $(ratio c-deep c-deep-fixed) at 128"

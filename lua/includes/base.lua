@@ -72,10 +72,14 @@ end
 -- OUTCOMES: the queue's `outcomes` flag (config), read with the layout:
 -- nil while no outcome feature (retention, waiters, progress, events) is
 -- on, so a plain queue pays no call for them (lua/includes/outcomes.lua).
+-- COST_Q: the queue's cost quantum (config field `cost`), nil when the
+-- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
 local OUTCOMES
+local COST_Q
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost')
   OUTCOMES = c[3]
+  COST_Q = tonumber(c[4] or '')
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

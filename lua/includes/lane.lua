@@ -53,7 +53,10 @@ end
 local function serviceable(g) return laneState(g) == 'ring' end
 -- Lane g has just become serviceable: it joins the ring at the tail (I1) and
 -- leaves a wake-up token for blocked claims (at most one).
+-- In cost mode a lane that joins leaves gdebt if it sat there (its v still
+-- says whether it sits out again at its next turn: lua/includes/cost.lua).
 local function joinRing(g)
+  if COST_Q then rcall('ZREM', K.gdebt, g) end
   rcall('RPUSH', K.ring, g)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end

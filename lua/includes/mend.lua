@@ -92,8 +92,16 @@ local function repairStep(apply, cursor, budget)
     local st, due = laneState(g, leased)
     local n = #rcall('LPOS', K.ring, g, 'COUNT', 0)
     local waits = rcall('ZSCORE', K.throttled, g) ~= false
+    -- A lane in gdebt sits out by design in cost mode (lua/includes/cost.lua);
+    -- out of cost mode it goes back (joinRing takes it out of gdebt).
+    local sits = rcall('ZSCORE', K.gdebt, g) ~= false
+    if sits and (n > 0 or not COST_Q) then
+      say('gdebt: lane ' .. g .. (n > 0 and ' is in the ring' or ' sits out, but cost mode is off') .. ', no longer sits out')
+      w('ZREM', K.gdebt, g)
+      sits = false
+    end
     if st == 'ring' then
-      if n == 0 and not waits then
+      if n == 0 and not waits and not sits then
         say('ring: lane ' .. g .. ' added (' .. depth .. ' pending, not in the ring)')
         if apply then joinRing(g) end
       elseif n > 1 then

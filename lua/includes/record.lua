@@ -42,24 +42,36 @@ local function heldGroup(v, token)
   return g
 end
 -- One format for all: an attempt count and a token are integers below
--- 2^53 (ID_MAX), which %d prints exactly (as S does). The part before the
--- group: one string for all the jobs of a claim at one attempt count (their
--- tokens are equal: deliveryToken).
+-- 2^53 (ID_MAX), which %d prints exactly (as S does).
 local function attHead(token, n) return string.format('%d %d ', token, n) end
 local function packAttWith(head, g, reason)
   if reason and #reason > 0 then return head .. g .. '\n' .. reason end
   return head .. g
 end
 local function packAtt(token, n, g, reason) return packAttWith(attHead(token, n), g, reason) end
--- The fencing token of a delivery: the caller's random nonce (1..ID_MAX,
--- fresh per call) advanced by the attempt, wrapping within 1..ID_MAX, so
--- every step stays an exact double. A claim that a lost write (failover)
--- handed out cannot predict the next one's token; for one nonce, distinct
--- attempts still give distinct tokens.
-local function deliveryToken(nonce, attempt)
-  local room = ID_MAX - nonce
-  if attempt <= room then return nonce + attempt end
-  return attempt - room
+-- The fencing token of a delivery (docs/architecture.md, "Fencing tokens"):
+-- tick * TOKEN_SPREAD + the low bits of the caller's random nonce, where
+-- tick = max(the job's previous tick + 1, server ms since TOKEN_EPOCH_MS)
+-- (both constants from echomq.h). The previous token is the one in att, so
+-- every delivery of a job gets a greater token than all its earlier ones.
+-- The clock part makes a delivery a failover lost and the one that replaces
+-- it on the promoted server differ, the later one greater, while that
+-- server's clock is ahead of the old primary's at the lost delivery; the
+-- nonce bits keep two deliveries of one tick apart otherwise. tick stays
+-- below TOKEN_TICK_MAX while the clock does (take refuses a clock past it),
+-- so a token stays within ID_MAX and exact as a double.
+local TOKEN_TICK_MAX = math.floor(ID_MAX / TOKEN_SPREAD)  -- 2^41 - 1: 2093
+local function deliveryToken(prev, tickNow, low)
+  local tick = math.floor(prev / TOKEN_SPREAD) + 1
+  if tickNow > tick then tick = tickNow end
+  return tick * TOKEN_SPREAD + low
+end
+-- The clock part of the tokens of a call at server time `now` (ms), and the
+-- nonce's low bits; nil when the clock is past the token space (2093).
+local function tokenClock(now, nonce)
+  local tick = now - TOKEN_EPOCH_MS
+  if tick >= TOKEN_TICK_MAX then return nil end
+  return tick, nonce % TOKEN_SPREAD
 end
 -- The record with its attempt cap raised to `cap`.
 local function withCap(rec, cap)

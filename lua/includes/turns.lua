@@ -1,10 +1,12 @@
 --@include many
 --@include record
 --@include startJobs
+--@include cost
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
 -- until now + leaseMs, appending each job to `out` as a `job` row
--- (lua/replies.txt: JOB_FIELDS values). Tokens are made from `nonce`
--- (deliveryToken).
+-- (lua/replies.txt: JOB_FIELDS values). Tokens are made from each job's
+-- previous token, the clock tick and the nonce's low bits (deliveryToken,
+-- tokenClock: the caller checked the clock).
 -- Exactly what `turns` claims in a row would serve from the same state:
 -- - a turn rotates the ring one step (head to tail) and serves the rotated
 --   lane 1 job; or, weighted, K = min(weight, depth, limit - active) jobs —
@@ -16,20 +18,31 @@
 -- the lane's settings are read before the first write. More run on a copy
 -- of the ring's head, written back with one LPOP and one RPUSH; per-lane and
 -- per-job fields take one call per hash. Returns the number of jobs taken.
+-- Cost mode (COST_Q): a lane over its share leaves the ring at its turn
+-- and sits out in gdebt, spending no turn (lua/includes/cost.lua); the
+-- window read is wider by COST_SKIP such lanes (a call that sets aside more
+-- than the window holds ends there). Sets DEBT_MORE when
+-- a call ended on its skip budget: the caller says "more due now".
 local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if n < 1 then return 0 end
   local head, len
-  if turns == 1 then
+  local fast = turns == 1 and not COST_Q
+  if fast then
     local g = rcall('LINDEX', K.ring, 0)
     if not g then return 0 end
     head, len = { g }, 1
   else
     len = rcall('LLEN', K.ring)
     if len == 0 then return 0 end
-    head = rcall('LRANGE', K.ring, 0, math.min(len, turns) - 1)
+    head = rcall('LRANGE', K.ring, 0, math.min(len, COST_Q and turns + COST_SKIP or turns) - 1)
   end
   local m = #head
-  local whole = turns > 1 and m == len  -- the turns may come round to a lane again
+  local whole = not fast and m == len  -- the turns may come round to a lane again
+  local cs, vOf, size, forget = nil, nil, len, {}
+  if COST_Q then
+    cs = costFloor(len)
+    vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
+  end
   -- Lane settings and token buckets; `plain` (no limit, rate or throttle
   -- anywhere, nor a default) skips reading them.
   local lim, wt, tok, rated = {}, nil, {}, {}
@@ -62,13 +75,65 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   end
   local depth, servedBy, lanes, nl = {}, {}, {}, 0
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
+  -- Cost mode: lanes in gdebt that a risen V (or an emptied ring) lets back
+  -- join the tail mid-call, where the next call's start would put them, with
+  -- their settings read as the head's were.
+  local function readmit(empty)
+    local back = debtReturning(cs, empty)
+    if cs.lifted then cs.lifted = nil end
+    local came = {}
+    for _, g in ipairs(back) do
+      rcall('ZREM', K.gdebt, g)
+      local st, due = laneState(g)
+      if st == 'ring' then
+        nq, size = nq + 1, size + 1
+        dq[nq] = g
+        came[#came + 1] = g
+        vOf[g] = rcall('HGET', K.gvt, g)
+      elseif st == 'wait' then
+        rcall('ZADD', K.throttled, S(due), g)
+      end
+    end
+    if #came == 0 or (plain and not weighted) then return #came end
+    local l1, w1 = laneSettings(came, weighted)
+    for _, g in ipairs(came) do
+      lim[g] = l1[g]
+      if weighted then wt[g] = w1[g] end
+      if lim[g] then act[g] = tonumber(rcall('HGET', K.gactive, g) or '') or 0 end
+      if not plain then
+        local r = laneRate(g)
+        local b = rcall('HGET', K.gbucket, g)
+        if r or b then
+          local _, tk = rateState(r, b or nil, now)
+          tok[g] = tk
+          rated[g] = r or false
+        end
+      end
+    end
+    return #came
+  end
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
   -- A lane's pending set is read and popped by protected calls: one that
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
   local pcall_ = redis.pcall
-  while taken < n and t < turns and h <= nq do
+  while taken < n and t < turns and (h <= nq or cs) do
+    if cs then
+      -- Lanes over their share sit out: off the ring, no turn spent.
+      local sk = 0
+      while h <= nq and effV(cs, vOf[dq[h]]) > cs.V + COST_Q and sk < COST_SKIP do
+        local g = dq[h]
+        rcall('ZADD', K.gdebt, fmtV(effV(cs, vOf[g])), g)  -- now: a rotation ending in this call may let it back
+        h, sk, size = h + 1, sk + 1, size - 1
+        if costVisit(cs, nil, size) then readmit(false) end
+      end
+      if h > nq and (not whole or readmit(true) == 0) then break end
+      -- Past the window read (lanes set aside took its room): the rest of
+      -- the ring is unread, so the next call goes on from there.
+      if not whole and h > m then DEBT_MORE = true; break end
+      if sk == COST_SKIP and effV(cs, vOf[dq[h]]) > cs.V + COST_Q then DEBT_MORE = true; break end
+    end
     local g = dq[h]
     local key, d, l, tk = pendingKey(g), depth[g], lim[g], tok[g]
     local k = 1
@@ -111,15 +176,20 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
         local _, _, due = rateState(rated[g], packBucket(tk, now), now)
         waiting[#waiting + 1] = S(due)
         waiting[#waiting + 1] = g
+        size = size - 1
       else
         nq = nq + 1
         dq[nq] = g
       end
+    elseif cs then
+      size = size - 1
+      if d == 0 then forget[#forget + 1] = g end  -- back later, it starts level
     end
+    if cs and costVisit(cs, effV(cs, vOf[g]), size) then readmit(false) end
   end
   -- The ring after those turns: the visited head entries leave the front,
   -- the lanes still serviceable go to the tail in the order they were served.
-  if turns == 1 then
+  if fast then
     -- The turn rotates the lane to the tail, or drops it.
     if nq == 2 then rcall('LMOVE', K.ring, K.ring, 'LEFT', 'RIGHT') else rcall('LPOP', K.ring) end
   else
@@ -128,12 +198,16 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       rcall('LPOP', K.ring, len)
       for i = h, nq do back[#back + 1] = dq[i] end
     else
-      if t > 0 then rcall('LPOP', K.ring, t) end
+      if h > 1 then rcall('LPOP', K.ring, h - 1) end  -- the visited head entries
       for i = m + 1, nq do back[#back + 1] = dq[i] end
     end
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
   end
   if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
+  if cs then
+    saveFloor(cs)
+    if #forget > 0 then callSliced('HDEL', K.gvt, forget) end
+  end
   if not plain then
     local spent = {}
     for _, g in ipairs(lanes) do
@@ -142,21 +216,20 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if #spent > 0 then callSliced('HSET', K.gbucket, spent) end
   end
   if taken == 0 then return 0 end
-  -- Lease the jobs: the attempt count rises, the token is new.
+  -- Lease the jobs: the attempt count rises, the token rises.
   local recs = callSliced('HMGET', K.jobs, ids)
   local atts = callSliced('HMGET', K.att, ids)
   local deadline = S(now + leaseMs)
-  local attSet, leaseAdd, heads = {}, {}, {}
+  local tickNow, low = tokenClock(now, nonce)
+  local attSet, leaseAdd = {}, {}
   local o = #out
   taken = 0
   for i = 1, #ids do
     local id, rec = ids[i], recs[i]
     if rec then
-      local att, err = unpackAtt(atts[i])
+      local att, err, prev = unpackAtt(atts[i])
       att = att + 1
-      local head = heads[att]
-      if not head then head = attHead(deliveryToken(nonce, att), att); heads[att] = head end
-      local delivery = packAttWith(head, laneOf[i], err)
+      local delivery = packAttWith(attHead(deliveryToken(prev, tickNow, low), att), laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS

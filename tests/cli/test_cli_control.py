@@ -105,3 +105,12 @@ def test_lane_with_only_delayed_jobs_is_known(cli):
     cli.ok("enqueue", "later", "x", "--delay", "60")
     lane = cli.json("lane", "later")
     assert lane["known"] is True and lane["delayed"] == 1
+
+
+def test_cost_mode_shows_sets_and_clears(cli):
+    assert cli.ok("cost-mode") == "cost mode: off (turns count jobs)\n"
+    got = cli.json("cost-mode", "2000")
+    assert got == {"queue": cli.queue, "cost_mode": True, "quantum": 2000}
+    assert cli.ok("cost-mode") == "cost mode: on, quantum 2000\n"
+    assert cli.run("cost-mode", "0").returncode != 0  # 'off' turns it off, not 0
+    assert cli.json("cost-mode", "off")["cost_mode"] is False

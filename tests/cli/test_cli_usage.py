@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from .cli_helpers import CONN, NOT_FOUND, OK, USAGE, one_line_error
+from .cli_helpers import CONN, NOT_FOUND, OK, USAGE, Cli, one_line_error
 
 COMMANDS = ["stats", "lanes", "lane", "pause", "resume", "weight", "limit", "defaults", "shards",
             "enqueue", "claim", "ack", "fail", "dead", "redrive", "verify", "top"]
@@ -121,6 +121,14 @@ def test_password_is_not_shown_in_errors(cli):
     assert "hunter2" not in err and "***" in err
 
 
+def test_sentinel_password_is_not_shown_in_errors(cli):
+    p = cli.run("stats", "--url", "valkey+sentinel://:hunter2@127.0.0.1:1/emq?sentinel_password=swordfish")
+    assert p.returncode == CONN
+    err = one_line_error(p)
+    assert "hunter2" not in err and "swordfish" not in err and "***" in err
+    assert "no Sentinel named the primary 'emq'" in err
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -160,3 +168,22 @@ def test_unknown_lane_refused_for_control_without_force(cli, db):
         assert p.returncode == NOT_FOUND, (argv, p.stderr)
         assert "no such lane 'alcie'" in one_line_error(p)
     assert db.snapshot() == before
+
+
+def test_a_tls_url_works_and_a_refusal_exits_3():
+    """valkeys:// from --url and ECHOMQ_URL: verified against the test CA;
+    another CA is exit 3 with OpenSSL's reason on one line."""
+    from emq_valkey import TlsServer
+
+    with TlsServer(prefix="emq-cli-tls-") as s:
+        cli = Cli(s.url, "clitls")
+        assert cli.ok("enqueue", "tenant", "hello").strip() == "1"  # the job id
+        assert "tenant" in cli.ok("lanes")
+        bad = Cli(f"{s.base}?ca={s.cert('other-ca.pem')}", "clitls")
+        p = bad.run("stats")
+        assert p.returncode == CONN
+        err = one_line_error(p)
+        assert "TLS handshake" in err and "not trusted" in err, err
+        p = Cli(f"{s.url}&nope=1", "clitls").run("stats")
+        assert p.returncode == USAGE
+        assert "unknown query parameter 'nope'" in one_line_error(p)

@@ -69,6 +69,9 @@ void fuzzUrl(const std::string &s) {
     if (ep.unix_socket ? ep.path.empty() : (ep.host.empty() || ep.port < 1 || ep.port > 65535))
       broken("accepted URL without an address", s);
     if (ep.db < 0) broken("negative db", s);
+    if (!ep.tls.on && (!ep.tls.ca.empty() || !ep.tls.cert.empty() || !ep.tls.key.empty() ||
+                       !ep.tls.sni.empty() || !ep.tls.verify))
+      broken("TLS parameter accepted without TLS", s);
   } catch (const echomq::Error &e) {
     if (e.code() != ECHOMQ_EINVAL) broken("URL refusal status", s);
   }

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+from emq_valkey import TlsServer  # tests/emq_valkey.py, on the path by conftest.py
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,6 +136,11 @@ def test_outside_module_gets_the_tag_builds_and_runs(tmp_path: Path, prefix: Pat
     run_env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     out = _run([str(app / "emqapp"), url], env=run_env, cwd=tmp_path).stdout
     assert out.startswith("ok "), out
+    # The static build carries TLS: libechomq.a inside, the system's OpenSSL linked.
+    assert "[libssl.so.3]" in needed and "[libcrypto.so.3]" in needed, needed
+    with TlsServer(prefix="emq-pkg-tls-") as tls:
+        out = _run([str(app / "emqapp"), tls.url], env=run_env, cwd=tmp_path).stdout
+        assert out.startswith("ok "), out
     print(got.stderr, out)
 
     # -tags echomq_shared with the rpath bindings/go/README.md shows: links

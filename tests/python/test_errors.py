@@ -128,6 +128,7 @@ def test_every_status_code_has_its_class():
         -10: echomq.ConnectionError,
         -11: echomq.TimeoutError,
         -12: echomq.CanceledError,
+        -13: echomq.TLSError,
         -20: echomq.ServerError,
         -21: echomq.PermissionError,
         -22: echomq.ProtocolError,
@@ -175,7 +176,7 @@ def test_retryable_errors_share_a_base():
         assert issubclass(cls, echomq.RetryableError)
         assert issubclass(cls, echomq.ServerError)  # as before these had codes
         assert "retryable" in echomq.strerror(cls.code)
-    for code in (-1, -2, -3, -4, -8, -10, -11, -12, -20, -21, -22, -30, -31):
+    for code in (-1, -2, -3, -4, -8, -10, -11, -12, -13, -20, -21, -22, -30, -31):
         assert not issubclass(echomq.error_class(code), echomq.RetryableError)
 
 

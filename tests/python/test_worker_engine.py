@@ -42,8 +42,9 @@ def test_graceful_stop_gives_prefetched_jobs_back_at_once(queue):
         started.set()
         gate.wait(10)
 
-    # One handler thread, seven jobs claimed ahead of it, a long lease.
-    worker = echomq.Worker(queue, handler, concurrency=1, prefetch=7, lease=60)
+    # One handler thread, seven jobs claimed ahead of it (a fixed prefetch),
+    # a long lease.
+    worker = echomq.Worker(queue, handler, concurrency=1, prefetch=7, lease=60, target_wait=0)
     assert worker.options["slots"] == 8
     worker.start()
     assert started.wait(5)
@@ -85,7 +86,36 @@ def test_defaults_are_the_engines_and_the_go_workers(client):
         8, 30000, echomq._echomq.RETRY_BACKOFF, 5000)
     w = echomq.Worker(client.queue("q"), lambda j: None)  # no I/O, nothing started
     assert w.options == dict(slots=8, prefetch=0, lease_ms=30000, weighted=False,
-                                 retry_delay_ms=echomq._echomq.RETRY_BACKOFF, idle_wait_ms=5000)
+                                 retry_delay_ms=echomq._echomq.RETRY_BACKOFF, idle_wait_ms=5000,
+                                 target_wait_ms=5)
+
+
+@pytest.mark.parametrize("target_wait, most", [(None, 6), (0, 32)])
+def test_latency_bounded_prefetch_holds_little_ahead_of_slow_handlers(queue, target_wait, most):
+    # Two handlers of 40 ms start a job every 20 ms: the default 5 ms target
+    # keeps one job ahead of them, where a fixed prefetch fills all 32 slots.
+    queue.enqueue_many([("heavy", "") for _ in range(200)])
+    done = threading.Event()
+    count = [0]
+
+    def handler(job):
+        time.sleep(0.04)
+        count[0] += 1
+        if count[0] >= 12:
+            done.set()
+
+    worker = echomq.Worker(queue, handler, concurrency=2, prefetch=30, target_wait=target_wait)
+    worker.start()
+    try:
+        assert done.wait(20)
+        leased = queue.stats().leased
+    finally:
+        worker.stop()
+        assert worker.join(10)
+    if target_wait is None:
+        assert leased <= most, f"{leased} jobs held behind 40 ms handlers"
+    else:
+        assert leased >= most - 2, f"a fixed prefetch holds its slots, got {leased}"
 
 
 def test_bad_worker_options_are_refused_before_io():
@@ -96,6 +126,8 @@ def test_bad_worker_options_are_refused_before_io():
             echomq.Worker(q, print, concurrency=4, slots=2)
         with pytest.raises(echomq.InvalidArgument, match="prefetch"):
             echomq.Worker(q, print, concurrency=1, prefetch=echomq.BATCH_MAX)
+        with pytest.raises(echomq.InvalidArgument, match="target_wait"):
+            echomq.Worker(q, print, target_wait=-0.001)
         with pytest.raises(echomq.InvalidArgument, match="concurrency"):
             echomq.Worker(q, print, concurrency=0)
         with pytest.raises(TypeError):

@@ -22,7 +22,7 @@ func TestCodesMatchC(t *testing.T) {
 		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE, CodeShards: capi.ECHOMQ_ESHARDS,
 		CodePending:  capi.ECHOMQ_PENDING,
 		CodeTimeout:  capi.ECHOMQ_ETIMEOUT,
-		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeServer: capi.ECHOMQ_ESERVER,
+		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeTLS: capi.ECHOMQ_ETLS, CodeServer: capi.ECHOMQ_ESERVER,
 		CodeNoPerm: capi.ECHOMQ_ENOPERM, CodeProto: capi.ECHOMQ_EPROTO,
 		CodeNoMem: capi.ECHOMQ_ENOMEM, CodeInternal: capi.ECHOMQ_EINTERNAL,
 		CodeBusy: capi.ECHOMQ_EBUSY, CodeLoading: capi.ECHOMQ_ELOADING,

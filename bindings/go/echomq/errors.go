@@ -28,6 +28,7 @@ const (
 	CodeConn        Code = -10 // cannot connect, or connection lost before sending
 	CodeTimeout     Code = -11 // no reply in time: outcome unknown
 	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
+	CodeTLS         Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
 	CodeServer      Code = -20 // the server answered with an error
 	CodeNoPerm      Code = -21 // authentication failed or ACL denied
 	CodeProto       Code = -22 // unexpected reply shape
@@ -56,6 +57,7 @@ var codeNames = map[Code]string{
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
 	CodeCanceled:    "canceled",
+	CodeTLS:         "TLS refused",
 	CodeServer:      "server error",
 	CodeNoPerm:      "permission denied",
 	CodeProto:       "protocol error",
@@ -132,6 +134,11 @@ var (
 	// ErrPending: Wait ran out of time before the job completed or died
 	// (it still lives; nothing is unknown).
 	ErrPending  = &Error{Code: CodePending}
+	// ErrTLS: the TLS session was refused (a failed handshake, a server
+	// certificate that is not trusted or not for the host, a client
+	// certificate the server wants); the message gives OpenSSL's reason. No
+	// command ran.
+	ErrTLS      = &Error{Code: CodeTLS}
 	ErrServer   = &Error{Code: CodeServer}
 	ErrNoPerm   = &Error{Code: CodeNoPerm}
 	ErrProtocol = &Error{Code: CodeProto}

@@ -36,6 +36,7 @@ type Job struct {
 
 	q      *Queue
 	result []byte // SetResult: reported with the job's success by a Worker
+	cost   uint64 // ReportCost: units charged in cost mode, 0 = the measured time
 }
 
 // SetResult sets the result a Worker reports with this job's success (at
@@ -66,6 +67,13 @@ func (j *Job) ReportProgress(ctx context.Context, value []byte) error {
 	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Progress(h, q.name, j.ID, j.Token, value) })
 	return err
 }
+
+// ReportCost says what this job's work cost, in units of your own (tokens,
+// bytes, calls), from a Worker's Handler: in a queue's cost mode its lane is
+// charged that instead of the handler time the engine measures (µs). The
+// last call counts; 0 goes back to the measured time. A job claimed by hand
+// is charged with Queue.Charge.
+func (j *Job) ReportCost(units uint64) { j.cost = units }
 
 // Queue is the queue the job came from.
 func (j *Job) Queue() *Queue { return j.q }

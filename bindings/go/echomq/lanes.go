@@ -63,6 +63,27 @@ func (q *Queue) Throttle(ctx context.Context, group string, d time.Duration) err
 	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Throttle(h, q.name, group, d.Milliseconds()) })
 }
 
+// SetCostMode turns the queue's cost mode on (quantum >= 1, in cost units:
+// µs of handler time unless handlers report their own) or off (0): lanes
+// then share the cost of their work instead of their job count
+// (docs/operations.md, "Cost mode").
+func (q *Queue) SetCostMode(ctx context.Context, quantum uint64) error {
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_cost_mode(h, q.name, quantum) })
+}
+
+// CostMode is the queue's cost quantum (0 = cost mode off).
+func (q *Queue) CostMode(ctx context.Context) (uint64, error) {
+	var out [1]uint64
+	err := q.laneCall(ctx, "", func(h capi.Client) int { return capi.Get_cost_mode(h, q.name, out[:]) })
+	return out[0], err
+}
+
+// Charge charges lane group cost units of work done (cost mode; ignored
+// otherwise): how a job claimed by hand reports what it cost.
+func (q *Queue) Charge(ctx context.Context, group string, cost uint64) error {
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Charge(h, q.name, group, cost) })
+}
+
 // Cap limits how many jobs may wait in the lane (pending + delayed); an
 // enqueue past it fails with ErrFull and writes nothing.
 func (q *Queue) Cap(ctx context.Context, group string, n uint64) error {

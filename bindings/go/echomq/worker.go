@@ -30,6 +30,10 @@ const (
 // NoPrefetch as Worker.Prefetch claims no job ahead of the handlers.
 const NoPrefetch = -1
 
+// FixedPrefetch as Worker.TargetWait turns latency-bounded prefetch off:
+// every claim fills the free slots.
+const FixedPrefetch time.Duration = -1
+
 // RetryNow as Worker.RetryIn (or the retryIn of Job.Fail) puts a failed job
 // straight back in its lane.
 const RetryNow time.Duration = -2
@@ -116,6 +120,14 @@ type Worker struct {
 	// IdleTimeout, if > 0, ends Run (a drain, then nil) once no job was
 	// handed out for that long and no handler is running: a "burst" run.
 	IdleTimeout time.Duration
+	// TargetWait is latency-bounded prefetch: the engine measures the
+	// handlers' time and claims so that the jobs it holds unstarted are
+	// about this much handler work (within Slots). A job of a quiet lane
+	// then starts within about this wait even behind a deep backlog, while
+	// fast handlers still get deep batches. Default 5 ms; FixedPrefetch
+	// for none (every claim fills the free slots, as Weighted workers
+	// always do: only full batches keep whole turns).
+	TargetWait time.Duration
 	// IdleWait bounds one server-side wait of the idle engine; default 5 s.
 	// The engine wakes at once when work arrives either way.
 	IdleWait time.Duration
@@ -252,6 +264,17 @@ func (w *Worker) config() (workerConfig, error) {
 	}
 	defaults := make([]int64, capi.EMQGO_WOPT_NUMS)
 	capi.Worker_defaults(defaults)
+	targetWait := defaults[capi.EMQGO_WOPT_TARGET_WAIT_MS]
+	switch {
+	case w.TargetWait == FixedPrefetch:
+		targetWait = 0
+	case w.TargetWait < 0:
+		return cfg, invalid("Worker.TargetWait must be >= 0 or FixedPrefetch")
+	case w.TargetWait > time.Duration(capi.ECHOMQ_TARGET_WAIT_MAX_MS)*time.Millisecond:
+		return cfg, invalid("Worker.TargetWait must be at most " + strconv.Itoa(capi.ECHOMQ_TARGET_WAIT_MAX_MS) + " ms")
+	case w.TargetWait > 0:
+		targetWait = ceilMS(w.TargetWait)
+	}
 	idleWait := defaults[capi.EMQGO_WOPT_IDLE_WAIT_MS]
 	if w.IdleWait > 0 {
 		idleWait = ceilMS(w.IdleWait)
@@ -276,6 +299,7 @@ func (w *Worker) config() (workerConfig, error) {
 		nums[capi.EMQGO_WOPT_WAIT_AOF] = 1
 	}
 	nums[capi.EMQGO_WOPT_WAIT_TIMEOUT_MS] = ceilMS(dc.waitTimeout)
+	nums[capi.EMQGO_WOPT_TARGET_WAIT_MS] = targetWait
 	cfg.concurrency = n
 	cfg.nums = nums
 	cfg.drain = w.DrainTimeout
@@ -437,14 +461,14 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		case herr == nil && job.result != nil:
 			st = capi.Worker_done_result(h, jh, job.result)
 		case herr == nil:
-			st = capi.Worker_done(h, jh)
+			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost)
 		case errors.Is(herr, ErrDiscard):
 			c.failed.Add(1)
 			c.discarded.Add(1)
 			st = capi.Worker_discard(h, jh, cutAtNUL(herr.Error()))
 		default:
 			c.failed.Add(1)
-			st = capi.Worker_fail(h, jh, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT))
+			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost)
 		}
 		capi.Job_free(jh)
 		live.add(&live.jobs, -1)

@@ -94,6 +94,7 @@ func TestWorkerStopGivesPrefetchedJobsBackAtOnce(t *testing.T) {
 	gate := make(chan struct{})
 	w := &Worker{
 		URL: serverURL, Queue: q.Name(), Concurrency: 1, Prefetch: 7, Lease: time.Minute,
+		TargetWait: FixedPrefetch, // every free slot is filled
 		Handler: func(_ context.Context, j *Job) error {
 			select {
 			case started <- struct{}{}:
@@ -220,6 +221,8 @@ func TestWorkerBadSettingsRefusedBeforeIO(t *testing.T) {
 	for name, w := range map[string]*Worker{
 		"slots below concurrency": {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, Concurrency: 4, Slots: 2},
 		"negative prefetch":       {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, Prefetch: -5},
+		"negative target wait":    {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, TargetWait: -5 * time.Millisecond},
+		"target wait too long":    {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, TargetWait: time.Hour},
 		"too many slots":          {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, Prefetch: 10000},
 		"negative retry":          {URL: "valkey://127.0.0.1:1", Queue: "q", Handler: h, RetryIn: -time.Second},
 		"bad URL":                 {URL: "http://nowhere", Queue: "q", Handler: h},
@@ -347,5 +350,52 @@ func TestLayoutErrorForAnOldQueue(t *testing.T) {
 	var e *Error
 	if !errors.Is(err, ErrLayout) || !errors.As(err, &e) || !strings.Contains(e.Msg, "layout") {
 		t.Fatalf("claim on an old queue: %v, want ErrLayout", err)
+	}
+}
+
+// The default TargetWait keeps about one job ahead of slow handlers, where
+// FixedPrefetch fills every slot: the option reaches the engine.
+func TestWorkerTargetWaitBoundsWhatIsHeldAheadOfSlowHandlers(t *testing.T) {
+	for _, fixed := range []bool{false, true} {
+		c := dial(t)
+		q := newQueue(t, c)
+		bg := ctxT(t)
+		jobs := make([]BatchJob, 200)
+		for i := range jobs {
+			jobs[i] = BatchJob{Group: "heavy"}
+		}
+		must(q.EnqueueBatch(bg, jobs))(t)
+		var n atomic.Int64
+		enough := make(chan struct{})
+		// Two handlers of 40 ms start a job every 20 ms: a 5 ms target keeps
+		// one job ahead of them.
+		w := &Worker{URL: serverURL, Queue: q.Name(), Concurrency: 2, Prefetch: 30,
+			Handler: func(context.Context, *Job) error {
+				time.Sleep(40 * time.Millisecond)
+				if n.Add(1) == 12 {
+					close(enough)
+				}
+				return nil
+			}}
+		if fixed {
+			w.TargetWait = FixedPrefetch
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- w.Run(ctx) }()
+		select {
+		case <-enough:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the handlers did not run 12 jobs")
+		}
+		leased := must(q.Stats(bg))(t).Leased
+		cancel()
+		mustOK(t, <-done)
+		if !fixed && leased > 6 {
+			t.Errorf("latency-bounded: %d jobs held behind 40 ms handlers, want at most 6", leased)
+		}
+		if fixed && leased < 30 {
+			t.Errorf("fixed prefetch: %d jobs held, want its 32 slots", leased)
+		}
 	}
 }

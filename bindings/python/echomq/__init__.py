@@ -50,6 +50,7 @@ from .errors import (
     ServerOutOfMemoryError,
     ShardsError,
     StaleLeaseError,
+    TLSError,
     TryAgainError,
     TimeoutError,
     TooLargeError,

@@ -3,6 +3,7 @@ queue figures to Prometheus.
 
     python3 -m echomq worker URL QUEUE package.module:function [options]
     python3 -m echomq exporter URL QUEUE... [--port 9808] [--top 10]
+    python3 -m echomq dashboard URL [QUEUE...] [--bind 127.0.0.1:8642] [--allow-actions]
 
 The handler is imported from ``package.module`` (the current directory is on
 the import path) and called with each :class:`echomq.Job`.  SIGINT/SIGTERM
@@ -40,6 +41,12 @@ def load_handler(spec: str) -> Handler:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of ``python3 -m echomq``."""
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in[:1] == ["dashboard"]:
+        # Its own parser (echomq/dashboard/cli.py), shared with echomq-dashboard.
+        from .dashboard.cli import main as dashboard_main
+
+        return dashboard_main(args_in[1:], prog="python3 -m echomq dashboard")
     ap = argparse.ArgumentParser(prog="python3 -m echomq", description="echomq command line")
     sub = ap.add_subparsers(dest="command", required=True)
     w = sub.add_parser("worker", help="run a handler over a queue")
@@ -62,7 +69,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     e.add_argument("--port", type=int, default=9808, help="HTTP port of /metrics (default 9808)")
     e.add_argument("--addr", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     e.add_argument("--top", type=int, default=10, help="deepest lanes reported per queue, 0..100 (default 10)")
-    args = ap.parse_args(argv)
+    sub.add_parser("dashboard", add_help=False,
+                   help="serve a web dashboard of the queues (needs echomq[dashboard]; see its --help)")
+    args = ap.parse_args(args_in)
     if args.command == "exporter":
         return run_exporter(args)
 

@@ -26,6 +26,7 @@ __all__ = [
     "ConnectionError",
     "TimeoutError",
     "CanceledError",
+    "TLSError",
     "ServerError",
     "RetryableError",
     "BusyError",
@@ -137,6 +138,16 @@ class CanceledError(EchoMQError):
     code = -12
 
 
+class TLSError(ConnectionError):
+    """The TLS session was refused (ECHOMQ_ETLS): the handshake failed, the
+    server's certificate is not trusted or not for the host, or the server
+    wants a client certificate (none given, or one it does not trust).  The
+    message gives OpenSSL's reason; no command ran.  Also an
+    :class:`echomq.ConnectionError`."""
+
+    code = -13
+
+
 class ServerError(EchoMQError):
     """The server answered with an error that has no class of its own:
     READONLY, WRONGTYPE, a redirect loop, ... (ECHOMQ_ESERVER)."""
@@ -225,6 +236,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         ConnectionError,
         TimeoutError,
         CanceledError,
+        TLSError,
         ServerError,
         BusyError,
         LoadingError,

@@ -6,6 +6,7 @@ import enum
 from typing import TYPE_CHECKING, Optional, Tuple
 
 from . import _convert, _echomq
+from .errors import InvalidArgument
 
 if TYPE_CHECKING:  # pragma: no cover
     from .queue import Queue
@@ -86,6 +87,7 @@ class Job:
         "finished_at",
         "progress",
         "result",
+        "_cost",
     )
 
     def __init__(
@@ -126,6 +128,7 @@ class Job:
         self.finished_at = finished_at
         self.progress = progress
         self.result = result
+        self._cost = 0
 
     @classmethod
     def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
@@ -150,6 +153,17 @@ class Job:
             progress,
             result,
         )
+
+    def report_cost(self, units: int) -> None:
+        """Say what this job's work cost, in units of your own (tokens,
+        bytes, calls), from a :class:`~echomq.Worker` handler: in a queue's
+        cost mode its lane is charged that instead of the handler time the
+        engine measures (microseconds).  The last call counts; 0 goes back to
+        the measured time.  A job claimed by hand is charged with
+        :meth:`Queue.charge`."""
+        if isinstance(units, bool) or not isinstance(units, int) or units < 0 or units > _echomq.ID_MAX:
+            raise InvalidArgument(f"cost must be an int 0..{_echomq.ID_MAX}")
+        self._cost = units
 
     @property
     def queue(self) -> "Queue":

@@ -282,6 +282,29 @@ class Queue:
         b = 0 if burst is None else _convert.to_count("burst", burst, maximum=_echomq.RATE_JOBS_MAX)
         self._client._raw.set_rate(self._name, g, j, p, b)
 
+    @property
+    def cost_quantum(self) -> int:
+        """The queue's cost quantum; 0 when turns count jobs (the default)."""
+        return int(self._client._raw.get_cost_mode(self._name))
+
+    def cost_mode(self, quantum: Optional[int]) -> None:
+        """Cost mode: lanes share the cost of their work instead of their
+        job count.  Each lane is charged what its jobs cost, divided by its
+        weight (the handler time a :class:`~echomq.Worker` measures, in
+        microseconds, or what the handler reports with
+        :meth:`Job.report_cost`); a lane more than ``quantum`` units past
+        the least charged sits out, off the ring, until they catch up.
+        ``None`` turns it off."""
+        q = 0 if quantum is None else _convert.to_count("quantum", quantum, maximum=_echomq.ID_MAX)
+        self._client._raw.set_cost_mode(self._name, q)
+
+    def charge(self, group: str, units: int) -> None:
+        """Charge lane ``group`` ``units`` of work done (cost mode; ignored
+        otherwise): how a job claimed by hand reports what it cost."""
+        if isinstance(units, bool) or not isinstance(units, int) or units < 0 or units > _echomq.ID_MAX:
+            raise InvalidArgument(f"cost must be an int 0..{_echomq.ID_MAX}")
+        self._client._raw.charge(self._name, _convert.group_name(group), units)
+
     def throttle(self, group: str, seconds: _convert.Seconds) -> None:
         """Start no job of lane ``group`` for ``seconds`` (back off by hand,
         e.g. after a downstream service answered 429); then it runs again."""

@@ -169,6 +169,14 @@ class Worker:
             round trip; a job whose lease was lost meanwhile gets no hook
             (``on_error`` hears of it).  Exceptions they raise are logged
             and ignored.
+        target_wait: latency-bounded prefetch, in seconds (default
+            0.005): the engine measures the handlers' time and claims so
+            that the jobs it holds unstarted are about this much handler
+            work, within ``slots``.  A job of a quiet lane then starts
+            within about this wait even behind a deep backlog, while fast
+            handlers still get deep batches.  ``0`` = fixed prefetch: every
+            claim fills the free slots (as ``weighted`` workers always do:
+            only full batches keep whole turns).
         fused: ignored (the engine always settles and claims in one round
             trip); kept for compatibility.
 
@@ -197,6 +205,7 @@ class Worker:
         on_error: Optional[ErrorHook] = None,
         wait: Optional[_convert.Seconds] = None,
         fused: bool = True,
+        target_wait: Optional[_convert.Seconds] = None,
         on_completed: Optional[JobHook] = None,
         on_failed: Optional[JobHook] = None,
         on_dead: Optional[JobHook] = None,
@@ -234,6 +243,10 @@ class Worker:
             _echomq.RETRY_BACKOFF if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0)
         )
         wait_ms = defaults["idle_wait_ms"] if wait is None else _convert.to_ms("wait", wait)
+        target_ms = (
+            defaults["target_wait_ms"] if target_wait is None
+            else _convert.to_ms("target_wait", target_wait, minimum=0)
+        )
         self._idle = None if idle_timeout is None else _convert.to_ms("idle_timeout", idle_timeout) / 1000.0
         self._drain_ms = _convert.to_ms("drain_timeout", drain_timeout, minimum=0)
         del fused  # the engine always fuses settlement with the next claim
@@ -241,13 +254,13 @@ class Worker:
         command_ms = _convert.to_ms("timeout", client._timeout)
         self._options: Dict[str, Any] = dict(
             slots=n_slots, prefetch=per_trip, lease_ms=lease_ms, weighted=bool(weighted),
-            retry_delay_ms=retry_ms, idle_wait_ms=wait_ms,
+            retry_delay_ms=retry_ms, idle_wait_ms=wait_ms, target_wait_ms=target_ms,
         )
         # Creating the engine checks the URL, queue name and every option; no I/O.
         self._raw = _echomq.Worker(
             client.url, queue.name, n_slots, per_trip, lease_ms, bool(weighted), retry_ms, wait_ms,
             connect_ms, command_ms, client._wait_replicas, int(client._wait_aof),
-            _convert.to_ms("wait_timeout", client._wait_timeout, minimum=1),
+            _convert.to_ms("wait_timeout", client._wait_timeout, minimum=1), target_ms,
         )
         self._lock = threading.Lock()
         self._failed = 0
@@ -269,7 +282,8 @@ class Worker:
     def options(self) -> Dict[str, Any]:
         """The engine options this worker runs with (slots, prefetch per
         round trip (0 = all free slots), lease_ms, weighted, retry_delay_ms
-        (-1 = exponential backoff), idle_wait_ms)."""
+        (-1 = exponential backoff), idle_wait_ms, target_wait_ms (0 = fixed
+        prefetch))."""
         return dict(self._options)
 
     @property
@@ -510,7 +524,7 @@ class Worker:
                     reason = "result of %d bytes is over RESULT_MAX (%d)" % (len(data), _echomq.RESULT_MAX)
                     return self._settle(job, ref, ValueError(reason), None)
             else:
-                status = int(self._raw.done(ref))
+                status = int(self._raw.done(ref, job._cost))
             if status == 0:
                 self._hook("completed", job, result)
             return status
@@ -531,7 +545,7 @@ class Worker:
         log.debug("traceback of job %d", job.id, exc_info=exc)
         with self._lock:
             self._failed += 1
-        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT))
+        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT, job._cost))
         if status == 0 and isinstance(exc, Exception):
             self._hook("failed", job, exc)
             if job.attempt >= job.max_attempts:

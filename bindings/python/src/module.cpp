@@ -33,8 +33,9 @@ struct Worker {
   Worker(const std::string &url, const std::string &queue, unsigned int slots, unsigned int prefetch,
          int64_t lease_ms, bool weighted, int64_t retry_delay_ms, int64_t idle_wait_ms,
          int connect_timeout_ms, int command_timeout_ms, int wait_replicas, int wait_aof,
-         int wait_timeout_ms) {
+         int wait_timeout_ms, int target_wait_ms) {
     echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+    o.target_wait_ms = target_wait_ms;
     o.wait_replicas = wait_replicas;
     o.wait_aof = wait_aof;
     o.wait_timeout_ms = wait_timeout_ms;
@@ -249,6 +250,7 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("RATE_PERIOD_MAX_MS") = ECHOMQ_RATE_PERIOD_MAX_MS;
   m.attr("CAP_MAX") = ECHOMQ_CAP_MAX;
   m.attr("LIMIT_MAX") = ECHOMQ_LIMIT_MAX;
+  m.attr("ID_MAX") = ECHOMQ_ID_MAX;
   m.attr("WCLAIM_MAX") = ECHOMQ_WCLAIM_MAX;
   m.attr("REASON_MAX") = ECHOMQ_REASON_MAX;
   m.attr("RETRY_BACKOFF") = ECHOMQ_RETRY_BACKOFF;
@@ -282,6 +284,7 @@ PYBIND11_MODULE(_echomq, m) {
     defaults["idle_wait_ms"] = d.idle_wait_ms;
     defaults["connect_timeout_ms"] = d.connect_timeout_ms;
     defaults["command_timeout_ms"] = d.command_timeout_ms;
+    defaults["target_wait_ms"] = d.target_wait_ms;
     m.attr("WORKER_DEFAULTS") = defaults;
   }
 
@@ -294,11 +297,12 @@ PYBIND11_MODULE(_echomq, m) {
   py::class_<Worker>(m, "Worker", "The worker engine of libechomq (an echomq_worker handle).")
       // No I/O: the factory keeps the GIL.
       .def(py::init<const std::string &, const std::string &, unsigned int, unsigned int, int64_t, bool,
-                    int64_t, int64_t, int, int, int, int, int>(),
+                    int64_t, int64_t, int, int, int, int, int, int>(),
            py::arg("url"), py::arg("queue"), py::arg("slots"), py::arg("prefetch"), py::arg("lease_ms"),
            py::arg("weighted"), py::arg("retry_delay_ms"), py::arg("idle_wait_ms"),
            py::arg("connect_timeout_ms"), py::arg("command_timeout_ms"), py::arg("wait_replicas") = 0,
-           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000)
+           py::arg("wait_aof") = 0, py::arg("wait_timeout_ms") = 1000,
+           py::arg("target_wait_ms") = echomq_worker_options ECHOMQ_WORKER_OPTIONS_INIT.target_wait_ms)
       .def("start",
            [](Worker &self) {
              py::gil_scoped_release nogil;
@@ -323,11 +327,15 @@ PYBIND11_MODULE(_echomq, m) {
            py::arg("timeout_ms"),
            "(job tuple, handle), None at the timeout, or 'stopped' once the engine stops.")
       .def("done",
-           [](Worker &self, const WorkerJob &j) {
+           [](Worker &self, const WorkerJob &j, uint64_t cost) {
+             echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+             r.cost = cost;
              py::gil_scoped_release nogil;
-             return echomq_worker_done(self.w.get(), j.job.get());
+             return echomq_worker_done_with(self.w.get(), j.job.get(), &r);
            },
-           py::arg("job"), "Report success; returns the status (0, ENOTFOUND or ECANCELED).")
+           py::arg("job"), py::arg("cost") = 0,
+           "Report success (cost: units charged in cost mode, 0 = the measured time); returns the status "
+           "(0, ENOTFOUND or ECANCELED).")
       .def("done_result",
            [](Worker &self, const WorkerJob &j, const py::bytes &result) {
              Bytes r = bytes_view(result, "result");
@@ -337,12 +345,14 @@ PYBIND11_MODULE(_echomq, m) {
            py::arg("job"), py::arg("result"),
            "Report success with a result; returns the status (0, ENOTFOUND, ECANCELED; ETOOLARGE, EINVAL).")
       .def("fail",
-           [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms) {
+           [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms, uint64_t cost) {
              const char *r = reason.c_str();
+             echomq_job_report rep = ECHOMQ_JOB_REPORT_INIT;
+             rep.cost = cost;
              py::gil_scoped_release nogil;
-             return echomq_worker_fail(self.w.get(), j.job.get(), r, retry_delay_ms);
+             return echomq_worker_fail_with(self.w.get(), j.job.get(), r, retry_delay_ms, &rep);
            },
-           py::arg("job"), py::arg("reason"), py::arg("retry_delay_ms"),
+           py::arg("job"), py::arg("reason"), py::arg("retry_delay_ms"), py::arg("cost") = 0,
            "Report a failure; returns the status (0, ENOTFOUND or ECANCELED).")
       .def("discard",
            [](Worker &self, const WorkerJob &j, const std::string &reason) {
@@ -919,6 +929,30 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("jobs"), py::arg("period_ms"), py::arg("burst"),
            "Set the queue's default rate limit (jobs 0 clears it).")
+      .def("set_cost_mode",
+           [](Client &self, const std::string &queue, uint64_t quantum) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_cost_mode(c, q, quantum); });
+           },
+           py::arg("queue"), py::arg("quantum"), "Turn cost mode on (quantum 1..) or off (0).")
+      .def("get_cost_mode",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             uint64_t quantum = 0;
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_get_cost_mode(c, q, &quantum); });
+             return quantum;
+           },
+           py::arg("queue"), "The queue's cost quantum (0 = cost mode off).")
+      .def("charge",
+           [](Client &self, const std::string &queue, const std::string &group, uint64_t cost) {
+             const char *q = cstr(queue, "queue name");
+             const char *g = cstr(group, "group name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_charge(c, q, g, cost); });
+           },
+           py::arg("queue"), py::arg("group"), py::arg("cost"), "Charge a lane cost units (cost mode).")
       .def("throttle",
            [](Client &self, const std::string &queue, const std::string &group, int64_t ms) {
              const char *q = cstr(queue, "queue name");

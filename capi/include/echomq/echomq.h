@@ -38,7 +38,8 @@
  *
  * Signals
  * - The library installs no signal handler and never raises SIGPIPE: it
- *   sends with MSG_NOSIGNAL, so a write into a connection the server closed
+ *   sends with MSG_NOSIGNAL (TLS records too, through a socket BIO of its
+ *   own), so a write into a connection the server closed
  *   is ECHOMQ_ECONN (nothing ran), or ECHOMQ_ECANCELED after a cancel. The
  *   host needs no SIG_IGN for SIGPIPE.
  */
@@ -111,6 +112,11 @@ typedef enum echomq_status {
                              UNKNOWN and the call is not retried */
   ECHOMQ_ECANCELED = -12, /* echomq_bclaim interrupted by echomq_client_cancel();
                              nothing was claimed */
+  ECHOMQ_ETLS = -13,      /* TLS refused: the handshake failed, the server's
+                             certificate is not trusted or not for its
+                             name, or the server wants a client certificate
+                             (none given, or not trusted). The message gives
+                             OpenSSL's reason. No command ran */
 
   ECHOMQ_ESERVER = -20,   /* the server answered with an error that has no
                              status of its own (READONLY, WRONGTYPE,
@@ -141,7 +147,10 @@ typedef enum echomq_status {
  * for durability (echomq_client_options.wait_replicas / wait_aof): the call
  * did what ECHOMQ_OK says (outputs are set as for ECHOMQ_OK, or as for
  * ECHOMQ_EMPTY when a fused call claimed nothing), but the wait ended first.
- * Read-only calls and claims that found nothing never wait. */
+ * Read-only calls and claims that found nothing never wait. A call that
+ * reconnects (the connection was dropped) over TLS may also return
+ * ECHOMQ_ETLS (for example a certificate that changed meanwhile); like
+ * ECHOMQ_ECONN, nothing ran. */
 
 /* Static English text for a status code; never NULL, never freed. */
 ECHOMQ_API const char *echomq_strerror(int status);
@@ -167,6 +176,11 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_WCLAIM_MAX 10000                   /* jobs in one wclaim */
 #define ECHOMQ_REASON_MAX 4096                    /* bytes of a fail reason; longer is cut */
 #define ECHOMQ_ID_MAX 9007199254740991LL          /* job ids and tokens stay below 2^53 */
+/* A fencing token is tick * ECHOMQ_TOKEN_SPREAD + the low bits of a random
+ * nonce, its tick at least the server's ms since ECHOMQ_TOKEN_EPOCH_MS
+ * (2024-01-01 UTC) at the claim (echomq_job_token). */
+#define ECHOMQ_TOKEN_SPREAD 4096
+#define ECHOMQ_TOKEN_EPOCH_MS 1704067200000LL
 #define ECHOMQ_DEFAULT_MAX_ATTEMPTS 3             /* for a queue without its own default */
 /* Due delayed jobs and expired leases each brought back per claim call at
  * most: the bounded cost of recovery on the claim path. */
@@ -232,23 +246,47 @@ typedef struct echomq_client_options {
                                   once it fsynced its own AOF (WAITAOF 1 N):
                                   replicas need appendonly yes as well */
   int wait_timeout_ms;         /* default 1000; 1..ECHOMQ_WAIT_TIMEOUT_MAX_MS */
+  /* Since version 3 (0.4.0): TLS, for valkeys:// and rediss:// URLs. Each
+   * field is what the URL's query parameter of the same name would say
+   * (ca=, cert=, key=, sni=, verify=none) and is used only where the URL
+   * does not give that parameter: the URL wins, field by field. Setting any
+   * of them for a URL without TLS is EINVAL at connect. The strings are
+   * copied by echomq_client_new; NULL or "" = not set. Files are read
+   * (missing or unreadable: EINVAL) before any network I/O. */
+  const char *tls_ca;          /* CA file (PEM) or directory that signs the
+                                  server's certificate; NULL = the system's
+                                  default trust store */
+  const char *tls_cert;        /* client certificate chain (PEM), for servers
+                                  that require one (tls-auth-clients yes) */
+  const char *tls_key;         /* its private key (PEM); NULL = in tls_cert */
+  const char *tls_sni;         /* name sent (SNI) and checked against the
+                                  certificate; NULL = the URL's host. Cluster
+                                  redirects check the new host */
+  int tls_insecure_skip_verify; /* 1 = accept ANY certificate for any name
+                                  (verify=none): anyone on the path can read
+                                  and change the traffic. For tests only;
+                                  default 0 */
 } echomq_client_options;
 
-#define ECHOMQ_CLIENT_OPTIONS_VERSION 2
+#define ECHOMQ_CLIENT_OPTIONS_VERSION 3
 /* A caller built against version 1 (no wait_* fields) passes 1 and keeps
- * working: no durability wait. */
+ * working: no durability wait. Version 2 has no tls_* fields. */
 #define ECHOMQ_CLIENT_OPTIONS_VERSION_1 1
+#define ECHOMQ_CLIENT_OPTIONS_VERSION_2 2
 #define ECHOMQ_CLIENT_OPTIONS_INIT \
-  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD, 0, 0, 1000 }
+  { ECHOMQ_CLIENT_OPTIONS_VERSION, 2000, 5000, ECHOMQ_DEFAULT_MAX_PAYLOAD, 0, 0, 1000, \
+    NULL, NULL, NULL, NULL, 0 }
 #define ECHOMQ_WAIT_REPLICAS_MAX 100
 #define ECHOMQ_WAIT_TIMEOUT_MAX_MS 60000
 
-/* Fill *opts with defaults (version 1: the version-1 fields only). Errors:
- * EINVAL (NULL or unknown version). */
+/* Fill *opts with defaults (an older version: that version's fields only).
+ * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_client_options_init(echomq_client_options *opts, unsigned int version);
 
-/* Create a client handle (no I/O). opts may be NULL; version 1 or 2.
- * Errors: EINVAL (bad option values, unknown version), ENOMEM. *out is NULL on error. */
+/* Create a client handle (no network I/O). opts may be NULL; version 1, 2
+ * or 3. Errors: EINVAL (bad option values, unknown version, a TLS file
+ * that is missing, unreadable or broken, a key that does not match its
+ * certificate), ENOMEM. *out is NULL on error. */
 ECHOMQ_API int echomq_client_new(echomq_client **out, const echomq_client_options *opts);
 
 /* Same as echomq_client_new, returning the handle (NULL on error). For
@@ -257,9 +295,23 @@ ECHOMQ_API echomq_client *echomq_client_create(const echomq_client_options *opts
 
 /* Connect (or reconnect) to a server. URL forms:
  *   valkey://[user[:password]@]host[:port][/db]   (also redis://; port 6379)
+ *   valkeys://[user[:password]@]host[:port][/db][?query]   (also rediss://): TLS
  *   unix://[user[:password]@]/path/to/socket[?db=N]
+ * The TLS query (percent-escaped values, '&' between them):
+ *   ca=/path/ca.pem     CA file or directory; default: the system trust store
+ *   cert=/path/c.pem    client certificate chain (servers that require one)
+ *   key=/path/c.key     its private key (default: in the cert file)
+ *   sni=name            name sent and checked instead of the host
+ *   verify=none         accept any certificate: tests only, never production
+ * The server's certificate chain and its name (the host, an IP address
+ * too) are checked by default. With TLS, one PING confirms the session
+ * before AUTH. Every connection of the client (and of a worker, and every
+ * cluster node and redirect) uses the same settings.
  * Authenticates (AUTH), selects the db (SELECT) and loads the scripts.
- * Errors: EINVAL (bad URL), ECONN, ETIMEOUT, ENOPERM (AUTH refused), ESERVER. */
+ * Errors: EINVAL (bad URL: unknown query parameter, a TLS parameter without
+ * TLS, TLS files missing or unreadable; TLS options with a non-TLS URL),
+ * ECONN, ETIMEOUT, ETLS (TLS refused: nothing ran), ENOPERM (AUTH
+ * refused), ESERVER. */
 ECHOMQ_API int echomq_client_connect(echomq_client *c, const char *url);
 
 /* Close the connection and free the handle. NULL is a no-op. */
@@ -303,10 +355,16 @@ ECHOMQ_API const char *echomq_job_group(const echomq_job *j);
 ECHOMQ_API const char *echomq_job_payload(const echomq_job *j, size_t *len);
 ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
 /* Fencing token of this delivery (1..ECHOMQ_ID_MAX). Pass it to ack, fail
- * and extend. Since 0.3 it is not the attempt count: every delivery of a job
- * gets a new token, made from a random nonce the claiming call draws, so no
- * other delivery of the job has it, also after a failover to a replica that
- * never saw this claim. For dead jobs, the attempts used (as before 0.3). */
+ * and extend. Since 0.4 every delivery of a job gets a token greater than
+ * all its earlier deliveries' (redeliveries after a lease ran out, retries,
+ * redrives), so a downstream store may keep the highest token it saw per
+ * job and refuse a write with a lower one. It is
+ * tick * ECHOMQ_TOKEN_SPREAD + nonce bits, tick = max(the previous tick + 1,
+ * server ms since ECHOMQ_TOKEN_EPOCH_MS): a delivery lost in a failover and
+ * the one that replaces it differ, the later one greater while the promoted
+ * server's clock is not behind the old primary's by more than the failover
+ * took (docs/architecture.md, "Fencing tokens"). For dead jobs, the
+ * attempts used (as before 0.3). */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 ECHOMQ_API uint32_t echomq_job_max_attempts(const echomq_job *j);
 /* Server ms: lease deadline (0 if not leased), enqueue time, and for dead
@@ -645,17 +703,33 @@ typedef struct echomq_worker_options {
   int wait_replicas;         /* default 0 */
   int wait_aof;              /* default 0 */
   int wait_timeout_ms;       /* default 1000 */
+  /* Since version 3 (0.4.0): latency-bounded prefetch. The engine measures
+   * how long a handler takes and how many host threads pull jobs, and sizes
+   * each claim so that the jobs it holds unstarted are about this much
+   * handler work (Little's law: target × handlers / handler time), within
+   * slots and prefetch. A quiet lane's job then starts within about one
+   * target wait, not behind a full buffer of claimed jobs; fast handlers
+   * still get deep batches (docs/architecture.md). Weighted engines keep
+   * the fixed prefetch: a turn is kept whole only by a full batch. Default 5;
+   * 0 = fixed prefetch (every claim fills the free slots up to prefetch, as
+   * before version 3, and what a caller of version 1 or 2 gets);
+   * 0..ECHOMQ_TARGET_WAIT_MAX_MS. */
+  int target_wait_ms;
 } echomq_worker_options;
 
-#define ECHOMQ_WORKER_OPTIONS_VERSION 2
+#define ECHOMQ_WORKER_OPTIONS_VERSION 3
 /* A caller built against version 1 (no wait_* fields) passes 1. */
 #define ECHOMQ_WORKER_OPTIONS_VERSION_1 1
+/* A caller built against version 2 (no target_wait_ms) passes 2. */
+#define ECHOMQ_WORKER_OPTIONS_VERSION_2 2
+/* Longest target wait of latency-bounded prefetch (one minute). */
+#define ECHOMQ_TARGET_WAIT_MAX_MS 60000
 #define ECHOMQ_WORKER_OPTIONS_INIT \
-  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000, 0, 0, 1000 }
+  { ECHOMQ_WORKER_OPTIONS_VERSION, 8, 0, 30000, 0, ECHOMQ_RETRY_BACKOFF, 5000, 2000, 5000, 0, 0, 1000, 5 }
 /* Retry delay of echomq_worker_fail meaning "the worker's retry_delay_ms". */
 #define ECHOMQ_RETRY_DEFAULT (-4)
 
-/* Fill *opts with defaults (version 1: the version-1 fields only).
+/* Fill *opts with defaults (version 1 or 2: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_worker_options_init(echomq_worker_options *opts, unsigned int version);
 
@@ -668,7 +742,7 @@ ECHOMQ_API int echomq_worker_new(echomq_worker **out, const char *url, const cha
 ECHOMQ_API echomq_worker *echomq_worker_create(const char *url, const char *queue,
                                                const echomq_worker_options *opts);
 /* Connect and start the engine. Errors: EINVAL (started already), ECONN,
- * ETIMEOUT, ENOPERM, ESERVER; the message of a failed connect is kept for
+ * ETIMEOUT, ETLS, ENOPERM, ESERVER; the message of a failed connect is kept for
  * echomq_worker_last_error. */
 ECHOMQ_API int echomq_worker_start(echomq_worker *w);
 
@@ -690,10 +764,31 @@ ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const
 /* The job can never succeed: dead-lettered now, attempts left or not. */
 ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
 /* The job succeeded with a result (0..ECHOMQ_RESULT_MAX bytes, copied), as
- * echomq_ack_result. Errors: as echomq_worker_done, and ETOOLARGE, EINVAL
- * (NULL with a non-zero length). */
+ * echomq_ack_result; in a queue's cost mode its lane is charged the measured
+ * handler time. Errors: as echomq_worker_done, and ETOOLARGE, EINVAL (NULL
+ * with a non-zero length). */
 ECHOMQ_API int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const char *result,
                                          size_t result_len);
+
+/* A job report: what a job's work cost, charged to its lane in a queue's
+ * cost mode (echomq_set_cost_mode). Fields are only ever added at the end.
+ * (echomq_report is the name of the queue listing below.) */
+typedef struct echomq_job_report {
+  unsigned int version;  /* ECHOMQ_JOB_REPORT_VERSION */
+  uint64_t cost;         /* units of the handler's own (tokens, bytes,
+                            calls), 0..ECHOMQ_ID_MAX; 0 = not reported: the
+                            engine's measured handler time (µs from
+                            echomq_worker_next to this call) is charged */
+} echomq_job_report;
+#define ECHOMQ_JOB_REPORT_VERSION 1
+#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0 }
+/* Fill *r with defaults. Errors: EINVAL (NULL or unknown version). */
+ECHOMQ_API int echomq_job_report_init(echomq_job_report *r, unsigned int version);
+/* echomq_worker_done / echomq_worker_fail with a report (r may be NULL: as
+ * without one). Errors: as echomq_worker_done; EINVAL for a bad report. */
+ECHOMQ_API int echomq_worker_done_with(echomq_worker *w, const echomq_job *job, const echomq_job_report *r);
+ECHOMQ_API int echomq_worker_fail_with(echomq_worker *w, const echomq_job *job, const char *reason,
+                                       int64_t retry_delay_ms, const echomq_job_report *r);
 
 /* Stop modes. Both give prefetched, unstarted jobs back to their lanes (at
  * their mint position, at once, the attempt not counted). */
@@ -798,6 +893,24 @@ ECHOMQ_API int echomq_clear_cap(echomq_client *c, const char *queue, const char 
 /* Queue default cap for lanes without their own; 0 clears it. */
 ECHOMQ_API int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
 
+/* Cost mode (docs/architecture.md, "Fairness by work"): a turn counts work,
+ * not jobs. Each lane is charged what its settled jobs cost, divided by its
+ * weight; a lane more than `quantum` cost units past the least charged
+ * lanes sits out, off the ring, until they catch up, then rejoins by
+ * itself; a new or returning lane starts level (no banked credit). quantum
+ * 1..ECHOMQ_ID_MAX in cost units (the worker engine measures µs of handler
+ * time unless the handler reports its own units); 0 turns the mode off
+ * (every lane back in the ring, every charge forgotten). A sharded queue
+ * sets it on every shard queue. Errors: EINVAL, and those of any call. */
+ECHOMQ_API int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
+/* The queue's quantum into *quantum (0 = cost mode off). */
+ECHOMQ_API int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *quantum);
+/* Charge lane `group` `cost` units of work done (the plain client's way to
+ * report what a settled job cost; 0 charges nothing). Ignored unless the
+ * queue is in cost mode. One round trip; a lost connection is reported and
+ * the charge is not sent again (an unknown outcome is never retried). */
+ECHOMQ_API int echomq_charge(echomq_client *c, const char *queue, const char *group, uint64_t cost);
+
 /* ------------------------------------------------------------------------ */
 /* Inspection (read-only). echomq_stats, _lane, _lanes, _dead and _verify
  * run read-only scripts (EVALSHA_RO): they work on a replica, under CLIENT
@@ -890,8 +1003,8 @@ ECHOMQ_API int echomq_lanes(echomq_client *c, const char *queue, const char *aft
 ECHOMQ_API int echomq_dead(echomq_client *c, const char *queue, uint64_t offset,
                            size_t count, echomq_job_list **out);
 
-/* Move dead jobs back to their lanes with a fresh attempt budget (the fencing
- * token keeps counting up). ids: n (1..10000) job ids; ids that are not dead
+/* Move dead jobs back to their lanes with a fresh attempt budget (their
+ * next delivery's fencing token is still greater than every earlier one). ids: n (1..10000) job ids; ids that are not dead
  * are skipped. *redriven (may be NULL) receives how many moved. A writing
  * call. Errors: EINVAL, ECONN, ETIMEOUT, EOOM, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_redrive(echomq_client *c, const char *queue, const uint64_t *ids,

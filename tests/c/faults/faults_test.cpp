@@ -7,6 +7,7 @@
 #include "test_env.hpp"
 
 #include "raw_valkey.hpp"
+#include "replica_pair.hpp"
 
 #include <poll.h>
 #include <signal.h>
@@ -395,4 +396,74 @@ TEST_CASE("the server's wall clock stepped an hour either way loses no job", "[f
   shift_clock(shift, 0);
   CHECK(seen.size() == kJobs + 1);
   require_all_acked_once(c.get(), q, kJobs + 1);
+}
+
+// A failover to a replica whose clock is an hour behind the old primary's:
+// the assumption of the rising token (docs/architecture.md, "Fencing
+// tokens") fails, and it fails safe. The delivery the failover lost had a
+// token from the primary's clock; the replacement's comes from the job's
+// last replicated token (+1 tick), lower than the lost one but still above
+// every delivery the promoted server knows of, and the lost delivery's
+// holder is refused.
+TEST_CASE("a failover to a replica with its clock an hour behind refuses the lost holder",
+          "[faults][failover]") {
+  PrivateServer probe(free_port());
+  const std::string shift = probe.dir() + "/clock-shift-pair";
+  shift_clock(shift, 0);
+  setenv("ECHOMQ_CLOCK_SHIFT_FILE", shift.c_str(), 1);
+  setenv("LD_PRELOAD", EMQ_CLOCK_SHIM, 1);
+  ReplicaPair pair;  // both servers read the shift file
+  unsetenv("LD_PRELOAD");
+  unsetenv("ECHOMQ_CLOCK_SHIFT_FILE");
+  RawValkey &praw = pair.praw(), &rraw = pair.rraw();
+
+  const std::string q = fresh_queue("clockfail");
+  auto pc = connect_client(nullptr, pair.primary.url());
+  const uint64_t id = enqueue(pc.get(), q, "g", "once");
+  // A first delivery that the replica sees: failed straight back to its lane.
+  JobPtr first = claim(pc.get(), q, 60000);
+  REQUIRE(first);
+  const uint64_t first_token = echomq_job_token(first.get());
+  EMQ_REQUIRE_OK(pc.get(), echomq_fail(pc.get(), q.c_str(), id, first_token, "again", 0, nullptr));
+  praw.must({"SET", "clock-failover-mark", "1"});
+  REQUIRE(praw.integer({"WAIT", "1", "10000"}) == 1);
+
+  sleep_ms(20);  // the lost delivery's clock tick is past the first's + 1
+  pair.link.partition();
+  JobPtr lost = claim(pc.get(), q, 60000);
+  REQUIRE(lost);
+  REQUIRE(echomq_job_id(lost.get()) == id);
+  const uint64_t lost_token = echomq_job_token(lost.get());
+  CHECK(lost_token > first_token);
+  praw.must({"SET", "clock-failover-mark", "2"});
+  CHECK(praw.integer({"WAIT", "1", "300"}) == 0);  // the claim never reached the replica
+
+  pc.reset();
+  pair.primary.stop();
+  shift_clock(shift, -3600000);  // only the replica is left to read it
+  rraw.must({"REPLICAOF", "NO", "ONE"});
+
+  auto rc = connect_client(nullptr, pair.replica.url());
+  JobPtr replacement = claim(rc.get(), q, 60000);
+  REQUIRE(replacement);
+  REQUIRE(echomq_job_id(replacement.get()) == id);
+  const uint64_t new_token = echomq_job_token(replacement.get());
+  // What the docs say: not ordered after the lost token (the clock fell an
+  // hour behind it), ordered after every token the promoted server holds,
+  // and never equal to the lost one: its holder is refused.
+  CHECK(new_token < lost_token);
+  CHECK(new_token > first_token);
+  CHECK(new_token / ECHOMQ_TOKEN_SPREAD == first_token / ECHOMQ_TOKEN_SPREAD + 1);
+  const Keyspace before = rraw.queue_snapshot(q);
+  CHECK(echomq_ack(rc.get(), q.c_str(), id, lost_token) == ECHOMQ_ESTALE);
+  CHECK(echomq_extend(rc.get(), q.c_str(), id, lost_token, 60000, nullptr) == ECHOMQ_ESTALE);
+  CHECK(before == rraw.queue_snapshot(q));
+  // From there on the tokens rise again, on the promoted server's clock.
+  EMQ_REQUIRE_OK(rc.get(), echomq_fail(rc.get(), q.c_str(), id, new_token, "again", 0, nullptr));
+  JobPtr next = claim(rc.get(), q, 60000);
+  REQUIRE(next);
+  CHECK(echomq_job_token(next.get()) > new_token);
+  ack(rc.get(), q, next.get());
+  require_verified(rc.get(), q);
+  shift_clock(shift, 0);
 }

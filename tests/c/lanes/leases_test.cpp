@@ -5,6 +5,7 @@
 #include "raw_valkey.hpp"
 
 #include <map>
+#include <random>
 #include <set>
 
 using namespace emqtest;
@@ -54,7 +55,7 @@ TEST_CASE("an expired lease comes back at its mint position with a higher token"
   CHECK(echomq_job_id(new_holder.get()) == first);  // ahead of "second"
   CHECK(payload_of(new_holder.get()) == "first");
   CHECK(echomq_job_attempt(new_holder.get()) == 2);
-  CHECK(echomq_job_token(new_holder.get()) != old_token);  // a new delivery, a new token
+  CHECK(echomq_job_token(new_holder.get()) > old_token);  // a new delivery, a higher token
   CHECK(stats(c.get(), q).failed_total == 1);  // an expired lease counts as a failure
   require_verified(c.get(), q);
 
@@ -522,5 +523,70 @@ TEST_CASE("extend sets the deadline to server now plus the lease", "[leases]") {
   CHECK(until >= before + 5000);
   CHECK(until <= after + 5000);  // shorter than the first lease: extend sets, not adds
   ack(c.get(), q, job.get());
+  require_verified(c.get(), q);
+}
+
+// The fencing token rises with every delivery of a job (docs/architecture.md,
+// "Fencing tokens"): redeliveries after a lease ran out, straight retries,
+// delayed retries, releases of an unstarted job, and redrives from the dead
+// set, many within one millisecond of each other, where the clock alone
+// cannot order them.
+TEST_CASE("every delivery of a job gets a greater token than all its earlier ones", "[leases][token]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("rising");
+  const echomq_enqueue_options three = attempts(3);
+  const uint64_t id = enqueue(c.get(), q, "g", "again and again", &three);
+  std::mt19937 rng(20261204);
+  uint64_t last = 0;
+  int deliveries = 0;
+  for (int round = 0; round < 60; ++round) {
+    JobPtr j;
+    for (int tries = 0; !j && tries < 200; ++tries) {
+      j = claim(c.get(), q, round % 7 == 0 ? 20 : kLongLease);
+      if (j) break;
+      // An expired lease on its last attempt went dead: redriven.
+      EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
+      sleep_ms(5);
+    }
+    REQUIRE(j);
+    REQUIRE(echomq_job_id(j.get()) == id);
+    const uint64_t token = echomq_job_token(j.get());
+    INFO("round " << round << ": token " << token << " after " << last);
+    CHECK(token > last);
+    CHECK(token <= static_cast<uint64_t>(ECHOMQ_ID_MAX));
+    last = token;
+    ++deliveries;
+    int outcome = 0;
+    if (round % 7 == 0) {
+      sleep_ms(40);  // the 20 ms lease runs out: the next claim redelivers it
+      continue;
+    }
+    switch (rng() % 4) {
+      case 0:  // straight back to its lane
+        EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "again", 0, &outcome));
+        break;
+      case 1:  // after a short delay
+        EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "later", 2, &outcome));
+        break;
+      case 2: {  // given back unstarted: no attempt used
+        SettlePtr s(echomq_settle_create());
+        REQUIRE(s);
+        EMQ_REQUIRE_OK(c.get(), echomq_settle_fail(s.get(), id, token, nullptr, ECHOMQ_RETRY_RELEASE));
+        echomq_job_list *none = nullptr;
+        EMQ_REQUIRE_OK(c.get(), echomq_settle_claim(c.get(), q.c_str(), s.get(), kLongLease, 0, 0, &none));
+        echomq_job_list_free(none);
+        REQUIRE(echomq_settle_status(s.get(), 0) == ECHOMQ_FAIL_RETRY);
+        break;
+      }
+      default:  // dead now, then redriven
+        EMQ_REQUIRE_OK(c.get(), echomq_fail(c.get(), q.c_str(), id, token, "dead", ECHOMQ_RETRY_DEAD, &outcome));
+        REQUIRE(outcome == ECHOMQ_FAIL_DEAD);
+        EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
+        break;
+    }
+    if (outcome == ECHOMQ_FAIL_DEAD)  // out of attempts: redriven
+      EMQ_REQUIRE_OK(c.get(), echomq_redrive(c.get(), q.c_str(), &id, 1, nullptr));
+  }
+  CHECK(deliveries == 60);
   require_verified(c.get(), q);
 }

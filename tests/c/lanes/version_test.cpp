@@ -17,7 +17,7 @@ TEST_CASE("the run-time version matches the header", "[version]") {
 TEST_CASE("every status code has its own text, unknown codes too", "[version]") {
   const int codes[] = {ECHOMQ_OK,       ECHOMQ_EMPTY,   ECHOMQ_EINVAL,   ECHOMQ_ETOOLARGE,
                        ECHOMQ_ENOTFOUND, ECHOMQ_ESTALE, ECHOMQ_ECONN,    ECHOMQ_ETIMEOUT,
-                       ECHOMQ_ECANCELED, ECHOMQ_ESERVER, ECHOMQ_ENOPERM, ECHOMQ_EPROTO,
+                       ECHOMQ_ECANCELED, ECHOMQ_ETLS,  ECHOMQ_ESERVER, ECHOMQ_ENOPERM, ECHOMQ_EPROTO,
                        ECHOMQ_ENOMEM,   ECHOMQ_EINTERNAL};
   std::vector<std::string> texts;
   for (int code : codes) {

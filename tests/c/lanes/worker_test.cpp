@@ -244,6 +244,7 @@ TEST_CASE("stopping gives prefetched jobs back at once; drain settles running on
   for (int i = 0; i < 10; ++i) enqueue(c.get(), q, "L" + std::to_string(i % 2), std::to_string(i));
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 8;
+  o.target_wait_ms = 0;  // a fixed prefetch: every free slot is filled
   WorkerPtr w = start_worker(q, o);
   echomq_job *j = nullptr;
   REQUIRE(echomq_worker_next(w.get(), 3000, &j) == ECHOMQ_OK);

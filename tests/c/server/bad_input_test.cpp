@@ -510,6 +510,19 @@ TEST_CASE("bad URLs are refused with EINVAL and open no connection", "[bad_input
       "unix://relative/valkey.sock",
       "unix:///tmp/valkey.sock?db=abc",
       "unix:///tmp/valkey.sock?timeout=5",
+      // Sentinel URLs: the fixture's port stands in for a Sentinel, so a
+      // URL let through would show up as traffic.
+      "valkey+sentinel://127.0.0.1:" + port,
+      "valkey+sentinel://127.0.0.1:" + port + "/",
+      "redis+sentinel://127.0.0.1:" + port + ",127.0.0.1:" + port,
+      "valkey+sentinel://127.0.0.1:" + port + ",/emq",
+      "valkey+sentinel://127.0.0.1:" + port + "/emq/notadb",
+      "valkey+sentinel://127.0.0.1:" + port + "/emq/0/more",
+      "valkey+sentinel://127.0.0.1:" + port + "/emq?sentinel_user=u",
+      "valkey+sentinel://127.0.0.1:" + port + "/emq?sentinel_password=a&sentinel_password=b",
+      "valkey+sentinel://127.0.0.1:" + port + "/emq?sentinel_password=%zz",
+      "valkey+sentinel://127.0.0.1:" + port + "/%zz",
+      "unix+sentinel:///tmp/valkey.sock/emq",
   };
   for (const auto &url : bad) {
     ClientPtr c(echomq_client_create(nullptr));

@@ -57,18 +57,33 @@ TEST_CASE("doctor rates the fixture server: version, no persistence, no replica"
   const std::string q = fresh_queue("doctor");
   const Doctor d = doctor(c.get(), q);
 
-  // The version line, judged here from INFO on its own.
+  // The version line, judged here from INFO and COMMAND INFO on their own.
   ReplyPtr info = raw.must({"INFO", "server"});
   const std::string text(info->str, info->len);
-  const auto at = text.find("valkey_version:");
+  const bool valkey = text.find("valkey_version:") != std::string::npos;
+  const std::string field = valkey ? "valkey_version:" : "redis_version:";
+  const auto at = text.find(field);
   REQUIRE(at != std::string::npos);
   int major = 0, minor = 0, patch = 0;
-  REQUIRE(std::sscanf(text.c_str() + at + 15, "%d.%d.%d", &major, &minor, &patch) == 3);
-  const bool fixed = major > 8 || (major == 8 && (minor >= 2 || (minor == 1 && patch >= 4) ||
-                                                  (minor == 0 && patch >= 6)));
+  REQUIRE(std::sscanf(text.c_str() + at + field.size(), "%d.%d.%d", &major, &minor, &patch) == 3);
+  ReplyPtr waitaof = raw.must({"COMMAND", "INFO", "WAITAOF"});
+  REQUIRE(waitaof->elements == 1);
+  const bool lacks_waitaof = waitaof->element[0]->type == REDIS_REPLY_NIL;
   INFO(d.lines[0]);
-  CHECK(starts(d.lines[0], fixed ? "ok version: " : "warn version: "));
+  const std::string version = std::to_string(major) + "." + std::to_string(minor) + "." +
+                              std::to_string(patch);
+  if (valkey) {
+    const bool fixed = major > 8 || (major == 8 && (minor >= 2 || (minor == 1 && patch >= 4) ||
+                                                    (minor == 0 && patch >= 6)));
+    CHECK(starts(d.lines[0], (fixed && !lacks_waitaof ? "ok version: valkey " : "warn version: valkey ") + version));
+  } else {
+    // Redis: named with its version, never matched against Valkey's releases.
+    CHECK(starts(d.lines[0], "warn version: redis " + version + " is not Valkey"));
+  }
   CHECK(d.lines[0].find("CVE-2025-49844") != std::string::npos);
+  // A missing feature is named with what it costs (Redis 7.0: no WAITAOF).
+  CHECK((d.lines[0].find("lacks WAITAOF (wait_aof calls answer UNCONFIRMED") != std::string::npos) ==
+        lacks_waitaof);
 
   CHECK(starts(d.lines[1], "ok memory: noeviction"));
   CHECK(starts(d.lines[2], "warn persistence: none"));

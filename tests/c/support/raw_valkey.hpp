@@ -21,8 +21,11 @@ using echomq::ReplyPtr;
 using Keyspace = std::map<std::string, std::string>;
 
 /// Bytes each other client has sent to the server (CLIENT LIST tot-net-in),
-/// by client id.
+/// by client id. A server without per-client counters (Redis 7.0) gives
+/// every other client 0 and the bytes of all of them together under
+/// kAllOthers.
 using Traffic = std::map<long long, long long>;
+constexpr long long kAllOthers = -1;
 
 class RawValkey {
  public:
@@ -30,6 +33,9 @@ class RawValkey {
   RawValkey();
   /// Connects to another server of the test's own (no AUTH).
   RawValkey(const std::string &host, int port);
+  /// Connects to a server of the test's own by its unix socket (a TLS
+  /// server's plain side: hiredis 0.14 has no TLS).
+  explicit RawValkey(const std::string &unix_path);
   ~RawValkey();
   RawValkey(const RawValkey &) = delete;
   RawValkey &operator=(const RawValkey &) = delete;
@@ -59,6 +65,7 @@ class RawValkey {
 
   redisContext *ctx_ = nullptr;
   long long id_ = 0;
+  long long sent_ = 0;  // bytes of every command this connection sent
 };
 
 /// A readable list of the keys that differ between two snapshots ("" if none).

@@ -53,7 +53,7 @@ Endpoint server_endpoint() {
       ep.password = cred.substr(colon + 1);
     }
   }
-  const auto slash = rest.find('/');
+  const auto slash = rest.find_first_of("/?");
   if (slash != std::string::npos) rest = rest.substr(0, slash);
   const auto colon = rest.rfind(':');
   if (colon != std::string::npos) {

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3620f9aaca9912f7(const char*);
+  void cgo_panic__capi_88a60d95472bc8c6(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3620f9aaca9912f7(p);
+  cgo_panic__capi_88a60d95472bc8c6(p);
 }
 
 
@@ -198,6 +198,16 @@ static void* Swig_malloc(int c) {
 #if (__WORDSIZE == 32) || (LONG_MAX == INT_MAX)
 # error "SWIG wrapped code invalid in 32 bit architecture, regenerate code using -DSWIGWORDSIZE32"
 #endif
+
+
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
+ * the report struct stays on the C side. */
+int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
+                        int64_t retry_delay_ms, uint64_t cost) {
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = cost;
+  return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
+}
 
 
 /* Numbers of a job, in this order (EMQGO_JOB_* indexes). */
@@ -645,6 +655,7 @@ enum {
   EMQGO_WOPT_WAIT_REPLICAS,
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
+  EMQGO_WOPT_TARGET_WAIT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -664,6 +675,7 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
+  v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -682,7 +694,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
-      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -695,6 +708,7 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
+  o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -768,7 +782,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3620f9aaca9912f7(void *_swig_go_0) {
+void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -778,7 +792,7 @@ void _wrap_Swig_free_capi_3620f9aaca9912f7(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3620f9aaca9912f7(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -791,7 +805,7 @@ void *_wrap_Swig_malloc_capi_3620f9aaca9912f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -802,7 +816,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -813,7 +827,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -824,7 +838,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -835,7 +849,7 @@ intgo _wrap_ECHOMQ_OK_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -846,7 +860,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -857,7 +871,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -868,7 +882,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -879,7 +893,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -890,7 +904,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -901,7 +915,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -912,7 +926,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -923,7 +937,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -934,7 +948,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -945,7 +959,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -956,7 +970,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -967,7 +981,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -978,7 +992,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -989,7 +1003,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1000,7 +1014,18 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ETLS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1011,7 +1036,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1022,7 +1047,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1033,7 +1058,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1044,7 +1069,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1055,7 +1080,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1066,7 +1091,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1077,7 +1102,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1088,7 +1113,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1099,7 +1124,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1110,7 +1135,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1121,7 +1146,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1132,7 +1157,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1143,7 +1168,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1154,7 +1179,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1165,7 +1190,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1176,7 +1201,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1187,7 +1212,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1198,7 +1223,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1209,7 +1234,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1220,7 +1245,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1231,7 +1256,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1242,7 +1267,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1253,7 +1278,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1264,7 +1289,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1275,7 +1300,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1286,7 +1311,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1297,7 +1322,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3620f9aaca9912f7() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -1308,7 +1333,18 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3620f9aaca9912f7() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3620f9aaca9912f7(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_TARGET_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1324,7 +1360,7 @@ _gostring_ _wrap_strerror_capi_3620f9aaca9912f7(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3620f9aaca9912f7() {
+intgo _wrap_version_capi_88a60d95472bc8c6() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1335,7 +1371,7 @@ intgo _wrap_version_capi_3620f9aaca9912f7() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3620f9aaca9912f7() {
+_gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1349,7 +1385,7 @@ _gostring_ _wrap_version_string_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1367,7 +1403,7 @@ intgo _wrap_check_queue_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1385,7 +1421,7 @@ intgo _wrap_check_group_name_capi_3620f9aaca9912f7(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1405,7 +1441,7 @@ intgo _wrap_client_connect_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1415,7 +1451,7 @@ void _wrap_client_free_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1431,7 +1467,7 @@ _gostring_ _wrap_client_errmsg_capi_3620f9aaca9912f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1444,7 +1480,7 @@ intgo _wrap_client_errcode_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1457,7 +1493,7 @@ intgo _wrap_client_connected_capi_3620f9aaca9912f7(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1467,7 +1503,7 @@ void _wrap_client_cancel_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1480,7 +1516,7 @@ intgo _wrap_client_ping_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1496,7 +1532,7 @@ _gostring_ _wrap_job_group_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1512,7 +1548,7 @@ _gostring_ _wrap_job_last_error_capi_3620f9aaca9912f7(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1522,7 +1558,7 @@ void _wrap_job_free_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1535,7 +1571,7 @@ long long _wrap_job_list_count_capi_3620f9aaca9912f7(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1550,7 +1586,7 @@ struct echomq_job *_wrap_job_list_at_capi_3620f9aaca9912f7(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1560,7 +1596,7 @@ void _wrap_job_list_free_capi_3620f9aaca9912f7(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3620f9aaca9912f7() {
+struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1571,7 +1607,7 @@ struct echomq_batch *_wrap_batch_create_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_batch_add_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1597,7 +1633,7 @@ intgo _wrap_batch_add_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1610,7 +1646,7 @@ long long _wrap_batch_count_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1625,7 +1661,7 @@ long long _wrap_batch_id_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1658,7 +1694,7 @@ intgo _wrap_batch_add_keyed_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1673,7 +1709,7 @@ intgo _wrap_batch_duplicate_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1695,7 +1731,7 @@ intgo _wrap_delete_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1705,7 +1741,7 @@ void _wrap_batch_clear_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1715,7 +1751,7 @@ void _wrap_batch_free_capi_3620f9aaca9912f7(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1739,7 +1775,7 @@ intgo _wrap_ack_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1769,7 +1805,7 @@ intgo _wrap_ack_result_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1799,7 +1835,7 @@ intgo _wrap_progress_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1823,7 +1859,7 @@ intgo _wrap_set_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1843,7 +1879,7 @@ intgo _wrap_clear_retention_capi_3620f9aaca9912f7(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1867,7 +1903,7 @@ intgo _wrap_set_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1887,7 +1923,7 @@ intgo _wrap_clear_events_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1900,7 +1936,7 @@ long long _wrap_event_list_count_capi_3620f9aaca9912f7(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1918,7 +1954,7 @@ _gostring_ _wrap_event_list_id_capi_3620f9aaca9912f7(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -1933,7 +1969,7 @@ long long _wrap_event_list_nfields_capi_3620f9aaca9912f7(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -1953,7 +1989,7 @@ _gostring_ _wrap_event_list_name_capi_3620f9aaca9912f7(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -1963,7 +1999,7 @@ void _wrap_event_list_free_capi_3620f9aaca9912f7(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2002,7 +2038,7 @@ intgo _wrap_extend_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2031,7 +2067,7 @@ intgo _wrap_set_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2058,7 +2094,7 @@ intgo _wrap_clear_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2087,7 +2123,7 @@ intgo _wrap_set_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2114,7 +2150,7 @@ intgo _wrap_clear_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2141,7 +2177,7 @@ intgo _wrap_pause_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2168,7 +2204,7 @@ intgo _wrap_resume_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2190,7 +2226,7 @@ intgo _wrap_set_default_weight_capi_3620f9aaca9912f7(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2212,7 +2248,7 @@ intgo _wrap_set_default_limit_capi_3620f9aaca9912f7(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2234,7 +2270,7 @@ intgo _wrap_set_default_max_attempts_capi_3620f9aaca9912f7(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2267,7 +2303,7 @@ intgo _wrap_set_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2294,7 +2330,7 @@ intgo _wrap_clear_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2320,7 +2356,7 @@ intgo _wrap_set_default_rate_capi_3620f9aaca9912f7(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2349,7 +2385,7 @@ intgo _wrap_throttle_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2378,7 +2414,7 @@ intgo _wrap_set_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2405,7 +2441,7 @@ intgo _wrap_clear_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2427,7 +2463,91 @@ intgo _wrap_set_default_cap_capi_3620f9aaca9912f7(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_lane_list_count_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
+intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)echomq_get_cost_mode(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint64_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint64_t)_swig_go_3; 
+  
+  result = (int)echomq_charge(arg1,(char const *)arg2,(char const *)arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2440,7 +2560,7 @@ long long _wrap_lane_list_count_capi_3620f9aaca9912f7(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2450,7 +2570,7 @@ void _wrap_lane_list_free_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2489,7 +2609,7 @@ intgo _wrap_redrive_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2522,7 +2642,7 @@ intgo _wrap_redrive_all_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2535,7 +2655,7 @@ intgo _wrap_worker_start_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2550,7 +2670,7 @@ intgo _wrap_worker_done_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2571,7 +2691,7 @@ intgo _wrap_worker_done_result_capi_3620f9aaca9912f7(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2595,7 +2715,7 @@ intgo _wrap_worker_fail_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2617,7 +2737,35 @@ intgo _wrap_worker_discard_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_stop_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  echomq_job *arg2 = (echomq_job *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  int64_t arg5 ;
+  uint64_t arg6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = *(echomq_job **)&_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint64_t)_swig_go_5; 
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  free(arg4); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2634,7 +2782,7 @@ intgo _wrap_worker_stop_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2644,7 +2792,7 @@ void _wrap_worker_free_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2666,7 +2814,7 @@ intgo _wrap_shards_create_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2679,7 +2827,7 @@ long long _wrap_report_count_capi_3620f9aaca9912f7(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2697,7 +2845,7 @@ _gostring_ _wrap_report_at_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2707,7 +2855,7 @@ void _wrap_report_free_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3620f9aaca9912f7(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2723,7 +2871,7 @@ _gostring_ _wrap_report_cursor_capi_3620f9aaca9912f7(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2735,7 +2883,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2747,7 +2895,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2759,7 +2907,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2771,7 +2919,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2783,7 +2931,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2795,7 +2943,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2807,7 +2955,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2819,7 +2967,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2831,7 +2979,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2843,7 +2991,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2855,7 +3003,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2867,7 +3015,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2879,7 +3027,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2891,7 +3039,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2903,7 +3051,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2915,7 +3063,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2927,7 +3075,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2939,7 +3087,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2951,7 +3099,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2963,7 +3111,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2975,7 +3123,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2987,7 +3135,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -2999,7 +3147,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3011,7 +3159,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3023,7 +3171,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3035,7 +3183,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3047,7 +3195,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3059,7 +3207,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3071,7 +3219,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3083,7 +3231,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3095,7 +3243,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3107,7 +3255,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3119,7 +3267,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3131,7 +3279,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3143,7 +3291,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3155,7 +3303,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3167,7 +3315,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3179,7 +3327,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3191,7 +3339,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3203,7 +3351,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3215,7 +3363,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3227,7 +3375,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3239,7 +3387,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3251,7 +3399,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3263,7 +3411,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3275,7 +3423,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3287,7 +3435,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3299,7 +3447,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3311,7 +3459,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3323,7 +3471,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3335,7 +3483,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3347,7 +3495,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -3359,7 +3507,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3620f9aaca9912f7() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3620f9aaca9912f7(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3382,7 +3530,7 @@ struct echomq_client *_wrap_client_create_capi_3620f9aaca9912f7(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3398,7 +3546,7 @@ void _wrap_job_numbers_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3416,7 +3564,7 @@ void _wrap_job_outcome_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3470,7 +3618,7 @@ intgo _wrap_enqueue_kept_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3507,7 +3655,7 @@ intgo _wrap_wait_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3551,7 +3699,7 @@ intgo _wrap_events_read_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3568,7 +3716,7 @@ long long _wrap_event_value_len_capi_3620f9aaca9912f7(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_3620f9aaca9912f7(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3588,7 +3736,7 @@ void _wrap_event_value_copy_capi_3620f9aaca9912f7(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3604,7 +3752,7 @@ void _wrap_job_payload_copy_capi_3620f9aaca9912f7(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3654,7 +3802,7 @@ intgo _wrap_enqueue_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3680,7 +3828,7 @@ intgo _wrap_enqueue_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3739,7 +3887,7 @@ intgo _wrap_enqueue_keyed_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3767,7 +3915,7 @@ intgo _wrap_enqueue_batch_window_capi_3620f9aaca9912f7(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3802,7 +3950,7 @@ intgo _wrap_get_job_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3839,7 +3987,7 @@ intgo _wrap_purge_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -3865,7 +4013,7 @@ intgo _wrap_queues_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3898,7 +4046,7 @@ intgo _wrap_shards_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3933,7 +4081,7 @@ intgo _wrap_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -3970,7 +4118,7 @@ intgo _wrap_wclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4007,7 +4155,7 @@ intgo _wrap_bclaim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4046,7 +4194,7 @@ intgo _wrap_ack_claim_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4092,7 +4240,7 @@ intgo _wrap_fail_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4118,7 +4266,7 @@ intgo _wrap_stats_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4151,7 +4299,7 @@ intgo _wrap_lane_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4193,7 +4341,7 @@ intgo _wrap_lanes_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4211,7 +4359,7 @@ _gostring_ _wrap_lane_list_group_capi_3620f9aaca9912f7(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4229,7 +4377,7 @@ void _wrap_lane_list_numbers_capi_3620f9aaca9912f7(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3620f9aaca9912f7(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4245,7 +4393,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3620f9aaca9912f7(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4282,7 +4430,7 @@ intgo _wrap_dead_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4315,7 +4463,7 @@ intgo _wrap_verify_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4359,7 +4507,7 @@ intgo _wrap_repair_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4399,7 +4547,7 @@ intgo _wrap_doctor_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4437,7 +4585,7 @@ intgo _wrap_ack_many_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4476,7 +4624,7 @@ intgo _wrap_claim_batch_capi_3620f9aaca9912f7(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4488,7 +4636,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4500,7 +4648,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4512,7 +4660,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4524,7 +4672,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4536,7 +4684,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4548,7 +4696,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4560,7 +4708,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4572,7 +4720,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4584,7 +4732,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4596,7 +4744,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4608,7 +4756,19 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_TARGET_WAIT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4620,7 +4780,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3620f9aaca9912f7() {
 }
 
 
-void _wrap_worker_defaults_capi_3620f9aaca9912f7(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4634,7 +4794,7 @@ void _wrap_worker_defaults_capi_3620f9aaca9912f7(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3620f9aaca9912f7(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4678,7 +4838,7 @@ intgo _wrap_worker_create_capi_3620f9aaca9912f7(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4697,7 +4857,7 @@ intgo _wrap_worker_last_error_capi_3620f9aaca9912f7(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4725,7 +4885,7 @@ intgo _wrap_worker_next_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4737,7 +4897,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4749,7 +4909,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4761,7 +4921,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4773,7 +4933,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4785,7 +4945,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4797,7 +4957,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4809,7 +4969,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4821,7 +4981,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4833,7 +4993,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4845,7 +5005,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4857,7 +5017,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4869,7 +5029,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4881,7 +5041,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4893,7 +5053,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3620f9aaca9912f7() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
   int result;
   intgo _swig_go_result;
   
@@ -4905,7 +5065,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3620f9aaca9912f7() {
 }
 
 
-intgo _wrap_worker_stats_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4924,7 +5084,7 @@ intgo _wrap_worker_stats_capi_3620f9aaca9912f7(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3620f9aaca9912f7() {
+long long _wrap_c_heap_in_use_capi_88a60d95472bc8c6() {
   uint64_t result;
   long long _swig_go_result;
   

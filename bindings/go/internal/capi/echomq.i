@@ -126,6 +126,7 @@ struct echomq_event_list {};
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
+%constant int ECHOMQ_ETLS = ECHOMQ_ETLS;
 %constant int ECHOMQ_ESERVER = ECHOMQ_ESERVER;
 %constant int ECHOMQ_ENOPERM = ECHOMQ_ENOPERM;
 %constant int ECHOMQ_EPROTO = ECHOMQ_EPROTO;
@@ -156,6 +157,7 @@ struct echomq_event_list {};
 %constant int ECHOMQ_PROGRESS_MAX = ECHOMQ_PROGRESS_MAX;
 %constant int ECHOMQ_JOB_COMPLETED = ECHOMQ_JOB_COMPLETED;
 %constant int ECHOMQ_EVENTS_ENQUEUED = ECHOMQ_EVENTS_ENQUEUED;
+%constant int ECHOMQ_TARGET_WAIT_MAX_MS = ECHOMQ_TARGET_WAIT_MAX_MS;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -234,6 +236,9 @@ int echomq_throttle(echomq_client *c, const char *queue, const char *group, int6
 int echomq_set_cap(echomq_client *c, const char *queue, const char *group, uint64_t cap);
 int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
 int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
+int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
+int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *OUT_U64);
+int echomq_charge(echomq_client *c, const char *queue, const char *group, uint64_t cost);
 
 size_t echomq_lane_list_count(const echomq_lane_list *l);
 void echomq_lane_list_free(echomq_lane_list *l);
@@ -247,6 +252,17 @@ int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const cha
 int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reason,
                        int64_t retry_delay_ms);
 int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
+
+%inline %{
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
+ * the report struct stays on the C side. */
+int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
+                        int64_t retry_delay_ms, uint64_t cost) {
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = cost;
+  return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
+}
+%}
 int echomq_worker_stop(echomq_worker *w, int mode, int64_t timeout_ms);
 void echomq_worker_free(echomq_worker *w);
 
@@ -711,6 +727,7 @@ enum {
   EMQGO_WOPT_WAIT_REPLICAS,
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
+  EMQGO_WOPT_TARGET_WAIT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -730,6 +747,7 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_REPLICAS] = o.wait_replicas;
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
+  v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -748,7 +766,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_COMMAND_TIMEOUT_MS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
-      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647)
+      nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -761,6 +780,7 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_replicas = (int)nums[EMQGO_WOPT_WAIT_REPLICAS];
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
+  o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;

@@ -1,0 +1,52 @@
+package echomq
+
+import (
+	"testing"
+	"time"
+)
+
+// Cost mode from Go: Charge on jobs claimed by hand (the Worker hands
+// ReportCost to the engine the same way); a lane whose jobs cost ten times
+// more gets about a tenth of the turns.
+func TestCostModeCharges(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	if err := q.SetCostMode(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := q.CostMode(ctx); err != nil || got != 5 {
+		t.Fatalf("CostMode = %d, %v", got, err)
+	}
+	for i := 0; i < 20; i++ {
+		for _, g := range []string{"a", "b"} {
+			must(q.Enqueue(ctx, g, []byte("x")))(t)
+		}
+	}
+	n := map[string]int{}
+	for i := 0; i < 12; i++ {
+		j, err := q.Claim(ctx, time.Minute)
+		if err != nil || j == nil {
+			t.Fatalf("claim: %v, %v", j, err)
+		}
+		n[j.Group]++
+		cost := uint64(1)
+		if j.Group == "a" {
+			cost = 10
+		}
+		if err := q.Charge(ctx, j.Group, cost); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Ack(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n["b"] < 9 {
+		t.Fatalf("b (cost 1) got %d of 12 turns against a (cost 10): %v", n["b"], n)
+	}
+	if err := q.SetCostMode(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := q.CostMode(ctx); got != 0 {
+		t.Fatalf("CostMode after off = %d", got)
+	}
+}

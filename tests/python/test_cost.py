@@ -1,0 +1,50 @@
+"""Cost mode from Python: reported costs through Job.report_cost (worker) and
+Queue.charge (claimed by hand), against a real server."""
+
+import pytest
+
+import echomq
+
+
+def test_cost_mode_shares_reported_units(queue):
+    queue.cost_mode(20)
+    assert queue.cost_quantum == 20
+    queue.enqueue_many([("cheap", "c")] * 400 + [("dear", "d")] * 40)
+    units = {"cheap": 1, "dear": 10}
+    spent = {"cheap": 0, "dear": 0}
+    order = []
+
+    def handler(job):
+        job.report_cost(units[job.group])
+        spent[job.group] += units[job.group]
+        order.append(job.group)
+
+    # One thread, one slot: each charge lands before its lane's next turn.
+    echomq.Worker(queue, handler, concurrency=1, prefetch=1, idle_timeout=0.5).run(handle_signals=False)
+    # Everything ran; while both lanes had work, cost stayed level (the
+    # dear lane's 40 jobs = 400 units, the cheap lane's 400 jobs = 400 units).
+    assert spent == {"cheap": 400, "dear": 400}
+    # Counted by jobs the two would alternate (40 dear among the first 80);
+    # by cost, dear gets about one turn in eleven.
+    assert order[:110].count("dear") <= 20
+    assert queue.verify() == []
+
+
+def test_cost_mode_order_by_cost_with_charge(queue):
+    queue.cost_mode(5)
+    queue.enqueue_many([("a", "x")] * 10 + [("b", "y")] * 10)
+    order = []
+    for _ in range(12):
+        job = queue.claim()
+        order.append(job.group)
+        queue.charge(job.group, 10 if job.group == "a" else 1)
+        job.ack()
+    # a costs 10 a job, b 1: b gets about ten turns for each of a's.
+    assert order.count("b") >= 9
+    with pytest.raises(echomq.InvalidArgument):
+        queue.charge("a", -1)
+    with pytest.raises(echomq.InvalidArgument):
+        queue.cost_mode(0)
+    queue.cost_mode(None)
+    assert queue.cost_quantum == 0
+    assert queue.verify() == []
