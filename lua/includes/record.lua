@@ -60,7 +60,9 @@ local function packAtt(token, n, g, reason) return packAttWith(attHead(token, n)
 -- nonce bits keep two deliveries of one tick apart otherwise. tick stays
 -- below TOKEN_TICK_MAX while the clock does (take refuses a clock past it),
 -- so a token stays within ID_MAX and exact as a double.
-local TOKEN_TICK_MAX = math.floor(ID_MAX / TOKEN_SPREAD)  -- 2^41 - 1: 2093
+-- 2^41 - 1 (ms to 2093), exact: no library call, as a function library's
+-- top level runs where `math` is not reachable.
+local TOKEN_TICK_MAX = (ID_MAX - TOKEN_SPREAD + 1) / TOKEN_SPREAD
 local function deliveryToken(prev, tickNow, low)
   local tick = math.floor(prev / TOKEN_SPREAD) + 1
   if tickNow > tick then tick = tickNow end
