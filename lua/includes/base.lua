@@ -72,9 +72,11 @@ end
 -- OUTCOMES: the queue's `outcomes` flag (config), read with the layout:
 -- nil while no outcome feature (retention, waiters, progress, events) is
 -- on, so a plain queue pays no call for them (lua/includes/outcomes.lua).
+-- (One declaration a line, each after a comment line: cmake/EmbedLua.cmake
+-- resets such per-call locals by matching them with their lines around.)
+local OUTCOMES
 -- COST_Q: the queue's cost quantum (config field `cost`), nil when the
 -- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
-local OUTCOMES
 local COST_Q
 local function layoutError()
   local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost')
