@@ -56,7 +56,9 @@ QuietRun quiet_behind_heavy(int target_wait_ms) {
       while (!quit.load()) {
         echomq_job *j = nullptr;
         if (echomq_worker_next(w.get(), 100, &j) != ECHOMQ_OK) continue;
-        if (payload_of(j) == "quiet") {
+        size_t n = 0;  // not payload_of: its Catch2 assertion would run on this thread
+        const char *p = echomq_job_payload(j, &n);
+        if (std::string(p, n) == "quiet") {
           quietAt.store(mono_ms());
           heavyAtQuiet.store(heavyStarted.load());
         } else {
