@@ -36,6 +36,9 @@ Sizes quick_sizes() {
   s.memory_runs = 1;
   s.fair_jobs = 5000;
   s.weighted_turns = 5;
+  s.sybil_claims = 2020;
+  s.tenant_lanes = 10000;
+  s.tenant_count = 100;
   return s;
 }
 
@@ -132,6 +135,20 @@ void add_targets(Results &r) {
       {"weighted share: worst |served - weight| per lane per turn",
        value("fairness", "worst |served - w| per turn, wclaim w=1..5", 0, false), 1.0,
        true});
+  for (const char *mode : {"cost mode", "tenants"}) {
+    r.targets.push_back({std::string("claim loop, ") + mode + " vs flat",
+                         value("rate", std::string("claim loop, ") + mode, 1, true), 0.9});
+    r.targets.push_back({std::string("engine drain, ") + mode + " vs flat",
+                         value("rate", std::string("engine drain, ") + mode, 1, true), 0.9});
+  }
+  const Figure *in_tenants = nullptr;
+  for (const auto &f : r.figures)
+    if (f.section == "tenants" && f.name.compare(0, 7, "claim, ") == 0) in_tenants = &f;
+  if (in_tenants)
+    r.targets.push_back({in_tenants->name.substr(7) + " vs 10 lanes", in_tenants->ratio, 0.8});
+  r.targets.push_back({"Sybil, tenants: worst |A-B| per outer turn",
+                       value("tenants", "Sybil: worst |A-B| per outer turn, tenants", 0, false),
+                       0.0, true});
   // Sections left out with --only measure nothing to judge.
   r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(),
                                  [](const Target &t) { return std::isnan(t.measured); }),
@@ -154,7 +171,8 @@ void usage(std::FILE *to) {
                "  --url URL      use this server instead of starting valkey-server; it must\n"
                "                 be an empty database (the bench flushes it between runs)\n"
                "                 unless --allow-flush is given\n"
-               "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,cost\n"
+               "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,\n"
+               "                 cost,rate,tenants\n"
                "  --runs N       runs per figure (default 5, 3 with --quick)\n");
 }
 
@@ -247,7 +265,9 @@ int main(int argc, char **argv) {
                               {"memory", run_memory},
                               {"scale", run_scale},
                               {"fairness", run_fairness},
-                              {"cost", run_cost}};
+                              {"cost", run_cost},
+                              {"rate", run_rate},
+                              {"tenants", run_tenants}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", seconds_since(t0), s.name);

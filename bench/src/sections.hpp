@@ -25,6 +25,9 @@ struct Sizes {
   int memory_runs = 3;          // loads of memory_jobs per payload size
   uint64_t fair_jobs = 20000;   // jobs of the 100-lane skewed load
   int weighted_turns = 20;      // ring turns measured for the weighted share
+  uint64_t sybil_claims = 20200;     // claims per run of the Sybil workload (100 flat turns)
+  uint64_t tenant_lanes = 1000000;   // lanes of the tenant scale run...
+  uint64_t tenant_count = 10000;     // ...under this many tenants
 };
 
 Sizes full_sizes();
@@ -109,6 +112,8 @@ void run_memory(Context &ctx);
 void run_scale(Context &ctx);
 void run_fairness(Context &ctx);
 void run_cost(Context &ctx);
+void run_rate(Context &ctx);
+void run_tenants(Context &ctx);
 /// Evaluates the targets over the figures gathered so far.
 void add_targets(Results &r);
 
