@@ -1,10 +1,15 @@
 // main.cpp — echomq_demo: the noisy-neighbour problem, seen.
 //
-// One heavy producer floods its lane with thousands of jobs; nine quiet
-// producers submit a few each just after. Workers drain the queue three ways
-// in turn: one shared FIFO lane (the unfair baseline), fair lanes with
-// claim, and fair lanes with weights via wclaim (q1 is a paid tenant). The
-// demo prints a timeline and a table per mode and writes an SVG.
+// Three rounds, each one workload drained several ways in turn:
+// - noisy: one heavy producer floods its lane with thousands of jobs; nine
+//   quiet producers submit a few each just after. One shared FIFO lane (the
+//   unfair baseline), fair lanes with claim, and fair lanes with weights via
+//   wclaim (q1 is a paid tenant).
+// - costs: ten backlogged producers, one with 10x heavier jobs, drained by
+//   the worker engine: count-fair against cost-fair (the queue's cost mode).
+// - tenants: a tenant with 100 lanes against nine with one lane each: flat
+//   lanes against lanes inside tenants.
+// The demo prints a timeline and a table per mode and writes an SVG.
 //
 // Usage: echomq_demo --url valkey://127.0.0.1:6379 [--svg FILE] [options]
 #include "demo.hpp"
@@ -22,7 +27,7 @@ void usage(std::FILE *to) {
   std::fprintf(to,
                "usage: echomq_demo --url URL [--svg FILE] [--heavy N] [--quiet N]\n"
                "                   [--quiet-jobs N] [--workers N] [--handler-us N]\n"
-               "                   [--paid-weight W] [--ascii]\n"
+               "                   [--paid-weight W] [--rounds LIST] [--ascii]\n"
                "  --url         Valkey server (or env ECHOMQ_URL)\n"
                "  --svg         timeline file to write (default echomq-demo.svg)\n"
                "  --heavy       jobs of the heavy producer (default 4000)\n"
@@ -31,7 +36,27 @@ void usage(std::FILE *to) {
                "  --workers     worker threads (default 4)\n"
                "  --handler-us  simulated work per job, microseconds (default 300)\n"
                "  --paid-weight weight of the paid tenant q1 in the weighted run (default 3)\n"
+               "  --rounds      comma-separated rounds to run: noisy,costs,tenants (default all)\n"
                "  --ascii       plain ASCII charts\n");
+}
+
+bool parse_rounds(const std::string &list, std::vector<demo::Round> *out) {
+  out->clear();
+  size_t from = 0;
+  while (from <= list.size()) {
+    size_t comma = list.find(',', from);
+    const std::string name = list.substr(from, comma == std::string::npos ? comma : comma - from);
+    bool found = false;
+    for (demo::Round r : {demo::Round::noisy, demo::Round::costs, demo::Round::tenants})
+      if (name == demo::round_title(r)) {
+        out->push_back(r);
+        found = true;
+      }
+    if (!found) return false;
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return !out->empty();
 }
 
 bool parse_int(const char *s, int lo, int hi, int *out) {
@@ -70,6 +95,8 @@ int parse_args(int argc, char **argv, demo::Config *cfg) {
       ok = parse_int(v, 1, 64, &cfg->workers);
     } else if (a == "--handler-us" && (v = value())) {
       ok = parse_int(v, 0, 100000, &cfg->handler_us);
+    } else if (a == "--rounds" && (v = value())) {
+      ok = parse_rounds(v, &cfg->rounds);
     } else if (a == "--paid-weight" && (v = value())) {
       ok = parse_int(v, 1, 1000, &w);
       cfg->paid_weight = uint32_t(w);
@@ -90,61 +117,53 @@ int parse_args(int argc, char **argv, demo::Config *cfg) {
   return 0;
 }
 
-double median_of(const std::vector<demo::ProducerStats> &st, size_t from) {
-  std::vector<double> v;
-  for (size_t i = from; i < st.size(); ++i) v.push_back(st[i].median_wait_ms);
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
   demo::Config cfg;
   if (int rc = parse_args(argc, argv, &cfg)) return rc;
-  const auto producers = demo::make_producers(cfg);
 
-  int quiet_total = cfg.quiet_producers * cfg.quiet_jobs;
-  std::printf("EchoMQ %s demo: 1 heavy producer (%d jobs), %d quiet ones (%d jobs each),\n"
-              "%d workers, %d us of work per job; q1 pays for weight %u in the weighted run.\n",
-              echomq_version_string(), cfg.heavy_jobs, cfg.quiet_producers, cfg.quiet_jobs,
-              cfg.workers, cfg.handler_us, cfg.paid_weight);
+  std::printf("EchoMQ %s demo: %d workers, %d us of work per job; rounds:\n"
+              "  noisy    1 heavy producer (%d jobs), %d quiet ones (%d jobs each); q1 pays for\n"
+              "           weight %u in the weighted run\n"
+              "  costs    %d producers of %d jobs each, all backlogged; heavy's take %dx the work\n"
+              "  tenants  tenant big: %d lanes of %d jobs; %d tenants of 1 lane, %d jobs each\n",
+              echomq_version_string(), cfg.workers, cfg.handler_us, cfg.heavy_jobs,
+              cfg.quiet_producers, cfg.quiet_jobs, cfg.paid_weight, cfg.quiet_producers + 1,
+              cfg.cost_jobs, cfg.cost_factor, cfg.tenant_lanes, cfg.tenant_jobs,
+              cfg.quiet_producers, cfg.tenant_jobs);
 
-  std::vector<demo::ModeResult> results;
+  std::vector<demo::RoundResult> rounds;
   int errors = 0;
-  for (demo::Mode m : {demo::Mode::fifo, demo::Mode::lanes, demo::Mode::weighted}) {
-    std::printf("running %-8s ... ", demo::mode_title(m));
-    std::fflush(stdout);
-    results.push_back(demo::run_mode(cfg, producers, m));
-    const auto &r = results.back();
-    std::printf("%zu jobs in %.0f ms%s\n", r.served.size(), r.duration_us / 1000.0,
-                r.errors ? "  FAILED" : "");
-    for (const auto &msg : r.messages) std::fprintf(stderr, "  error: %s\n", msg.c_str());
-    errors += r.errors;
-    if (r.errors) break;  // the later modes would fail the same way
+  for (demo::Round round : cfg.rounds) {
+    demo::RoundResult rr;
+    rr.round = round;
+    rr.producers = demo::make_producers(cfg, round);
+    for (demo::Mode m : demo::round_modes(round)) {
+      std::printf("running %-7s %-10s ... ", demo::round_title(round), demo::mode_title(m));
+      std::fflush(stdout);
+      rr.modes.push_back(demo::run_mode(cfg, rr.producers, round, m));
+      const auto &r = rr.modes.back();
+      std::printf("%zu jobs in %.0f ms%s\n", r.served.size(), r.duration_us / 1000.0,
+                  r.errors ? "  FAILED" : "");
+      for (const auto &msg : r.messages) std::fprintf(stderr, "  error: %s\n", msg.c_str());
+      errors += r.errors;
+      rr.axis_us = std::max(rr.axis_us, r.duration_us);
+      if (r.errors) break;  // the later modes would fail the same way
+    }
+    rounds.push_back(std::move(rr));
+    if (errors) break;
   }
   if (errors) {
     std::fprintf(stderr, "echomq_demo: %d error(s); no charts\n", errors);
     return 1;
   }
 
-  int64_t axis = 0;
-  for (const auto &r : results) axis = std::max(axis, r.duration_us);
-  for (const auto &r : results) demo::print_mode(r, producers, axis, cfg.ascii);
+  for (const auto &rr : rounds)
+    for (const auto &r : rr.modes) demo::print_mode(r, rr.producers, rr.round, rr.axis_us, cfg.ascii);
+  for (const auto &rr : rounds) demo::print_glance(rr);
 
-  std::printf("\nAt a glance: the quiet producers' median wait (%d jobs between them)\n",
-              quiet_total);
-  for (const auto &r : results) {
-    auto st = demo::producer_stats(r, producers.size());
-    double j = demo::jain_index(r, producers, r.mode == demo::Mode::weighted);
-    std::printf("  %-9s quiet %7.1f ms   heavy %7.1f ms   q1 %7.1f ms   Jain %s\n",
-                demo::mode_title(r.mode), median_of(st, 1), st[0].median_wait_ms,
-                st.size() > 1 ? st[1].median_wait_ms : 0.0,
-                j < 0 ? "n/a" : std::to_string(j).substr(0, 5).c_str());
-  }
-
-  if (!demo::write_svg(cfg.svg_path, results, producers, axis)) {
+  if (!demo::write_svg(cfg.svg_path, rounds)) {
     std::fprintf(stderr, "echomq_demo: cannot write %s\n", cfg.svg_path.c_str());
     return 1;
   }

@@ -7,23 +7,6 @@
 
 namespace demo {
 
-const char *mode_title(Mode m) {
-  switch (m) {
-    case Mode::fifo: return "fifo";
-    case Mode::lanes: return "lanes";
-    case Mode::weighted: return "weighted";
-  }
-  return "?";
-}
-
-std::vector<Producer> make_producers(const Config &cfg) {
-  std::vector<Producer> ps;
-  ps.push_back({"heavy", cfg.heavy_jobs, 1, true});
-  for (int i = 1; i <= cfg.quiet_producers; ++i)
-    ps.push_back({"q" + std::to_string(i), cfg.quiet_jobs, i == 1 ? cfg.paid_weight : 1u, false});
-  return ps;
-}
-
 namespace {
 
 double median(std::vector<double> v) {
@@ -36,7 +19,22 @@ double median(std::vector<double> v) {
 std::string label(const Producer &p, Mode m) {
   std::string s = p.name;
   if (m == Mode::weighted && p.weight != 1) s += " w" + std::to_string(p.weight);
+  if (p.work != 1) s += " x" + std::to_string(p.work);
+  if (p.lanes != 1) s += " " + std::to_string(p.lanes) + "L";
   return s;
+}
+
+const char *describe(Mode m) {
+  switch (m) {
+    case Mode::fifo: return "one shared FIFO lane: every job on one lane";
+    case Mode::lanes: return "fair lanes, claim: one job per lane per turn";
+    case Mode::weighted: return "fair lanes, wclaim: weight jobs per lane per turn";
+    case Mode::count_fair: return "worker engine, count mode: one job per lane per turn";
+    case Mode::cost_fair: return "worker engine, cost mode: lanes share the measured handler time";
+    case Mode::flat: return "flat lanes: big-u0..u99 and t1-u0..: a ring of every lane";
+    case Mode::tenants: return "big/u0..u99 and t1/u0..: a ring of tenants, each over its lanes";
+  }
+  return "?";
 }
 
 }  // namespace
@@ -55,7 +53,7 @@ std::vector<ProducerStats> producer_stats(const ModeResult &r, size_t producers)
   return out;
 }
 
-double jain_index(const ModeResult &r, const std::vector<Producer> &producers, bool weighted) {
+double jain_index(const ModeResult &r, const std::vector<Producer> &producers) {
   const size_t n = producers.size();
   const size_t total = r.served.size();
   // A window of five services per producer: several ring turns, so a fair
@@ -67,9 +65,10 @@ double jain_index(const ModeResult &r, const std::vector<Producer> &producers, b
   int windows = 0;
   for (size_t k = 0; k + win <= total; k += win) {
     const int64_t t_start = r.served[k].claim_us;
-    std::vector<int> count(n, 0);
     std::vector<bool> backlogged(n, false);
-    for (size_t i = k; i < k + win; ++i) count[r.served[i].producer]++;
+    std::vector<double> units(n, 0);
+    for (size_t i = k; i < k + win; ++i)
+      units[r.served[i].producer] += share_unit(r.served[i], producers[r.served[i].producer], r.mode);
     // Backlogged through the window: submitted before it began and still not
     // served when it ended.
     for (size_t i = k + win; i < total; ++i)
@@ -78,7 +77,7 @@ double jain_index(const ModeResult &r, const std::vector<Producer> &producers, b
     int m = 0;
     for (size_t p = 0; p < n; ++p) {
       if (!backlogged[p]) continue;
-      double x = count[p] / double(weighted ? producers[p].weight : 1);
+      double x = units[p];
       sx += x;
       sxx += x * x;
       ++m;
@@ -90,8 +89,8 @@ double jain_index(const ModeResult &r, const std::vector<Producer> &producers, b
   return windows ? sum / windows : -1;
 }
 
-void print_mode(const ModeResult &r, const std::vector<Producer> &producers, int64_t axis_us,
-                bool ascii) {
+void print_mode(const ModeResult &r, const std::vector<Producer> &producers, Round round,
+                int64_t axis_us, bool ascii) {
   static const char *blocks[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
                                  "\u2585", "\u2586", "\u2587", "\u2588"};
   static const char *plain[] = {" ", ".", ":", "-", "=", "+", "*", "#", "%", "@"};
@@ -99,10 +98,7 @@ void print_mode(const ModeResult &r, const std::vector<Producer> &producers, int
   const int bins = 56;
   const int64_t span = std::max<int64_t>(axis_us, 1);
 
-  std::printf("\n== %s ==  (%s)\n", mode_title(r.mode),
-              r.mode == Mode::fifo    ? "one shared FIFO lane: every job on one lane"
-              : r.mode == Mode::lanes ? "fair lanes, claim: one job per lane per turn"
-                                      : "fair lanes, wclaim: weight jobs per lane per turn");
+  std::printf("\n== %s: %s ==  (%s)\n", round_title(round), mode_title(r.mode), describe(r.mode));
   std::vector<std::vector<int>> grid(producers.size(), std::vector<int>(bins, 0));
   for (const auto &s : r.served) {
     int b = int(std::min<int64_t>(bins - 1, s.claim_us * bins / span));
@@ -121,16 +117,27 @@ void print_mode(const ModeResult &r, const std::vector<Producer> &producers, int
   std::printf("%-10s  0 ms%*s%.0f ms\n", "", bins - 8, "", axis_us / 1000.0);
 
   auto st = producer_stats(r, producers.size());
-  std::printf("  %-10s %6s %12s %12s\n", "producer", "jobs", "median wait", "worst wait");
-  for (size_t p = 0; p < producers.size(); ++p)
-    std::printf("  %-10s %6d %9.1f ms %9.1f ms\n", label(producers[p], r.mode).c_str(),
+  // The share while all were backlogged means something only when all
+  // submit at once.
+  const bool shares = backlogged_round(round);
+  const auto share = backlogged_shares(r, producers);
+  std::printf("  %-10s %6s %12s %12s%s\n", "producer", "jobs", "median wait", "worst wait",
+              !shares ? "" : round == Round::costs ? "  share of work" : "  share of claims");
+  for (size_t p = 0; p < producers.size(); ++p) {
+    std::printf("  %-10s %6d %9.1f ms %9.1f ms", label(producers[p], r.mode).c_str(),
                 st[p].served, st[p].median_wait_ms, st[p].worst_wait_ms);
-  double j = jain_index(r, producers, r.mode == Mode::weighted);
+    if (shares) std::printf("  %12.1f %%", share[p]);
+    std::printf("\n");
+  }
+  double j = jain_index(r, producers);
   if (j < 0)
     std::printf("  Jain's fairness index: n/a (never two producers backlogged at once)\n");
   else
     std::printf("  Jain's fairness index: %.3f%s  (1 = fair; %zu producers)\n", j,
-                r.mode == Mode::weighted ? " of served/weight" : "", producers.size());
+                r.mode == Mode::weighted                                ? " of served/weight"
+                : r.mode == Mode::count_fair || r.mode == Mode::cost_fair ? " of work served"
+                                                                          : "",
+                producers.size());
 }
 
 }  // namespace demo

@@ -30,6 +30,7 @@ struct Tag {
 struct Shared {
   const Config *cfg = nullptr;
   const std::vector<Producer> *producers = nullptr;
+  Round round = Round::noisy;
   Mode mode = Mode::fifo;
   std::string queue;
   Clock::time_point t0;
@@ -50,9 +51,9 @@ struct Shared {
                      echomq_client_errmsg(c) + ")" : std::string()));
     abort = true;
   }
-  /// The lane a producer's jobs go to: one shared lane for the FIFO baseline.
-  std::string group_of(int producer) const {
-    return mode == Mode::fifo ? std::string("all") : (*producers)[producer].name;
+  /// The lane of a producer's job k (lane_of).
+  std::string group_of(int producer, int k) const {
+    return lane_of((*producers)[producer], mode, k);
   }
 };
 
@@ -78,20 +79,22 @@ void sleep_until_us(const Shared &s, int64_t at_us) {
   std::this_thread::sleep_until(s.t0 + std::chrono::microseconds(at_us));
 }
 
-/// The heavy producer floods its lane in a few large batches at once.
+/// The heavy producer floods its lanes in a few large batches at once (in
+/// the backlogged rounds every producer does, before the workers start).
 void heavy_producer(Shared &s, echomq_client *c, int idx) {
   echomq_batch *b = echomq_batch_create();
   if (!b) {
     s.fail("batch_create", nullptr, ECHOMQ_ENOMEM);
     return;
   }
-  const std::string group = s.group_of(idx);
-  int left = (*s.producers)[idx].jobs;
+  const int jobs = (*s.producers)[idx].jobs;
+  int left = jobs;
   while (left > 0 && !s.abort) {
     echomq_batch_clear(b);
     int n = std::min(left, kHeavyBatch);
     for (int i = 0; i < n; ++i) {
       Tag t = encode_now(s, idx);
+      const std::string group = s.group_of(idx, jobs - left + i);
       int st = echomq_batch_add(b, group.c_str(), reinterpret_cast<const char *>(&t), sizeof t);
       if (st != ECHOMQ_OK) {
         s.fail("batch_add", nullptr, st);
@@ -118,9 +121,9 @@ void quiet_producer(Shared &s, echomq_client *c, int idx) {
                         1000LL * (s.cfg->quiet_start_ms + (idx - 1) * s.cfg->quiet_stagger_ms));
   echomq_batch *b = echomq_batch_create();
   if (!b) return s.fail("batch_create", nullptr, ECHOMQ_ENOMEM);
-  const std::string group = s.group_of(idx);
   for (int i = 0; i < (*s.producers)[idx].jobs; ++i) {
     Tag t = encode_now(s, idx);
+    const std::string group = s.group_of(idx, i);
     int st = echomq_batch_add(b, group.c_str(), reinterpret_cast<const char *>(&t), sizeof t);
     if (st != ECHOMQ_OK) {
       s.fail("batch_add", nullptr, st);
@@ -144,12 +147,16 @@ bool handle(Shared &s, const echomq_job *j) {
   }
   Tag t;
   std::memcpy(&t, p, sizeof t);
-  Served rec{t.producer, t.submit_us, s.now_us()};
-  {
-    std::lock_guard<std::mutex> g(s.mu);
-    s.served.push_back(rec);
+  if (t.producer < 0 || size_t(t.producer) >= s.producers->size()) {
+    s.fail("producer of job " + std::to_string(echomq_job_id(j)), nullptr, ECHOMQ_EPROTO);
+    return false;
   }
-  std::this_thread::sleep_for(std::chrono::microseconds(s.cfg->handler_us));
+  Served rec{t.producer, t.submit_us, s.now_us(), 0};
+  const int work = (*s.producers)[t.producer].work;
+  std::this_thread::sleep_for(std::chrono::microseconds(int64_t(s.cfg->handler_us) * work));
+  rec.work_us = s.now_us() - rec.claim_us;
+  std::lock_guard<std::mutex> g(s.mu);
+  s.served.push_back(rec);
   return true;
 }
 
@@ -236,6 +243,42 @@ void wclaim_worker(Shared &s, echomq_client *c) {
   }
 }
 
+/// costs round: a host thread of the worker engine, which claims and settles
+/// in batches and measures each job's handler time (next to done): in cost
+/// mode that time is what the job's lane is charged.
+void engine_host(Shared &s, echomq_worker *w) {
+  while (!drained(s) && !timed_out(s)) {
+    echomq_job *j = nullptr;
+    int st = echomq_worker_next(w, kWaitMs, &j);
+    if (st == ECHOMQ_EMPTY) continue;
+    if (st != ECHOMQ_OK) return s.fail("worker_next", nullptr, st);
+    bool ok = handle(s, j);
+    st = echomq_worker_done(w, j);
+    echomq_job_free(j);
+    if (!ok) return;
+    if (st != ECHOMQ_OK) return s.fail("worker_done", nullptr, st);
+    ++s.acked;
+  }
+}
+
+/// One engine for the mode, with a slot per host thread (no jobs held
+/// unstarted beyond them, so the service order is the ring's); NULL on error.
+echomq_worker *start_engine(Shared &s) {
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = unsigned(s.cfg->workers);
+  echomq_worker *w = nullptr;
+  int st = echomq_worker_new(&w, s.cfg->url.c_str(), s.queue.c_str(), &o);
+  if (st == ECHOMQ_OK) st = echomq_worker_start(w);
+  if (st != ECHOMQ_OK) {
+    s.fail("worker_start", nullptr, st);
+    echomq_worker_free(w);
+    return nullptr;
+  }
+  return w;
+}
+
+bool engine_mode(Mode m) { return m == Mode::count_fair || m == Mode::cost_fair; }
+
 /// Leaves the queue as it found it and checks the invariants.
 void check_queue(Shared &s, echomq_client *c) {
   echomq_report *rep = nullptr;
@@ -248,10 +291,12 @@ void check_queue(Shared &s, echomq_client *c) {
 
 }  // namespace
 
-ModeResult run_mode(const Config &cfg, const std::vector<Producer> &producers, Mode mode) {
+ModeResult run_mode(const Config &cfg, const std::vector<Producer> &producers, Round round,
+                    Mode mode) {
   Shared s;
   s.cfg = &cfg;
   s.producers = &producers;
+  s.round = round;
   s.mode = mode;
   s.queue = std::string("emq-demo.") + mode_title(mode) + "." +
             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -270,30 +315,51 @@ ModeResult run_mode(const Config &cfg, const std::vector<Producer> &producers, M
       if (st != ECHOMQ_OK) s.fail("set_weight", admin, st);
     }
   }
+  if (admin && mode == Mode::cost_fair) {
+    // A lane more than one light job's time ahead of the least served sits
+    // out: the shares hold to within a heavy job (the bound: quantum + the
+    // largest job's cost).
+    int st = echomq_set_cost_mode(admin, s.queue.c_str(), uint64_t(std::max(cfg.handler_us, 1)));
+    if (st != ECHOMQ_OK) s.fail("set_cost_mode", admin, st);
+  }
 
   // Connect everyone first so connection set-up is not part of any wait.
   std::vector<echomq_client *> pc(producers.size()), wc(cfg.workers);
   for (auto &c : pc) c = s.abort ? nullptr : connect(s);
   for (auto &c : wc) c = s.abort ? nullptr : connect(s);
 
+  echomq_worker *engine = nullptr;
   if (!s.abort) {
     s.t0 = Clock::now();
+    // Backlogged rounds: every producer's jobs are in before the first claim.
+    if (backlogged_round(round))
+      for (size_t i = 0; i < producers.size() && !s.abort; ++i) heavy_producer(s, pc[i], int(i));
+    if (!s.abort && engine_mode(mode)) engine = start_engine(s);
     std::vector<std::thread> threads;
     for (auto *c : wc)
-      threads.emplace_back([&s, c, mode] {
-        mode == Mode::weighted ? wclaim_worker(s, c) : claim_worker(s, c);
+      threads.emplace_back([&s, c, mode, engine] {
+        if (engine) engine_host(s, engine);
+        else if (mode == Mode::weighted) wclaim_worker(s, c);
+        else claim_worker(s, c);
       });
-    for (size_t i = 0; i < producers.size(); ++i)
-      threads.emplace_back([&s, &pc, &producers, i] {
-        producers[i].heavy ? heavy_producer(s, pc[i], int(i)) : quiet_producer(s, pc[i], int(i));
-      });
+    if (!backlogged_round(round))
+      for (size_t i = 0; i < producers.size(); ++i)
+        threads.emplace_back([&s, &pc, &producers, i] {
+          producers[i].heavy ? heavy_producer(s, pc[i], int(i)) : quiet_producer(s, pc[i], int(i));
+        });
     for (auto &t : threads) t.join();
+    if (engine) {
+      // The last acks go with the engine's next round trip: drain it.
+      int st = echomq_worker_stop(engine, ECHOMQ_STOP_DRAIN, 5000);
+      if (st != ECHOMQ_OK && !s.abort) s.fail("worker_stop", nullptr, st);
+    }
     if (!s.abort && int(s.served.size()) != s.total)
       s.fail("served " + std::to_string(s.served.size()) + " of " + std::to_string(s.total) +
                  " jobs",
              nullptr, ECHOMQ_EINTERNAL);
     if (admin && !s.abort) check_queue(s, admin);
   }
+  echomq_worker_free(engine);
   for (auto *c : pc) echomq_client_free(c);
   for (auto *c : wc) echomq_client_free(c);
   echomq_client_free(admin);
