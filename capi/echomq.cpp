@@ -376,7 +376,7 @@ int echomq_batch_add_keyed(echomq_batch* b, const char* group, const char* paylo
                            size_t payload_len, const char* key) {
   if (!b) return ECHOMQ_EINVAL;
   return guardedNoClient([&] {
-    echomq::checkGroupName(group);
+    echomq::checkLaneName(group);
     if (key && std::strlen(key) > ECHOMQ_DEDUP_KEY_MAX)
       echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
     if (payload_len > 0 && !payload) echomq::invalid("payload is NULL with a non-zero length");

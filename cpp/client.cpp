@@ -126,7 +126,7 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
   checkRange("delay_ms", delay_ms, 0, kDelayMaxMs);
   checkRange("max_attempts", max_attempts, 0, kAttemptsMax);
   for (const NewJob& j : jobs) {
-    checkGroupBytes(j.group, j.group_len);
+    checkLaneBytes(j.group, j.group_len);
     if (j.payload_len > 0 && !j.payload) invalid("payload is NULL with a non-zero length");
     if (j.payload_len > opts_.max_payload)
       echomq::fail(kTooLarge, "payload of " + std::to_string(j.payload_len) +
@@ -557,7 +557,7 @@ void Client::throttle(const char* queue, const char* group, int64_t ms) {
 
 void Client::setCap(const char* queue, const char* group, uint64_t cap) {
   const QueueKeys& k = keysFor(queue);
-  if (group) checkGroupName(group);
+  if (group) checkLaneName(group);
   if (cap > kCapMax) checkRange("cap", kCapMax + 1LL, 0, kCapMax);
   start(Script::Cap, k);
   argv_.ref(group ? group : "", group ? std::strlen(group) : 0);

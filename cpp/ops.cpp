@@ -81,7 +81,7 @@ void Client::deleteJob(const char* queue, uint64_t id) {
 uint64_t Client::purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
                            uint64_t& cursor, bool& more) {
   const QueueKeys& k = keysFor(queue);
-  checkGroupName(group);
+  checkLaneName(group);
   checkRange("max", max, 1, kPurgeMax);
   if (cursor > static_cast<uint64_t>(kIdMax)) invalid("cursor out of range");
   start(Script::Purge, k);

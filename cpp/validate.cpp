@@ -66,6 +66,24 @@ void checkGroupBytes(const char* group, size_t n) {
     invalid("group name is longer than " + std::to_string(kGroupNameMax) + " bytes");
   const char* why = utf8Problem(reinterpret_cast<const unsigned char*>(group), n);
   if (*why) invalid(std::string("group name ") + why);
+  if (group[n - 1] == '/' && !isTenantName(group, n))
+    invalid("a lane name may not end in '/' (only a tenant's name 'T/' does)");
+}
+
+bool isTenantName(const char* group, size_t n) {
+  return n > 1 && group[n - 1] == '/' && std::memchr(group, '/', n - 1) == nullptr;
+}
+
+void checkLaneBytes(const char* group, size_t n) {
+  checkGroupBytes(group, n);
+  if (isTenantName(group, n))
+    invalid("'" + std::string(group, n) + "' names a tenant, not a lane (a tenant's lanes are '" +
+            std::string(group, n) + "<lane>')");
+}
+
+void checkLaneName(const char* group) {
+  if (!group) invalid("group name is NULL");
+  checkLaneBytes(group, std::strlen(group));
 }
 
 void checkGroupName(const char* group) {

@@ -1,6 +1,7 @@
 --[[ cap: a lane's size cap (most jobs waiting in it: pending + delayed), or
 -- the queue default. An enqueue that would pass it is refused whole.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group ("" = the queue default)   ARGV[3] cap 1..CAP_MAX, or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.
@@ -14,6 +15,8 @@
 local g = ARGV[2]
 local n = argInt(ARGV[3], 0, CAP_MAX)
 if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MAX) .. ')' } end
+-- A cap bounds a lane's waiting jobs: a tenant has none (docs/architecture.md).
+if #g > 0 and laneNameProblem(g) then return { EINVAL, 'cap: ' .. laneNameProblem(g) } end
 local bad = layoutError() or guardKeys()  -- no half writes
 if bad then return bad end
 -- A lane setting change is an event (docs/keys.md "Events").

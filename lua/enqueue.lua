@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -64,6 +64,8 @@ for _, i in ipairs(E) do
   if not count[g] then
     -- A delivery state ends its group at "\n" (lua/includes/record.lua).
     if string.find(g, '%c') then return { EINVAL, 'enqueue: group name holds a control character' } end
+    local why = laneNameProblem(g)
+    if why then return { EINVAL, 'enqueue: ' .. why } end
     count[g] = 0; lanes[#lanes + 1] = g
   end
   count[g] = count[g] + 1
@@ -126,6 +128,14 @@ for _, g in ipairs(lanes) do if delay == 0 then want[pendingKey(g)] = 'zset' end
 if #wait > 0 then want[K.throttled] = 'zset' end
 if #join > 0 then want[K.ring] = 'list'; want[K.wake] = 'list' end
 if #join > 0 and COST_Q then want[K.gdebt] = 'zset' end
+-- A lane of a tenant joins its inner ring, and its tenant may join the
+-- outer ring (lua/includes/lane.lua, joinRing): the keys that reads.
+local inTenant = {}
+for _, g in ipairs(join) do if tenantOf(g) then inTenant[#inTenant + 1] = g end end
+if #inTenant > 0 then
+  for _, name in ipairs({ 'paused', 'glimit', 'grate', 'gbucket', 'throttled' }) do want[K[name]] = KEY_TYPES[name] end
+  for _, g in ipairs(inTenant) do laneKeyTypes(g, want) end
+end
 if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
 if keepSpec then want[okey('keep')] = 'hash'; want[K.config] = 'hash' end
 if OUTCOMES then want[okey('events')] = 'stream' end
@@ -164,9 +174,19 @@ end
 if OUTCOMES and outcomeConf().enq then
   for e, i in ipairs(E) do emit('enqueued', S(first + e - 1), ARGV[3 + 2 * i], 0) end
 end
+-- The lanes and their tenants (glive[T/] counts all of T's lanes: lua/includes/lane.lua).
+local listed, tenantSeen = {}, {}
+for _, g in ipairs(lanes) do
+  local te = tenantOf(g)
+  if te then
+    if not tenantSeen[te] then tenantSeen[te] = true; listed[#listed + 1] = te; count[te] = 0 end
+    count[te] = count[te] + count[g]
+  end
+end
+for _, g in ipairs(lanes) do listed[#listed + 1] = g end
 local dir = {}
-for _, g in ipairs(lanes) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end
-addCounts(K.glive, lanes, count)
+for _, g in ipairs(listed) do dir[#dir + 1] = '0'; dir[#dir + 1] = g end
+addCounts(K.glive, listed, count)
 callSliced('ZADD', K.lanes, dir, { 'NX' })
 if delay > 0 then
   local due, d = S(now + delay), {}
@@ -182,6 +202,12 @@ for _, g in ipairs(lanes) do
   callSliced('ZADD', pendingKey(g), z)
 end
 if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
+if #inTenant > 0 then
+  for _, g in ipairs(inTenant) do joinRing(g) end
+  local plainJoin = {}
+  for _, g in ipairs(join) do if not tenantOf(g) then plainJoin[#plainJoin + 1] = g end end
+  join = plainJoin
+end
 if #join > 0 then
   if COST_Q then callSliced('ZREM', K.gdebt, join) end  -- as joinRing (lua/includes/lane.lua)
   callSliced('RPUSH', K.ring, join)

@@ -1,5 +1,5 @@
 --[[ limit: set (or clear) a lane's concurrency ceiling.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] limit 1..LIMIT_MAX, or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.
@@ -13,7 +13,7 @@
 local g = ARGV[2]
 local n = argInt(ARGV[3], 0, LIMIT_MAX)
 if not g or #g == 0 or not n then return { EINVAL, 'limit: bad group or limit' } end
-local bad = layoutError() or guardKeys()  -- no half writes
+local bad = layoutError() or guardKeys({ g })  -- no half writes (and the tenant ring g may touch)
 if bad then return bad end
 -- A lane setting change is an event (docs/keys.md "Events").
 if OUTCOMES then emit('setting', '', g, 0, { 'setting', 'limit', 'value', ARGV[3] }) end

@@ -1,5 +1,5 @@
 --[[ pause / resume a lane. Idempotent; works for a lane with no jobs yet.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] "1" = pause, "0" = resume
 -- Returns {OK} or {EINVAL, msg}.
@@ -14,7 +14,7 @@ local g = ARGV[2]
 if not g or #g == 0 or (ARGV[3] ~= '1' and ARGV[3] ~= '0') then
   return { EINVAL, 'pause: bad group or mode' }
 end
-local bad = layoutError() or guardKeys()  -- no half writes
+local bad = layoutError() or guardKeys({ g })  -- no half writes (and the tenant ring g may touch)
 if bad then return bad end
 -- A lane setting change is an event (docs/keys.md "Events").
 if OUTCOMES then emit('setting', '', g, 0, { 'setting', ARGV[3] == '1' and 'pause' or 'resume', 'value', ARGV[3] }) end

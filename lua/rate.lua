@@ -1,6 +1,6 @@
 --[[ rate: a lane's rate limit (a token bucket on server time), the queue
 -- default, or a hand-set throttle of a lane (a worker told to back off).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "lane" | "default" | "throttle"   ARGV[3] group ("" for default)
 -- lane / default: ARGV[4] jobs 1..RATE_JOBS_MAX (0 = clear)  ARGV[5] per ms
@@ -35,7 +35,7 @@ elseif mode == 'lane' or mode == 'default' then
 else
   return { EINVAL, 'rate: bad mode' }
 end
-local bad = layoutError() or guardKeys()  -- no half writes
+local bad = layoutError() or guardKeys(#g > 0 and { g } or nil)  -- no half writes (and the tenant ring g may touch)
 if bad then return bad end
 -- A lane setting change is an event (docs/keys.md "Events").
 if OUTCOMES then emit('setting', '', g, 0, { 'setting', mode == 'throttle' and 'throttle' or 'rate', 'value', table.concat({ ARGV[4] or '', ARGV[5] or '', ARGV[6] or '' }, ' ') }) end

@@ -2,6 +2,31 @@
 -- layout check every script opens with. (rcall, P, K and the status and
 -- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
+-- Tenants (docs/architecture.md, "Lanes inside tenants"). A lane named
+-- `T/L` (T non-empty without '/', L non-empty) is a lane of tenant T; the
+-- name `T/` is the tenant's own entry: in the outer ring, in the settings
+-- and counter hashes (its aggregates) and in the lane directory. It is never
+-- a lane. Any other name holds no tenant. A name is read from its first
+-- byte, so a queue whose lanes hold no '/' pays one find per lane.
+-- The tenant entry of lane g (`T/`), or nil.
+local function tenantOf(g)
+  local s = string.find(g, '/', 1, true)
+  if s and s > 1 and s < #g then return string.sub(g, 1, s) end
+  return nil
+end
+-- Is g a tenant entry (`T/`: its one '/' ends it)?
+local function isTenant(g)
+  return string.byte(g, -1) == 47 and #g > 1 and string.find(g, '/', 1, true) == #g
+end
+-- Tenant T's inner ring (te = `T/`): its lanes serviceable now, each once.
+local function innerKey(te) return P .. 't:' .. string.sub(te, 1, -2) .. ':ring' end
+-- Why g cannot hold jobs (nil when it can): a tenant's name, or a name
+-- ending in '/' that names no tenant.
+local function laneNameProblem(g)
+  if string.byte(g, -1) ~= 47 then return nil end
+  if isTenant(g) then return "'" .. g .. "' names a tenant, not a lane (a tenant's lanes are '" .. g .. "<lane>')" end
+  return "a lane name may not end in '/'"
+end
 -- Loops. The per-lane and per-job paths of a claim and an ack loop with a
 -- numeric for, not ipairs: each ipairs step is a library call, about twice
 -- the cost of an index in Valkey's Lua (bench/README.md).

@@ -88,21 +88,23 @@ local function rejoinDebt(cs)
   end
 end
 -- Charges: lanes[i] is charged costs[i] units (validated integers), divided
--- by its weight; a lane in gdebt keeps its place there by its new v.
+-- by its weight; a lane in gdebt keeps its place there by its new v. The
+-- ring's entries are charged: a lane of a tenant charges its tenant (`T/`,
+-- by the tenant's weight), whose lanes share its turns by count.
 local function chargeLanes(lanes, costs)
   if #lanes == 0 then return end
   local cs = costFloor(0)
-  local q = {}
-  for i = 1, #lanes do q[i] = lanes[i] end
+  local entries, q = {}, {}
+  for i = 1, #lanes do entries[i] = tenantOf(lanes[i]) or lanes[i]; q[i] = entries[i] end
   q[#q + 1] = ''
   local w = readFields(K.gweight, q)
-  local cur = readFields(K.gvt, lanes)
+  local cur = readFields(K.gvt, entries)
   local set, debt = {}, {}
   local acc = {}
-  for i = 1, #lanes do
-    local g = lanes[i]
+  for i = 1, #entries do
+    local g = entries[i]
     local v = acc[g] or effV(cs, cur[g])
-    v = v + costs[i] / (tonumber(w[g] or w[''] or '') or 1)
+    v = v + costs[i] / (tonumber(w[g] or (not isTenant(g) and w['']) or '') or 1)
     acc[g] = v
   end
   for g, v in pairs(acc) do

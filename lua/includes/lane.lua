@@ -1,14 +1,18 @@
 --@include base
 -- Lane settings and state: a setting of the lane itself, else the queue
 -- default, which sits in the same hash under the empty name (never a valid
--- group) so one HMGET answers both.
+-- group) so one HMGET answers both. A tenant entry (`T/`) has its own
+-- settings only: the queue defaults are for lanes.
+local function ownSetting(key, g)
+  if isTenant(g) then return rcall('HGET', key, g) end
+  local v = rcall('HMGET', key, g, '')
+  return v[1] or v[2]
+end
 local function laneLimit(g)
-  local v = rcall('HMGET', K.glimit, g, '')
-  return tonumber(v[1] or v[2] or '')
+  return tonumber(ownSetting(K.glimit, g) or '')
 end
 local function laneWeight(g)
-  local v = rcall('HMGET', K.gweight, g, '')
-  return tonumber(v[1] or v[2] or '') or 1
+  return tonumber(ownSetting(K.gweight, g) or '') or 1
 end
 -- A lane's rate limit: {jobs, per ms, burst} from "jobs per burst", or nil.
 local function parseRate(v)
@@ -17,8 +21,7 @@ local function parseRate(v)
   return { tonumber(j), tonumber(p), tonumber(b) }
 end
 local function laneRate(g)
-  local v = rcall('HMGET', K.grate, g, '')
-  return parseRate(v[1] or v[2] or nil)
+  return parseRate(ownSetting(K.grate, g) or nil)
 end
 -- The token bucket of a lane with rate r and bucket state b ("tokens base
 -- ms", absent = full), at `now`. A base in the future is a hand-set
@@ -42,8 +45,17 @@ local function packBucket(tok, now) return string.format('%.6f %d', tok, now) en
 -- now; 'wait' = all of that but the token, with the time it gets one (the
 -- lane waits in `throttled` and rejoins by itself); 'out' otherwise.
 -- `active` (optional) stands for gactive[g] (repair passes the true count).
+-- A lane of a tenant belongs in its tenant's inner ring; the tenant entry
+-- `T/` in the outer ring when its inner ring has a lane and the tenant runs,
+-- is below its own limit (gactive[T/]: all its lanes) and has a token.
 local function laneState(g, active)
-  if rcall('EXISTS', pendingKey(g)) == 0 or rcall('SISMEMBER', K.paused, g) == 1 then return 'out' end
+  local tenant = isTenant(g)
+  if tenant then
+    if rcall('LLEN', innerKey(g)) == 0 then return 'out' end
+  elseif rcall('EXISTS', pendingKey(g)) == 0 then
+    return 'out'
+  end
+  if rcall('SISMEMBER', K.paused, g) == 1 then return 'out' end
   local lim = laneLimit(g)
   if lim and (active or tonumber(rcall('HGET', K.gactive, g) or '0')) >= lim then return 'out' end
   local ok, _, due = rateState(laneRate(g), rcall('HGET', K.gbucket, g), serverNowMs())
@@ -55,20 +67,46 @@ local function serviceable(g) return laneState(g) == 'ring' end
 -- leaves a wake-up token for blocked claims (at most one).
 -- In cost mode a lane that joins leaves gdebt if it sat there (its v still
 -- says whether it sits out again at its next turn: lua/includes/cost.lua).
+-- A lane of a tenant joins its tenant's inner ring; the first lane there
+-- may make the tenant serviceable (until then it was out: I1 both rings).
+local fixRing
 local function joinRing(g)
+  local te = tenantOf(g)
+  if te then
+    if rcall('RPUSH', innerKey(te), g) == 1 then fixRing(te, 'out') end
+    return
+  end
   if COST_Q then rcall('ZREM', K.gdebt, g) end
   rcall('RPUSH', K.ring, g)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
+-- Tenant entry te leaves every place a serviceable tenant may be (its
+-- inner ring ran empty). In cost mode it comes back level (no v).
+local function tenantGone(te)
+  rcall('LREM', K.ring, 1, te)
+  rcall('ZREM', K.throttled, te)
+  if COST_Q then rcall('ZREM', K.gdebt, te); rcall('HDEL', K.gvt, te) end
+end
+-- Lane g stopped being serviceable: out of its ring; a tenant whose inner
+-- ring it leaves empty goes too.
+local function leaveRing(g)
+  local te = tenantOf(g)
+  if not te then rcall('LREM', K.ring, 1, g); return end
+  local key = innerKey(te)
+  rcall('LREM', key, 1, g)
+  if rcall('LLEN', key) == 0 then tenantGone(te) end
+end
 -- Keeps I1 after a change to lane g whose laneState before the change was
 -- `before`: RPUSH when it became serviceable, LREM when it stopped; a lane
 -- that waits for a token is scheduled in `throttled` to rejoin by itself.
-local function fixRing(g, before)
+-- The same for a tenant entry in the outer ring. A change to a tenant's own
+-- state is fixed before a change to its lanes' (so `before` holds).
+function fixRing(g, before)
   local after, due = laneState(g)
   if after == 'ring' and before ~= 'ring' then
     joinRing(g)
   elseif before == 'ring' and after ~= 'ring' then
-    rcall('LREM', K.ring, 1, g)
+    leaveRing(g)
   end
   if after == 'wait' then
     rcall('ZADD', K.throttled, S(due), g)
@@ -78,9 +116,18 @@ local function fixRing(g, before)
 end
 -- gactive[g] += n. The field goes at exactly zero; a negative count (a
 -- corruption) stays visible to verify and repair instead of being hidden.
+-- A lane of a tenant counts in gactive[T/] too; a tenant freed from its
+-- limit rejoins (before its lane's own fix: fixRing).
 local function addActive(g, n)
   local v = rcall('HINCRBY', K.gactive, g, n)
   if v == 0 then rcall('HDEL', K.gactive, g) end
+  local te = tenantOf(g)
+  if te then
+    local lim = n < 0 and laneLimit(te)
+    local t = rcall('HINCRBY', K.gactive, te, n)
+    if t == 0 then rcall('HDEL', K.gactive, te) end
+    if lim and t < lim and t - n >= lim then fixRing(te, 'out') end
+  end
   return v
 end
 -- Does lane g have a setting of its own (which keeps it in the directory)?
@@ -97,8 +144,14 @@ local function forgetIdleLane(g)
   rcall('ZREM', K.lanes, g)
   rcall('HDEL', K.gserved, g)
 end
--- glive[g] += n (live = pending, leased or delayed jobs); lists the lane.
+-- glive[g] += n (live = pending, leased or delayed jobs); lists the lane,
+-- and for a lane of a tenant the tenant (glive[T/]: all its lanes).
 local function addLive(g, n)
+  local te = tenantOf(g)
+  if te then
+    local t = rcall('HINCRBY', K.glive, te, n)
+    if n > 0 then rcall('ZADD', K.lanes, 'NX', 0, te) elseif t <= 0 then forgetIdleLane(te) end
+  end
   local v = rcall('HINCRBY', K.glive, g, n)
   if n > 0 then rcall('ZADD', K.lanes, 'NX', 0, g) elseif v <= 0 then forgetIdleLane(g) end
   return v

@@ -18,11 +18,15 @@ local function laneSettings(names, weighted)
   q[#q + 1] = ''
   local lim, wt = readFields(K.glimit, q), nil
   local dl = tonumber(lim[''] or '')
-  for _, n in ipairs(names) do local v = lim[n]; lim[n] = v and tonumber(v) or dl or false end
+  -- A tenant entry (`T/`) has no default: the queue defaults are for lanes.
+  for _, n in ipairs(names) do
+    local v = lim[n]
+    lim[n] = v and tonumber(v) or (not isTenant(n) and dl) or false
+  end
   if weighted then
     wt = readFields(K.gweight, q)
     local dw = tonumber(wt[''] or '') or 1
-    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or dw end
+    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or (isTenant(n) and 1 or dw) end
   end
   return lim, wt
 end

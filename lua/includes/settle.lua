@@ -99,6 +99,21 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
     end
   end
   if #done == 0 then return refused end
+  -- A tenant's counts fall with its lanes' (gactive[T/], glive[T/]); its
+  -- entry comes first, so a tenant freed from its limit is fixed before its
+  -- lanes are (lua/includes/lane.lua, fixRing).
+  local tenants = {}
+  for i = 1, #lanes do
+    local te = tenantOf(lanes[i])
+    if te then
+      if not dropped[te] then tenants[#tenants + 1] = te; dropped[te] = 0 end
+      dropped[te] = dropped[te] + dropped[lanes[i]]
+    end
+  end
+  if #tenants > 0 then
+    for i = 1, #lanes do tenants[#tenants + 1] = lanes[i] end
+    lanes = tenants
+  end
   -- Everything the acks read comes before their first write: the counts and
   -- limits of their lanes, and which lanes go idle or leave their limit.
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
@@ -126,6 +141,8 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
     end
   end
   for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do need(name) end
+  for _, g in ipairs(freed) do if tenantOf(g) or isTenant(g) then laneKeyTypes(g, want) end end
+  if #freed > 0 and COST_Q then need('gdebt') end
   for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do need(name) end
   local bad = typeGuard(want)
   if bad then return refused, bad end

@@ -42,6 +42,6 @@ local function takeGuard(ackIds, fails, due, n, plain, weighted, wake)
     end
     if wake then want[K.wake] = 'list' end
   end
-  for _, g in ipairs(groups) do want[pendingKey(g)] = 'zset' end
+  for _, g in ipairs(groups) do laneKeyTypes(g, want) end
   return want
 end

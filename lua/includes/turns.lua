@@ -43,36 +43,44 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     cs = costFloor(len)
     vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
   end
-  -- Lane settings and token buckets; `plain` (no limit, rate or throttle
-  -- anywhere, nor a default) skips reading them.
-  local lim, wt, tok, rated = {}, nil, {}, {}
-  if weighted or not plain then lim, wt = laneSettings(head, weighted) end
-  if not plain then
+  -- Settings of `names` (the head's entries, entries coming back, a
+  -- tenant's lanes as its turns reach them): ceilings with their active
+  -- counts, weights, token buckets. `plain` (no limit, rate or throttle
+  -- anywhere, nor a default) reads none; only wclaim reads weights.
+  -- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
+  local lim, wt, tok, rated, act = {}, {}, {}, {}, {}
+  local function loadLanes(names)
+    if plain and not weighted then return end
+    local l1, w1 = laneSettings(names, weighted)
+    local limited = {}
+    for i = 1, #names do
+      local g = names[i]
+      lim[g] = l1[g]
+      if weighted then wt[g] = w1[g] end
+      if l1[g] then limited[#limited + 1] = g end
+    end
+    -- Active counts matter only under a ceiling: read them for those lanes.
+    if #limited > 0 then
+      local cur = readFields(K.gactive, limited)
+      for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
+    end
+    if plain then return end
     -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
     local q = {}
-    for i, g in ipairs(head) do q[i] = g end
+    for i, g in ipairs(names) do q[i] = g end
     q[#q + 1] = ''
-    local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, head)
+    local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, names)
     local dr = rates['']
-    for _, g in ipairs(head) do
-      local r = parseRate(rates[g] or dr or nil)
+    for _, g in ipairs(names) do
+      local r = parseRate(rates[g] or (not isTenant(g) and dr) or nil)
       if r or buckets[g] then
-        local _, t = rateState(r, buckets[g] or nil, now)
-        tok[g] = t
+        local _, tk = rateState(r, buckets[g] or nil, now)
+        tok[g] = tk
         rated[g] = r or false
       end
     end
   end
-  -- Active counts matter only under a ceiling: read them for those lanes.
-  -- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
-  local limited, act = {}, {}
-  if weighted or not plain then
-    for i = 1, m do local g = head[i]; if lim[g] then limited[#limited + 1] = g end end
-  end
-  if #limited > 0 then
-    local cur = readFields(K.gactive, limited)
-    for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
-  end
+  loadLanes(head)
   local depth, servedBy, lanes, nl = {}, {}, {}, 0
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
   -- Cost mode: lanes in gdebt that a risen V (or an emptied ring) lets back
@@ -94,22 +102,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
         rcall('ZADD', K.throttled, S(due), g)
       end
     end
-    if #came == 0 or (plain and not weighted) then return #came end
-    local l1, w1 = laneSettings(came, weighted)
-    for _, g in ipairs(came) do
-      lim[g] = l1[g]
-      if weighted then wt[g] = w1[g] end
-      if lim[g] then act[g] = tonumber(rcall('HGET', K.gactive, g) or '') or 0 end
-      if not plain then
-        local r = laneRate(g)
-        local b = rcall('HGET', K.gbucket, g)
-        if r or b then
-          local _, tk = rateState(r, b or nil, now)
-          tok[g] = tk
-          rated[g] = r or false
-        end
-      end
-    end
+    if #came > 0 then loadLanes(came) end
     return #came
   end
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
@@ -117,7 +110,24 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   -- holds the wrong type (a corrupted key) counts as empty and leaves the
   -- ring, and the call goes on, so earlier pops are never left half done
   -- (no type check per lane on the hot path). verify reports such a key.
+  -- A tenant's inner ring likewise: not a list = empty (the tenant leaves).
   local pcall_ = redis.pcall
+  -- Tenant te's inner ring as the turns see it: a copy of its head, read at
+  -- its first turn, written back as the ring's is (below). A tenant is
+  -- turned at most `turns` times, each time taking one lane off the head.
+  local views, viewed = {}, {}
+  local function innerView(te)
+    local v = views[te]
+    if v ~= nil then return v or nil end
+    local ikey = innerKey(te)
+    local ilen = pcall_('LLEN', ikey)
+    if type(ilen) ~= 'number' or ilen == 0 then views[te] = false; return nil end
+    local q = rcall('LRANGE', ikey, 0, math.min(ilen, turns) - 1)
+    v = { key = ikey, q = q, h = 1, nq = #q, m = #q, len = ilen, whole = #q == ilen }
+    views[te] = v
+    viewed[#viewed + 1] = v
+    return v
+  end
   while taken < n and t < turns and (h <= nq or cs) do
     if cs then
       -- Lanes over their share sit out: off the ring, no turn spent.
@@ -135,40 +145,81 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       if sk == COST_SKIP and effV(cs, vOf[dq[h]]) > cs.V + COST_Q then DEBT_MORE = true; break end
     end
     local g = dq[h]
-    local key, d, l, tk = pendingKey(g), depth[g], lim[g], tok[g]
+    -- A tenant's turn (g = `T/`) serves the head lane of its inner ring;
+    -- the lane's own ceiling and tokens hold, and the tenant's on top.
+    local L, iv = g, nil
+    if string.byte(g, -1) == 47 then
+      iv = innerView(g)
+      L = iv and iv.q[iv.h] or nil
+      if L and lim[L] == nil then loadLanes({ L }) end
+    end
+    local key, d, l, tk = nil, nil, nil, nil
+    if L then key, d, l, tk = pendingKey(L), depth[L], lim[L], tok[L] end
     local k = 1
-    if weighted then
+    if weighted and L then
       if not d then
         d = pcall_('ZCARD', key)
         if type(d) ~= 'number' then d = 0 end
       end
-      k = math.min(wt[g], d)
-      if l then k = math.min(k, l - act[g]) end
+      k = math.min(wt[g], d)  -- a tenant's turn: the tenant's weight
+      if l then k = math.min(k, l - act[L]) end
       if tk then k = math.min(k, math.floor(tk)) end
+      if iv then
+        if lim[g] then k = math.min(k, lim[g] - act[g]) end
+        if tok[g] then k = math.min(k, math.floor(tok[g])) end
+      end
       if k < 1 then k = 1 end  -- a ring lane is below its ceiling (I1)
       if taken + k > n then
-        if taken > 0 then depth[g] = d; break end
+        if taken > 0 then depth[L] = d; break end
         k = n
       end
     end
     h = h + 1
     t = t + 1
-    local popped = d ~= 0 and pcall_('ZPOPMIN', key, k) or nil
+    local popped = L and d ~= 0 and pcall_('ZPOPMIN', key, k) or nil
     if not popped or popped.err then popped = {}; d = 0 end
     local got = #popped / 2
     for i = 1, #popped, 2 do
       taken = taken + 1
       ids[taken] = popped[i]
-      laneOf[taken] = g
+      laneOf[taken] = L
     end
-    local a = (act[g] or 0) + got
-    act[g] = a
-    local sv = servedBy[g]
-    if not sv then sv = 0; nl = nl + 1; lanes[nl] = g end
-    servedBy[g] = sv + got
-    if d then d = d - got else d = rcall('ZCARD', key) end
-    depth[g] = d
-    if tk then tk = tk - got; tok[g] = tk end
+    local a = 0
+    if L then
+      a = (act[L] or 0) + got
+      act[L] = a
+      local sv = servedBy[L]
+      if not sv then sv = 0; nl = nl + 1; lanes[nl] = L end
+      servedBy[L] = sv + got
+      if d then d = d - got else d = rcall('ZCARD', key) end
+      depth[L] = d
+      if tk then tk = tk - got; tok[L] = tk end
+    end
+    if iv then
+      -- The lane's place in the inner ring, as a plain lane's in the ring.
+      iv.h = iv.h + 1
+      if d > 0 and not (l and a >= l) then
+        if tk and tk < 1 then
+          local _, _, due = rateState(rated[L], packBucket(tk, now), now)
+          waiting[#waiting + 1] = S(due)
+          waiting[#waiting + 1] = L
+        else
+          iv.nq = iv.nq + 1
+          iv.q[iv.nq] = L
+        end
+      end
+      -- The tenant's own counts; it stays while its inner ring has a lane.
+      a = (act[g] or 0) + got
+      act[g] = a
+      local sv = servedBy[g]
+      if not sv then sv = 0; nl = nl + 1; lanes[nl] = g end
+      servedBy[g] = sv + got
+      tk = tok[g]
+      if tk then tk = tk - got; tok[g] = tk end
+      l, d = lim[g], iv.h <= iv.nq and 1 or 0
+    elseif not L then
+      d = 0  -- a tenant entry with an empty (or broken) inner ring leaves
+    end
     if d > 0 and not (l and a >= l) then
       if tk and tk < 1 then
         -- Out of tokens: out of the ring until its next one is due, reckoned
@@ -202,6 +253,17 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       for i = m + 1, nq do back[#back + 1] = dq[i] end
     end
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
+  end
+  for _, v in ipairs(viewed) do
+    local back = {}
+    if v.whole then
+      rcall('LPOP', v.key, v.len)
+      for i = v.h, v.nq do back[#back + 1] = v.q[i] end
+    else
+      rcall('LPOP', v.key, v.h - 1)
+      for i = v.m + 1, v.nq do back[#back + 1] = v.q[i] end
+    end
+    if #back > 0 then callSliced('RPUSH', v.key, back) end
   end
   if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
   if cs then

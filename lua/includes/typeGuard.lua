@@ -1,3 +1,4 @@
+--@include base
 -- Refuses a call before its first write when a key it may touch holds the
 -- wrong type. Lua scripts do not roll back, so a WRONGTYPE part-way through
 -- would leave a half write (tests/c/server/half_write_test.cpp lists where
@@ -26,6 +27,15 @@ local KEY_TYPES = {
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
 }
+-- The per-lane keys a change to lane (or tenant entry) g may write: its
+-- pending set, and its tenant's inner ring (lua/includes/base.lua).
+local function laneKeyTypes(g, want)
+  if isTenant(g) then want[innerKey(g)] = 'list'; return want end
+  want[P .. 'g:' .. g .. ':pending'] = 'zset'
+  local te = tenantOf(g)
+  if te then want[innerKey(te)] = 'list' end
+  return want
+end
 -- typeGuard over every fixed key the script was given and the pending sets
 -- of the lanes `groups` (may be nil): one TYPE per key, for the calls that
 -- are not on a hot path (settings, redrive, repair, and the rare paths of
@@ -33,6 +43,6 @@ local KEY_TYPES = {
 local function guardKeys(groups)
   local want = {}
   for name, key in pairs(K) do want[key] = KEY_TYPES[name] end
-  for _, g in ipairs(groups or {}) do want[P .. 'g:' .. g .. ':pending'] = 'zset' end
+  for _, g in ipairs(groups or {}) do laneKeyTypes(g, want) end
   return typeGuard(want)
 end
