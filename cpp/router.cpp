@@ -1,5 +1,6 @@
 // The router's plumbing and its plain paths: records, the slot map, one
 // client per primary, and the dispatch of every call.
+#include <cstring>
 #include "router.hpp"
 
 #include <algorithm>
@@ -16,6 +17,11 @@ constexpr size_t kRecordCacheMax = 256;
 }  // namespace
 
 size_t shardOfGroup(const char* group, size_t len, size_t n) {
+  // A tenant's lanes ("T/L") and the tenant itself ("T/") hash by T alone:
+  // the whole tenant lives on one shard, so its limit, pause and rate hold
+  // across its lanes (docs/architecture.md, "Lanes inside tenants").
+  const void* slash = len > 1 ? std::memchr(group, '/', len) : nullptr;
+  if (slash && slash != group) len = static_cast<size_t>(static_cast<const char*>(slash) - group);
   uint64_t h = 1469598103934665603ULL;
   for (size_t i = 0; i < len; ++i) {
     h ^= static_cast<unsigned char>(group[i]);

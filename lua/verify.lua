@@ -4,6 +4,8 @@
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
+--      with tenants, both rings: the outer ring its serviceable plain lanes
+--      and tenant entries, each tenant's inner ring its serviceable lanes;
 --   I2 gactive[g] = leased jobs of g (so never negative);
 --   I3 every live job id is in exactly one place (a lane, leases, delayed,
 --      dead, or finished: a retained completed job), each place holds only
@@ -38,6 +40,17 @@ repeat
   cursor = r[1]
   for _, k in ipairs(r[2]) do checkType(k, 'zset') end
 until cursor == '0'
+-- Tenants' inner rings (lua/includes/base.lua, innerKey), by tenant entry.
+local inner = {}
+cursor = '0'
+repeat
+  local r = rcall('SCAN', cursor, 'MATCH', globEscape(P) .. 't:*:ring', 'COUNT', 1000)
+  cursor = r[1]
+  for _, k in ipairs(r[2]) do
+    checkType(k, 'list')
+    inner[string.sub(k, #P + 3, #k - 5) .. '/'] = k
+  end
+until cursor == '0'
 if #out > 1 then return out end
 
 -- Where each job id lives, and the lanes that hold pending jobs.
@@ -55,7 +68,11 @@ local function put(id, where, g)
   end
   local jg = unpackRecord(rec)
   if g and jg ~= g then report('I3: job ' .. id .. ' of lane ' .. jg .. ' sits in lane ' .. g) end
-  if where ~= 'dead' then live[jg] = (live[jg] or 0) + 1 end
+  if where ~= 'dead' then
+    live[jg] = (live[jg] or 0) + 1
+    local te = tenantOf(jg)
+    if te then live[te] = (live[te] or 0) + 1 end
+  end
   return jg
 end
 
@@ -76,7 +93,11 @@ local leasedBy = {}
 for _, id in ipairs(rcall('ZRANGE', K.leases, 0, -1)) do
   if id ~= ZSET_MARK then
     local g = put(id, 'leases', nil)
-    if g then leasedBy[g] = (leasedBy[g] or 0) + 1 end
+    if g then
+      leasedBy[g] = (leasedBy[g] or 0) + 1
+      local te = tenantOf(g)
+      if te then leasedBy[te] = (leasedBy[te] or 0) + 1 end
+    end
   end
 end
 for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do if id ~= ZSET_MARK then put(id, 'delayed', nil) end end
@@ -116,7 +137,41 @@ for _, g in ipairs(rcall('LRANGE', K.ring, 0, -1)) do
   inRing[g] = true
   if not serviceable(g) then report('I1: lane ' .. g .. ' is in the ring but not serviceable') end
 end
+-- Each tenant's inner ring: its own serviceable lanes, each once; and the
+-- tenants of the lanes seen, with those of an inner ring, are checked as
+-- the outer ring's entries.
+local inInner = {}
+for te, k in pairs(inner) do
+  if not isTenant(te) then report('I1: ' .. k .. ' is the inner ring of no tenant') end
+  for _, g in ipairs(rcall('LRANGE', k, 0, -1)) do
+    if tenantOf(g) ~= te then report('I1: lane ' .. g .. ' is in the inner ring of tenant ' .. te .. ', not its own') end
+    if inInner[g] then report('I1: lane ' .. g .. ' is in its tenant\'s ring more than once') end
+    inInner[g] = true
+    if not serviceable(g) then report('I1: lane ' .. g .. ' is in its tenant\'s ring but not serviceable') end
+  end
+end
+local entries = {}
 for g in pairs(lanesSeen) do
+  local te = tenantOf(g)
+  if te then entries[te] = true else entries[g] = true end
+end
+for te in pairs(inner) do if isTenant(te) then entries[te] = true end end
+for g in pairs(inRing) do if isTenant(g) then entries[g] = true end end
+for g in pairs(lanesSeen) do
+  if tenantOf(g) then
+    local st = laneState(g)
+    local waits = rcall('ZSCORE', K.throttled, g)
+    if inRing[g] then report('I1: lane ' .. g .. ' of a tenant is in the outer ring') end
+    if rcall('ZSCORE', K.gdebt, g) then report('I1: lane ' .. g .. ' of a tenant sits in gdebt (its tenant does)') end
+    if st == 'ring' and not inInner[g] and not waits then
+      report('I1: lane ' .. g .. ' is serviceable but not in its tenant\'s ring')
+    elseif st == 'wait' and not waits then
+      report('I1: lane ' .. g .. ' waits for a token but is not scheduled to rejoin')
+    end
+    if waits and inInner[g] then report('I1: lane ' .. g .. ' is in its tenant\'s ring and in throttled') end
+  end
+end
+for g in pairs(entries) do
   local st = laneState(g)
   local waits = rcall('ZSCORE', K.throttled, g)
   -- In cost mode a lane over its share sits out in gdebt (lua/includes/cost.lua).

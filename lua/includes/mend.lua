@@ -34,7 +34,7 @@
 -- should be quiet (workers stopped): the tally is only exact when no job
 -- moves between the calls. One call that finishes the walk is atomic.
 -- Returns {OK, next cursor ('' = done), change...}.
-local PHASES = 'LDXFEKHJAQPTVCRIS'
+local PHASES = 'LDXFEKHJAQPTVCRINOUWS'
 local function repairStep(apply, cursor, budget)
   local out = { OK, '' }
   local function say(msg) out[#out + 1] = msg end
@@ -62,6 +62,7 @@ local function repairStep(apply, cursor, budget)
   local function w(...) if apply then rcall(...) end end
   local function inZ(key, id) return rcall('ZSCORE', key, id) ~= false end
 
+  local mendPlace
   -- Lane g made consistent with its jobs: active and live counts, the
   -- directory, its ring entry and its schedule in throttled.
   local function mendLane(g)
@@ -90,11 +91,30 @@ local function repairStep(apply, cursor, budget)
       if apply then forgetIdleLane(g) end
     end
     local st, due = laneState(g, leased)
-    local n = #rcall('LPOS', K.ring, g, 'COUNT', 0)
+    local te = tenantOf(g)
+    if te then
+      -- A lane of a tenant rotates in its tenant's inner ring only.
+      local o = #rcall('LPOS', K.ring, g, 'COUNT', 0)
+      if o > 0 then
+        say('ring: lane ' .. g .. ' of tenant ' .. te .. ' removed from the outer ring')
+        w('LREM', K.ring, 0, g)
+      end
+      if rcall('ZSCORE', K.gdebt, g) then
+        say('gdebt: lane ' .. g .. ' of tenant ' .. te .. ' no longer sits out (its tenant does)')
+        w('ZREM', K.gdebt, g)
+      end
+    end
+    mendPlace(g, st, due, te and innerKey(te) or K.ring, depth .. ' pending')
+  end
+  -- Entry g (a lane, or a tenant entry) in its ring (`ring`: the outer
+  -- ring, or its tenant's inner ring) exactly as its state `st` says, or
+  -- scheduled in throttled; in cost mode an outer entry may sit in gdebt.
+  function mendPlace(g, st, due, ring, why)
+    local n = #rcall('LPOS', ring, g, 'COUNT', 0)
     local waits = rcall('ZSCORE', K.throttled, g) ~= false
-    -- A lane in gdebt sits out by design in cost mode (lua/includes/cost.lua);
+    -- An entry in gdebt sits out by design in cost mode (lua/includes/cost.lua);
     -- out of cost mode it goes back (joinRing takes it out of gdebt).
-    local sits = rcall('ZSCORE', K.gdebt, g) ~= false
+    local sits = ring == K.ring and rcall('ZSCORE', K.gdebt, g) ~= false
     if sits and (n > 0 or not COST_Q) then
       say('gdebt: lane ' .. g .. (n > 0 and ' is in the ring' or ' sits out, but cost mode is off') .. ', no longer sits out')
       w('ZREM', K.gdebt, g)
@@ -102,11 +122,11 @@ local function repairStep(apply, cursor, budget)
     end
     if st == 'ring' then
       if n == 0 and not waits and not sits then
-        say('ring: lane ' .. g .. ' added (' .. depth .. ' pending, not in the ring)')
+        say('ring: lane ' .. g .. ' added (' .. why .. ', not in the ring)')
         if apply then joinRing(g) end
       elseif n > 1 then
         say('ring: lane ' .. g .. ' was in the ring ' .. n .. ' times, now once')
-        w('LREM', K.ring, -(n - 1), g)
+        w('LREM', ring, -(n - 1), g)
       end
       if n > 0 and waits then
         say('throttled: lane ' .. g .. ' is in the ring, no longer scheduled to rejoin')
@@ -114,14 +134,63 @@ local function repairStep(apply, cursor, budget)
       end
     else
       if n > 0 then
-        say('ring: lane ' .. g .. ' removed (' .. depth .. ' pending, not serviceable)')
-        w('LREM', K.ring, 0, g)
+        say('ring: lane ' .. g .. ' removed (' .. why .. ', not serviceable)')
+        w('LREM', ring, 0, g)
       end
       if st == 'wait' and not waits then
         say('throttled: lane ' .. g .. ' scheduled to rejoin at ' .. S(due))
         w('ZADD', K.throttled, S(due), g)
       end
     end
+  end
+  -- Tenant entry te made consistent with its lanes (mended before it): its
+  -- aggregates gactive[te] and glive[te], its directory entry, its inner
+  -- ring (only its own serviceable lanes, each once) and its place in the
+  -- outer ring. Its lanes are the directory's names after te up to T0
+  -- ('0' follows '/'): every lane with a live job is listed by then.
+  local mendedT = {}
+  local function mendTenant(te)
+    if mendedT[te] then return 0 end
+    mendedT[te] = true
+    local names = rcall('ZRANGEBYLEX', K.lanes, '(' .. te, '(' .. string.sub(te, 1, -2) .. '0')
+    local leased, live = 0, 0
+    for _, g in ipairs(names) do
+      leased = leased + (tonumber(rcall('HGET', K.gactive, g) or '0') or 0)
+      live = live + (tonumber(rcall('HGET', K.glive, g) or '0') or 0)
+    end
+    local act = tonumber(rcall('HGET', K.gactive, te) or '0')
+    if act ~= leased then
+      say('gactive: tenant ' .. te .. ' ' .. act .. ' -> ' .. leased .. ' (jobs leased in its lanes)')
+      if leased == 0 then w('HDEL', K.gactive, te) else w('HSET', K.gactive, te, S(leased)) end
+    end
+    local had = tonumber(rcall('HGET', K.glive, te) or '0')
+    if had ~= live then
+      say('glive: tenant ' .. te .. ' ' .. had .. ' -> ' .. live .. ' (live jobs in its lanes)')
+      if live == 0 then w('HDEL', K.glive, te) else w('HSET', K.glive, te, S(live)) end
+    end
+    local listed = rcall('ZSCORE', K.lanes, te) ~= false
+    if live > 0 and not listed then
+      say('lanes: tenant ' .. te .. ' listed (' .. live .. ' live jobs, not in the directory)')
+      w('ZADD', K.lanes, 0, te)
+    elseif live == 0 and listed and not hasSetting(te) then
+      say('lanes: tenant ' .. te .. ' dropped (no live job, no setting)')
+      if apply then forgetIdleLane(te) end
+    end
+    local key, seen = innerKey(te), {}
+    for _, g in ipairs(rcall('LRANGE', key, 0, -1)) do
+      local why
+      if tenantOf(g) ~= te then why = 'not a lane of ' .. te
+      elseif seen[g] then why = 'there twice'
+      elseif laneState(g) ~= 'ring' then why = 'not serviceable' end
+      if why then
+        say('ring: lane ' .. g .. ' removed from the inner ring of tenant ' .. te .. ' (' .. why .. ')')
+        w('LREM', key, seen[g] and -1 or 0, g)
+      end
+      seen[g] = true
+    end
+    local st, due = laneState(te, leased)
+    mendPlace(te, st, due, K.ring, 'tenant with ' .. rcall('LLEN', key) .. ' lanes in its ring')
+    return #names + 1
   end
   -- Lanes are mended once: by the first phase that meets them.
   local function metBefore(g, ph)
@@ -301,7 +370,7 @@ local function repairStep(apply, cursor, budget)
     local r = rcall('HSCAN', key, pos, 'COUNT', budget)
     local f = r[2]
     for i = 1, #f, 2 do
-      if f[i] ~= COUNTERS_MARK and not metBefore(f[i], ph) then mendLane(f[i]) end
+      if f[i] ~= COUNTERS_MARK and not isTenant(f[i]) and not metBefore(f[i], ph) then mendLane(f[i]) end
     end
     return r[1] ~= '0' and r[1] or nil, #f / 2
   end
@@ -312,7 +381,7 @@ local function repairStep(apply, cursor, budget)
     local names = rcall('ZRANGE', K.lanes, from, from + budget - 1)
     local size = rcall('ZCARD', K.lanes)
     for _, g in ipairs(names) do
-      if not metBefore(g, 'R') then mendLane(g) end
+      if not isTenant(g) and not metBefore(g, 'R') then mendLane(g) end
     end
     if #names < budget then return nil, #names end
     -- Entries dropped may lie before the next position: step back by them
@@ -328,11 +397,43 @@ local function repairStep(apply, cursor, budget)
       -- nothing, so positions hold; applied, mending again changes nothing).
       local first = apply and not seen[g] or (not apply and rcall('LPOS', K.ring, g) == from + i - 1)
       seen[g] = true
-      if first and not metBefore(g, 'I') then mendLane(g) end
+      if first and isTenant(g) then mendTenant(g)
+      elseif first and not metBefore(g, 'I') then mendLane(g) end
     end
     if #names < budget then return nil, #names end
     return S(math.max(from, from + #names - (size - rcall('LLEN', K.ring)))), #names
   end
+  -- N, O, U, W: the tenants, after all their lanes: those with an inner
+  -- ring, in the directory (by a lane or their entry), in gactive, in glive.
+  steps.N = function()
+    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. 't:*:ring', 'COUNT', budget)
+    local work = 0
+    for _, key in ipairs(r[2]) do
+      local te = string.sub(key, #P + 3, #key - 5) .. '/'
+      if isTenant(te) then work = work + mendTenant(te)
+      else say('ring: ' .. key .. ' is the inner ring of no tenant: removed'); w('DEL', key) end
+    end
+    return r[1] ~= '0' and r[1] or nil, math.max(work, #r[2])
+  end
+  steps.O = function()
+    local from = tonumber(pos)
+    local names = rcall('ZRANGE', K.lanes, from, from + budget - 1)
+    local size, work = rcall('ZCARD', K.lanes), 0
+    for _, g in ipairs(names) do
+      local te = isTenant(g) and g or tenantOf(g)
+      if te then work = work + mendTenant(te) end
+    end
+    if #names < budget then return nil, math.max(work, #names) end
+    return S(math.max(from, from + #names - (size - rcall('ZCARD', K.lanes)))), math.max(work, #names)
+  end
+  local function walkTenants(key)
+    local r = rcall('HSCAN', key, pos, 'COUNT', budget)
+    local f, work = r[2], 0
+    for i = 1, #f, 2 do if isTenant(f[i]) then work = work + mendTenant(f[i]) end end
+    return r[1] ~= '0' and r[1] or nil, math.max(work, #f / 2)
+  end
+  steps.U = function() return walkTenants(K.gactive) end
+  steps.W = function() return walkTenants(K.glive) end
   steps.S = function()
     local pc = pendingCount()
     if pc > total then

@@ -216,7 +216,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       servedBy[g] = sv + got
       tk = tok[g]
       if tk then tk = tk - got; tok[g] = tk end
-      l, d = lim[g], iv.h <= iv.nq and 1 or 0
+      -- Its lanes left: those of the copy not yet turned, and past the copy
+      -- the unread rest of its inner ring.
+      l, d = lim[g], iv.nq - iv.h + 1 + (iv.whole and 0 or iv.len - iv.m)
     elseif not L then
       d = 0  -- a tenant entry with an empty (or broken) inner ring leaves
     end

@@ -42,14 +42,30 @@ constexpr int64_t kShort = 400;
 // Applies one seed's random history to queue q: lanes, weights, limits,
 // pauses, some jobs leased with a short lease (they expire), some failed
 // with a short delay (they fall due), some acked.
+// Half the seeds (1, 2, 5, 6, ...: claims and wclaims) put the lanes in three tenants ("t<k>/L<l>"):
+// the two rings, with the tenants' own weights, limits and pauses.
+bool tenanted(unsigned seed) { return seed % 4 == 1 || seed % 4 == 2; }
+std::string lane_name(unsigned seed, int l) {
+  return (tenanted(seed) ? "t" + std::to_string(l % 3) + "/L" : std::string("L")) + std::to_string(l);
+}
+
 void build_state(echomq_client *c, const std::string &q, unsigned seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const int lanes = 2 + pick(7);
   for (int i = 0, n = 5 + pick(40); i < n; ++i)
-    enqueue(c, q, "L" + std::to_string(pick(lanes)), "p" + std::to_string(i));
+    enqueue(c, q, lane_name(seed, pick(lanes)), "p" + std::to_string(i));
+  if (tenanted(seed)) {  // their own random stream: the rest of the history stays what it was
+    std::mt19937 trng(seed * 104729u);
+    for (int t = 0; t < 3; ++t) {
+      const std::string te = "t" + std::to_string(t) + "/";
+      if (trng() % 2 == 0) EMQ_REQUIRE_OK(c, echomq_set_weight(c, q.c_str(), te.c_str(), 1 + trng() % 5));
+      if (trng() % 3 == 0) EMQ_REQUIRE_OK(c, echomq_set_limit(c, q.c_str(), te.c_str(), 1 + trng() % 4));
+      if (trng() % 8 == 0) EMQ_REQUIRE_OK(c, echomq_pause(c, q.c_str(), te.c_str()));
+    }
+  }
   for (int l = 0; l < lanes; ++l) {
-    const std::string g = "L" + std::to_string(l);
+    const std::string g = lane_name(seed, l);
     if (pick(3) == 0) EMQ_REQUIRE_OK(c, echomq_set_weight(c, q.c_str(), g.c_str(), 1 + pick(4)));
     if (pick(4) == 0) EMQ_REQUIRE_OK(c, echomq_set_limit(c, q.c_str(), g.c_str(), 1 + pick(3)));
     if (pick(6) == 0) EMQ_REQUIRE_OK(c, echomq_pause(c, q.c_str(), g.c_str()));
@@ -61,7 +77,7 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
     std::mt19937 crng(seed * 7919u);
     EMQ_REQUIRE_OK(c, echomq_set_cost_mode(c, q.c_str(), 1 + crng() % 8));
     for (int l = 0; l < lanes; ++l)
-      EMQ_REQUIRE_OK(c, echomq_charge(c, q.c_str(), ("L" + std::to_string(l)).c_str(), crng() % 30));
+      EMQ_REQUIRE_OK(c, echomq_charge(c, q.c_str(), lane_name(seed, l).c_str(), crng() % 30));
   }
   // Deliveries that end in the past: expired leases and short retries.
   for (int i = 0, n = pick(6); i < n; ++i) {
@@ -80,7 +96,7 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
   }
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = kShort + pick(50);
-  for (int i = 0, n = pick(4); i < n; ++i) enqueue(c, q, "L" + std::to_string(pick(lanes)), "d", &o);
+  for (int i = 0, n = pick(4); i < n; ++i) enqueue(c, q, lane_name(seed, pick(lanes)), "d", &o);
 }
 
 std::vector<std::string> ring_of(RawValkey &raw, const std::string &q, const char *key = "ring") {
@@ -127,9 +143,16 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
         for (size_t i = 0; i + 1 < r->elements; i += 2)
           if (r->element[i]->str[0] != '~') before << " " << std::string(r->element[i]->str, r->element[i]->len) << "@" << std::string(r->element[i+1]->str, r->element[i+1]->len);
       }
-    before << " | gvt:";
-    ReplyPtr gv = raw.must({"HGETALL", "emq:{" + qa + "}:gvt"});
-    for (size_t i = 0; i < gv->elements; ++i) before << " " << std::string(gv->element[i]->str, gv->element[i]->len);
+    for (const char *k : {"gvt", "glimit", "gactive", "gweight"}) {
+      before << " | " << k << ":";
+      ReplyPtr gv = raw.must({"HGETALL", "emq:{" + qa + "}:" + k});
+      for (size_t i = 0; i < gv->elements; ++i)
+        if (gv->element[i]->len < 40) before << " " << std::string(gv->element[i]->str, gv->element[i]->len);
+    }
+    for (int t = 0; tenanted(seed) && t < 3; ++t) {
+      before << " | t" << t << ":";
+      for (const std::string &x : ring_of(raw, qa, ("t:t" + std::to_string(t) + ":ring").c_str())) before << " " << x;
+    }
     if (weighted) {
       // Whole turns: the turns of successive wclaims while they fit in n
       // (a turn that would pass n waits for the next batch; the first is cut to n).
@@ -164,7 +187,13 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     for (size_t i = 0; i < batch.size(); ++i) {
       CHECK(nonce_of(batch[i]) == nonce_of(batch[0]));  // one call, one nonce
     }
-    if (!weighted) CHECK(ring_of(raw, qa) == ring_of(raw, qb));
+    if (!weighted) {
+      CHECK(ring_of(raw, qa) == ring_of(raw, qb));
+      for (int t = 0; tenanted(seed) && t < 3; ++t) {  // and each tenant's inner ring
+        const std::string inner = "t:t" + std::to_string(t) + ":ring";
+        CHECK(ring_of(raw, qa, inner.c_str()) == ring_of(raw, qb, inner.c_str()));
+      }
+    }
     if (seed % 3 == 0) {  // the lanes set aside, the same in both
       auto debt = [&](const std::string &q) {
         std::vector<std::string> out;

@@ -332,3 +332,19 @@ TEST_CASE("a sharded queue moves to another shard count through a second queue",
   require_verified(c.get(), old_q);
   require_verified(c.get(), new_q);
 }
+
+TEST_CASE("a tenant lives on one shard: its lanes and its own settings route by the tenant", "[shards][tenants]") {
+  ClientPtr c = connect_client();
+  const std::string q = fresh_queue("sh-tenant");
+  EMQ_REQUIRE_OK(c.get(), echomq_shards_create(c.get(), q.c_str(), 4));
+  const std::vector<std::string> shards = shard_names(c.get(), q);
+  for (int i = 0; i < 12; ++i) enqueue(c.get(), q, "acme/u" + std::to_string(i), "x");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_limit(c.get(), q.c_str(), "acme/", 2));
+  const size_t home = shard_of(c.get(), shards, "acme/u0");
+  for (int i = 1; i < 12; ++i) CHECK(shard_of(c.get(), shards, "acme/u" + std::to_string(i)) == home);
+  CHECK(shard_of(c.get(), shards, "acme/") == home);  // the tenant's own entry, with its limit
+  std::vector<JobPtr> held;
+  for (JobPtr j = claim(c.get(), q, 60000); j; j = claim(c.get(), q, 60000)) held.push_back(std::move(j));
+  CHECK(held.size() == 2);  // the tenant's limit holds across all of its lanes
+  for (const std::string &s : shards) require_verified(c.get(), s);
+}
