@@ -63,7 +63,15 @@ void sybil_rounds(Context &ctx, echomq_client *c) {
                     worst[t].push_back(w);
                     return share;
                   }});
-  ctx.rounds(1, "%", vs, -1, "");
+  auto figs = ctx.rounds(1, "%", vs, -1, "");
+  // The service order is deterministic, so --check holds it exactly: in
+  // tenants mode the outer ring alternates A and B in every turn.
+  if (ctx.check)
+    for (size_t r = 0; r < worst[1].size(); ++r)
+      if (worst[1][r] != 0 || figs[1]->runs[r] != 50.0)
+        errors().add("tenants: Sybil run " + std::to_string(r) + ": A's share " +
+                     std::to_string(figs[1]->runs[r]) + " %, worst |A-B| per outer turn " +
+                     std::to_string(worst[1][r]) + " (want 50 % and 0)");
   for (int t = 0; t < 2; ++t) {
     Figure f;
     f.section = "tenants";
