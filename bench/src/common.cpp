@@ -85,6 +85,12 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+std::string count_name(uint64_t n) {
+  if (n >= 1000000 && n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
+  if (n >= 1000 && n % 1000 == 0) return std::to_string(n / 1000) + "k";
+  return std::to_string(n);
+}
+
 std::string lane_name(uint64_t i) { return "l" + std::to_string(i); }
 
 bool load(echomq_client *c, const std::string &queue, uint64_t lanes, uint64_t jobs,

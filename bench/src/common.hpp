@@ -67,6 +67,9 @@ double parallel(int n, const std::function<void(int)> &body);
 /// Median of a non-empty sample (0 for an empty one).
 double median(std::vector<double> v);
 
+/// A count as printed in figure names: 10, 1k, 100k, 1M.
+std::string count_name(uint64_t n);
+
 /// The lane name used for lane index i ("l" + i).
 std::string lane_name(uint64_t i);
 

@@ -4,24 +4,12 @@
 #include "sections.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <utility>
 
 namespace bench {
 namespace {
 
 constexpr int64_t kLease = 60000;
-
-std::string count_name(uint64_t n) {
-  char b[32];
-  if (n >= 1000000 && n % 1000000 == 0)
-    std::snprintf(b, sizeof b, "%lluM", (unsigned long long)(n / 1000000));
-  else if (n >= 1000 && n % 1000 == 0)
-    std::snprintf(b, sizeof b, "%lluk", (unsigned long long)(n / 1000));
-  else
-    std::snprintf(b, sizeof b, "%llu", (unsigned long long)n);
-  return b;
-}
 
 /// Loads a queue and reports how fast the load went (a figure of its own:
 /// the batched path is how a million lanes are filled in seconds).

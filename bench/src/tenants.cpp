@@ -84,12 +84,6 @@ void sybil_rounds(Context &ctx, echomq_client *c) {
   ctx.checkpoint("tenants (Sybil)");
 }
 
-std::string count_name(uint64_t n) {
-  if (n >= 1000000 && n % 1000000 == 0) return std::to_string(n / 1000000) + "M";
-  if (n >= 1000 && n % 1000 == 0) return std::to_string(n / 1000) + "k";
-  return std::to_string(n);
-}
-
 /// Each shape gets its own queue, all loaded before the first run, so the
 /// runs of 10 lanes and of a million alternate within each round.
 void scale(Context &ctx, echomq_client *c) {
