@@ -63,33 +63,37 @@ local function repairStep(apply, cursor, budget)
   local function inZ(key, id) return rcall('ZSCORE', key, id) ~= false end
 
   local mendPlace
+  -- The counts of g (a lane, or a tenant entry: `what`) set to what was
+  -- found, and its directory entry to its live jobs and settings.
+  local function mendCounts(what, g, leased, live, liveWhy)
+    local act = tonumber(rcall('HGET', K.gactive, g) or '0')
+    if act ~= leased then
+      local why = act < 0 and ' (a hidden underflow)' or ''
+      say('gactive: ' .. what .. ' ' .. g .. ' ' .. act .. why .. ' -> ' .. leased .. ' (jobs leased)')
+      if leased == 0 then w('HDEL', K.gactive, g) else w('HSET', K.gactive, g, S(leased)) end
+    end
+    local had = tonumber(rcall('HGET', K.glive, g) or '0')
+    if had ~= live then
+      say('glive: ' .. what .. ' ' .. g .. ' ' .. had .. ' -> ' .. live .. ' (' .. liveWhy .. ')')
+      if live == 0 then w('HDEL', K.glive, g) else w('HSET', K.glive, g, S(live)) end
+    end
+    local listed = rcall('ZSCORE', K.lanes, g) ~= false
+    if live > 0 and not listed then
+      say('lanes: ' .. what .. ' ' .. g .. ' listed (' .. live .. ' live jobs, not in the directory)')
+      w('ZADD', K.lanes, 0, g)
+    elseif live == 0 and listed and not hasSetting(g) then
+      say('lanes: ' .. what .. ' ' .. g .. ' dropped (no live job, no setting)')
+      if apply then forgetIdleLane(g) end
+    end
+  end
   -- Lane g made consistent with its jobs: active and live counts, the
   -- directory, its ring entry and its schedule in throttled.
   local function mendLane(g)
     local t = tally[g] or { 0, 0 }
     local leased, delayed = t[1], t[2]
     local depth = rcall('ZCARD', pendingKey(g))
-    local act = tonumber(rcall('HGET', K.gactive, g) or '0')
-    if act ~= leased then
-      local why = act < 0 and ' (a hidden underflow)' or ''
-      say('gactive: lane ' .. g .. ' ' .. act .. why .. ' -> ' .. leased .. ' (jobs leased)')
-      if leased == 0 then w('HDEL', K.gactive, g) else w('HSET', K.gactive, g, S(leased)) end
-    end
-    local live = depth + leased + delayed
-    local had = tonumber(rcall('HGET', K.glive, g) or '0')
-    if had ~= live then
-      say('glive: lane ' .. g .. ' ' .. had .. ' -> ' .. live .. ' (' .. depth .. ' pending, ' ..
-        leased .. ' leased, ' .. delayed .. ' delayed)')
-      if live == 0 then w('HDEL', K.glive, g) else w('HSET', K.glive, g, S(live)) end
-    end
-    local listed = rcall('ZSCORE', K.lanes, g) ~= false
-    if live > 0 and not listed then
-      say('lanes: lane ' .. g .. ' listed (' .. live .. ' live jobs, not in the directory)')
-      w('ZADD', K.lanes, 0, g)
-    elseif live == 0 and listed and not hasSetting(g) then
-      say('lanes: lane ' .. g .. ' dropped (no live job, no setting)')
-      if apply then forgetIdleLane(g) end
-    end
+    mendCounts('lane', g, leased, depth + leased + delayed,
+      depth .. ' pending, ' .. leased .. ' leased, ' .. delayed .. ' delayed')
     local st, due = laneState(g, leased)
     local te = tenantOf(g)
     if te then
@@ -158,24 +162,7 @@ local function repairStep(apply, cursor, budget)
       leased = leased + (tonumber(rcall('HGET', K.gactive, g) or '0') or 0)
       live = live + (tonumber(rcall('HGET', K.glive, g) or '0') or 0)
     end
-    local act = tonumber(rcall('HGET', K.gactive, te) or '0')
-    if act ~= leased then
-      say('gactive: tenant ' .. te .. ' ' .. act .. ' -> ' .. leased .. ' (jobs leased in its lanes)')
-      if leased == 0 then w('HDEL', K.gactive, te) else w('HSET', K.gactive, te, S(leased)) end
-    end
-    local had = tonumber(rcall('HGET', K.glive, te) or '0')
-    if had ~= live then
-      say('glive: tenant ' .. te .. ' ' .. had .. ' -> ' .. live .. ' (live jobs in its lanes)')
-      if live == 0 then w('HDEL', K.glive, te) else w('HSET', K.glive, te, S(live)) end
-    end
-    local listed = rcall('ZSCORE', K.lanes, te) ~= false
-    if live > 0 and not listed then
-      say('lanes: tenant ' .. te .. ' listed (' .. live .. ' live jobs, not in the directory)')
-      w('ZADD', K.lanes, 0, te)
-    elseif live == 0 and listed and not hasSetting(te) then
-      say('lanes: tenant ' .. te .. ' dropped (no live job, no setting)')
-      if apply then forgetIdleLane(te) end
-    end
+    mendCounts('tenant', te, leased, live, 'live jobs in its lanes')
     local key, seen = innerKey(te), {}
     for _, g in ipairs(rcall('LRANGE', key, 0, -1)) do
       local why

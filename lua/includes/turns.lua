@@ -256,13 +256,25 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     end
     if #back > 0 then callSliced('RPUSH', K.ring, back) end
   end
+  -- The inner rings after those turns, as the ring: a whole one rewritten
+  -- unless it came round to where it was (a tenant of one lane: no write),
+  -- one lane rotated by one LMOVE, else the visited head off and the lanes
+  -- still serviceable onto the tail.
   for _, v in ipairs(viewed) do
     local back = {}
     if v.whole then
-      rcall('LPOP', v.key, v.len)
-      for i = v.h, v.nq do back[#back + 1] = v.q[i] end
+      local same = v.nq - v.h + 1 == v.len
+      for i = 0, same and v.len - 1 or -1 do
+        if v.q[v.h + i] ~= v.q[1 + i] then same = false; break end
+      end
+      if not same then
+        rcall('LPOP', v.key, v.len)
+        for i = v.h, v.nq do back[#back + 1] = v.q[i] end
+      end
+    elseif v.h == 2 and v.nq == v.m + 1 and v.q[v.nq] == v.q[1] then
+      rcall('LMOVE', v.key, v.key, 'LEFT', 'RIGHT')
     else
-      rcall('LPOP', v.key, v.h - 1)
+      if v.h > 1 then rcall('LPOP', v.key, v.h - 1) end
       for i = v.m + 1, v.nq do back[#back + 1] = v.q[i] end
     end
     if #back > 0 then callSliced('RPUSH', v.key, back) end
