@@ -30,7 +30,6 @@ struct Tag {
 struct Shared {
   const Config *cfg = nullptr;
   const std::vector<Producer> *producers = nullptr;
-  Round round = Round::noisy;
   Mode mode = Mode::fifo;
   std::string queue;
   Clock::time_point t0;
@@ -296,7 +295,6 @@ ModeResult run_mode(const Config &cfg, const std::vector<Producer> &producers, R
   Shared s;
   s.cfg = &cfg;
   s.producers = &producers;
-  s.round = round;
   s.mode = mode;
   s.queue = std::string("emq-demo.") + mode_title(mode) + "." +
             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
