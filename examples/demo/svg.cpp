@@ -34,9 +34,9 @@ bool write_svg(const std::string &path, const std::vector<RoundResult> &rounds) 
                "<text x=\"%d\" y=\"22\" font-size=\"14\" font-weight=\"bold\">EchoMQ demo: "
                "when each producer's jobs were served (darker = more jobs)</text>\n"
                "<text x=\"%d\" y=\"36\" fill=\"#555\"><tspan fill=\"#d62728\">heavy</tspan>"
-               " floods its lane (noisy), runs 10x heavier jobs (costs); <tspan fill=\"#d62728\">big"
-               "</tspan> spreads over 100 lanes (tenants); <tspan fill=\"#2ca02c\">q1</tspan> pays "
-               "for a weight in the weighted run</text>\n",
+               " floods its lane (noisy), its jobs weigh 10x (costs); <tspan fill=\"#d62728\">big"
+               "</tspan> has 100 lanes (tenants); <tspan fill=\"#2ca02c\">q1</tspan> pays for a "
+               "weight (weighted)</text>\n",
                width, height, kLeft, kLeft);
   int top = kTop;
   for (const auto &rr : rounds) {
