@@ -4,6 +4,9 @@
 #include "test_env.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -508,10 +511,7 @@ TEST_CASE("in cost mode a worker's result and its lane's charge go in one take c
   uint64_t id = enqueue(c.get(), q, "g", "payload");
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   o.slots = 1;
-  echomq_worker *raw_w = nullptr;
-  REQUIRE(echomq_worker_new(&raw_w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr w(raw_w);
-  REQUIRE(echomq_worker_start(w.get()) == ECHOMQ_OK);
+  WorkerPtr w = start_worker(q, o);
   echomq_job *j = nullptr;
   REQUIRE(echomq_worker_next(w.get(), 5000, &j) == ECHOMQ_OK);
   JobPtr own(j);
@@ -529,4 +529,80 @@ TEST_CASE("in cost mode a worker's result and its lane's charge go in one take c
   INFO("gvt g: " << (v->str ? std::string(v->str, v->len) : "nil"));
   CHECK((v->str != nullptr || floor->str != nullptr));
   require_verified(c.get(), q);
+}
+
+TEST_CASE("a worker's result and its reported cost settle together: the lane is charged the cost", "[outcomes][cost]") {
+  // One report carries both (echomq_job_report.result): the result is kept
+  // and the lane charged the 7 units reported, not the handler's measured
+  // time (20 ms and more, in µs).
+  auto c = connect_client();
+  const std::string q = fresh_queue("keep-reported");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 60000, 0));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_cost_mode(c.get(), q.c_str(), 1000));
+  // Jobs left behind the first keep the lane's v (a lane that runs dry may
+  // have it forgotten).
+  uint64_t id = enqueue(c.get(), q, "g", "payload");
+  enqueue(c.get(), q, "g", "second");
+  enqueue(c.get(), q, "g", "third");
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 1;
+  WorkerPtr w = start_worker(q, o);
+  echomq_job *j = nullptr;
+  REQUIRE(echomq_worker_next(w.get(), 5000, &j) == ECHOMQ_OK);
+  JobPtr own(j);
+  REQUIRE(echomq_job_id(j) == id);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = 7;
+  // Refused reports settle nothing: the job is still held afterwards.
+  r.result = nullptr;
+  r.result_len = 3;
+  CHECK(echomq_worker_done_with(w.get(), j, &r) == ECHOMQ_EINVAL);
+  r.result = "res";
+  CHECK(echomq_worker_fail_with(w.get(), j, "no", ECHOMQ_RETRY_DEFAULT, &r) == ECHOMQ_EINVAL);
+  std::string big(ECHOMQ_RESULT_MAX + 1, 'x');
+  r.result = big.data();
+  r.result_len = big.size();
+  CHECK(echomq_worker_done_with(w.get(), j, &r) == ECHOMQ_ETOOLARGE);
+  r.result = "res";
+  r.result_len = 3;
+  REQUIRE(echomq_worker_done_with(w.get(), j, &r) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  JobPtr done = get_job(c.get(), q, id);
+  CHECK(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
+  CHECK(result_of(done.get()) == "res");
+  RawValkey raw;
+  ReplyPtr v = raw.must({"HGET", key(q, "gvt"), "g"});
+  REQUIRE(v->str != nullptr);
+  CHECK(std::string(v->str, v->len) == "7");
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a version-1 job report still settles (cost only)", "[outcomes][cost]") {
+  echomq_job_report r;
+  std::memset(&r, 0xff, sizeof r);
+  REQUIRE(echomq_job_report_init(&r, ECHOMQ_JOB_REPORT_VERSION_1) == ECHOMQ_OK);
+  CHECK(r.version == ECHOMQ_JOB_REPORT_VERSION_1);
+  CHECK(r.cost == 0);
+  CHECK(r.result_len == SIZE_MAX);  // past version 1's end: left alone
+  CHECK(echomq_job_report_init(&r, 3) == ECHOMQ_EINVAL);
+  CHECK(echomq_job_report_init(nullptr, ECHOMQ_JOB_REPORT_VERSION) == ECHOMQ_EINVAL);
+  auto c = connect_client();
+  const std::string q = fresh_queue("report-v1");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_cost_mode(c.get(), q.c_str(), 1000));
+  enqueue(c.get(), q, "g", "one");
+  enqueue(c.get(), q, "g", "two");
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 1;
+  WorkerPtr w = start_worker(q, o);
+  echomq_job *j = nullptr;
+  REQUIRE(echomq_worker_next(w.get(), 5000, &j) == ECHOMQ_OK);
+  JobPtr own(j);
+  r.cost = 5;  // its result fields, past a version-1 struct, are not read
+  REQUIRE(echomq_worker_done_with(w.get(), j, &r) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  RawValkey raw;
+  ReplyPtr v = raw.must({"HGET", key(q, "gvt"), "g"});
+  REQUIRE(v->str != nullptr);
+  CHECK(std::string(v->str, v->len) == "5");
 }

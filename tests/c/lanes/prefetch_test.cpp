@@ -12,21 +12,6 @@ using namespace emqtest;
 
 namespace {
 
-WorkerPtr start_worker(const std::string &q, const echomq_worker_options &o) {
-  echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr p(w);
-  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  return p;
-}
-
-echomq_worker_stats worker_stats(echomq_worker *w) {
-  echomq_worker_stats s{};
-  s.version = ECHOMQ_WORKER_STATS_VERSION;
-  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
-  return s;
-}
-
 struct QuietRun {
   int heavyAhead;  // heavy jobs started after the quiet job was enqueued, before it started
   int64_t waitMs;  // the quiet job's wait, enqueue to start

@@ -14,21 +14,6 @@ using namespace emqtest;
 
 namespace {
 
-WorkerPtr start_worker(const std::string &q, echomq_worker_options o, const std::string &url = server_url()) {
-  echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, url.c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr p(w);
-  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  return p;
-}
-
-echomq_worker_stats worker_stats(echomq_worker *w) {
-  echomq_worker_stats s{};
-  s.version = ECHOMQ_WORKER_STATS_VERSION;
-  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
-  return s;
-}
-
 // Enqueues jobs 0..n-1 (payload: the number) over `lanes` lanes L0, L1, ...
 void enqueue_spread(echomq_client *c, const std::string &q, int n, int lanes) {
   BatchPtr b(echomq_batch_create());

@@ -157,6 +157,22 @@ ClientPtr connect_client(const echomq_client_options *opts, const std::string &u
   return c;
 }
 
+WorkerPtr start_worker(const std::string &queue, const echomq_worker_options &o, const std::string &url) {
+  echomq_worker *w = nullptr;
+  const std::string target = url.empty() ? server_url() : url;
+  REQUIRE(echomq_worker_new(&w, target.c_str(), queue.c_str(), &o) == ECHOMQ_OK);
+  WorkerPtr p(w);
+  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+  return p;
+}
+
+echomq_worker_stats worker_stats(echomq_worker *w) {
+  echomq_worker_stats s{};
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
+  return s;
+}
+
 std::string fresh_queue(const std::string &tag) {
   static std::atomic<unsigned> counter{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();

@@ -73,6 +73,14 @@ class PrivateServer {
 ClientPtr connect_client(const echomq_client_options *opts = nullptr,
                          const std::string &url = std::string());
 
+/// A worker engine on `queue` at `url` (default: server_url()), created and
+/// started (asserts both calls worked).
+WorkerPtr start_worker(const std::string &queue, const echomq_worker_options &o,
+                       const std::string &url = std::string());
+
+/// The engine's figures (asserts the call worked).
+echomq_worker_stats worker_stats(echomq_worker *w);
+
 /// A queue name that no other test (nor an earlier run) uses.
 std::string fresh_queue(const std::string &tag);
 
