@@ -91,12 +91,7 @@ TEST_CASE("with fast handlers latency-bounded prefetch still claims deep batches
   auto c = connect_client();
   const std::string q = fresh_queue("prefetch-fast");
   constexpr int kJobs = 3000;
-  BatchPtr b(echomq_batch_create());
-  for (int i = 0; i < kJobs; ++i) {
-    const std::string g = "L" + std::to_string(i % 30);
-    REQUIRE(echomq_batch_add(b.get(), g.c_str(), "x", 1) == ECHOMQ_OK);
-  }
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  enqueue_spread(c.get(), q, kJobs, 30);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   REQUIRE(o.target_wait_ms == 5);  // the default is latency-bounded
   o.slots = 64;

@@ -173,6 +173,15 @@ echomq_worker_stats worker_stats(echomq_worker *w) {
   return s;
 }
 
+void enqueue_spread(echomq_client *c, const std::string &queue, int n, int lanes) {
+  BatchPtr b(echomq_batch_create());
+  for (int i = 0; i < n; ++i) {
+    const std::string g = "L" + std::to_string(i % lanes), p = std::to_string(i);
+    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
+  }
+  EMQ_REQUIRE_OK(c, echomq_enqueue_batch(c, queue.c_str(), b.get(), nullptr));
+}
+
 std::string fresh_queue(const std::string &tag) {
   static std::atomic<unsigned> counter{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();

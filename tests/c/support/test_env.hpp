@@ -81,6 +81,10 @@ WorkerPtr start_worker(const std::string &queue, const echomq_worker_options &o,
 /// The engine's figures (asserts the call worked).
 echomq_worker_stats worker_stats(echomq_worker *w);
 
+/// Enqueues jobs 0..n-1 (payload: the number) over `lanes` lanes L0, L1, ...
+/// in one batch (asserts success).
+void enqueue_spread(echomq_client *c, const std::string &queue, int n, int lanes);
+
 /// A queue name that no other test (nor an earlier run) uses.
 std::string fresh_queue(const std::string &tag);
 
