@@ -19,13 +19,6 @@ namespace {
 
 constexpr int64_t kLease = 60000;
 
-JobPtr get_job(echomq_client *c, const std::string &q, uint64_t id) {
-  echomq_job *raw = nullptr;
-  EMQ_REQUIRE_OK(c, echomq_get_job(c, q.c_str(), id, &raw));
-  REQUIRE(raw != nullptr);
-  return JobPtr(raw);
-}
-
 int lookup_status(echomq_client *c, const std::string &q, uint64_t id) {
   echomq_job *raw = nullptr;
   int rc = echomq_get_job(c, q.c_str(), id, &raw);

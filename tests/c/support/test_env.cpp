@@ -182,6 +182,13 @@ void enqueue_spread(echomq_client *c, const std::string &queue, int n, int lanes
   EMQ_REQUIRE_OK(c, echomq_enqueue_batch(c, queue.c_str(), b.get(), nullptr));
 }
 
+JobPtr get_job(echomq_client *c, const std::string &queue, uint64_t id) {
+  echomq_job *raw = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_get_job(c, queue.c_str(), id, &raw));
+  REQUIRE(raw != nullptr);
+  return JobPtr(raw);
+}
+
 std::string fresh_queue(const std::string &tag) {
   static std::atomic<unsigned> counter{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();

@@ -101,6 +101,9 @@ std::vector<std::string> violations(echomq_client *c, const std::string &queue);
 uint64_t enqueue(echomq_client *c, const std::string &queue, const std::string &group,
                  const std::string &payload, const echomq_enqueue_options *opts = nullptr);
 
+/// The job `id` as echomq_get_job looks it up (asserts the call worked).
+JobPtr get_job(echomq_client *c, const std::string &queue, uint64_t id);
+
 /// Claims one job; nullptr when the queue reports ECHOMQ_EMPTY. Any other
 /// status fails the test.
 JobPtr claim(echomq_client *c, const std::string &queue, int64_t lease_ms);
