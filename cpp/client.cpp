@@ -1,11 +1,11 @@
 #include "client.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "clock.hpp"
 #include "error.hpp"
 #include "job_record.hpp"
 #include "nonce.hpp"
@@ -17,11 +17,6 @@ namespace echomq {
 namespace {
 
 constexpr size_t kRedriveChunk = 1000;
-
-int64_t steadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
