@@ -21,14 +21,25 @@ namespace {
 
 using emqcapi::guard;
 
+// Every settlement of a held job: done (ok) or fail, with what a report
+// (may be NULL) or a bare result adds. A report's result and cost travel
+// in the one settlement, so the job's lane is charged the reported cost.
 int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, const char* reason,
-           const echomq_job_report* r = nullptr) {
+           const echomq_job_report* r = nullptr, const char* result = nullptr, size_t result_len = 0) {
   if (!w || !job) return ECHOMQ_EINVAL;
-  if (r && r->version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
+  if (r && r->version != ECHOMQ_JOB_REPORT_VERSION && r->version != ECHOMQ_JOB_REPORT_VERSION_1)
+    return ECHOMQ_EINVAL;
   if (r && r->cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) return ECHOMQ_EINVAL;
+  if (r && r->version >= 2) {  // version 1 ends before the result
+    result = r->result;
+    result_len = r->result_len;
+  }
+  if (result_len > 0 && !result) return ECHOMQ_EINVAL;
+  if (!ok && result_len > 0) return ECHOMQ_EINVAL;  // a failed job has no result
   int64_t cost = r && r->cost > 0 ? static_cast<int64_t>(r->cost) : echomq::Worker::kCostMeasured;
   return guard([&] {
-    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "", {}, cost);
+    w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "",
+                   std::string(result ? result : "", result_len), cost);
     return ECHOMQ_OK;
   });
 }
@@ -124,17 +135,12 @@ int echomq_worker_fail(echomq_worker* w, const echomq_job* job, const char* reas
 
 int echomq_worker_done_result(echomq_worker* w, const echomq_job* job, const char* result,
                               size_t result_len) {
-  if (!w || !job || (result_len > 0 && !result)) return ECHOMQ_EINVAL;
-  return guard([&] {
-    w->core.report(job->j.id, job->j.token, true, 0, "", std::string(result ? result : "", result_len));
-    return ECHOMQ_OK;
-  });
+  return report(w, job, true, 0, nullptr, nullptr, result, result_len);
 }
 
 int echomq_job_report_init(echomq_job_report* r, unsigned int version) {
-  if (!r || version != ECHOMQ_JOB_REPORT_VERSION) return ECHOMQ_EINVAL;
-  *r = echomq_job_report ECHOMQ_JOB_REPORT_INIT;
-  return ECHOMQ_OK;
+  return emqcapi::initOptions(r, version, echomq_job_report ECHOMQ_JOB_REPORT_INIT, ECHOMQ_JOB_REPORT_VERSION_1,
+                              offsetof(echomq_job_report, result));
 }
 
 int echomq_worker_done_with(echomq_worker* w, const echomq_job* job, const echomq_job_report* r) {

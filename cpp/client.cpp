@@ -1,11 +1,11 @@
 #include "client.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "clock.hpp"
 #include "error.hpp"
 #include "job_record.hpp"
 #include "nonce.hpp"
@@ -17,11 +17,6 @@ namespace echomq {
 namespace {
 
 constexpr size_t kRedriveChunk = 1000;
-
-int64_t steadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -321,11 +316,7 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
   checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
   const std::string& wake = k.key("wake");
   int64_t deadline = steadyMs() + timeout_ms;
-  struct Cancellable {
-    Connection& c;
-    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
-    ~Cancellable() { c.endCancellable(); }
-  } guard(conn_);
+  Connection::CancellableScope guard(conn_);
   for (;;) {
     // "w": pass a wake-up on to the next sleeper while work remains.
     ClaimResult res = claimTurns(k, lease_ms, 1, 1, false, "w");
@@ -337,32 +328,26 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
     if (wait <= 0) continue;
     // Sleep on the server until a lane joins the ring (a wake-up token) or
     // the next due time; then claim again.
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(wait) / 1000.0);
-    Argv b;
-    b.ref("BLPOP", 5);
-    b.ref(wake);
-    b.ref(secs, std::strlen(secs));
-    ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(wait) + opts_.timeouts.command_ms);
-    if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
+    blockPop(wake, wait);
   }
 }
 
 bool Client::waitForWork(const char* queue, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
   checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
-  struct Cancellable {
-    Connection& c;
-    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
-    ~Cancellable() { c.endCancellable(); }
-  } guard(conn_);
+  Connection::CancellableScope guard(conn_);
+  return blockPop(k.key("wake"), timeout_ms);
+}
+
+bool Client::blockPop(const std::string& key, int64_t wait_ms) {
   char secs[32];
-  std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(timeout_ms) / 1000.0);
+  std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(wait_ms) / 1000.0);
   Argv b;
   b.ref("BLPOP", 5);
-  b.ref(k.key("wake"));
+  b.ref(key);
   b.ref(secs, std::strlen(secs));
-  ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(timeout_ms) + opts_.timeouts.command_ms);
+  // The read waits the server-side wait plus the usual command time.
+  ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(wait_ms) + opts_.timeouts.command_ms);
   if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
   return w->type == REDIS_REPLY_ARRAY;
 }

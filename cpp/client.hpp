@@ -149,112 +149,17 @@ class Client {
   void cancel() { conn_.cancel(); }
   void ping();
 
-  // Enqueues jobs (1..kBatchMax) in one atomic script call; returns
-  // the id of every job in order.
-  // keep_ms / keep_last: retain these jobs' outcomes (0 = the queue's).
-  std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
-                                int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
-                                uint64_t keep_last = 0);
+  // The queue operations (cpp/queue_ops.inc documents each).
+#include "queue_ops.inc"
+
   // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
   void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
-  // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
-  // the default window.
-  EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
-                             uint64_t keep_last = 0);
-
-  ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
-  // n successive turns of the ring in one call (weighted: turns as wclaim
-  // serves them, until n jobs are taken).
-  ClaimResult claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted);
-  // Settles every entry, then (n > 0) claims a batch, in one round trip.
-  // flags: "w" passes a wake-up on to the next sleeper while work remains.
-  TakeResult settleClaim(const char* queue, const std::vector<Settlement>& s, int64_t lease_ms,
-                         uint32_t n, bool weighted, const char* flags = "");
-  // Extends n leases at once; statuses[i] gets each job's status. Returns the new deadline.
-  int64_t extendMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
-                     int64_t lease_ms, int* statuses);
-  ClaimResult bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms);
-  // Sleeps on the server until a lane of the queue joins the ring (a
-  // wake-up token) or timeout_ms pass; cancel() interrupts it (ECANCELED).
-  // Returns whether a wake-up came.
-  bool waitForWork(const char* queue, int64_t timeout_ms);
-  void ack(const char* queue, uint64_t id, uint64_t token);
-  // Acks n jobs in one call; statuses[i] gets each job's status. Returns
-  // how many were acked.
-  size_t ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
-                 int* statuses);
-  ClaimResult ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
-  int fail(const char* queue, uint64_t id, uint64_t token, const char* reason,
-           int64_t retry_delay_ms);
-  int64_t extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
-
-  void setWeight(const char* queue, const char* group, uint32_t weight);  // 0 clears
-  void setLimit(const char* queue, const char* group, uint32_t limit);    // 0 clears
-  void setPaused(const char* queue, const char* group, bool paused);
-  // Validates value for `what` (weight 1.., limit 0.., max attempts 1..).
-  void setDefault(const char* queue, QueueDefault what, uint32_t value);
-  // Rate limit of a lane (group) or the queue default (group NULL): jobs per
-  // period_ms with a burst (0 = jobs); jobs 0 clears.
-  void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
-  // Cost mode (lua/costmode.lua): quantum 1.. turns it on, 0 off. Returns
-  // the quantum it had (0 = off); quantum -1 only reads it.
-  uint64_t costMode(const char* queue, int64_t quantum);
-  // Charges lane `group` `cost` units of settled work (cost mode; else no-op).
-  void charge(const char* queue, const char* group, uint64_t cost);
-  // No job of the lane before server now + ms.
-  void throttle(const char* queue, const char* group, int64_t ms);
-  // Size cap of a lane or the queue default (group NULL); 0 clears.
-  void setCap(const char* queue, const char* group, uint64_t cap);
-
-  QueueStats stats(const char* queue);
-  LaneInfo lane(const char* queue, const char* group);
-  // Returns the page; `more` tells whether a further page may exist.
-  std::vector<LaneInfo> lanes(const char* queue, const char* after, size_t count,
-                                      bool& more);
-  std::vector<Job> dead(const char* queue, uint64_t offset, size_t count);
-  uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
-  uint64_t redriveAll(const char* queue);
-  std::vector<std::string> verify(const char* queue);
-  // Everyday operations (cpp/ops.cpp).
-  Job getJob(const char* queue, uint64_t id);
-  void deleteJob(const char* queue, uint64_t id);
-  // One bounded purge step; returns jobs removed, updates cursor and more.
-  uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
-                     uint64_t& cursor, bool& more);
-  std::vector<std::string> queues();
-  // Outcomes (cpp/outcomes.cpp, lua/outconf.lua, wait.lua, progress.lua).
-  // Retention of completed jobs: keep_ms and/or keep_last (not both 0);
-  // clearRetention turns it off.
-  void setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last);
-  void clearRetention(const char* queue);
-  // The event stream: about maxlen entries; enqueued = enqueues too.
-  void setEvents(const char* queue, uint64_t maxlen, bool enqueued);
-  void clearEvents(const char* queue);
-  void progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len);
-  // Waits for job id to complete or die (timeout_ms 0 = do not wait):
-  // true with its lookup in `out`, false when it had not finished in time.
-  // cancel() interrupts it (ECANCELED). ENOTFOUND: no such job.
-  bool waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out);
-  // The event stream's entries after stream id `after` ("0" = from the
-  // start, "$" = only new ones), at most count, waiting up to block_ms (0 =
-  // do not wait) for one; cancel() interrupts a wait. Each entry: its
-  // stream id, then field, value pairs.
-  std::vector<std::vector<std::string>> readEvents(const char* queue, const std::string& after,
-                                                   size_t count, int64_t block_ms);
-  // One bounded step of a repair (lua/includes/mend.lua): appends the
-  // changes to `lines` and returns the next cursor ("" = done).
-  std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
-                     std::vector<std::string>& lines);
   // The record of a sharded queue (cpp/shard_record.cpp): its shard
   // queues' names in shard order; empty for a plain queue.
   std::vector<std::string> shardNames(const char* queue);
   // Makes queue a sharded queue over these shard queues, or opens it when it
   // is one with as many; returns the names stored (ESHARDS otherwise).
   std::vector<std::string> initShards(const char* queue, const std::vector<std::string>& names);
-  // Checks the server the queue runs on (cpp/doctor.cpp); acl_user NULL =
-  // the connected user.
-  std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
 
  private:
   const QueueKeys& keysFor(const char* queue);
@@ -272,6 +177,9 @@ class Client {
   // take() for claims only, called again while due work waits to be brought back.
   ClaimResult claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n, uint32_t turns,
                          bool weighted, const char* flags);
+  // BLPOP on key for up to wait_ms, inside a Connection::CancellableScope
+  // (cancel() interrupts it: ECANCELED); whether an element came.
+  bool blockPop(const std::string& key, int64_t wait_ms);
   // Settles one job and throws its refusal as an error.
   int settleOne(const char* queue, const Settlement& s, const char* what);
   // Why settlement s was refused as stale, said truthfully: another

@@ -81,6 +81,17 @@ class Connection {
   // Brackets a cancellable call (bclaim); cancel() is a no-op outside one.
   void beginCancellable();
   void endCancellable();
+  // The bracket as a scope: a cancellable call from here to its end.
+  class CancellableScope {
+   public:
+    explicit CancellableScope(Connection& c) : c_(c) { c_.beginCancellable(); }
+    ~CancellableScope() { c_.endCancellable(); }
+    CancellableScope(const CancellableScope&) = delete;
+    CancellableScope& operator=(const CancellableScope&) = delete;
+
+   private:
+    Connection& c_;
+  };
   bool cancelRequested() const { return cancel_requested_; }
 
   // Pipelined: sends all, reads all. Same errors.

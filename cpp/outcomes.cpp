@@ -1,8 +1,6 @@
 // Outcomes: retention, waiting for a job, progress and the event stream.
 // The queue logic is in the scripts (lua/outconf.lua, wait.lua,
 // progress.lua, includes/finishAcks.lua); docs/keys.md "Outcomes".
-#include <cstdio>
-#include <cstring>
 
 #include "client.hpp"
 #include "error.hpp"
@@ -79,11 +77,7 @@ bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& ou
   const QueueKeys& k = keysFor(queue);
   if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
   checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
-  struct Cancellable {
-    Connection& c;
-    explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
-    ~Cancellable() { c.endCancellable(); }
-  } guard(conn_);
+  Connection::CancellableScope guard(conn_);
   const std::string ids = std::to_string(id);
   start(Script::Wait, k);
   argv_.own(ids);
@@ -96,16 +90,7 @@ bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& ou
   if (timeout_ms > 0) {
     // Registered: the job's ack or death pushes onto its wake-up list
     // (lua/includes/wakeWaiters.lua). No polling: one BLPOP.
-    const std::string key = k.prefix + "w:" + ids;
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.3f", static_cast<double>(timeout_ms) / 1000.0);
-    Argv b;
-    b.ref("BLPOP", 5);
-    b.ref(key);
-    b.ref(secs, std::strlen(secs));
-    ReplyPtr w = conn_.interruptibleWait(b, static_cast<int>(timeout_ms) + opts_.timeouts.command_ms);
-    if (w->type == REDIS_REPLY_ERROR) throwReplyError(w.get(), "BLPOP");
-    woke = w->type == REDIS_REPLY_ARRAY;
+    woke = blockPop(k.prefix + "w:" + ids, timeout_ms);
   }
   if (woke) {
     out = getJob(queue, id);  // retained at least ECHOMQ_WAIT_GRACE_MS; gone = deleted
@@ -140,11 +125,7 @@ std::vector<std::vector<std::string>> Client::readEvents(const char* queue, cons
   a.ref(after);
   ReplyPtr r;
   if (block_ms > 0) {
-    struct Cancellable {
-      Connection& c;
-      explicit Cancellable(Connection& conn) : c(conn) { c.beginCancellable(); }
-      ~Cancellable() { c.endCancellable(); }
-    } guard(conn_);
+    Connection::CancellableScope guard(conn_);
     r = conn_.interruptibleWait(a, static_cast<int>(block_ms) + opts_.timeouts.command_ms);
   } else {
     r = conn_.command(a);

@@ -44,64 +44,12 @@ class Router {
   // The shard queues' names (empty: a plain queue). Read once, then cached.
   std::vector<std::string> shardNames(const char* queue);
 
-  // The operations of Client, routed (cpp/client.hpp documents each).
-  std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                                uint32_t max_attempts, int64_t keep_ms = 0, uint64_t keep_last = 0);
-  EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
-                             uint64_t keep_last = 0);
-  ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
-  ClaimResult claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted);
-  TakeResult settleClaim(const char* queue, const std::vector<Settlement>& s, int64_t lease_ms,
-                         uint32_t n, bool weighted, const char* flags = "");
-  int64_t extendMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
-                     int64_t lease_ms, int* statuses);
-  ClaimResult bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms);
-  bool waitForWork(const char* queue, int64_t timeout_ms);
-  void ack(const char* queue, uint64_t id, uint64_t token);
-  size_t ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
-                 int* statuses);
-  ClaimResult ackClaim(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
-  int fail(const char* queue, uint64_t id, uint64_t token, const char* reason, int64_t retry_delay_ms);
-  int64_t extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms);
-
-  void setWeight(const char* queue, const char* group, uint32_t weight);
-  void setLimit(const char* queue, const char* group, uint32_t limit);
-  void setPaused(const char* queue, const char* group, bool paused);
-  void setDefault(const char* queue, QueueDefault what, uint32_t value);
-  void setRate(const char* queue, const char* group, uint32_t jobs, int64_t period_ms, uint32_t burst);
-  void throttle(const char* queue, const char* group, int64_t ms);
-  // Cost mode: on every shard queue of a sharded queue (a lane's balance
-  // lives in its shard, which serves it). quantum -1 only reads.
-  uint64_t costMode(const char* queue, int64_t quantum);
-  void charge(const char* queue, const char* group, uint64_t cost);
-  void setCap(const char* queue, const char* group, uint64_t cap);
-
-  QueueStats stats(const char* queue);
-  LaneInfo lane(const char* queue, const char* group);
-  std::vector<LaneInfo> lanes(const char* queue, const char* after, size_t count, bool& more);
-  std::vector<Job> dead(const char* queue, uint64_t offset, size_t count);
-  uint64_t redrive(const char* queue, const uint64_t* ids, size_t n);
-  uint64_t redriveAll(const char* queue);
-  std::vector<std::string> verify(const char* queue);
-  Job getJob(const char* queue, uint64_t id);
-  void deleteJob(const char* queue, uint64_t id);
-  uint64_t purgeLane(const char* queue, const char* group, uint32_t max, bool clear_settings,
-                     uint64_t& cursor, bool& more);
-  // Every queue of every primary (a sharded queue's shard queues are not
-  // listed apart from it).
-  std::vector<std::string> queues();
-  void setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last);
-  void clearRetention(const char* queue);
-  void setEvents(const char* queue, uint64_t maxlen, bool enqueued);
-  void clearEvents(const char* queue);
-  void progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len);
-  bool waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out);
-  std::vector<std::vector<std::string>> readEvents(const char* queue, const std::string& after,
-                                                   size_t count, int64_t block_ms);
-  std::string repair(const char* queue, bool apply, const std::string& cursor, size_t count,
-                     std::vector<std::string>& lines);
-  std::vector<DoctorLine> doctor(const char* queue, const char* acl_user);
+  // The operations of Client, routed (cpp/queue_ops.inc documents each).
+  // For a sharded queue: costMode sets (or reads) every shard queue (a
+  // lane's balance lives in its shard, which serves it); queues() lists
+  // every queue of every primary, a sharded queue's shard queues not apart
+  // from it.
+#include "queue_ops.inc"
 
   // A sharded queue's shape: its shard queues and the claim ring's position.
   struct Shards {

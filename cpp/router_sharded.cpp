@@ -4,10 +4,10 @@
 // their shard; figures, lanes, dead jobs, verify and repair are gathered
 // from every shard.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <set>
 
+#include "clock.hpp"
 #include "router.hpp"
 #include "router_impl.hpp"
 #include "validate.hpp"
@@ -21,11 +21,6 @@ namespace {
 constexpr int64_t kShardWaitSliceMs = 50;
 // How deep a sharded queue's dead list can be paged (offset + count).
 constexpr uint64_t kShardedDeadDepthMax = 10000;
-
-int64_t steadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 // The sooner of two "ms to the next due time" (-1 = none).
 int64_t sooner(int64_t a, int64_t b) {

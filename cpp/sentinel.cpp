@@ -4,17 +4,13 @@
 #include <chrono>
 #include <thread>
 
+#include "clock.hpp"
 #include "error.hpp"
 
 namespace echomq {
 namespace {
 
 constexpr int kRoleRetryMs = 100;
-
-int64_t steadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::string nodeName(const std::string& host, int port) { return host + ":" + std::to_string(port); }
 

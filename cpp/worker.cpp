@@ -4,22 +4,13 @@
 #include <chrono>
 #include <cmath>
 
+#include "clock.hpp"
 #include "error.hpp"
 #include "url.hpp"
 #include "validate.hpp"
 
 namespace echomq {
 namespace {
-
-int64_t steadyMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-int64_t steadyUs() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(steady_clock::now().time_since_epoch()).count();
-}
 
 std::chrono::steady_clock::time_point at(int64_t ms) {
   return std::chrono::steady_clock::time_point(std::chrono::milliseconds(ms));

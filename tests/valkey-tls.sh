@@ -16,25 +16,8 @@ dir=${2:?usage: valkey-tls.sh certs|start|cluster|stop DIR}
 bin=${VALKEY_SERVER:-valkey-server}
 cli=${VALKEY_CLI:-valkey-cli}
 
-free_port() {  # a port whose port + 10000 (the cluster bus) is free too
-  python3 - <<'PY'
-import random, socket
-for _ in range(200):
-    p = random.randint(20000, 50000)
-    ok = True
-    for q in (p, p + 10000):
-        s = socket.socket()
-        try:
-            s.bind(("127.0.0.1", q))
-        except OSError:
-            ok = False
-        finally:
-            s.close()
-    if ok:
-        print(p)
-        break
-PY
-}
+# shellcheck source=valkey-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/valkey-lib.sh"
 
 certs() {
   local c=$1
@@ -63,17 +46,6 @@ tls_args() {  # certs-dir auth
     --tls-ca-cert-file "$1/ca.pem" --tls-auth-clients "$2"
 }
 
-stop() {
-  for pidfile in "$dir"/valkey.pid "$dir"/n*/valkey.pid; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  rm -rf "$dir"
-}
-
 case "$cmd" in
 certs)
   certs "$dir"
@@ -83,72 +55,20 @@ start)
   c=${4:-$dir/certs}
   mkdir -p "$dir"
   certs "$c"
-  for _ in 1 2 3 4 5; do
-    port=$(free_port)
-    rm -f "$dir/valkey.pid"
-    # shellcheck disable=SC2046
-    if "$bin" --bind 127.0.0.1 --port 0 --tls-port "$port" $(tls_args "$c" "$auth") \
-         --dir "$dir" --save "" --appendonly no --daemonize yes --pidfile "$dir/valkey.pid" \
-         --logfile "$dir/valkey.log" --unixsocket "$dir/valkey.sock" --unixsocketperm 700 \
-         >/dev/null 2>&1; then
-      for _ in $(seq 1 100); do
-        if [ -S "$dir/valkey.sock" ] && [ -s "$dir/valkey.pid" ]; then
-          echo "valkeys://127.0.0.1:$port?ca=$c/ca.pem" >"$dir/url"
-          cat "$dir/url"
-          exit 0
-        fi
-        sleep 0.05
-      done
-    fi
-    [ -s "$dir/valkey.pid" ] && kill "$(cat "$dir/valkey.pid")" 2>/dev/null || true
-  done
-  echo "valkey-tls.sh: could not start $bin with TLS (see $dir/valkey.log)" >&2
-  exit 1
+  # shellcheck disable=SC2046
+  start_one "$dir" --tls-port "valkeys://127.0.0.1:" "?ca=$c/ca.pem" --port 0 $(tls_args "$c" "$auth")
   ;;
 cluster)
   c=${3:-$dir/certs}
   mkdir -p "$dir"
   certs "$c"
-  : >"$dir/urls"
-  addrs=()
-  tlscli=(--tls --cacert "$c/ca.pem")
-  for i in 1 2 3; do
-    port=$(free_port)
-    node="$dir/n$i"
-    mkdir -p "$node"
-    # shellcheck disable=SC2046
-    "$bin" --bind 127.0.0.1 --port 0 --tls-port "$port" --tls-cluster yes $(tls_args "$c" no) \
-      --tls-client-cert-file "$c/server.pem" --tls-client-key-file "$c/server.key" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --dir "$node" --save "" \
-      --appendonly no --daemonize yes --pidfile "$node/valkey.pid" --logfile "$node/valkey.log" \
-      --unixsocket "$node/valkey.sock" --unixsocketperm 700 >/dev/null
-    for _ in $(seq 1 100); do "$cli" -s "$node/valkey.sock" ping >/dev/null 2>&1 && break; sleep 0.05; done
-    addrs+=("127.0.0.1:$port")
-    echo "valkeys://127.0.0.1:$port?ca=$c/ca.pem" >>"$dir/urls"
-  done
-  if ! "$cli" "${tlscli[@]}" --cluster create "${addrs[@]}" --cluster-replicas 0 --cluster-yes \
-       >"$dir/create.log" 2>&1; then
-    cat "$dir/create.log" >&2
-    stop
-    exit 1
-  fi
-  for _ in $(seq 1 400); do
-    ready=1
-    for i in 1 2 3; do
-      "$cli" -s "$dir/n$i/valkey.sock" cluster info 2>/dev/null | grep -q '^cluster_state:ok' || ready=0
-    done
-    if [ "$ready" = 1 ]; then
-      cat "$dir/urls"
-      exit 0
-    fi
-    sleep 0.05
-  done
-  echo "valkey-tls.sh: the TLS cluster did not reach state ok" >&2
-  stop
-  exit 1
+  cluster_cli=(--tls --cacert "$c/ca.pem")
+  # shellcheck disable=SC2046
+  start_cluster "$dir" --tls-port "valkeys://127.0.0.1:" "?ca=$c/ca.pem" --port 0 --tls-cluster yes \
+    $(tls_args "$c" no) --tls-client-cert-file "$c/server.pem" --tls-client-key-file "$c/server.key"
   ;;
 stop)
-  stop
+  stop_servers "$dir"
   ;;
 *)
   echo "usage: valkey-tls.sh certs|start|cluster|stop DIR" >&2

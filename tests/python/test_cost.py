@@ -1,6 +1,8 @@
 """Cost mode from Python: reported costs through Job.report_cost (worker) and
 Queue.charge (claimed by hand), against a real server."""
 
+import time
+
 import pytest
 
 import echomq
@@ -48,3 +50,22 @@ def test_cost_mode_order_by_cost_with_charge(queue):
     queue.cost_mode(None)
     assert queue.cost_quantum == 0
     assert queue.verify() == []
+
+
+def test_a_result_and_a_reported_cost_both_count(queue, resp):
+    # A handler that returns a result and reports its cost: the result is
+    # kept and the lane charged the 7 units (not the measured µs, 20 ms and
+    # more here): both travel in the one report of the job.
+    queue.cost_mode(1000)
+    queue.retain(last=10)
+    jid = queue.enqueue("g", "a")
+
+    def handler(job):
+        time.sleep(0.02)
+        job.report_cost(7)
+        return b"res"
+
+    echomq.Worker(queue, handler, concurrency=1, prefetch=1, idle_timeout=0.3).run(handle_signals=False)
+    assert queue.job(jid).result == b"res"
+    # The charge came after the claim that emptied the lane, so its v stays.
+    assert float(resp("HGET", "emq:{%s}:gvt" % queue.name, "g")) == 7

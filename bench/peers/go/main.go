@@ -150,23 +150,67 @@ func waitFor(rec *recorder, n int) {
 	}
 }
 
-func drain(name string, srv *redis.Client, o opts) result {
+// open flushes the server and opens library name on it.
+func open(name string, srv *redis.Client, o opts) lib {
 	flush(srv)
-	l := must(makeLib(name, o.url))
-	defer l.close()
-	pre := takeSnap(srv)
-	jobs := make([]job, o.jobs)
-	for i := range jobs {
-		jobs[i] = job{p: i % 100}
-	}
+	return must(makeLib(name, o.url))
+}
+
+// put enqueues jobs or ends the run.
+func put(l lib, jobs []job) {
 	if err := l.enqueue(jobs); err != nil {
 		fail(err)
 	}
-	rec := &recorder{}
+}
+
+// startRecording starts l's workers, each job's start recorded in rec;
+// returns the stop function, or ends the run.
+func startRecording(l lib, rec *recorder) func() {
 	stop, err := l.start(rec)
 	if err != nil {
 		fail(err)
 	}
+	return stop
+}
+
+// runAll enqueues jobs, starts the workers and waits until every job
+// started; returns the records in arrival order.
+func runAll(l lib, jobs []job) []record {
+	put(l, jobs)
+	rec := &recorder{}
+	stop := startRecording(l, rec)
+	waitFor(rec, len(jobs))
+	stop()
+	return rec.since(0)
+}
+
+// heavyStarts counts the heavy tenant's (p 0) records.
+func heavyStarts(recs []record) int {
+	n := 0
+	for _, r := range recs {
+		if r.p == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// overTenants is n jobs spread over 100 tenants in turn, each carrying pad.
+func overTenants(n int, pad string) []job {
+	jobs := make([]job, n)
+	for i := range jobs {
+		jobs[i] = job{p: i % 100, pad: pad}
+	}
+	return jobs
+}
+
+func drain(name string, srv *redis.Client, o opts) result {
+	l := open(name, srv, o)
+	defer l.close()
+	pre := takeSnap(srv)
+	put(l, overTenants(o.jobs, ""))
+	rec := &recorder{}
+	stop := startRecording(l, rec)
 	waitFor(rec, o.jobs)
 	post := takeSnap(srv)
 	stop()
@@ -181,17 +225,10 @@ func drain(name string, srv *redis.Client, o opts) result {
 }
 
 func mem(name string, srv *redis.Client, o opts) result {
-	flush(srv)
-	l := must(makeLib(name, o.url))
+	l := open(name, srv, o)
 	defer l.close()
 	pre := takeSnap(srv)
-	jobs := make([]job, o.memJobs)
-	for i := range jobs {
-		jobs[i] = job{p: i % 100, pad: strings.Repeat("x", 100)}
-	}
-	if err := l.enqueue(jobs); err != nil {
-		fail(err)
-	}
+	put(l, overTenants(o.memJobs, strings.Repeat("x", 100)))
 	post := takeSnap(srv)
 	flush(srv)
 	_, _, m := delta(pre, post, o.memJobs)
@@ -225,29 +262,18 @@ func interleave(counts []int) []int {
 }
 
 func skew(name string, srv *redis.Client, o opts) result {
-	flush(srv)
 	counts := []int{o.heavy}
 	for i := 0; i < o.small; i++ {
 		counts = append(counts, o.smallJobs)
 	}
 	order := interleave(counts)
-	l := must(makeLib(name, o.url))
+	l := open(name, srv, o)
 	defer l.close()
 	jobs := make([]job, len(order))
 	for i, p := range order {
 		jobs[i] = job{p: p}
 	}
-	if err := l.enqueue(jobs); err != nil {
-		fail(err)
-	}
-	rec := &recorder{}
-	stop, err := l.start(rec)
-	if err != nil {
-		fail(err)
-	}
-	waitFor(rec, len(order))
-	stop()
-	recs := rec.since(0)
+	recs := runAll(l, jobs)
 	sort.SliceStable(recs, func(a, b int) bool { return recs[a].start < recs[b].start })
 	last := map[int]int{}
 	for i, r := range recs {
@@ -271,8 +297,8 @@ func pct(xs []float64, q float64) float64 {
 }
 
 func overload(name string, srv *redis.Client, o opts) result {
-	flush(srv)
-	heavy, quiet := must(makeLib(name, o.url)), must(makeLib(name, o.url))
+	heavy := open(name, srv, o)
+	quiet := must(makeLib(name, o.url))
 	defer heavy.close()
 	defer quiet.close()
 	heavyJobs := func(k int) []job {
@@ -283,14 +309,9 @@ func overload(name string, srv *redis.Client, o opts) result {
 		}
 		return jobs
 	}
-	if err := heavy.enqueue(heavyJobs(o.backlog)); err != nil {
-		fail(err)
-	}
+	put(heavy, heavyJobs(o.backlog))
 	rec := &recorder{}
-	stopWorkers, err := heavy.start(rec)
-	if err != nil {
-		fail(err)
-	}
+	stopWorkers := startRecording(heavy, rec)
 	// The run starts when the first job does (worker start-up left out).
 	waitFor(rec, 1)
 	wStart := time.Now().Add(o.warmup)
@@ -311,9 +332,7 @@ func overload(name string, srv *redis.Client, o opts) result {
 			}
 			time.Sleep(time.Until(t0.Add(time.Duration(float64(k) / o.quietRate * 1e9))))
 			t := time.Now()
-			if err := quiet.enqueue([]job{{p: 1 + k%o.quiet, enq: t.UnixNano(), sleepMs: o.handlerMs}}); err != nil {
-				fail(err)
-			}
+			put(quiet, []job{{p: 1 + k%o.quiet, enq: t.UnixNano(), sleepMs: o.handlerMs}})
 			if !t.Before(wStart) && t.Before(wEnd) {
 				mu.Lock()
 				sent[t.UnixNano()] = true
@@ -328,20 +347,14 @@ func overload(name string, srv *redis.Client, o opts) result {
 		time.Sleep(10 * time.Millisecond)
 		recs := rec.since(seen)
 		seen += len(recs)
-		for _, r := range recs {
-			if r.p == 0 {
-				heavyStarted++
-			}
-		}
+		heavyStarted += heavyStarts(recs)
 		pending := enqueued - heavyStarted
 		now := time.Now()
 		if !now.Before(wStart) && now.Before(wEnd) {
 			depths = append(depths, float64(pending))
 		}
 		if pending < o.backlog { // the heavy tenant sends as fast as it is drained
-			if err := heavy.enqueue(heavyJobs(o.backlog - pending)); err != nil {
-				fail(err)
-			}
+			put(heavy, heavyJobs(o.backlog-pending))
 			enqueued += o.backlog - pending
 		}
 		if !now.Before(wEnd) {
@@ -362,16 +375,8 @@ func overload(name string, srv *redis.Client, o opts) result {
 	for started() < len(sent) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		// Keep the heavy backlog while the last quiet jobs wait.
-		hs := 0
-		for _, r := range rec.since(0) {
-			if r.p == 0 {
-				hs++
-			}
-		}
-		if k := o.backlog - (enqueued - hs); k > 0 {
-			if err := heavy.enqueue(heavyJobs(k)); err != nil {
-				fail(err)
-			}
+		if k := o.backlog - (enqueued - heavyStarts(rec.since(0))); k > 0 {
+			put(heavy, heavyJobs(k))
 			enqueued += k
 		}
 	}

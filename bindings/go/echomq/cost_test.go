@@ -1,6 +1,7 @@
 package echomq
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -48,5 +49,37 @@ func TestCostModeCharges(t *testing.T) {
 	}
 	if got, _ := q.CostMode(ctx); got != 0 {
 		t.Fatalf("CostMode after off = %d", got)
+	}
+}
+
+// A Handler that sets a result and reports its cost: the result is kept and
+// the lane charged the 7 units, not the measured time (20 ms and more, in
+// µs): both travel in the one report of the job.
+func TestResultAndReportedCostBothCount(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	if err := q.SetCostMode(ctx, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SetRetention(ctx, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	id := must(q.Enqueue(ctx, "g", []byte("in")))(t)
+	w := &Worker{URL: serverURL, Queue: q.Name(), Concurrency: 1, IdleTimeout: 300 * time.Millisecond,
+		Handler: func(ctx context.Context, j *Job) error {
+			time.Sleep(20 * time.Millisecond)
+			j.ReportCost(7)
+			j.SetResult([]byte("res"))
+			return nil
+		}}
+	if err := w.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := must(q.Job(ctx, id))(t); string(got.Result) != "res" {
+		t.Fatalf("result %q", got.Result)
+	}
+	// The charge came after the claim that emptied the lane, so its v stays.
+	if v, _ := dialRaw(t).do(t, "HGET", "emq:{"+q.Name()+"}:gvt", "g").(string); v != "7" {
+		t.Fatalf("lane g charged %q, want 7", v)
 	}
 }

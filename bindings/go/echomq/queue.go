@@ -205,14 +205,7 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
 	})
-	jobs := takeJobList(q, out[0]) // freed on every path, error or not
-	if failed(err) {
-		return nil, err
-	}
-	if Code(rc) == CodeEmpty || len(jobs) == 0 {
-		return nil, ErrEmpty
-	}
-	return jobs, err
+	return claimedList(q, out[0], rc, err)
 }
 
 // ClaimBatch leases up to n jobs (1..10,000) in one call. Unweighted, it
@@ -236,14 +229,7 @@ func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weig
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Claim_batch(h, q.name, ceilMS(lease), uint(n), w, out[:])
 	})
-	jobs := takeJobList(q, out[0]) // freed on every path, error or not
-	if failed(err) {
-		return nil, err
-	}
-	if Code(rc) == CodeEmpty || len(jobs) == 0 {
-		return nil, ErrEmpty
-	}
-	return jobs, err
+	return claimedList(q, out[0], rc, err)
 }
 
 // BClaimSlice bounds one blocking wait on the server, so that a
@@ -308,3 +294,17 @@ const (
 	wclaimMax = 10000
 	batchMax  = 10000
 )
+
+// claimedList is what a claim of a job list returned: the jobs of list
+// handle h (freed on every path, error or not), ErrEmpty for none, or the
+// call's error (an ErrUnconfirmed comes back with the jobs).
+func claimedList(q *Queue, h uint64, rc int, err error) ([]*Job, error) {
+	jobs := takeJobList(q, h)
+	if failed(err) {
+		return nil, err
+	}
+	if Code(rc) == CodeEmpty || len(jobs) == 0 {
+		return nil, ErrEmpty
+	}
+	return jobs, err
+}

@@ -458,17 +458,15 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		herr := w.call(ctx, job)
 		var st int
 		switch {
-		case herr == nil && job.result != nil:
-			st = capi.Worker_done_result(h, jh, job.result)
-		case herr == nil:
-			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost)
+		case herr == nil: // the result and the reported cost in one report
+			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost, job.result)
 		case errors.Is(herr, ErrDiscard):
 			c.failed.Add(1)
 			c.discarded.Add(1)
 			st = capi.Worker_discard(h, jh, cutAtNUL(herr.Error()))
 		default:
 			c.failed.Add(1)
-			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost)
+			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost, nil)
 		}
 		capi.Job_free(jh)
 		live.add(&live.jobs, -1)

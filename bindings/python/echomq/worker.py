@@ -515,16 +515,16 @@ class Worker:
         """Reports a handler's outcome to the engine and calls the hooks;
         returns the report status."""
         if exc is None:
+            data = None
             if isinstance(result, (bytes, str)):
                 # A handler's bytes or text is the job's result (kept when the
-                # queue retains outcomes, docs/operations.md "Outcomes").
+                # queue retains outcomes, docs/operations.md "Outcomes"); it
+                # settles with the cost the handler reported, in one report.
                 data = result.encode("utf-8") if isinstance(result, str) else result
-                status = int(self._raw.done_result(ref, data))
-                if status == _ETOOLARGE:
-                    reason = "result of %d bytes is over RESULT_MAX (%d)" % (len(data), _echomq.RESULT_MAX)
-                    return self._settle(job, ref, ValueError(reason), None)
-            else:
-                status = int(self._raw.done(ref, job._cost))
+            status = int(self._raw.done(ref, job._cost, data))
+            if status == _ETOOLARGE and data is not None:
+                reason = "result of %d bytes is over RESULT_MAX (%d)" % (len(data), _echomq.RESULT_MAX)
+                return self._settle(job, ref, ValueError(reason), None)
             if status == 0:
                 self._hook("completed", job, result)
             return status

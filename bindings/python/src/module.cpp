@@ -327,23 +327,21 @@ PYBIND11_MODULE(_echomq, m) {
            py::arg("timeout_ms"),
            "(job tuple, handle), None at the timeout, or 'stopped' once the engine stops.")
       .def("done",
-           [](Worker &self, const WorkerJob &j, uint64_t cost) {
+           [](Worker &self, const WorkerJob &j, uint64_t cost, const py::object &result) {
              echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
              r.cost = cost;
+             if (!result.is_none()) {  // `result` keeps the bytes alive while the GIL is released
+               Bytes b = bytes_view(result, "result");
+               r.result = b.data;
+               r.result_len = b.size;
+             }
              py::gil_scoped_release nogil;
              return echomq_worker_done_with(self.w.get(), j.job.get(), &r);
            },
-           py::arg("job"), py::arg("cost") = 0,
-           "Report success (cost: units charged in cost mode, 0 = the measured time); returns the status "
-           "(0, ENOTFOUND or ECANCELED).")
-      .def("done_result",
-           [](Worker &self, const WorkerJob &j, const py::bytes &result) {
-             Bytes r = bytes_view(result, "result");
-             py::gil_scoped_release nogil;
-             return echomq_worker_done_result(self.w.get(), j.job.get(), r.data, r.size);
-           },
-           py::arg("job"), py::arg("result"),
-           "Report success with a result; returns the status (0, ENOTFOUND, ECANCELED; ETOOLARGE, EINVAL).")
+           py::arg("job"), py::arg("cost") = 0, py::arg("result") = py::none(),
+           "Report success, with the job's result (bytes, or None) and its cost (units charged in cost "
+           "mode, 0 = the measured time) in the one settlement; returns the status (0, ENOTFOUND, "
+           "ECANCELED; ETOOLARGE for a result over RESULT_MAX).")
       .def("fail",
            [](Worker &self, const WorkerJob &j, const std::string &reason, int64_t retry_delay_ms, uint64_t cost) {
              const char *r = reason.c_str();

@@ -770,22 +770,42 @@ ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, co
 ECHOMQ_API int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const char *result,
                                          size_t result_len);
 
-/* A job report: what a job's work cost, charged to its lane in a queue's
- * cost mode (echomq_set_cost_mode). Fields are only ever added at the end.
- * (echomq_report is the name of the queue listing below.) */
+/* A job report: what became of a job beyond done or failed, given with the
+ * one call that settles it, so the settlement carries all of it: what the
+ * job's work cost, charged to its lane in a queue's cost mode
+ * (echomq_set_cost_mode), and a done job's result. Fields are only ever
+ * added at the end. The struct is the caller's; the library copies what it
+ * needs before the call returns. (echomq_report is the name of the queue
+ * listing below.) */
 typedef struct echomq_job_report {
   unsigned int version;  /* ECHOMQ_JOB_REPORT_VERSION */
   uint64_t cost;         /* units of the handler's own (tokens, bytes,
                             calls), 0..ECHOMQ_ID_MAX; 0 = not reported: the
                             engine's measured handler time (µs from
                             echomq_worker_next to this call) is charged */
+  /* Since version 2 (0.4.0): the job's result, 0..ECHOMQ_RESULT_MAX bytes
+   * (binary-safe; NULL with length 0 = none), kept as echomq_ack_result
+   * keeps one. For echomq_worker_done_with only: a failed job has no
+   * result, and echomq_worker_fail_with refuses one (EINVAL). */
+  const char *result;
+  size_t result_len;
 } echomq_job_report;
-#define ECHOMQ_JOB_REPORT_VERSION 1
-#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0 }
-/* Fill *r with defaults. Errors: EINVAL (NULL or unknown version). */
+#define ECHOMQ_JOB_REPORT_VERSION 2
+/* A caller built against version 1 (no result) passes 1. */
+#define ECHOMQ_JOB_REPORT_VERSION_1 1
+#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0, NULL, 0 }
+/* Fill *r with defaults (version 1: that version's fields only). Errors:
+ * EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_job_report_init(echomq_job_report *r, unsigned int version);
 /* echomq_worker_done / echomq_worker_fail with a report (r may be NULL: as
- * without one). Errors: as echomq_worker_done; EINVAL for a bad report. */
+ * without one). done_with with a result and a cost is the one call for a
+ * handler that returns a result and reports its own cost: the result is
+ * kept and the lane charged that cost, in the same round trip. Errors: as
+ * echomq_worker_done; EINVAL for a bad report (unknown version, cost over
+ * ECHOMQ_ID_MAX, NULL result with a non-zero length, a result given to
+ * fail_with), ETOOLARGE for a result over ECHOMQ_RESULT_MAX. Nothing is
+ * settled when a report is refused: the job is still the caller's to
+ * report. */
 ECHOMQ_API int echomq_worker_done_with(echomq_worker *w, const echomq_job *job, const echomq_job_report *r);
 ECHOMQ_API int echomq_worker_fail_with(echomq_worker *w, const echomq_job *job, const char *reason,
                                        int64_t retry_delay_ms, const echomq_job_report *r);

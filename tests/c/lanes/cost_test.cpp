@@ -174,10 +174,7 @@ TEST_CASE("cost mode with measured time: sleeping handlers share worker time", "
     fill(c.get(), q, "light", 3000);
     echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
     o.slots = 1;
-    echomq_worker *raw_w = nullptr;
-    REQUIRE(echomq_worker_new(&raw_w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-    WorkerPtr w(raw_w);
-    REQUIRE(echomq_worker_start(w.get()) == ECHOMQ_OK);
+    WorkerPtr w = start_worker(q, o);
     const int64_t end = mono_ms() + ms;
     while (mono_ms() < end) {
       echomq_job *j = nullptr;

@@ -11,13 +11,6 @@ namespace {
 
 constexpr int64_t kLease = 60000;
 
-JobPtr get_job(echomq_client *c, const std::string &q, uint64_t id) {
-  echomq_job *raw = nullptr;
-  EMQ_REQUIRE_OK(c, echomq_get_job(c, q.c_str(), id, &raw));
-  REQUIRE(raw != nullptr);
-  return JobPtr(raw);
-}
-
 echomq_enqueue_options keyed(const char *key, int64_t window_ms = 0) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.idempotency_key = key;

@@ -4,23 +4,20 @@
 #include "test_env.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace emqtest;
 
 namespace {
 
 constexpr int64_t kLease = 60000;
-
-JobPtr get_job(echomq_client *c, const std::string &q, uint64_t id) {
-  echomq_job *raw = nullptr;
-  EMQ_REQUIRE_OK(c, echomq_get_job(c, q.c_str(), id, &raw));
-  REQUIRE(raw != nullptr);
-  return JobPtr(raw);
-}
 
 int lookup_status(echomq_client *c, const std::string &q, uint64_t id) {
   echomq_job *raw = nullptr;
@@ -53,6 +50,46 @@ uint64_t run_one(echomq_client *c, const std::string &q, const std::string &resu
 }
 
 std::string key(const std::string &q, const std::string &name) { return "emq:{" + q + "}:" + name; }
+
+// A queue in cost mode (quantum 1000) that retains outcomes, jobs enqueued
+// in lane g, an engine of one slot on it and the first job it handed out.
+struct OneSlot {
+  std::string q;
+  uint64_t first = 0;
+  WorkerPtr w;
+  JobPtr job;
+};
+
+OneSlot one_slot_in_cost_mode(echomq_client *c, const std::string &tag, const std::vector<std::string> &payloads) {
+  OneSlot e;
+  e.q = fresh_queue(tag);
+  EMQ_REQUIRE_OK(c, echomq_set_retention(c, e.q.c_str(), 60000, 0));
+  EMQ_REQUIRE_OK(c, echomq_set_cost_mode(c, e.q.c_str(), 1000));
+  for (const std::string &p : payloads) {
+    const uint64_t id = enqueue(c, e.q, "g", p);
+    if (e.first == 0) e.first = id;
+  }
+  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+  o.slots = 1;
+  e.w = start_worker(e.q, o);
+  echomq_job *j = nullptr;
+  REQUIRE(echomq_worker_next(e.w.get(), 5000, &j) == ECHOMQ_OK);
+  e.job.reset(j);
+  REQUIRE(echomq_job_id(j) == e.first);
+  return e;
+}
+
+// Stops e's engine (drain: its settlement goes out), checks that the first
+// job completed with result `res`, and returns lane g's v in gvt ("" = none).
+std::string settled_v(echomq_client *c, OneSlot &e, const std::string &res) {
+  REQUIRE(echomq_worker_stop(e.w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  JobPtr done = get_job(c, e.q, e.first);
+  CHECK(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
+  CHECK(result_of(done.get()) == res);
+  RawValkey raw;
+  ReplyPtr v = raw.must({"HGET", key(e.q, "gvt"), "g"});
+  return v->str ? std::string(v->str, v->len) : std::string();
+}
 
 }  // namespace
 
@@ -502,31 +539,61 @@ TEST_CASE("in cost mode a worker's result and its lane's charge go in one take c
   // (lua/take.lua): a call with both must be parsed whole, the result kept
   // and the measured time charged.
   auto c = connect_client();
-  const std::string q = fresh_queue("keep-cost");
-  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 60000, 0));
-  EMQ_REQUIRE_OK(c.get(), echomq_set_cost_mode(c.get(), q.c_str(), 1000));
-  uint64_t id = enqueue(c.get(), q, "g", "payload");
-  echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
-  o.slots = 1;
-  echomq_worker *raw_w = nullptr;
-  REQUIRE(echomq_worker_new(&raw_w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr w(raw_w);
-  REQUIRE(echomq_worker_start(w.get()) == ECHOMQ_OK);
-  echomq_job *j = nullptr;
-  REQUIRE(echomq_worker_next(w.get(), 5000, &j) == ECHOMQ_OK);
-  JobPtr own(j);
-  REQUIRE(echomq_job_id(j) == id);
-  REQUIRE(echomq_worker_done_result(w.get(), j, "res", 3) == ECHOMQ_OK);
-  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
-  JobPtr done = get_job(c.get(), q, id);
-  CHECK(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
-  CHECK(result_of(done.get()) == "res");
-  RawValkey raw;
-  ReplyPtr v = raw.must({"HGET", key(q, "gvt"), "g"});
+  OneSlot e = one_slot_in_cost_mode(c.get(), "keep-cost", {"payload"});
+  REQUIRE(echomq_worker_done_result(e.w.get(), e.job.get(), "res", 3) == ECHOMQ_OK);
+  const std::string v = settled_v(c.get(), e, "res");
   // The lane ran dry after its one job, so its v may be forgotten; the
   // floor's record shows a charge was counted either way.
-  ReplyPtr floor = raw.must({"HGET", key(q, "gvt"), ""});
-  INFO("gvt g: " << (v->str ? std::string(v->str, v->len) : "nil"));
-  CHECK((v->str != nullptr || floor->str != nullptr));
-  require_verified(c.get(), q);
+  RawValkey raw;
+  ReplyPtr floor = raw.must({"HGET", key(e.q, "gvt"), ""});
+  INFO("gvt g: " << v);
+  CHECK((!v.empty() || floor->str != nullptr));
+  require_verified(c.get(), e.q);
+}
+
+TEST_CASE("a worker's result and its reported cost settle together: the lane is charged the cost", "[outcomes][cost]") {
+  // One report carries both (echomq_job_report.result): the result is kept
+  // and the lane charged the 7 units reported, not the handler's measured
+  // time (20 ms and more, in µs).
+  auto c = connect_client();
+  // Two jobs behind the first keep the lane's v: the claim fused with the
+  // settlement takes the second, and a claim that empties a lane forgets
+  // its v.
+  OneSlot e = one_slot_in_cost_mode(c.get(), "keep-reported", {"payload", "second", "third"});
+  echomq_worker *w = e.w.get();
+  echomq_job *j = e.job.get();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.cost = 7;
+  // Refused reports settle nothing: the job is still held afterwards.
+  r.result = nullptr;
+  r.result_len = 3;
+  CHECK(echomq_worker_done_with(w, j, &r) == ECHOMQ_EINVAL);
+  r.result = "res";
+  CHECK(echomq_worker_fail_with(w, j, "no", ECHOMQ_RETRY_DEFAULT, &r) == ECHOMQ_EINVAL);
+  std::string big(ECHOMQ_RESULT_MAX + 1, 'x');
+  r.result = big.data();
+  r.result_len = big.size();
+  CHECK(echomq_worker_done_with(w, j, &r) == ECHOMQ_ETOOLARGE);
+  r.result = "res";
+  r.result_len = 3;
+  REQUIRE(echomq_worker_done_with(w, j, &r) == ECHOMQ_OK);
+  CHECK(settled_v(c.get(), e, "res") == "7");
+  require_verified(c.get(), e.q);
+}
+
+TEST_CASE("a version-1 job report still settles (cost only)", "[outcomes][cost]") {
+  echomq_job_report r;
+  std::memset(&r, 0xff, sizeof r);
+  REQUIRE(echomq_job_report_init(&r, ECHOMQ_JOB_REPORT_VERSION_1) == ECHOMQ_OK);
+  CHECK(r.version == ECHOMQ_JOB_REPORT_VERSION_1);
+  CHECK(r.cost == 0);
+  CHECK(r.result_len == SIZE_MAX);  // past version 1's end: left alone
+  CHECK(echomq_job_report_init(&r, 3) == ECHOMQ_EINVAL);
+  CHECK(echomq_job_report_init(nullptr, ECHOMQ_JOB_REPORT_VERSION) == ECHOMQ_EINVAL);
+  auto c = connect_client();
+  OneSlot e = one_slot_in_cost_mode(c.get(), "report-v1", {"one", "two", "three"});
+  r.cost = 5;  // its result fields, past a version-1 struct, are not read
+  REQUIRE(echomq_worker_done_with(e.w.get(), e.job.get(), &r) == ECHOMQ_OK);
+  CHECK(settled_v(c.get(), e, "") == "5");
 }

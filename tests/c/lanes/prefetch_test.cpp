@@ -12,21 +12,6 @@ using namespace emqtest;
 
 namespace {
 
-WorkerPtr start_worker(const std::string &q, const echomq_worker_options &o) {
-  echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, server_url().c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr p(w);
-  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  return p;
-}
-
-echomq_worker_stats worker_stats(echomq_worker *w) {
-  echomq_worker_stats s{};
-  s.version = ECHOMQ_WORKER_STATS_VERSION;
-  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
-  return s;
-}
-
 struct QuietRun {
   int heavyAhead;  // heavy jobs started after the quiet job was enqueued, before it started
   int64_t waitMs;  // the quiet job's wait, enqueue to start
@@ -106,12 +91,7 @@ TEST_CASE("with fast handlers latency-bounded prefetch still claims deep batches
   auto c = connect_client();
   const std::string q = fresh_queue("prefetch-fast");
   constexpr int kJobs = 3000;
-  BatchPtr b(echomq_batch_create());
-  for (int i = 0; i < kJobs; ++i) {
-    const std::string g = "L" + std::to_string(i % 30);
-    REQUIRE(echomq_batch_add(b.get(), g.c_str(), "x", 1) == ECHOMQ_OK);
-  }
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
+  enqueue_spread(c.get(), q, kJobs, 30);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   REQUIRE(o.target_wait_ms == 5);  // the default is latency-bounded
   o.slots = 64;

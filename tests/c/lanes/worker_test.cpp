@@ -12,35 +12,6 @@
 
 using namespace emqtest;
 
-namespace {
-
-WorkerPtr start_worker(const std::string &q, echomq_worker_options o, const std::string &url = server_url()) {
-  echomq_worker *w = nullptr;
-  REQUIRE(echomq_worker_new(&w, url.c_str(), q.c_str(), &o) == ECHOMQ_OK);
-  WorkerPtr p(w);
-  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
-  return p;
-}
-
-echomq_worker_stats worker_stats(echomq_worker *w) {
-  echomq_worker_stats s{};
-  s.version = ECHOMQ_WORKER_STATS_VERSION;
-  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
-  return s;
-}
-
-// Enqueues jobs 0..n-1 (payload: the number) over `lanes` lanes L0, L1, ...
-void enqueue_spread(echomq_client *c, const std::string &q, int n, int lanes) {
-  BatchPtr b(echomq_batch_create());
-  for (int i = 0; i < n; ++i) {
-    const std::string g = "L" + std::to_string(i % lanes), p = std::to_string(i);
-    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
-  }
-  EMQ_REQUIRE_OK(c, echomq_enqueue_batch(c, q.c_str(), b.get(), nullptr));
-}
-
-}  // namespace
-
 TEST_CASE("eight host threads on one engine run every job exactly once, in batches", "[worker]") {
   auto c = connect_client();
   const std::string q = fresh_queue("engine");
@@ -313,15 +284,7 @@ TEST_CASE("connections killed under a running engine lose no job and ack none tw
   server.start();
   const std::string q = fresh_queue("engine-kill");
   constexpr int kJobs = 3000;
-  {
-    auto c = connect_client(nullptr, server.url());
-    BatchPtr b(echomq_batch_create());
-    for (int i = 0; i < kJobs; ++i) {
-      const std::string g = "L" + std::to_string(i % 10);
-      REQUIRE(echomq_batch_add(b.get(), g.c_str(), "p", 1) == ECHOMQ_OK);
-    }
-    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), q.c_str(), b.get(), nullptr));
-  }
+  enqueue_spread(connect_client(nullptr, server.url()).get(), q, kJobs, 10);
   echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
   // 16: one call in flight at a time; 48: two (the second pump's calls are
   // cut too, and their slots must come back).

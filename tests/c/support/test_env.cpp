@@ -157,6 +157,38 @@ ClientPtr connect_client(const echomq_client_options *opts, const std::string &u
   return c;
 }
 
+WorkerPtr start_worker(const std::string &queue, const echomq_worker_options &o, const std::string &url) {
+  echomq_worker *w = nullptr;
+  const std::string target = url.empty() ? server_url() : url;
+  REQUIRE(echomq_worker_new(&w, target.c_str(), queue.c_str(), &o) == ECHOMQ_OK);
+  WorkerPtr p(w);
+  REQUIRE(echomq_worker_start(w) == ECHOMQ_OK);
+  return p;
+}
+
+echomq_worker_stats worker_stats(echomq_worker *w) {
+  echomq_worker_stats s{};
+  s.version = ECHOMQ_WORKER_STATS_VERSION;
+  REQUIRE(echomq_worker_stats_get(w, &s) == ECHOMQ_OK);
+  return s;
+}
+
+void enqueue_spread(echomq_client *c, const std::string &queue, int n, int lanes) {
+  BatchPtr b(echomq_batch_create());
+  for (int i = 0; i < n; ++i) {
+    const std::string g = "L" + std::to_string(i % lanes), p = std::to_string(i);
+    REQUIRE(echomq_batch_add(b.get(), g.c_str(), p.data(), p.size()) == ECHOMQ_OK);
+  }
+  EMQ_REQUIRE_OK(c, echomq_enqueue_batch(c, queue.c_str(), b.get(), nullptr));
+}
+
+JobPtr get_job(echomq_client *c, const std::string &queue, uint64_t id) {
+  echomq_job *raw = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_get_job(c, queue.c_str(), id, &raw));
+  REQUIRE(raw != nullptr);
+  return JobPtr(raw);
+}
+
 std::string fresh_queue(const std::string &tag) {
   static std::atomic<unsigned> counter{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();

@@ -73,6 +73,18 @@ class PrivateServer {
 ClientPtr connect_client(const echomq_client_options *opts = nullptr,
                          const std::string &url = std::string());
 
+/// A worker engine on `queue` at `url` (default: server_url()), created and
+/// started (asserts both calls worked).
+WorkerPtr start_worker(const std::string &queue, const echomq_worker_options &o,
+                       const std::string &url = std::string());
+
+/// The engine's figures (asserts the call worked).
+echomq_worker_stats worker_stats(echomq_worker *w);
+
+/// Enqueues jobs 0..n-1 (payload: the number) over `lanes` lanes L0, L1, ...
+/// in one batch (asserts success).
+void enqueue_spread(echomq_client *c, const std::string &queue, int n, int lanes);
+
 /// A queue name that no other test (nor an earlier run) uses.
 std::string fresh_queue(const std::string &tag);
 
@@ -88,6 +100,9 @@ std::vector<std::string> violations(echomq_client *c, const std::string &queue);
 /// Enqueues one job (asserts success) and returns its id.
 uint64_t enqueue(echomq_client *c, const std::string &queue, const std::string &group,
                  const std::string &payload, const echomq_enqueue_options *opts = nullptr);
+
+/// The job `id` as echomq_get_job looks it up (asserts the call worked).
+JobPtr get_job(echomq_client *c, const std::string &queue, uint64_t id);
 
 /// Claims one job; nullptr when the queue reports ECHOMQ_EMPTY. Any other
 /// status fails the test.

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_88a60d95472bc8c6(const char*);
+  void cgo_panic__capi_9b1df5beedb396bb(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_88a60d95472bc8c6(p);
+  cgo_panic__capi_9b1df5beedb396bb(p);
 }
 
 
@@ -200,12 +200,15 @@ static void* Swig_malloc(int c) {
 #endif
 
 
-/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
- * the report struct stays on the C side. */
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
+ * and, for done, the job's result (empty = none): one settlement carries
+ * both. The report struct stays on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
+  r.result = result;
+  r.result_len = result_len;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 
@@ -782,7 +785,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
+void _wrap_Swig_free_capi_9b1df5beedb396bb(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -792,7 +795,7 @@ void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_9b1df5beedb396bb(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -805,7 +808,7 @@ void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +819,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +830,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +841,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_OK_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +852,7 @@ intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EMPTY_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +863,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +874,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINVAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +885,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +896,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +907,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESTALE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +918,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +929,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EFULL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +940,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELEASED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +951,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +962,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +973,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PENDING_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +984,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECONN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +995,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1006,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1017,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETLS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1028,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESERVER_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1039,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1050,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EPROTO_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1061,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EBUSY_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1072,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELOADING_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1083,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1094,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EOOM_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1105,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1116,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1127,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1138,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1149,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1160,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1171,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1182,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1193,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1201,7 +1204,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1212,7 +1215,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1223,7 +1226,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1234,7 +1237,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1245,7 +1248,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1256,7 +1259,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1267,7 +1270,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1278,7 +1281,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1289,7 +1292,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1300,7 +1303,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1311,7 +1314,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1322,7 +1325,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1333,7 +1336,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -1344,7 +1347,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_9b1df5beedb396bb(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1360,7 +1363,7 @@ _gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_88a60d95472bc8c6() {
+intgo _wrap_version_capi_9b1df5beedb396bb() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1374,7 @@ intgo _wrap_version_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
+_gostring_ _wrap_version_string_capi_9b1df5beedb396bb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1385,7 +1388,7 @@ _gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1403,7 +1406,7 @@ intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1421,7 +1424,7 @@ intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1441,7 +1444,7 @@ intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1451,7 +1454,7 @@ void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1467,7 +1470,7 @@ _gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1480,7 +1483,7 @@ intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1493,7 +1496,7 @@ intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1503,7 +1506,7 @@ void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1516,7 +1519,7 @@ intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1532,7 +1535,7 @@ _gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1548,7 +1551,7 @@ _gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1558,7 +1561,7 @@ void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1571,7 +1574,7 @@ long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1586,7 +1589,7 @@ struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1596,7 +1599,7 @@ void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
+struct echomq_batch *_wrap_batch_create_capi_9b1df5beedb396bb() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1607,7 +1610,7 @@ struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1633,7 +1636,7 @@ intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1646,7 +1649,7 @@ long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1661,7 +1664,7 @@ long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1694,7 +1697,7 @@ intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1709,7 +1712,7 @@ intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1731,7 +1734,7 @@ intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1741,7 +1744,7 @@ void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1751,7 +1754,7 @@ void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1775,7 +1778,7 @@ intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1805,7 +1808,7 @@ intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1835,7 +1838,7 @@ intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1859,7 +1862,7 @@ intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1879,7 +1882,7 @@ intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1903,7 +1906,7 @@ intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1923,7 +1926,7 @@ intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1936,7 +1939,7 @@ long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1954,7 +1957,7 @@ _gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -1969,7 +1972,7 @@ long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -1989,7 +1992,7 @@ _gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -1999,7 +2002,7 @@ void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2038,7 +2041,7 @@ intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2067,7 +2070,7 @@ intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2094,7 +2097,7 @@ intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2123,7 +2126,7 @@ intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2150,7 +2153,7 @@ intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2177,7 +2180,7 @@ intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2204,7 +2207,7 @@ intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2226,7 +2229,7 @@ intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2248,7 +2251,7 @@ intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2270,7 +2273,7 @@ intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2303,7 +2306,7 @@ intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2330,7 +2333,7 @@ intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2356,7 +2359,7 @@ intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2385,7 +2388,7 @@ intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2414,7 +2417,7 @@ intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2441,7 +2444,7 @@ intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2463,7 +2466,7 @@ intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2485,7 +2488,7 @@ intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2518,7 +2521,7 @@ intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2547,7 +2550,7 @@ intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2560,7 +2563,7 @@ long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2570,7 +2573,7 @@ void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2609,7 +2612,7 @@ intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2642,7 +2645,7 @@ intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2655,7 +2658,7 @@ intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2670,7 +2673,7 @@ intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2691,7 +2694,7 @@ intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2715,7 +2718,7 @@ intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,13 +2740,15 @@ intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+intgo _wrap_worker_settle_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
   char *arg4 = (char *) 0 ;
   int64_t arg5 ;
   uint64_t arg6 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
   int result;
   intgo _swig_go_result;
   
@@ -2758,14 +2763,18 @@ intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0
   arg5 = (int64_t)_swig_go_4; 
   arg6 = (uint64_t)_swig_go_5; 
   
-  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8);
   _swig_go_result = result; 
   free(arg4); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2782,7 +2791,7 @@ intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2792,7 +2801,7 @@ void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2814,7 +2823,7 @@ intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2827,7 +2836,7 @@ long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2845,7 +2854,7 @@ _gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2855,7 +2864,7 @@ void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2871,7 +2880,7 @@ _gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ID_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2883,7 +2892,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2895,7 +2904,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2907,7 +2916,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2919,7 +2928,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2931,7 +2940,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2943,7 +2952,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2955,7 +2964,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2967,7 +2976,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STATE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2979,7 +2988,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -2991,7 +3000,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3003,7 +3012,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3015,7 +3024,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3027,7 +3036,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3039,7 +3048,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3051,7 +3060,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LANES_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3063,7 +3072,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_RING_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3075,7 +3084,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3087,7 +3096,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3099,7 +3108,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3111,7 +3120,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3123,7 +3132,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3135,7 +3144,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3147,7 +3156,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3159,7 +3168,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3171,7 +3180,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3183,7 +3192,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3195,7 +3204,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3207,7 +3216,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3219,7 +3228,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3231,7 +3240,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3243,7 +3252,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3255,7 +3264,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3267,7 +3276,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3279,7 +3288,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3291,7 +3300,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3303,7 +3312,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3315,7 +3324,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3327,7 +3336,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3339,7 +3348,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3351,7 +3360,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3363,7 +3372,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3375,7 +3384,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3387,7 +3396,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3399,7 +3408,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3411,7 +3420,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3423,7 +3432,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3435,7 +3444,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3447,7 +3456,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3459,7 +3468,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3471,7 +3480,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3483,7 +3492,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3495,7 +3504,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -3507,7 +3516,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_9b1df5beedb396bb(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3530,7 +3539,7 @@ struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3546,7 +3555,7 @@ void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3564,7 +3573,7 @@ void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_kept_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3618,7 +3627,7 @@ intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3655,7 +3664,7 @@ intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3699,7 +3708,7 @@ intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3716,7 +3725,7 @@ long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3736,7 +3745,7 @@ void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3752,7 +3761,7 @@ void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3802,7 +3811,7 @@ intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3828,7 +3837,7 @@ intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3887,7 +3896,7 @@ intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3915,7 +3924,7 @@ intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3950,7 +3959,7 @@ intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3987,7 +3996,7 @@ intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4013,7 +4022,7 @@ intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4046,7 +4055,7 @@ intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4081,7 +4090,7 @@ intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4118,7 +4127,7 @@ intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4155,7 +4164,7 @@ intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4194,7 +4203,7 @@ intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4240,7 +4249,7 @@ intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4266,7 +4275,7 @@ intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4299,7 +4308,7 @@ intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4341,7 +4350,7 @@ intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4359,7 +4368,7 @@ _gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4377,7 +4386,7 @@ void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4393,7 +4402,7 @@ _gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4430,7 +4439,7 @@ intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4463,7 +4472,7 @@ intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4507,7 +4516,7 @@ intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4547,7 +4556,7 @@ intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4585,7 +4594,7 @@ intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4624,7 +4633,7 @@ intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4636,7 +4645,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4648,7 +4657,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4660,7 +4669,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4672,7 +4681,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4684,7 +4693,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4696,7 +4705,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4708,7 +4717,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4720,7 +4729,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4732,7 +4741,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4744,7 +4753,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4756,7 +4765,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4768,7 +4777,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4780,7 +4789,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_9b1df5beedb396bb(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4794,7 +4803,7 @@ void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_9b1df5beedb396bb(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4838,7 +4847,7 @@ intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4857,7 +4866,7 @@ intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4885,7 +4894,7 @@ intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4897,7 +4906,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4909,7 +4918,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4921,7 +4930,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4933,7 +4942,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4945,7 +4954,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4957,7 +4966,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4969,7 +4978,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4981,7 +4990,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -4993,7 +5002,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5005,7 +5014,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5017,7 +5026,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5029,7 +5038,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5041,7 +5050,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5053,7 +5062,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_9b1df5beedb396bb() {
   int result;
   intgo _swig_go_result;
   
@@ -5065,7 +5074,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5084,7 +5093,7 @@ intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_88a60d95472bc8c6() {
+long long _wrap_c_heap_in_use_capi_9b1df5beedb396bb() {
   uint64_t result;
   long long _swig_go_result;
   

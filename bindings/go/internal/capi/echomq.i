@@ -254,12 +254,15 @@ int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const char *reas
 int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
 
 %inline %{
-/* done (ok != 0) or fail with a job report of `cost` units (0 = measured):
- * the report struct stays on the C side. */
+/* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
+ * and, for done, the job's result (empty = none): one settlement carries
+ * both. The report struct stays on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
+  r.result = result;
+  r.result_len = result_len;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 %}
