@@ -1,6 +1,6 @@
 --[[ cap: a lane's size cap (most jobs waiting in it: pending + delayed), or
 -- the queue default. An enqueue that would pass it is refused whole.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group ("" = the queue default)   ARGV[3] cap 1..CAP_MAX, or "0" to clear

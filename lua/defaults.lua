@@ -1,5 +1,5 @@
 --[[ defaults: queue-wide default weight, limit or max attempts.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
 -- The default weight and limit live in gweight[''] and glimit[''] (the empty

@@ -1,6 +1,6 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
@@ -146,6 +146,12 @@ local total = n
 n = #E
 local last = rcall('INCRBY', K.seq, n)
 rcall('HSET', K.config, 'layout', KEY_LAYOUT)
+-- The first lane of a tenant turns the queue's tenant paths on (base.lua, TENANTS).
+if not TENANTS then
+  for _, g in ipairs(lanes) do
+    if tenantOf(g) then TENANTS = '1'; rcall('HSET', K.config, 'tenants', '1'); break end
+  end
+end
 markKeys()
 local first = last - n + 1
 local recs, idsOf = {}, {}

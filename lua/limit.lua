@@ -1,5 +1,5 @@
 --[[ limit: set (or clear) a lane's concurrency ceiling.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] limit 1..LIMIT_MAX, or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.

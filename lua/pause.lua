@@ -1,5 +1,5 @@
 --[[ pause / resume a lane. Idempotent; works for a lane with no jobs yet.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] "1" = pause, "0" = resume
 -- Returns {OK} or {EINVAL, msg}.

@@ -1,5 +1,5 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
 -- ARGV[5] "1" = clear the lane's own settings when done

@@ -1,6 +1,6 @@
 --[[ rate: a lane's rate limit (a token bucket on server time), the queue
 -- default, or a hand-set throttle of a lane (a worker told to back off).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "lane" | "default" | "throttle"   ARGV[3] group ("" for default)
 -- lane / default: ARGV[4] jobs 1..RATE_JOBS_MAX (0 = clear)  ARGV[5] per ms

@@ -1,5 +1,5 @@
 --[[ redrive: move dead jobs back to their lanes with a fresh attempt budget.
--- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt fin
+-- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt fin
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "ids" then job ids, or "all" then a chunk size (the oldest dead)
 -- Returns {OK, a `redriven` head: moved, dead left}. The attempt count (fencing token) is kept

@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;

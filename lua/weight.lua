@@ -1,5 +1,5 @@
 --[[ weight: set (or clear, back to the queue default) a lane's weight.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] weight 1..WEIGHT_MAX, or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.

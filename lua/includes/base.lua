@@ -103,10 +103,15 @@ local OUTCOMES
 -- COST_Q: the queue's cost quantum (config field `cost`), nil when the
 -- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
 local COST_Q
+-- TENANTS: the queue's `tenants` flag (config), set by the first enqueue to
+-- a lane of a tenant and never cleared: until then the claim and ack paths
+-- read no lane name for a tenant, so a queue without tenants pays nothing.
+local TENANTS
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants')
   OUTCOMES = c[3]
   COST_Q = tonumber(c[4] or '')
+  TENANTS = c[5]
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

@@ -95,7 +95,7 @@ local function chargeLanes(lanes, costs)
   if #lanes == 0 then return end
   local cs = costFloor(0)
   local entries, q = {}, {}
-  for i = 1, #lanes do entries[i] = tenantOf(lanes[i]) or lanes[i]; q[i] = entries[i] end
+  for i = 1, #lanes do entries[i] = TENANTS and tenantOf(lanes[i]) or lanes[i]; q[i] = entries[i] end
   q[#q + 1] = ''
   local w = readFields(K.gweight, q)
   local cur = readFields(K.gvt, entries)

@@ -71,7 +71,7 @@ local function serviceable(g) return laneState(g) == 'ring' end
 -- may make the tenant serviceable (until then it was out: I1 both rings).
 local fixRing
 local function joinRing(g)
-  local te = tenantOf(g)
+  local te = TENANTS and tenantOf(g)
   if te then
     if rcall('RPUSH', innerKey(te), g) == 1 then fixRing(te, 'out') end
     return
@@ -81,16 +81,17 @@ local function joinRing(g)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
 -- Tenant entry te leaves every place a serviceable tenant may be (its
--- inner ring ran empty). In cost mode it comes back level (no v).
+-- inner ring ran empty).
+-- (In cost mode its v stays, as a paused lane's: lua/includes/cost.lua.)
 local function tenantGone(te)
   rcall('LREM', K.ring, 1, te)
   rcall('ZREM', K.throttled, te)
-  if COST_Q then rcall('ZREM', K.gdebt, te); rcall('HDEL', K.gvt, te) end
+  if COST_Q then rcall('ZREM', K.gdebt, te) end
 end
 -- Lane g stopped being serviceable: out of its ring; a tenant whose inner
 -- ring it leaves empty goes too.
 local function leaveRing(g)
-  local te = tenantOf(g)
+  local te = TENANTS and tenantOf(g)
   if not te then rcall('LREM', K.ring, 1, g); return end
   local key = innerKey(te)
   rcall('LREM', key, 1, g)
@@ -121,7 +122,7 @@ end
 local function addActive(g, n)
   local v = rcall('HINCRBY', K.gactive, g, n)
   if v == 0 then rcall('HDEL', K.gactive, g) end
-  local te = tenantOf(g)
+  local te = TENANTS and tenantOf(g)
   if te then
     local lim = n < 0 and laneLimit(te)
     local t = rcall('HINCRBY', K.gactive, te, n)
@@ -147,7 +148,7 @@ end
 -- glive[g] += n (live = pending, leased or delayed jobs); lists the lane,
 -- and for a lane of a tenant the tenant (glive[T/]: all its lanes).
 local function addLive(g, n)
-  local te = tenantOf(g)
+  local te = TENANTS and tenantOf(g)
   if te then
     local t = rcall('HINCRBY', K.glive, te, n)
     if n > 0 then rcall('ZADD', K.lanes, 'NX', 0, te) elseif t <= 0 then forgetIdleLane(te) end

@@ -21,12 +21,12 @@ local function laneSettings(names, weighted)
   -- A tenant entry (`T/`) has no default: the queue defaults are for lanes.
   for _, n in ipairs(names) do
     local v = lim[n]
-    lim[n] = v and tonumber(v) or (not isTenant(n) and dl) or false
+    lim[n] = v and tonumber(v) or (not (TENANTS and isTenant(n)) and dl) or false
   end
   if weighted then
     wt = readFields(K.gweight, q)
     local dw = tonumber(wt[''] or '') or 1
-    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or (isTenant(n) and 1 or dw) end
+    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or (TENANTS and isTenant(n) and 1 or dw) end
   end
   return lim, wt
 end

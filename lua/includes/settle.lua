@@ -103,7 +103,7 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   -- entry comes first, so a tenant freed from its limit is fixed before its
   -- lanes are (lua/includes/lane.lua, fixRing).
   local tenants = {}
-  for i = 1, #lanes do
+  for i = 1, TENANTS and #lanes or 0 do
     local te = tenantOf(lanes[i])
     if te then
       if not dropped[te] then tenants[#tenants + 1] = te; dropped[te] = 0 end

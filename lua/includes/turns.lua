@@ -72,7 +72,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, names)
     local dr = rates['']
     for _, g in ipairs(names) do
-      local r = parseRate(rates[g] or (not isTenant(g) and dr) or nil)
+      local r = parseRate(rates[g] or (not (TENANTS and isTenant(g)) and dr) or nil)
       if r or buckets[g] then
         local _, tk = rateState(r, buckets[g] or nil, now)
         tok[g] = tk
@@ -148,7 +148,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     -- A tenant's turn (g = `T/`) serves the head lane of its inner ring;
     -- the lane's own ceiling and tokens hold, and the tenant's on top.
     local L, iv = g, nil
-    if string.byte(g, -1) == 47 then
+    if TENANTS and string.byte(g, -1) == 47 then
       iv = innerView(g)
       L = iv and iv.q[iv.h] or nil
       if L and lim[L] == nil then loadLanes({ L }) end
