@@ -86,11 +86,34 @@ int cmd_lanes(Context &ctx) {
     print(j.text() + "\n");
     return kExitOk;
   }
-  Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"},
-          {false, true, true, true, true, true, false, true});
-  for (const auto &r : top.rows)
-    t.add({fit_width(r.group, 48), grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
-           rate_short(r), cap_short(r), r.paused ? "yes" : "no", grouped(r.served)});
+  // Wait and cost columns only when some row carries those figures.
+  const bool waits = any_wait_figures(top.rows), cost = any_cost_figures(top.rows);
+  std::vector<std::string> head{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"};
+  std::vector<bool> right{false, true, true, true, true, true, false, true};
+  if (waits) {
+    for (const char *h : {"WAIT P50", "WAIT P99", "SHARE", "FAIR"}) head.push_back(h);
+    right.insert(right.end(), 4, true);
+  }
+  if (cost) {
+    head.push_back("COST V");
+    right.push_back(true);
+  }
+  Table t(head, right);
+  std::vector<bool> indent;
+  for (size_t i : tenant_order(top.rows, indent)) {
+    const LaneRow &r = top.rows[i];
+    std::vector<std::string> row{(indent[i] ? "  " : "") + fit_width(r.group, 48), grouped(r.depth),
+                                 active_limit_text(r), std::to_string(r.weight), rate_short(r), cap_short(r),
+                                 r.paused ? "yes" : "no", grouped(r.served)};
+    if (waits) {
+      row.push_back(wait_short(r.wait_p50_ms));
+      row.push_back(wait_short(r.wait_p99_ms));
+      row.push_back(share_short(r.share));
+      row.push_back(share_short(r.fair_share));
+    }
+    if (cost) row.push_back(cost_short(r));
+    t.add(row);
+  }
   print(lines_text(t.lines()));
   return kExitOk;
 }
@@ -131,6 +154,14 @@ int cmd_lane(Context &ctx) {
       {"in ring", r.serviceable ? "yes" : "no"},
       {"served", grouped(r.served)},
       {"oldest", oldest},
+      {"tenant", r.is_tenant ? r.tenant + " (this is the tenant's row)" : r.tenant.empty() ? "-" : r.tenant},
+      {"wait p50/p99", r.wait_samples == 0 ? std::string("-")
+                                            : wait_short(r.wait_p50_ms) + " / " + wait_short(r.wait_p99_ms) + " (" +
+                                                  grouped(r.wait_samples) + " first claims)"},
+      {"window share", r.share < 0 ? std::string("-")
+                                   : share_short(r.share) + " of " + grouped(r.window_claims) +
+                                         "-claim window, fair " + share_short(r.fair_share)},
+      {"cost v", cost_short(r)},
   }));
   return kExitOk;
 }

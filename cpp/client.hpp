@@ -200,6 +200,9 @@ class Client {
   // Cost mode (lua/costmode.lua): quantum 1.. turns it on, 0 off. Returns
   // the quantum it had (0 = off); quantum -1 only reads it.
   uint64_t costMode(const char* queue, int64_t quantum);
+  // Sets the queue's wait figures window (s; 0 = off, -1 = only read it);
+  // returns the window it had.
+  uint64_t waitFigures(const char* queue, int64_t window_s);
   // Charges lane `group` `cost` units of settled work (cost mode; else no-op).
   void charge(const char* queue, const char* group, uint64_t cost);
   // No job of the lane before server now + ms.

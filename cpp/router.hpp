@@ -74,6 +74,7 @@ class Router {
   // Cost mode: on every shard queue of a sharded queue (a lane's balance
   // lives in its shard, which serves it). quantum -1 only reads.
   uint64_t costMode(const char* queue, int64_t quantum);
+  uint64_t waitFigures(const char* queue, int64_t window_s);
   void charge(const char* queue, const char* group, uint64_t cost);
   void setCap(const char* queue, const char* group, uint64_t cap);
 

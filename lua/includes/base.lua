@@ -78,10 +78,14 @@ local OUTCOMES
 -- COST_Q: the queue's cost quantum (config field `cost`), nil when the
 -- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
 local COST_Q
+-- WAITS: the window, in seconds, of the queue's wait figures (config field
+-- `waits`), nil while they are off (lua/includes/waits.lua).
+local WAITS
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'waits')
   OUTCOMES = c[3]
   COST_Q = tonumber(c[4] or '')
+  WAITS = tonumber(c[5] or '')
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

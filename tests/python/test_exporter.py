@@ -50,7 +50,7 @@ def test_exporter_serves_what_the_cli_prints(url, make_queue):
     qa = ("queue", q.name)
     assert got[("echomq_jobs", (qa, ("state", "pending")))] == 4
     assert got[("echomq_acked_total", (qa,))] == 1
-    assert got[("echomq_lane_depth", (("lane", "big"), qa))] == 3
+    assert got[("echomq_lane_depth", (("lane", "big"), qa, ("tenant", "")))] == 3
     assert got[("echomq_jobs", (("queue", other.name), ("state", "delayed")))] == 1
     cli = os.environ.get("ECHOMQ_CLI")
     if cli:  # one set of names and figures in both
