@@ -1,6 +1,6 @@
 #!lua flags=no-writes
 --[[ lanes: figures of one lane, or of a page of lanes in name order (read-only).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "one" | "page"
 -- one:  ARGV[3] group

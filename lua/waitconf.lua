@@ -1,5 +1,5 @@
 --[[ waitconf: turn a queue's per-lane wait figures on (with their window) or off.
--- KEYS: seq config
+-- KEYS: seq gweight glimit config
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] window in seconds 1..WAIT_WINDOW_MAX_S (the figures cover the last
 --   one to two windows), "0" = off, "-1" = only read it
