@@ -111,17 +111,17 @@ class TopView {
     out.push_back(error.empty() ? "" : "error: " + error);
     const auto &rows = f.lanes.rows;
     const bool waits = any_wait_figures(rows), cost = any_cost_figures(rows);
-    std::vector<std::string> head{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"};
+    std::vector<std::string> cols{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"};
     std::vector<bool> right{false, true, true, true, true, true, false, true};
     if (waits) {
-      for (const char *h : {"WAIT P99", "SHARE", "FAIR"}) head.push_back(h);
+      for (const char *h : {"WAIT P99", "SHARE", "FAIR"}) cols.push_back(h);
       right.insert(right.end(), 3, true);
     }
     if (cost) {
-      head.push_back("COST V");
+      cols.push_back("COST V");
       right.push_back(true);
     }
-    Table t(head, right);
+    Table t(cols, right);
     std::vector<bool> indent;
     for (size_t i : tenant_order(rows, indent)) {
       const LaneRow &r = rows[i];

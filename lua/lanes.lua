@@ -34,7 +34,6 @@ end
 local bad = layoutError()
 if bad then return bad end
 local out = { OK, #names }
-local window = WAITS and waitWindow(serverNowMs())
 local function fig(x, fmt) return x and string.format(fmt, x) or '-1' end
 for _, g in ipairs(names) do
   local pk = pendingKey(g)
@@ -80,7 +79,7 @@ for _, g in ipairs(names) do
   out[o + LANE_TENANT] = t and string.sub(t, 1, -2) or ''
   out[o + LANE_IS_TENANT] = isTenant and 1 or 0
   local samples, p50, p99, claims, share, fair = 0, nil, nil, 0, nil, nil
-  if WAITS then samples, p50, p99, claims, share, fair = waitFigures(readWaits({ g }, window), g, COST_Q) end
+  if WAITS then samples, p50, p99, claims, share, fair = waitFigures(g, serverNowMs(), COST_Q) end
   out[o + LANE_WAIT_SAMPLES] = samples
   out[o + LANE_WAIT_P50_MS] = fig(p50, '%.3f')
   out[o + LANE_WAIT_P99_MS] = fig(p99, '%.3f')

@@ -2,22 +2,30 @@
 --@include many
 -- Wait figures (docs/architecture.md, "Wait figures"), opt-in per queue:
 -- WAITS, the window W in seconds (config field `waits`; nil = off, and then
--- nothing here runs), is read by layoutError. One hash, gwait (docs/keys.md):
--- entry -> "e n0 n1 x0 x1 w0 w1 k0 k1|h0|h1", slot 0 the window numbered e
--- (server ms / (W * 1000), floored), slot 1 the window before it:
---   n claims (every delivery), x cost charged (cost mode), w the weight
---   the entry counted with (0 = not served in that window), k for a
---   tenant entry the number of its lanes served; h the waits from enqueue
---   to first claim, sparse log buckets "b:c,b:c" (waitBucket).
--- The entries: each lane served, each tenant `T/` with a lane served (its
--- lanes' figures added up), and '' (never a lane): the queue, its w the sum
--- of the outer entries' w (plain lanes and tenants), its k0 the cursor of
--- the sweep that drops entries whose both windows ended (waitSweep).
+-- nothing here runs), is read by layoutError. One hash, gwait (docs/keys.md),
+-- of plain counts: windows are numbered e = server ms / (W * 1000), floored,
+-- and a figure covers windows e and e - 1. For an entry g (each lane
+-- served; each tenant `T/` with a lane served, its lanes added up; '',
+-- never a lane, the queue), the fields of window e ("\t" is never in a
+-- name):
+--   g\te        claims (every delivery)
+--   g\te\tw     the weight it counted with (the queue: the sum of the
+--               outer entries', plain lanes and tenants)
+--   g\te\tk     a tenant: its lanes served
+--   g\te\tx     cost charged (cost mode)
+--   g\te\t<b>   first deliveries whose wait from enqueue fell in bucket b
 -- Bucket 0 holds waits under 1 ms; bucket b >= 1 holds [2^((b-1)/2),
 -- 2^(b/2)) ms: sqrt(2) steps, the last one open (from 2^25 ms, ~9.3 h).
+-- Plain counts keep the hot path (recordWaits) to one HMGET and one HSET
+-- with no parsing: per lane served it reads and writes its claims and the
+-- buckets its jobs fell in (bench/README.md, "Wait figures"). A field of a
+-- window before e - 1 counts nothing and leaves with the sweep.
 local WAIT_BUCKETS = 52
--- Entries the sweep looks at per step (one HSCAN step).
-local WAIT_SWEEP = 16
+-- Fields the sweep looks at per step (one HSCAN step): more than one lane
+-- can open in a window (4 + 52), so the sweep keeps up with them.
+local WAIT_SWEEP = 64
+-- The sweep's cursor: a field of its own ("\t" alone: never an entry's).
+local WAIT_CURSOR = '\t'
 local function waitBucket(ms)
   if ms < 1 then return 0 end
   local m, e = math.frexp(ms)  -- ms = m * 2^e, 0.5 <= m < 1
@@ -27,157 +35,132 @@ local function waitBucket(ms)
   return b
 end
 -- The tenant entry `T/` of lane `T/L` (TENANTS.md), nil for a plain lane or
--- a tenant entry itself.
-local function laneTenant(g) return string.match(g, '^([^/]+/).') end
--- An entry as a table, rolled to window `e` (a window that ended longer ago
--- than the one before `e` counts nothing; the queue's sweep cursor stays).
-local function waitEntry(v, e, queue)
-  local w = { e = e, 0, 0, 0, 0, 0, 0, 0, 0, h0 = '', h1 = '' }
-  if not v then return w end
-  local se, n0, n1, x0, x1, w0, w1, k0, k1, h0, h1 =
-    string.match(v, '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)|([^|]*)|(.*)$')
-  if not se then return w end
-  se = se + 0
-  if queue then w[7] = k0 + 0 end
-  if se == e then
-    w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8] = n0 + 0, n1 + 0, x0 + 0, x1 + 0, w0 + 0, w1 + 0, k0 + 0, k1 + 0
-    w.h0, w.h1 = h0, h1
-  elseif se == e - 1 then
-    w[2], w[4], w[6], w[8], w.h1 = n0 + 0, x0 + 0, w0 + 0, k0 + 0, h0
-  end
-  return w
-end
-local function packWait(w)
-  return string.format('%d %d %d %d %d %d %d %d %d|', w.e, w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8]) ..
-    w.h0 .. '|' .. w.h1
-end
--- Adds counts (bucket -> count) to a sparse histogram string.
-local function addBuckets(h, add)
-  for b, c in string.gmatch(h, '(%d+):(%d+)') do
-    b = b + 0
-    add[b] = (add[b] or 0) + c
-  end
-  local parts = {}
-  for b = 0, WAIT_BUCKETS - 1 do
-    local c = add[b]
-    if c then parts[#parts + 1] = b .. ':' .. c end
-  end
-  return table.concat(parts, ',')
-end
--- One step of the sweep: entries whose both windows ended leave gwait, so
--- it holds about the entries served in the last two windows.
-local function waitSweep(q, e)
-  local r = rcall('HSCAN', okey('gwait'), S(q[7]), 'COUNT', WAIT_SWEEP)
-  q[7] = r[1] + 0
-  local old = {}
-  for i = 1, #r[2], 2 do
-    local f, se = r[2][i], string.match(r[2][i + 1], '^(%d+)')
-    if f ~= '' and (not se or se + 0 < e - 1) then old[#old + 1] = f end
-  end
-  if #old > 0 then callSliced('HDEL', okey('gwait'), old) end
+-- a tenant entry itself. One plain find for a name without '/'.
+local function laneTenant(g)
+  if not string.find(g, '/', 2, true) then return nil end
+  return string.match(g, '^([^/]+/).')
 end
 -- The window of server time `now`.
 local function waitWindow(now) return math.floor(now / (WAITS * 1000)) end
--- Reads the entries `names` (plus their tenants and '') rolled to window e:
--- name -> entry, and the names read.
-local function readWaits(names, e)
-  local q, seen = {}, {}
-  for i = 1, #names do
-    local g = names[i]
-    if not seen[g] then seen[g] = true; q[#q + 1] = g end
-    local t = laneTenant(g)
-    if t and not seen[t] then seen[t] = true; q[#q + 1] = t end
+-- One step of the sweep: fields of windows before e - 1 leave gwait, so it
+-- holds about the fields of the last two windows.
+local function waitSweep(e)
+  local key = okey('gwait')
+  local r = rcall('HSCAN', key, rcall('HGET', key, WAIT_CURSOR) or '0', 'COUNT', WAIT_SWEEP)
+  local old = {}
+  for i = 1, #r[2], 2 do
+    local we = string.match(r[2][i], '\t(%d+)')
+    if we and we + 0 < e - 1 then old[#old + 1] = r[2][i] end
   end
-  q[#q + 1] = ''
-  local vals = callSliced('HMGET', okey('gwait'), q)
-  local m = {}
-  for i = 1, #q do m[q[i]] = waitEntry(vals[i] or nil, e, q[i] == '') end
-  return m, q
+  if #old > 0 then callSliced('HDEL', key, old) end
+  rcall('HSET', key, WAIT_CURSOR, r[1])
 end
-local function writeWaits(m, q)
-  local set = {}
-  for i = 1, #q do set[#set + 1] = q[i]; set[#set + 1] = packWait(m[q[i]]) end
+-- Adds `add` (field -> count, the fields listed in `fields`) to gwait with
+-- one HMGET and one HSET; returns the counts it had (field -> number or nil).
+local function addWaitCounts(fields, add)
+  local cur = callSliced('HMGET', okey('gwait'), fields)
+  local had, set = {}, {}
+  for i = 1, #fields do
+    local f, v = fields[i], cur[i]
+    v = v and v + 0 or nil
+    had[f] = v
+    set[#set + 1] = f
+    set[#set + 1] = (v or 0) + add[f]
+  end
   callSliced('HSET', okey('gwait'), set)
+  return had
 end
--- A claim's figures, one HMGET and one HSET of gwait for all the lanes it
--- served (lua/includes/turns.lua): lanes[i] got servedBy[lanes[i]] jobs;
--- first[] the indexes of the jobs on their first delivery (laneOf[i] their
--- lane, recs[i] their record, whose first field is the enqueue ms).
--- `weighted` (wclaim) or cost mode: an entry counts with its weight, else
--- 1 (a plain claim turn serves one job whatever the weight).
+-- A claim's figures (lua/includes/turns.lua): lanes[i] got
+-- servedBy[lanes[i]] jobs; first[] the indexes of the jobs on their first
+-- delivery (laneOf[i] their lane, recs[i] their record, whose first field
+-- is the enqueue ms). An entry served first in the window counts with its
+-- weight when the call is `weighted` (wclaim) or in cost mode, else 1 (a
+-- plain claim turn serves one job whatever the weight).
 local function recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now)
   local e = waitWindow(now)
-  local m, q = readWaits(lanes, e)
-  local tot = m['']
-  local fresh = {}  -- outer entries served first in this window
+  local sfx = '\t' .. e
+  local fields, add, ten, lf = {}, {}, {}, {}
+  local function count(f, c)
+    local a = add[f]
+    if not a then fields[#fields + 1] = f; a = 0 end
+    add[f] = a + c
+  end
+  local total = 0
   for i = 1, #lanes do
     local g = lanes[i]
     local c = servedBy[g]
     if c > 0 then
-      local w, t = m[g], laneTenant(g)
-      w[1] = w[1] + c
-      tot[1] = tot[1] + c
-      if t then
-        local tw = m[t]
-        tw[1] = tw[1] + c
-        if w[5] == 0 then w[5] = 1; tw[7] = tw[7] + 1 end
-        if tw[5] == 0 then tw[5] = -1; fresh[#fresh + 1] = t end
-      elseif w[5] == 0 then
-        w[5] = -1; fresh[#fresh + 1] = g
-      end
+      local t = laneTenant(g) or false
+      local f = g .. sfx
+      ten[g], lf[g] = t, f
+      count(f, c)
+      if t then count(t .. sfx, c) end
+      total = total + c
     end
   end
-  if #fresh > 0 then
-    -- The weights, once per entry and window; and a step of the sweep.
-    local wt = {}
-    if weighted or COST_Q then
-      local names = { '' }
-      for i = 1, #fresh do names[i + 1] = fresh[i] end
-      wt = readFields(K.gweight, names)
-    end
-    local dw = tonumber(wt[''] or '') or 1
-    for i = 1, #fresh do
-      local g = fresh[i]
-      local v = tonumber(wt[g] or '') or (string.sub(g, -1) == '/' and 1 or dw)
-      m[g][5] = v
-      tot[5] = tot[5] + v
-    end
-    waitSweep(tot, e)
+  if total == 0 then return end
+  count(sfx, total)
+  for j = 1, #first do
+    local i = first[j]
+    local g = laneOf[i]
+    local b = '\t' .. waitBucket(now - string.match(recs[i], '^%d+'))
+    count(lf[g] .. b, 1)
+    local t = ten[g]
+    if t then count(t .. sfx .. b, 1) end
   end
-  if #first > 0 then
-    local add = {}
-    for j = 1, #first do
-      local i = first[j]
-      local g = laneOf[i]
-      local b = waitBucket(now - string.match(recs[i], '^%d+'))
-      local a = add[g]
-      if not a then a = {}; add[g] = a end
-      a[b] = (a[b] or 0) + 1
-      local t = laneTenant(g)
-      if t then
-        a = add[t]
-        if not a then a = {}; add[t] = a end
-        a[b] = (a[b] or 0) + 1
-      end
-    end
-    for g, a in pairs(add) do m[g].h0 = addBuckets(m[g].h0, a) end
+  local had = addWaitCounts(fields, add)
+  -- Entries served first in this window: their weights (and a tenant's
+  -- lanes), once per entry and window, and a step of the sweep.
+  local fresh, lanesNew, f2, a2 = {}, {}, {}, {}
+  local function count2(f, c)
+    if not a2[f] then f2[#f2 + 1] = f; a2[f] = 0 end
+    a2[f] = a2[f] + c
   end
-  writeWaits(m, q)
+  for i = 1, #lanes do
+    local g = lanes[i]
+    local t = ten[g]
+    if t == false and not had[lf[g]] then
+      fresh[#fresh + 1] = g
+    elseif t then
+      if not had[lf[g]] then count2(t .. sfx .. '\tk', 1) end
+      if not had[t .. sfx] and not lanesNew[t] then lanesNew[t] = true; fresh[#fresh + 1] = t end
+    end
+  end
+  if #fresh == 0 and #f2 == 0 then return end
+  local wt = {}
+  if #fresh > 0 and (weighted or COST_Q) then
+    local names = { '' }
+    for i = 1, #fresh do names[i + 1] = fresh[i] end
+    wt = readFields(K.gweight, names)
+  end
+  local dw = tonumber(wt[''] or '') or 1
+  for i = 1, #fresh do
+    local g = fresh[i]
+    local v = tonumber(wt[g] or '') or (string.sub(g, -1) == '/' and 1 or dw)
+    count2(g .. sfx .. '\tw', v)
+    count2(sfx .. '\tw', v)
+  end
+  addWaitCounts(f2, a2)
+  if #fresh > 0 then waitSweep(e) end
 end
 -- Cost mode: the charges of a take call (lanes[i] costs[i] units) go into
 -- the window's x of each lane, its tenant and the queue.
 local function recordCosts(lanes, costs, now)
   if #lanes == 0 then return end
-  local m, q = readWaits(lanes, waitWindow(now))
-  local tot = m['']
+  local sfx = '\t' .. waitWindow(now) .. '\tx'
+  local fields, add = {}, {}
+  local function count(f, c)
+    if not add[f] then fields[#fields + 1] = f; add[f] = 0 end
+    add[f] = add[f] + c
+  end
   for i = 1, #lanes do
     local g, c = lanes[i], costs[i]
-    m[g][3] = m[g][3] + c
-    tot[3] = tot[3] + c
+    count(g .. sfx, c)
+    count(sfx, c)
     local t = laneTenant(g)
-    if t then m[t][3] = m[t][3] + c end
+    if t then count(t .. sfx, c) end
   end
-  writeWaits(m, q)
+  addWaitCounts(fields, add)
 end
 -- The wait quantile q (0..1] of the counts (bucket -> count, `total` of
 -- them), in ms: the upper edge of the bucket that holds it (the last, open
@@ -193,42 +176,59 @@ local function waitQuantile(counts, total, q)
   end
   return 2 ^ ((WAIT_BUCKETS - 2) / 2)
 end
--- The figures of entry g over its two windows, from the entries read by
--- readWaits: first claims, wait p50 and p99 (ms), claims, served share and
--- fair share (by cost when `byCost`). A lane of a tenant has 1/k of its
--- tenant's fair share (k: the tenant's lanes served in the window: they
+-- The figures of entry g at server time `now`, over windows e and e - 1
+-- (one HMGET): first claims, wait p50 and p99 (ms), claims, served share
+-- and fair share (by cost when `byCost`). A lane of a tenant has 1/k of
+-- its tenant's fair share (k: the tenant's lanes served in the window: they
 -- share its turns by count). The windows' shares are weighted by the
 -- queue's claims (or cost) in each. Nil for a figure that has no samples.
-local function waitFigures(m, g, byCost)
-  local w, tot = m[g], m['']
+local function waitFigures(g, now, byCost)
+  local e = waitWindow(now)
+  local t = laneTenant(g)
+  local fields = {}
+  for k = 0, 1 do
+    local s = '\t' .. (e - k)
+    for _, f in ipairs({ g .. s, g .. s .. '\tw', g .. s .. '\tx', s, s .. '\tw', s .. '\tx' }) do
+      fields[#fields + 1] = f
+    end
+    if t then
+      for _, f in ipairs({ t .. s .. '\tw', t .. s .. '\tk' }) do fields[#fields + 1] = f end
+    end
+    for b = 0, WAIT_BUCKETS - 1 do fields[#fields + 1] = g .. s .. '\t' .. b end
+  end
+  local vals = rcall('HMGET', okey('gwait'), unpack(fields))
+  local v = {}
+  for i = 1, #fields do v[fields[i]] = tonumber(vals[i] or '') or 0 end
   local counts, samples = {}, 0
-  for _, h in ipairs({ w.h0, w.h1 }) do
-    for b, c in string.gmatch(h, '(%d+):(%d+)') do
-      b = b + 0
+  for k = 0, 1 do
+    local s = '\t' .. (e - k)
+    for b = 0, WAIT_BUCKETS - 1 do
+      local c = v[g .. s .. '\t' .. b]
       counts[b] = (counts[b] or 0) + c
       samples = samples + c
     end
   end
   local p50, p99
   if samples > 0 then p50, p99 = waitQuantile(counts, samples, 0.5), waitQuantile(counts, samples, 0.99) end
-  local o = byCost and 2 or 0  -- x instead of n
-  local all = tot[1 + o] + tot[2 + o]
-  local share, fair
-  if all > 0 then
-    share = (w[1 + o] + w[2 + o]) / all
-    local t = laneTenant(g)
-    fair = 0
-    for k = 0, 1 do
-      local S, f = tot[5 + k], 0
-      if t then
-        local tw = m[t]
-        if S > 0 and tw[7 + k] > 0 and w[5 + k] > 0 then f = tw[5 + k] / S / tw[7 + k] end
-      elseif S > 0 then
-        f = w[5 + k] / S
-      end
-      fair = fair + f * tot[1 + o + k]
-    end
-    fair = fair / all
+  local x = byCost and '\tx' or ''
+  local all, mine, claims, fair = 0, 0, 0, 0
+  for k = 0, 1 do
+    local s = '\t' .. (e - k)
+    all = all + v[s .. x]
+    mine = mine + v[g .. s .. x]
+    claims = claims + v[g .. s]
   end
-  return samples, p50, p99, w[1] + w[2], share, fair
+  if all == 0 then return samples, p50, p99, claims, nil, nil end
+  for k = 0, 1 do
+    local s = '\t' .. (e - k)
+    local S, f = v[s .. '\tw'], 0
+    if t then
+      local tk = v[t .. s .. '\tk']
+      if S > 0 and tk > 0 and v[g .. s] > 0 then f = v[t .. s .. '\tw'] / S / tk end
+    elseif S > 0 then
+      f = v[g .. s .. '\tw'] / S
+    end
+    fair = fair + f * v[s .. x]
+  end
+  return samples, p50, p99, claims, mine / all, fair / all
 end
