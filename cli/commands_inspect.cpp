@@ -136,7 +136,7 @@ int cmd_lane(Context &ctx) {
   std::string oldest = r.oldest_enqueued_at_ms == 0
                            ? "-"
                            : human_duration(now - r.oldest_enqueued_at_ms) + " ago";
-  print(key_values({
+  std::vector<std::pair<std::string, std::string>> kv{
       {"lane", r.group},
       {"depth", grouped(r.depth)},
       {"active", active_limit_text(r)},
@@ -154,15 +154,17 @@ int cmd_lane(Context &ctx) {
       {"in ring", r.serviceable ? "yes" : "no"},
       {"served", grouped(r.served)},
       {"oldest", oldest},
-      {"tenant", r.is_tenant ? r.tenant + " (this is the tenant's row)" : r.tenant.empty() ? "-" : r.tenant},
-      {"wait p50/p99", r.wait_samples == 0 ? std::string("-")
-                                            : wait_short(r.wait_p50_ms) + " / " + wait_short(r.wait_p99_ms) + " (" +
-                                                  grouped(r.wait_samples) + " first claims)"},
-      {"window share", r.share < 0 ? std::string("-")
-                                   : share_short(r.share) + " of " + grouped(r.window_claims) +
-                                         "-claim window, fair " + share_short(r.fair_share)},
-      {"cost v", cost_short(r)},
-  }));
+  };
+  // Tenant, wait and cost lines only when the lane has them.
+  if (!r.tenant.empty()) kv.push_back({"tenant", r.is_tenant ? r.tenant + " (the tenant's own row)" : r.tenant});
+  if (r.wait_samples > 0)
+    kv.push_back({"wait p50/p99", wait_short(r.wait_p50_ms) + " / " + wait_short(r.wait_p99_ms) + " (" +
+                                      grouped(r.wait_samples) + " first claims)"});
+  if (r.share >= 0)
+    kv.push_back({"window share", share_short(r.share) + " of " + grouped(r.window_claims) +
+                                      "-claim window, fair " + share_short(r.fair_share)});
+  if (r.cost_v >= 0 || r.sits_out) kv.push_back({"cost v", cost_short(r)});
+  print(key_values(kv));
   return kExitOk;
 }
 
