@@ -77,7 +77,7 @@ func (q *Queue) SetCostMode(ctx context.Context, quantum uint64) error {
 // deliveries, and LaneInfo reports them (docs/architecture.md, "Wait
 // figures"). Turning them off, or changing the window, drops them.
 func (q *Queue) SetWaitFigures(ctx context.Context, window time.Duration) error {
-	if window < 0 || window%time.Second != 0 || window > capi.ECHOMQ_WAIT_WINDOW_MAX_S*time.Second {
+	if window < 0 || window%time.Second != 0 || window > time.Duration(capi.ECHOMQ_WAIT_WINDOW_MAX_S)*time.Second {
 		return invalid("wait figures window must be 0 (off) or whole seconds up to 24h")
 	}
 	s := uint(window / time.Second)

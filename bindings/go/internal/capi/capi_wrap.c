@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_88a60d95472bc8c6(const char*);
+  void cgo_panic__capi_d0d145a1c0eb1e5e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_88a60d95472bc8c6(p);
+  cgo_panic__capi_d0d145a1c0eb1e5e(p);
 }
 
 
@@ -272,6 +272,16 @@ enum {
   EMQGO_LANE_NEXT_TOKEN_AT_MS,
   EMQGO_LANE_CAP,
   EMQGO_LANE_CAP_IS_DEFAULT,
+  EMQGO_LANE_TENANT_LEN,     /* bytes of the group name that are the tenant (0 = none) */
+  EMQGO_LANE_IS_TENANT,
+  EMQGO_LANE_WAIT_SAMPLES,
+  EMQGO_LANE_WAIT_P50_MS,    /* doubles as their IEEE 754 bits */
+  EMQGO_LANE_WAIT_P99_MS,
+  EMQGO_LANE_WINDOW_CLAIMS,
+  EMQGO_LANE_SHARE,
+  EMQGO_LANE_FAIR_SHARE,
+  EMQGO_LANE_COST_V,
+  EMQGO_LANE_SITS_OUT,
   EMQGO_LANE_NUMS
 };
 
@@ -544,7 +554,26 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
   v[EMQGO_LANE_CAP] = (int64_t)l->cap;
   v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
+  /* The tenant is a prefix of the group name ("T" of "T/L" or "T/"). */
+  v[EMQGO_LANE_TENANT_LEN] = (int64_t)strlen(l->tenant);
+  v[EMQGO_LANE_IS_TENANT] = l->is_tenant;
+  v[EMQGO_LANE_WAIT_SAMPLES] = (int64_t)l->wait_samples;
+  memcpy(&v[EMQGO_LANE_WAIT_P50_MS], &l->wait_p50_ms, sizeof(double));
+  memcpy(&v[EMQGO_LANE_WAIT_P99_MS], &l->wait_p99_ms, sizeof(double));
+  v[EMQGO_LANE_WINDOW_CLAIMS] = (int64_t)l->window_claims;
+  memcpy(&v[EMQGO_LANE_SHARE], &l->share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
+  v[EMQGO_LANE_SITS_OUT] = l->sits_out;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
+}
+
+/* The queue's wait figures window (s, 0 = off) as a uint64 out value. */
+int emqgo_get_wait_figures(echomq_client *c, const char *queue, uint64_t *OUT_U64) {
+  uint32_t w = 0;
+  int rc = echomq_get_wait_figures(c, queue, &w);
+  *OUT_U64 = w;
+  return rc;
 }
 
 /* One lane's numbers into nums (EMQGO_LANE_NUMS entries). */
@@ -782,7 +811,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
+void _wrap_Swig_free_capi_d0d145a1c0eb1e5e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -792,7 +821,7 @@ void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_d0d145a1c0eb1e5e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -805,7 +834,7 @@ void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +845,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +856,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +867,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_OK_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +878,7 @@ intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EMPTY_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +889,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +900,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINVAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +911,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +922,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +933,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESTALE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +944,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +955,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EFULL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +966,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELEASED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +977,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +988,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +999,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PENDING_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +1010,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECONN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +1021,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1032,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1043,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETLS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1054,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESERVER_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1065,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1076,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EPROTO_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1087,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EBUSY_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1098,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELOADING_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1109,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1120,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EOOM_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1131,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1142,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1153,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1164,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1175,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1186,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1197,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1208,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1219,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1201,7 +1230,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1212,7 +1241,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1223,7 +1252,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1234,7 +1263,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1245,7 +1274,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1256,7 +1285,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1267,7 +1296,18 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_WINDOW_MAX_S);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1278,7 +1318,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1289,7 +1329,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1300,7 +1340,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1311,7 +1351,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1322,7 +1362,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1333,7 +1373,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -1344,7 +1384,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_d0d145a1c0eb1e5e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1360,7 +1400,7 @@ _gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_88a60d95472bc8c6() {
+intgo _wrap_version_capi_d0d145a1c0eb1e5e() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1411,7 @@ intgo _wrap_version_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
+_gostring_ _wrap_version_string_capi_d0d145a1c0eb1e5e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1385,7 +1425,7 @@ _gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_d0d145a1c0eb1e5e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1403,7 +1443,7 @@ intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_d0d145a1c0eb1e5e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1421,7 +1461,7 @@ intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1441,7 +1481,7 @@ intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1451,7 +1491,7 @@ void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1467,7 +1507,7 @@ _gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1480,7 +1520,7 @@ intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1493,7 +1533,7 @@ intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1503,7 +1543,7 @@ void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1516,7 +1556,7 @@ intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1532,7 +1572,7 @@ _gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1548,7 +1588,7 @@ _gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1558,7 +1598,7 @@ void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_d0d145a1c0eb1e5e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1571,7 +1611,7 @@ long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_d0d145a1c0eb1e5e(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1586,7 +1626,7 @@ struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_d0d145a1c0eb1e5e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1596,7 +1636,7 @@ void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
+struct echomq_batch *_wrap_batch_create_capi_d0d145a1c0eb1e5e() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1607,7 +1647,7 @@ struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1633,7 +1673,7 @@ intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1646,7 +1686,7 @@ long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1661,7 +1701,7 @@ long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1694,7 +1734,7 @@ intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1709,7 +1749,7 @@ intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1731,7 +1771,7 @@ intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1741,7 +1781,7 @@ void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_d0d145a1c0eb1e5e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1751,7 +1791,7 @@ void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1775,7 +1815,7 @@ intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1805,7 +1845,7 @@ intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1835,7 +1875,7 @@ intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1859,7 +1899,7 @@ intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1879,7 +1919,7 @@ intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1903,7 +1943,7 @@ intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1923,7 +1963,7 @@ intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1936,7 +1976,7 @@ long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1954,7 +1994,7 @@ _gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -1969,7 +2009,7 @@ long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -1989,7 +2029,7 @@ _gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -1999,7 +2039,7 @@ void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2038,7 +2078,7 @@ intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2067,7 +2107,7 @@ intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2094,7 +2134,7 @@ intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2123,7 +2163,7 @@ intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2150,7 +2190,7 @@ intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2177,7 +2217,7 @@ intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2204,7 +2244,7 @@ intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2226,7 +2266,7 @@ intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2248,7 +2288,7 @@ intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2270,7 +2310,7 @@ intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2303,7 +2343,7 @@ intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2330,7 +2370,7 @@ intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2356,7 +2396,7 @@ intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2385,7 +2425,7 @@ intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2414,7 +2454,7 @@ intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2441,7 +2481,7 @@ intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2463,7 +2503,7 @@ intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2485,7 +2525,7 @@ intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2518,7 +2558,29 @@ intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_wait_figures_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  
+  result = (int)echomq_set_wait_figures(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_charge_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2547,7 +2609,7 @@ intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_d0d145a1c0eb1e5e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2560,7 +2622,7 @@ long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_d0d145a1c0eb1e5e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2570,7 +2632,7 @@ void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2609,7 +2671,7 @@ intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2642,7 +2704,7 @@ intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2655,7 +2717,7 @@ intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2670,7 +2732,7 @@ intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2691,7 +2753,7 @@ intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2715,7 +2777,7 @@ intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,7 +2799,7 @@ intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+intgo _wrap_worker_settle_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2765,7 +2827,7 @@ intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2782,7 +2844,7 @@ intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2792,7 +2854,7 @@ void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2814,7 +2876,7 @@ intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_d0d145a1c0eb1e5e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2827,7 +2889,7 @@ long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_d0d145a1c0eb1e5e(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2845,7 +2907,7 @@ _gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_d0d145a1c0eb1e5e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2855,7 +2917,7 @@ void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_d0d145a1c0eb1e5e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2871,7 +2933,7 @@ _gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ID_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2883,7 +2945,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2895,7 +2957,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2907,7 +2969,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2919,7 +2981,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2931,7 +2993,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2943,7 +3005,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2955,7 +3017,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2967,7 +3029,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STATE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2979,7 +3041,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -2991,7 +3053,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3003,7 +3065,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3015,7 +3077,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3027,7 +3089,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3039,7 +3101,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3051,7 +3113,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LANES_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3063,7 +3125,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_RING_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3075,7 +3137,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3087,7 +3149,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3099,7 +3161,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3111,7 +3173,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3123,7 +3185,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3135,7 +3197,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3147,7 +3209,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3159,7 +3221,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3171,7 +3233,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3183,7 +3245,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3195,7 +3257,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3207,7 +3269,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3219,7 +3281,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3231,7 +3293,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3243,7 +3305,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3255,7 +3317,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3267,7 +3329,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3279,7 +3341,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3291,7 +3353,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3303,7 +3365,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3315,7 +3377,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3327,7 +3389,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3339,7 +3401,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3351,7 +3413,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3363,7 +3425,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3375,7 +3437,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3387,7 +3449,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3399,7 +3461,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3411,7 +3473,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3423,7 +3485,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3435,7 +3497,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3447,7 +3509,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3459,7 +3521,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3471,7 +3533,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3483,7 +3545,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3495,7 +3557,127 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_TENANT_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_IS_TENANT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_SAMPLES;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_P50_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_P99_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WINDOW_CLAIMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_SHARE_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_SHARE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_FAIR_SHARE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_COST_V_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_COST_V;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_d0d145a1c0eb1e5e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_SITS_OUT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -3507,7 +3689,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_d0d145a1c0eb1e5e(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3530,7 +3712,7 @@ struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3546,7 +3728,7 @@ void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3564,7 +3746,7 @@ void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_kept_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3618,7 +3800,7 @@ intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3655,7 +3837,7 @@ intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3699,7 +3881,7 @@ intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3716,7 +3898,7 @@ long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_d0d145a1c0eb1e5e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3736,7 +3918,7 @@ void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_d0d145a1c0eb1e5e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3752,7 +3934,7 @@ void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3802,7 +3984,7 @@ intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3828,7 +4010,7 @@ intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3887,7 +4069,7 @@ intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3915,7 +4097,7 @@ intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3950,7 +4132,7 @@ intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3987,7 +4169,7 @@ intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4013,7 +4195,7 @@ intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4046,7 +4228,7 @@ intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4081,7 +4263,7 @@ intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4118,7 +4300,7 @@ intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4155,7 +4337,7 @@ intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4194,7 +4376,7 @@ intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4240,7 +4422,7 @@ intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4266,7 +4448,40 @@ intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_wait_figures_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)emqgo_get_wait_figures(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lane_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4299,7 +4514,7 @@ intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4341,7 +4556,7 @@ intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_d0d145a1c0eb1e5e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4359,7 +4574,7 @@ _gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_d0d145a1c0eb1e5e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4377,7 +4592,7 @@ void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_d0d145a1c0eb1e5e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4393,7 +4608,7 @@ _gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4430,7 +4645,7 @@ intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4463,7 +4678,7 @@ intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4507,7 +4722,7 @@ intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4547,7 +4762,7 @@ intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4585,7 +4800,7 @@ intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_d0d145a1c0eb1e5e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4624,7 +4839,7 @@ intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4636,7 +4851,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4648,7 +4863,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4660,7 +4875,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4672,7 +4887,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4684,7 +4899,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4696,7 +4911,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4708,7 +4923,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4720,7 +4935,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4732,7 +4947,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4744,7 +4959,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4756,7 +4971,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4768,7 +4983,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4780,7 +4995,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_d0d145a1c0eb1e5e(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4794,7 +5009,7 @@ void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_d0d145a1c0eb1e5e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4838,7 +5053,7 @@ intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4857,7 +5072,7 @@ intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4885,7 +5100,7 @@ intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4897,7 +5112,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4909,7 +5124,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4921,7 +5136,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4933,7 +5148,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4945,7 +5160,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4957,7 +5172,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4969,7 +5184,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4981,7 +5196,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -4993,7 +5208,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5005,7 +5220,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5017,7 +5232,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5029,7 +5244,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5041,7 +5256,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5053,7 +5268,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_d0d145a1c0eb1e5e() {
   int result;
   intgo _swig_go_result;
   
@@ -5065,7 +5280,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_d0d145a1c0eb1e5e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5084,7 +5299,7 @@ intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_88a60d95472bc8c6() {
+long long _wrap_c_heap_in_use_capi_d0d145a1c0eb1e5e() {
   uint64_t result;
   long long _swig_go_result;
   
