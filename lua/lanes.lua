@@ -74,8 +74,8 @@ for _, g in ipairs(names) do
   out[o + LANE_NEXT_TOKEN_AT] = due and S(due) or '0'
   out[o + LANE_CAP] = tonumber(cv[1] or cv[2] or '0')
   out[o + LANE_CAP_IS_DEFAULT] = cv[1] and 0 or 1
-  local isTenant = string.match(g, '^[^/]+/$') and true or false
-  local t = isTenant and g or laneTenant(g)
+  local t, isTenant = laneTenant(g)
+  if isTenant then t = g end
   out[o + LANE_TENANT] = t and string.sub(t, 1, -2) or ''
   out[o + LANE_IS_TENANT] = isTenant and 1 or 0
   local samples, p50, p99, claims, share, fair = 0, nil, nil, 0, nil, nil

@@ -35,10 +35,14 @@ local function waitBucket(ms)
   return b
 end
 -- The tenant entry `T/` of lane `T/L` (TENANTS.md), nil for a plain lane or
--- a tenant entry itself. One plain find for a name without '/'.
+-- a tenant entry itself; and whether g is a tenant entry `T/`. One plain
+-- find for a name without '/'. (The one reading of a name: lua/lanes.lua
+-- reports it as the row's tenant fields.)
 local function laneTenant(g)
-  if not string.find(g, '/', 2, true) then return nil end
-  return string.match(g, '^([^/]+/).')
+  local s = string.find(g, '/', 2, true)
+  if not s then return nil, false end
+  if s == #g then return nil, true end
+  return string.match(g, '^([^/]+/).'), false
 end
 -- The window of server time `now`.
 local function waitWindow(now) return math.floor(now / (WAITS * 1000)) end
@@ -89,8 +93,9 @@ local function recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now)
   for i = 1, #lanes do
     local g = lanes[i]
     local c = servedBy[g]
-    if c > 0 then
-      local t = laneTenant(g) or false
+    local t, own = laneTenant(g)
+    if c > 0 and not own then  -- a tenant's own entry adds up its lanes here
+      t = t or false
       local f = g .. sfx
       ten[g], lf[g] = t, f
       count(f, c)
@@ -155,10 +160,12 @@ local function recordCosts(lanes, costs, now)
   end
   for i = 1, #lanes do
     local g, c = lanes[i], costs[i]
-    count(g .. sfx, c)
-    count(sfx, c)
-    local t = laneTenant(g)
-    if t then count(t .. sfx, c) end
+    local t, own = laneTenant(g)
+    if not own then
+      count(g .. sfx, c)
+      count(sfx, c)
+      if t then count(t .. sfx, c) end
+    end
   end
   addWaitCounts(fields, add)
 end
