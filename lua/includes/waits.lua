@@ -66,7 +66,7 @@ local function addWaitCounts(fields, add)
   local had, set = {}, {}
   for i = 1, #fields do
     local f, v = fields[i], cur[i]
-    v = v and v + 0 or nil
+    v = v and tonumber(v) or nil  -- (a field written by hand that holds no number starts again)
     had[f] = v
     set[#set + 1] = f
     set[#set + 1] = (v or 0) + add[f]
