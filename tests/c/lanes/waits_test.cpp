@@ -294,4 +294,16 @@ TEST_CASE("wait figures: a gwait of the wrong type refuses the claim, nothing wr
   none.reset(j);
   CHECK(rc == ECHOMQ_ESERVER);
   CHECK(keyspace_diff(before, raw.queue_snapshot(q)).empty());
+
+  // A field that holds no number (written by hand) starts again: the claim
+  // goes through whole.
+  raw.must({"DEL", gwait(q)});
+  REQUIRE(claim(c.get(), q, 60000));
+  ReplyPtr r = raw.must({"HSCAN", gwait(q), "0", "MATCH", "a\t*", "COUNT", "1000"});
+  REQUIRE(r->element[1]->elements >= 2);
+  for (size_t i = 0; i < r->element[1]->elements; i += 2) raw.must({"HSET", gwait(q), r->element[1]->element[i]->str, "junk"});
+  enqueue(c.get(), q, "a", "y");
+  REQUIRE(claim(c.get(), q, 60000));
+  CHECK(lane(c.get(), q, "a").window_claims == 1);
+  require_verified(c.get(), q);
 }
