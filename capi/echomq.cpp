@@ -684,6 +684,18 @@ int echomq_get_cost_mode(echomq_client* c, const char* queue, uint64_t* quantum)
     *quantum = c->core.costMode(queue, -1);
   });
 }
+int echomq_set_wait_figures(echomq_client* c, const char* queue, uint32_t window_s) {
+  return guarded(c, [&] {
+    if (window_s > ECHOMQ_WAIT_WINDOW_MAX_S) echomq::invalid("window must be 0..ECHOMQ_WAIT_WINDOW_MAX_S s");
+    c->core.waitFigures(queue, static_cast<int64_t>(window_s));
+  });
+}
+int echomq_get_wait_figures(echomq_client* c, const char* queue, uint32_t* window_s) {
+  return guarded(c, [&] {
+    if (!window_s) echomq::invalid("window_s is NULL");
+    *window_s = static_cast<uint32_t>(c->core.waitFigures(queue, -1));
+  });
+}
 int echomq_charge(echomq_client* c, const char* queue, const char* group, uint64_t cost) {
   return guarded(c, [&] {
     if (!group) echomq::invalid("group name is NULL");
@@ -726,11 +738,14 @@ int echomq_lane(echomq_client* c, const char* queue, const char* group, echomq_l
   return guarded(c, [&] {
     requireOut(out, "out");
     const unsigned v = out->version;
-    if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_1)
+    if (v != ECHOMQ_LANE_INFO_VERSION && v != ECHOMQ_LANE_INFO_VERSION_2 && v != ECHOMQ_LANE_INFO_VERSION_1)
       echomq::invalid("lane: set out->version to ECHOMQ_LANE_INFO_VERSION");
     echomq_lane_info l = emqcapi::toC(c->core.lane(queue, group));
-    // A version-1 caller's struct ends before the version-2 fields.
-    std::memcpy(out, &l, v == ECHOMQ_LANE_INFO_VERSION ? sizeof l : offsetof(echomq_lane_info, rate_jobs));
+    // An older caller's struct ends before the fields of later versions.
+    const size_t n = v == ECHOMQ_LANE_INFO_VERSION   ? sizeof l
+                     : v == ECHOMQ_LANE_INFO_VERSION_2 ? offsetof(echomq_lane_info, tenant)
+                                                       : offsetof(echomq_lane_info, rate_jobs);
+    std::memcpy(out, &l, n);
     out->version = v;
   });
 }

@@ -77,6 +77,7 @@ EMQ_SAME(kResultMax, ECHOMQ_RESULT_MAX);
 EMQ_SAME(kProgressMax, ECHOMQ_PROGRESS_MAX);
 EMQ_SAME(kKeepMaxMs, ECHOMQ_KEEP_MAX_MS);
 EMQ_SAME(kKeepLastMax, ECHOMQ_KEEP_LAST_MAX);
+EMQ_SAME(kWaitWindowMaxS, ECHOMQ_WAIT_WINDOW_MAX_S);
 EMQ_SAME(kEventsMaxlenMax, ECHOMQ_EVENTS_MAXLEN_MAX);
 EMQ_SAME(kWaitGraceMs, ECHOMQ_WAIT_GRACE_MS);
 EMQ_SAME(kWaitReplicasMax, ECHOMQ_WAIT_REPLICAS_MAX);
@@ -133,6 +134,16 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.next_token_at_ms = l.next_token_at_ms;
   o.cap = l.cap;
   o.cap_is_default = l.cap_is_default;
+  std::memcpy(o.tenant, l.tenant.data(), std::min<size_t>(l.tenant.size(), ECHOMQ_GROUP_NAME_MAX));
+  o.is_tenant = l.is_tenant;
+  o.wait_samples = l.wait_samples;
+  o.wait_p50_ms = l.wait_p50_ms;
+  o.wait_p99_ms = l.wait_p99_ms;
+  o.window_claims = l.window_claims;
+  o.share = l.share;
+  o.fair_share = l.fair_share;
+  o.cost_v = l.cost_v;
+  o.sits_out = l.sits_out;
   return o;
 }
 

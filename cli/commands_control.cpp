@@ -123,6 +123,29 @@ int cmd_throttle(Context &ctx) {
   return report_lane(ctx, group);
 }
 
+// wait-figures [SECONDS|off]: shows the window, or sets it first.
+int cmd_wait_figures(Context &ctx) {
+  echomq_client *c = ctx.session.client();
+  const auto &p = ctx.args.positionals();
+  if (!p.empty()) {
+    uint32_t window = p[0] == "off" ? 0 : static_cast<uint32_t>(parse_uint(p[0], 1, ECHOMQ_WAIT_WINDOW_MAX_S, "window"));
+    ctx.session.check(echomq_set_wait_figures(c, ctx.session.q(), window), "wait-figures");
+  }
+  uint32_t window = 0;
+  ctx.session.check(echomq_get_wait_figures(c, ctx.session.q(), &window), "wait-figures");
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue()).key("wait_figures").boolean(window > 0);
+    j.key("window_s").num(static_cast<uint64_t>(window));
+    j.end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  print(window > 0 ? "wait figures: on, window " + std::to_string(window) + " s\n"
+                   : std::string("wait figures: off\n"));
+  return kExitOk;
+}
+
 // cost-mode [QUANTUM|off]: shows the mode, or sets it first.
 int cmd_cost_mode(Context &ctx) {
   echomq_client *c = ctx.session.client();
@@ -295,6 +318,12 @@ void add_control_commands(std::vector<Command> &out) {
                  "charged sits out, off the ring, until the others catch up. 'off' goes back\n"
                  "to counting jobs (every lane that sat out rejoins at once).",
                  {}, 0, 1, true, cmd_cost_mode});
+  out.push_back({"wait-figures", "[SECONDS|off]", "show or set the queue's per-lane wait figures",
+                 "With a window of SECONDS (1..86400) every claim records each lane's wait\n"
+                 "from enqueue to first delivery and its deliveries; lanes, lane and top then\n"
+                 "show wait p50/p99 and the served share against the fair share over the last\n"
+                 "one to two windows. 'off' stops recording and drops the figures.",
+                 {}, 0, 1, true, cmd_wait_figures});
   out.push_back({"cap", "GROUP N|none", "cap how many jobs may wait in a lane (pending + delayed)",
                  "An enqueue past the cap is refused (a batch whole) and writes nothing.\n"
                  "'none' removes the lane's own cap, so the queue default applies.",

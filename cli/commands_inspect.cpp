@@ -86,11 +86,34 @@ int cmd_lanes(Context &ctx) {
     print(j.text() + "\n");
     return kExitOk;
   }
-  Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"},
-          {false, true, true, true, true, true, false, true});
-  for (const auto &r : top.rows)
-    t.add({fit_width(r.group, 48), grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
-           rate_short(r), cap_short(r), r.paused ? "yes" : "no", grouped(r.served)});
+  // Wait and cost columns only when some row carries those figures.
+  const bool waits = any_wait_figures(top.rows), cost = any_cost_figures(top.rows);
+  std::vector<std::string> head{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"};
+  std::vector<bool> right{false, true, true, true, true, true, false, true};
+  if (waits) {
+    for (const char *h : {"WAIT P50", "WAIT P99", "SHARE", "FAIR"}) head.push_back(h);
+    right.insert(right.end(), 4, true);
+  }
+  if (cost) {
+    head.push_back("COST V");
+    right.push_back(true);
+  }
+  Table t(head, right);
+  std::vector<bool> indent;
+  for (size_t i : tenant_order(top.rows, indent)) {
+    const LaneRow &r = top.rows[i];
+    std::vector<std::string> row{(indent[i] ? "  " : "") + fit_width(r.group, 48), grouped(r.depth),
+                                 active_limit_text(r), std::to_string(r.weight), rate_short(r), cap_short(r),
+                                 r.paused ? "yes" : "no", grouped(r.served)};
+    if (waits) {
+      row.push_back(wait_short(r.wait_p50_ms));
+      row.push_back(wait_short(r.wait_p99_ms));
+      row.push_back(share_short(r.share));
+      row.push_back(share_short(r.fair_share));
+    }
+    if (cost) row.push_back(cost_short(r));
+    t.add(row);
+  }
   print(lines_text(t.lines()));
   return kExitOk;
 }
@@ -113,7 +136,7 @@ int cmd_lane(Context &ctx) {
   std::string oldest = r.oldest_enqueued_at_ms == 0
                            ? "-"
                            : human_duration(now - r.oldest_enqueued_at_ms) + " ago";
-  print(key_values({
+  std::vector<std::pair<std::string, std::string>> kv{
       {"lane", r.group},
       {"depth", grouped(r.depth)},
       {"active", active_limit_text(r)},
@@ -131,7 +154,17 @@ int cmd_lane(Context &ctx) {
       {"in ring", r.serviceable ? "yes" : "no"},
       {"served", grouped(r.served)},
       {"oldest", oldest},
-  }));
+  };
+  // Tenant, wait and cost lines only when the lane has them.
+  if (!r.tenant.empty()) kv.push_back({"tenant", r.is_tenant ? r.tenant + " (the tenant's own row)" : r.tenant});
+  if (r.wait_samples > 0)
+    kv.push_back({"wait p50/p99", wait_short(r.wait_p50_ms) + " / " + wait_short(r.wait_p99_ms) + " (" +
+                                      grouped(r.wait_samples) + " first claims)"});
+  if (r.share >= 0)
+    kv.push_back({"window share", share_short(r.share) + " of " + grouped(r.window_claims) +
+                                      "-claim window, fair " + share_short(r.fair_share)});
+  if (r.cost_v >= 0 || r.sits_out) kv.push_back({"cost v", cost_short(r)});
+  print(key_values(kv));
   return kExitOk;
 }
 

@@ -48,6 +48,16 @@ LaneRow lane_row(const echomq_lane_info &info) {
   r.next_token_at_ms = info.next_token_at_ms;
   r.cap = info.cap;
   r.cap_is_default = info.cap_is_default != 0;
+  r.tenant = info.tenant;
+  r.is_tenant = info.is_tenant != 0;
+  r.wait_samples = info.wait_samples;
+  r.wait_p50_ms = info.wait_p50_ms;
+  r.wait_p99_ms = info.wait_p99_ms;
+  r.window_claims = info.window_claims;
+  r.share = info.share;
+  r.fair_share = info.fair_share;
+  r.cost_v = info.cost_v;
+  r.sits_out = info.sits_out != 0;
   return r;
 }
 

@@ -41,6 +41,14 @@ struct LaneRow {
   int64_t next_token_at_ms = 0;
   uint64_t cap = 0;  // 0 = no size cap
   bool cap_is_default = true;
+  std::string tenant;  // "" = no tenant; T for lane "T/L" and tenant row "T/"
+  bool is_tenant = false;
+  uint64_t wait_samples = 0;
+  double wait_p50_ms = -1, wait_p99_ms = -1;  // -1 = none
+  uint64_t window_claims = 0;
+  double share = -1, fair_share = -1;  // -1 = none
+  double cost_v = -1;                  // -1 = no charge
+  bool sits_out = false;
 };
 
 LaneRow lane_row(const echomq_lane_info &info);

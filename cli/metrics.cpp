@@ -1,6 +1,7 @@
 #include "metrics.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct Family {
   }
   void sample(const std::string &name, const std::string &labels, uint64_t v) {
     text += name + "{" + labels + "} " + std::to_string(v) + "\n";
+  }
+  void sample(const std::string &name, const std::string &labels, double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    text += name + "{" + labels + "} " + buf + "\n";
   }
 };
 
@@ -67,10 +73,34 @@ std::string prometheus_text(Session &s, size_t top) {
     for (const LaneRow &r : top_lanes(s, LaneSort::kDepth, top).rows)
       if (r.depth > 0) rows.push_back(r);
   }
+  // Lane series carry the lane's tenant ("" for none): the same label set
+  // for every lane (bindings/python/echomq/exporter.py prints the same).
+  auto ll = [&](const LaneRow &r) {
+    return q + ",lane=\"" + label(r.group) + "\",tenant=\"" + label(r.tenant) + "\"";
+  };
   f.head("echomq_lane_depth", "gauge", "Pending jobs of the deepest lanes (top N by depth).");
-  for (const LaneRow &r : rows) f.sample("echomq_lane_depth", q + ",lane=\"" + label(r.group) + "\"", r.depth);
+  for (const LaneRow &r : rows) f.sample("echomq_lane_depth", ll(r), r.depth);
   f.head("echomq_lane_active", "gauge", "Leased jobs of the same lanes.");
-  for (const LaneRow &r : rows) f.sample("echomq_lane_active", q + ",lane=\"" + label(r.group) + "\"", r.active);
+  for (const LaneRow &r : rows) f.sample("echomq_lane_active", ll(r), r.active);
+  f.head("echomq_lane_wait_seconds", "gauge",
+         "Wait from enqueue to first claim of the same lanes, over the figures' window (bucket upper edge).");
+  for (const LaneRow &r : rows) {
+    if (r.wait_samples == 0) continue;
+    f.sample("echomq_lane_wait_seconds", ll(r) + ",quantile=\"0.5\"", r.wait_p50_ms / 1000.0);
+    f.sample("echomq_lane_wait_seconds", ll(r) + ",quantile=\"0.99\"", r.wait_p99_ms / 1000.0);
+  }
+  f.head("echomq_lane_window_share", "gauge", "Part of the queue's claims (cost in cost mode) in the window.");
+  for (const LaneRow &r : rows)
+    if (r.share >= 0) f.sample("echomq_lane_window_share", ll(r), r.share);
+  f.head("echomq_lane_fair_share", "gauge", "Part the lane's weight entitles it to in the window.");
+  for (const LaneRow &r : rows)
+    if (r.share >= 0) f.sample("echomq_lane_fair_share", ll(r), r.fair_share);
+  f.head("echomq_lane_cost_v", "gauge", "Cost mode: cost charged divided by weight.");
+  for (const LaneRow &r : rows)
+    if (r.cost_v >= 0 || r.sits_out) f.sample("echomq_lane_cost_v", ll(r), r.cost_v);
+  f.head("echomq_lane_sits_out", "gauge", "Cost mode: 1 while over its share, off the ring.");
+  for (const LaneRow &r : rows)
+    if (r.cost_v >= 0 || r.sits_out) f.sample("echomq_lane_sits_out", ll(r), static_cast<uint64_t>(r.sits_out));
   return f.text + "# EOF\n";
 }
 

@@ -109,15 +109,35 @@ class TopView {
     served += queue_rates_.empty() ? "-" : rate_text(queue_rates_.back()) + "/s  " + sparkline(queue_rates_);
     out.push_back(served);
     out.push_back(error.empty() ? "" : "error: " + error);
-    Table t({"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"},
-            {false, true, true, true, true, true, false, true});
-    for (const auto &r : f.lanes.rows) {
+    const auto &rows = f.lanes.rows;
+    const bool waits = any_wait_figures(rows), cost = any_cost_figures(rows);
+    std::vector<std::string> cols{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"};
+    std::vector<bool> right{false, true, true, true, true, true, false, true};
+    if (waits) {
+      for (const char *h : {"WAIT P99", "SHARE", "FAIR"}) cols.push_back(h);
+      right.insert(right.end(), 3, true);
+    }
+    if (cost) {
+      cols.push_back("COST V");
+      right.push_back(true);
+    }
+    Table t(cols, right);
+    std::vector<bool> indent;
+    for (size_t i : tenant_order(rows, indent)) {
+      const LaneRow &r = rows[i];
       auto it = samples_.find(r.group);
       bool has_rate = it != samples_.end() && !it->second.rates.empty();
-      std::string name = fit_width(r.group, 32) + (r.paused ? " (paused)" : "");
-      t.add({name, grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
-             grouped(r.served), has_rate ? rate_text(it->second.rates.back()) : "-",
-             has_rate ? sparkline(it->second.rates) : "", rate_short(r)});
+      std::string name = (indent[i] ? "  " : "") + fit_width(r.group, 32) + (r.paused ? " (paused)" : "");
+      std::vector<std::string> row{name, grouped(r.depth), active_limit_text(r), std::to_string(r.weight),
+                                   grouped(r.served), has_rate ? rate_text(it->second.rates.back()) : "-",
+                                   has_rate ? sparkline(it->second.rates) : "", rate_short(r)};
+      if (waits) {
+        row.push_back(wait_short(r.wait_p99_ms));
+        row.push_back(share_short(r.share));
+        row.push_back(share_short(r.fair_share));
+      }
+      if (cost) row.push_back(cost_short(r));
+      t.add(row);
     }
     for (auto &l : t.lines()) out.push_back(std::move(l));
     return out;

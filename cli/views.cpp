@@ -1,5 +1,7 @@
 #include "views.hpp"
 
+#include <cstdio>
+
 namespace emqcli {
 
 std::string active_limit_text(const LaneRow &r) {
@@ -33,6 +35,74 @@ std::string cap_text(const LaneRow &r) {
 std::string weight_text(const LaneRow &r) {
   std::string t = std::to_string(r.weight);
   return r.weight_is_default ? t + " (queue default)" : t;
+}
+
+std::string wait_short(double ms) {
+  if (ms < 0) return "-";
+  char buf[32];
+  if (ms < 1000) std::snprintf(buf, sizeof buf, "%.0fms", ms < 1 ? 1.0 : ms);
+  else if (ms < 60000) std::snprintf(buf, sizeof buf, "%.1fs", ms / 1000);
+  else return human_duration(static_cast<int64_t>(ms));
+  return buf;
+}
+
+std::string share_short(double share) {
+  if (share < 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
+}
+
+std::string cost_short(const LaneRow &r) {
+  std::string t = "-";
+  if (r.cost_v >= 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", r.cost_v);
+    t = buf;
+  }
+  return r.sits_out ? t + " (out)" : t;
+}
+
+bool any_wait_figures(const std::vector<LaneRow> &rows) {
+  for (const auto &r : rows)
+    if (r.wait_samples > 0 || r.window_claims > 0 || r.share >= 0) return true;
+  return false;
+}
+
+bool any_cost_figures(const std::vector<LaneRow> &rows) {
+  for (const auto &r : rows)
+    if (r.cost_v >= 0 || r.sits_out) return true;
+  return false;
+}
+
+std::vector<size_t> tenant_order(const std::vector<LaneRow> &rows, std::vector<bool> &indent) {
+  std::vector<size_t> order;
+  std::vector<bool> placed(rows.size(), false);
+  indent.assign(rows.size(), false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (placed[i]) continue;
+    const std::string &t = rows[i].tenant;
+    if (t.empty()) {
+      order.push_back(i);
+      placed[i] = true;
+      continue;
+    }
+    // The tenant's row first (when listed), then its lanes in listing order.
+    bool head = false;
+    for (size_t j = i; j < rows.size(); ++j)
+      if (!placed[j] && rows[j].is_tenant && rows[j].tenant == t) {
+        order.push_back(j);
+        placed[j] = true;
+        head = true;
+      }
+    for (size_t j = i; j < rows.size(); ++j)
+      if (!placed[j] && rows[j].tenant == t) {
+        order.push_back(j);
+        placed[j] = true;
+        indent[j] = head;
+      }
+  }
+  return order;
 }
 
 void lane_json(Json &j, const LaneRow &r, int64_t now_ms) {
@@ -73,6 +143,23 @@ void lane_json(Json &j, const LaneRow &r, int64_t now_ms) {
   if (r.cap == 0) j.null();
   else j.num(r.cap);
   j.key("cap_is_default").boolean(r.cap_is_default);
+  j.key("tenant");
+  if (r.tenant.empty()) j.null();
+  else j.str(r.tenant);
+  j.key("is_tenant").boolean(r.is_tenant);
+  j.key("wait_samples").num(r.wait_samples);
+  auto opt = [&](const char *k, double v) {
+    j.key(k);
+    if (v < 0) j.null();
+    else j.num(v);
+  };
+  opt("wait_p50_ms", r.wait_p50_ms);
+  opt("wait_p99_ms", r.wait_p99_ms);
+  j.key("window_claims").num(r.window_claims);
+  opt("share", r.share);
+  opt("fair_share", r.fair_share);
+  opt("cost_v", r.cost_v);
+  j.key("sits_out").boolean(r.sits_out);
   if (now_ms > 0) {
     j.key("oldest_age_ms");
     if (r.oldest_enqueued_at_ms == 0) j.null();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "client.hpp"
 #include "format.hpp"
@@ -21,6 +22,22 @@ std::string rate_text(const LaneRow &r);
 /// "1,000" or "-", and "1,000 (queue default)" or "none".
 std::string cap_short(const LaneRow &r);
 std::string cap_text(const LaneRow &r);
+
+/// "12ms", "1.4s" or "-" (none) for a wait figure in ms.
+std::string wait_short(double ms);
+/// "25.0%" or "-" for a share in 0..1 (-1 = none).
+std::string share_short(double share);
+/// "12.5" or "-" for a cost v, with " (out)" while the row sits out.
+std::string cost_short(const LaneRow &r);
+/// Whether any row carries wait figures, or cost-mode figures: the listings
+/// show those columns only then.
+bool any_wait_figures(const std::vector<LaneRow> &rows);
+bool any_cost_figures(const std::vector<LaneRow> &rows);
+
+/// The rows in display order: each tenant's row ("T/") followed by the
+/// rows of its lanes in the listing, placed where the first of them ranks;
+/// `indent[i]` is true for a lane shown under its tenant's row.
+std::vector<size_t> tenant_order(const std::vector<LaneRow> &rows, std::vector<bool> &indent);
 
 /// A lane as a JSON object. `now_ms` (server time, 0 if unknown) adds the
 /// oldest pending job's age.

@@ -519,6 +519,17 @@ uint64_t Client::costMode(const char* queue, int64_t quantum) {
   return static_cast<uint64_t>(i64(r.get(), 1, "cost mode"));
 }
 
+uint64_t Client::waitFigures(const char* queue, int64_t window_s) {
+  const QueueKeys& k = keysFor(queue);
+  checkRange("wait figures window", window_s, -1, kWaitWindowMaxS);
+  start(Script::WaitConf, k);
+  argv_.own(window_s);
+  ReplyPtr r = run(Script::WaitConf);
+  scriptStatus(r.get(), "wait figures");
+  if (r->elements != 2) echomq::fail(kProto, "wait figures: unexpected reply length");
+  return static_cast<uint64_t>(i64(r.get(), 1, "wait figures"));
+}
+
 void Client::charge(const char* queue, const char* group, uint64_t cost) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
@@ -612,6 +623,17 @@ std::vector<LaneInfo> decodeLanes(const redisReply* r) {
     l.next_token_at_ms = i64(r, b + F::next_token_at, "lanes");
     l.cap = u(F::cap);
     l.cap_is_default = flag(F::cap_is_default);
+    l.tenant = str(r, b + F::tenant, "lanes");
+    l.is_tenant = flag(F::is_tenant);
+    l.wait_samples = u(F::wait_samples);
+    l.wait_p50_ms = std::strtod(str(r, b + F::wait_p50_ms, "lanes").c_str(), nullptr);
+    l.wait_p99_ms = std::strtod(str(r, b + F::wait_p99_ms, "lanes").c_str(), nullptr);
+    l.window_claims = u(F::window_claims);
+    l.share = std::strtod(str(r, b + F::share, "lanes").c_str(), nullptr);
+    l.fair_share = std::strtod(str(r, b + F::fair_share, "lanes").c_str(), nullptr);
+    const std::string v = str(r, b + F::cost_v, "lanes");
+    l.cost_v = v.empty() ? -1 : std::strtod(v.c_str(), nullptr);
+    l.sits_out = flag(F::sits_out);
   }
   return out;
 }

@@ -233,7 +233,7 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
        {Script::Stats, Script::Lanes, Script::Dead, Script::Verify, Script::RepairPlan}, {}},
       {"lane settings, redrive and repair",
        {Script::Weight, Script::Limit, Script::Pause, Script::Defaults, Script::Rate, Script::Cap,
-        Script::Redrive, Script::Repair, Script::CostMode},
+        Script::Redrive, Script::Repair, Script::CostMode, Script::WaitConf},
        {}},
   };
   std::string allowed, denied;

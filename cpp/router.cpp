@@ -285,6 +285,17 @@ uint64_t Router::costMode(const char* queue, int64_t quantum) {
   });
 }
 
+uint64_t Router::waitFigures(const char* queue, int64_t window_s) {
+  return route(queue, [&] { return seed_.waitFigures(queue, window_s); }, [&](Shards& s) {
+    uint64_t had = 0;
+    eachShard(s, [&](Client& c, const char* n, size_t i) {
+      uint64_t h = c.waitFigures(n, window_s);
+      if (i == 0) had = h;
+    });
+    return had;
+  });
+}
+
 void Router::charge(const char* queue, const char* group, uint64_t cost) {
   route(queue, [&] { seed_.charge(queue, group, cost); return 0; }, [&](Shards& s) {
     return onShard(s, groupShard(s, group), [&](Client& c, const char* n) { c.charge(n, group, cost); return 0; });

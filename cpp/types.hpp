@@ -81,6 +81,7 @@ constexpr int64_t kKeepMaxMs = 366LL * 24 * 3600 * 1000;
 constexpr uint64_t kKeepLastMax = 10000000;
 constexpr uint64_t kEventsMaxlenMax = 10000000;
 constexpr int64_t kWaitGraceMs = 60000;
+constexpr int64_t kWaitWindowMaxS = 86400;  // of the per-lane wait figures
 
 // Where a job is.
 enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5 };
@@ -114,6 +115,14 @@ struct LaneInfo {
   int64_t next_token_at_ms = 0;
   uint64_t cap = 0;
   bool cap_is_default = false;
+  std::string tenant;  // T of a lane "T/L" or of the tenant row "T/"; "" for none
+  bool is_tenant = false;
+  uint64_t wait_samples = 0;
+  double wait_p50_ms = -1, wait_p99_ms = -1;  // -1: none
+  uint64_t window_claims = 0;
+  double share = -1, fair_share = -1;
+  double cost_v = -1;  // -1: no charge
+  bool sits_out = false;
 };
 
 }  // namespace echomq

@@ -1,16 +1,22 @@
 #!lua flags=no-writes
 --[[ lanes: figures of one lane, or of a page of lanes in name order (read-only).
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs grate gbucket throttled gcap gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake jobs grate gbucket throttled gcap gvt gdebt
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] "one" | "page"
 -- one:  ARGV[3] group
 -- page: ARGV[3] start after this group ("" = from the first)  ARGV[4] count
 -- Returns {OK, n, n `lane` rows of LANE_FIELDS values (lua/replies.txt)}:
 -- limit, rate (jobs period burst) and cap 0 = none; tokens "-1" without a
--- rate; next token at 0 = has one; known = listed in the directory.
+-- rate; next token at 0 = has one; known = listed in the directory;
+-- tenant: the tenant of a lane `T/L`, or of the tenant row `T/` itself
+-- (is_tenant 1), "" for none (TENANTS.md); wait and share figures "-1" while
+-- the queue's wait figures are off or the window has none
+-- (lua/includes/waits.lua); cost_v "" when the row has no charge (cost mode
+-- off, or not yet charged), sits_out 1 while it waits in gdebt.
 ]]
 --@include lane
 --@include record
+--@include waits
 
 local names
 if ARGV[2] == 'one' then
@@ -28,6 +34,7 @@ end
 local bad = layoutError()
 if bad then return bad end
 local out = { OK, #names }
+local function fig(x, fmt) return x and string.format(fmt, x) or '-1' end
 for _, g in ipairs(names) do
   local pk = pendingKey(g)
   local lw = rcall('HGET', K.gweight, g)
@@ -42,6 +49,9 @@ for _, g in ipairs(names) do
   local active = tonumber(rcall('HGET', K.gactive, g) or '0')
   -- glive counts pending + leased + delayed jobs: the rest are delayed.
   local delayed = math.max(0, tonumber(rcall('HGET', K.glive, g) or '0') - depth - active)
+  -- A tenant's row (`T/`) has no pending set: its depth counts the waiting
+  -- jobs of its lanes (pending and delayed), from its sums.
+  if isTenant(g) then depth, delayed = delayed, 0 end
   local rate, lr = laneRate(g), rcall('HGET', K.grate, g)
   local _, tok, due = rateState(rate, rcall('HGET', K.gbucket, g), serverNowMs())
   local cv = rcall('HMGET', K.gcap, g, '')
@@ -67,5 +77,19 @@ for _, g in ipairs(names) do
   out[o + LANE_NEXT_TOKEN_AT] = due and S(due) or '0'
   out[o + LANE_CAP] = tonumber(cv[1] or cv[2] or '0')
   out[o + LANE_CAP_IS_DEFAULT] = cv[1] and 0 or 1
+  local t, ownRow = laneTenant(g)
+  if ownRow then t = g end
+  out[o + LANE_TENANT] = t and string.sub(t, 1, -2) or ''
+  out[o + LANE_IS_TENANT] = ownRow and 1 or 0
+  local samples, p50, p99, claims, share, fair = 0, nil, nil, 0, nil, nil
+  if WAITS then samples, p50, p99, claims, share, fair = waitFigures(g, serverNowMs(), COST_Q) end
+  out[o + LANE_WAIT_SAMPLES] = samples
+  out[o + LANE_WAIT_P50_MS] = fig(p50, '%.3f')
+  out[o + LANE_WAIT_P99_MS] = fig(p99, '%.3f')
+  out[o + LANE_WINDOW_CLAIMS] = claims
+  out[o + LANE_SHARE] = fig(share, '%.6f')
+  out[o + LANE_FAIR_SHARE] = fig(fair, '%.6f')
+  out[o + LANE_COST_V] = rcall('HGET', K.gvt, g) or ''
+  out[o + LANE_SITS_OUT] = rcall('ZSCORE', K.gdebt, g) and 1 or 0
 end
 return out

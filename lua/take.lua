@@ -147,6 +147,8 @@ if COST_Q then
     end
   end
 end
+-- Wait figures write their hash (lua/includes/waits.lua).
+if WAITS then checked[okey('gwait')] = 'hash' end
 bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
@@ -154,6 +156,7 @@ local refused
 refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
 if bad then return bad end
 if COST_Q then chargeLanes(chLanes, chCosts) end
+if COST_Q and WAITS then recordCosts(chLanes, chCosts, now) end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1

@@ -49,6 +49,9 @@ struct CompareOptions {
   // outcomes for 60 s and every ack carries a 2-byte result; "events": it
   // writes events (10,000 long); "on": both (docs/operations.md "Outcomes").
   std::string outcomes = "off";
+  // phase fixed: the per-lane wait figures' window in s (0 = off); phase
+  // waits: paired rounds of the fixed drain, figures off and on.
+  uint64_t waits = 0, rounds = 7;
   OverloadOptions e;    // phase e (slots: --slots, else default_slots)
 };
 
@@ -72,6 +75,8 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--slots") o->slots = std::strtoull(v, nullptr, 10);
     else if (a == "--depth") o->depth = std::strtoull(v, nullptr, 10);
     else if (a == "--outcomes") o->outcomes = v;
+    else if (a == "--waits") o->waits = std::strtoull(v, nullptr, 10);
+    else if (a == "--rounds") o->rounds = std::strtoull(v, nullptr, 10);
     else if (a == "--target-wait") o->e.target_wait_ms = std::atoi(v);
     else if (a == "--backlog") o->e.backlog = std::strtoull(v, nullptr, 10);
     else if (a == "--quiet") o->e.quiet = std::strtoull(v, nullptr, 10);
@@ -93,7 +98,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     }
   }
   return !o->url.empty() && o->jobs > 0 && o->lanes > 0 && !o->workers.empty() && o->batch > 0 &&
-         o->batch <= ECHOMQ_BATCH_MAX && o->e.quiet > 0 && o->e.quiet_rate > 0 && o->e.window_s > 0;
+         o->batch <= ECHOMQ_BATCH_MAX && o->waits <= ECHOMQ_WAIT_WINDOW_MAX_S && o->rounds > 0 && o->e.quiet > 0 && o->e.quiet_rate > 0 && o->e.window_s > 0;
 }
 
 /// Enqueues jobs in batches; groups[k] names job k's lane. Returns jobs/s.
@@ -234,23 +239,32 @@ std::string workload_b(const CompareOptions &o) {
          ", \"small_jobs\": " + std::to_string(o.small_jobs) + ", \"runs\": [" + runs + "]}";
 }
 
-std::string workload_fixed(const CompareOptions &o) {
+/// Server CPU (INFO cpu delta) per job of one fixed run; -1 on failure.
+struct FixedRun {
+  double enqueue_us = -1, drain_us = -1;
+  uint64_t calls = 0;
+};
+
+FixedRun fixed_run(const CompareOptions &o, const std::string &q, uint64_t waits) {
+  FixedRun out;
   std::vector<std::string> groups, payloads(o.jobs, "{}");
   for (uint64_t k = 0; k < o.jobs; ++k) groups.push_back(lane_name(k % o.lanes));
-  const std::string q = o.prefix + ".fixed";
   Client c(o.url);
   Admin admin(o.url);
-  if (!c.get()) return "null";
+  if (!c.get()) return out;
+  if (waits && !ok(echomq_set_wait_figures(c.get(), q.c_str(), static_cast<uint32_t>(waits)), c.get(),
+                   "fixed: wait figures"))
+    return out;
   const bool outcomes = o.outcomes == "on" || o.outcomes == "keep";
   const bool events = o.outcomes == "on" || o.outcomes == "events";
   if (outcomes && !ok(echomq_set_retention(c.get(), q.c_str(), 60000, 1000), c.get(), "fixed: retention"))
-    return "null";
-  if (events && !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")) return "null";
+    return out;
+  if (events && !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")) return out;
   double cpu0 = admin.cpu_seconds();
   enqueue_all(c.get(), q, groups, payloads);
   double cpu1 = admin.cpu_seconds();
   echomq::SettlePtr s(echomq_settle_create());
-  if (!s) return "null";
+  if (!s) return out;
   uint64_t done = 0, calls = 0;
   for (;;) {
     echomq_job_list *raw = nullptr;
@@ -262,7 +276,7 @@ std::string workload_fixed(const CompareOptions &o) {
     echomq_settle_clear(s.get());
     JobList l(raw);
     if (st == ECHOMQ_EMPTY) break;
-    if (!ok(st, c.get(), "fixed: settle_claim")) return "null";
+    if (!ok(st, c.get(), "fixed: settle_claim")) return out;
     for (size_t i = 0; i < echomq_job_list_count(l.get()); ++i) {
       const echomq_job *j = echomq_job_list_at(l.get(), i);
       if (outcomes) echomq_settle_ack_result(s.get(), echomq_job_id(j), echomq_job_token(j), "ok", 2);
@@ -272,10 +286,55 @@ std::string workload_fixed(const CompareOptions &o) {
   double cpu2 = admin.cpu_seconds();
   if (done != o.jobs) errors().add("compare fixed: drained " + std::to_string(done) + " of " + std::to_string(o.jobs));
   const double n = double(o.jobs);
+  out.enqueue_us = (cpu1 - cpu0) / n * 1e6;
+  out.drain_us = (cpu2 - cpu1) / n * 1e6;
+  out.calls = calls;
+  return out;
+}
+
+std::string workload_fixed(const CompareOptions &o) {
+  FixedRun r = fixed_run(o, o.prefix + ".fixed", o.waits);
+  if (r.drain_us < 0) return "null";
   return "{\"jobs\": " + std::to_string(o.jobs) + ", \"groups\": " + std::to_string(o.lanes) +
-         ", \"batch\": " + std::to_string(o.batch) + ", \"calls\": " + std::to_string(calls) +
-         ", \"enqueue_server_us_per_job\": " + json_num((cpu1 - cpu0) / n * 1e6) +
-         ", \"drain_server_us_per_job\": " + json_num((cpu2 - cpu1) / n * 1e6) + "}";
+         ", \"batch\": " + std::to_string(o.batch) + ", \"calls\": " + std::to_string(r.calls) +
+         ", \"waits\": " + std::to_string(o.waits) +
+         ", \"enqueue_server_us_per_job\": " + json_num(r.enqueue_us) +
+         ", \"drain_server_us_per_job\": " + json_num(r.drain_us) + "}";
+}
+
+/// What the wait figures cost: `rounds` pairs of fixed runs, figures off
+/// and on (window --waits, 60 s if 0), the order alternating between
+/// rounds; server CPU per job of each drain, the ratio on/off per round and
+/// its median (so a load change on the machine hits both sides of a pair).
+std::string workload_waits(const CompareOptions &o) {
+  const uint64_t window = o.waits ? o.waits : 60;
+  std::vector<double> off, on, ratio;
+  for (uint64_t r = 0; r < o.rounds; ++r) {
+    const std::string base = o.prefix + ".waits." + std::to_string(r);
+    FixedRun a, b;
+    if (r % 2 == 0) {
+      a = fixed_run(o, base + ".off", 0);
+      b = fixed_run(o, base + ".on", window);
+    } else {
+      b = fixed_run(o, base + ".on", window);
+      a = fixed_run(o, base + ".off", 0);
+    }
+    if (a.drain_us <= 0 || b.drain_us < 0) return "null";
+    off.push_back(a.drain_us);
+    on.push_back(b.drain_us);
+    ratio.push_back(b.drain_us / a.drain_us);
+  }
+  auto list = [](const std::vector<double> &v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + json_num(v[i]);
+    return "[" + s + "]";
+  };
+  return "{\"jobs\": " + std::to_string(o.jobs) + ", \"groups\": " + std::to_string(o.lanes) +
+         ", \"batch\": " + std::to_string(o.batch) + ", \"window_s\": " + std::to_string(window) +
+         ", \"rounds\": " + std::to_string(o.rounds) + ", \"off_drain_server_us_per_job\": " + list(off) +
+         ", \"on_drain_server_us_per_job\": " + list(on) + ", \"ratio_on_off\": " + list(ratio) +
+         ", \"off_median\": " + json_num(median(off)) + ", \"on_median\": " + json_num(median(on)) +
+         ", \"ratio_median\": " + json_num(median(ratio)) + "}";
 }
 
 /// Deep drain: workload (a) drained once by the most threads, with
@@ -312,8 +371,9 @@ int run_compare(int argc, char **argv) {
     std::fprintf(stderr,
                  "usage: echomq_bench compare --url URL [--jobs 50000] [--lanes 100]\n"
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
-                 "         [--prefix cmp] [--phase a|b|d|e|mem|fixed|all] [--mem-jobs 100000] [--payload 100]\n"
+                 "         [--prefix cmp] [--phase a|b|d|e|mem|fixed|waits|all] [--mem-jobs 100000] [--payload 100]\n"
                  "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
+                 "         [--waits S] (phase fixed: wait figures with window S) [--rounds 7] (phase waits)\n"
                  "         [--batch 32] [--slots N] [--depth 16]\n"
                  "         phase e: [--target-wait MS] [--backlog 20000] [--quiet 20] [--quiet-rate 400]\n"
                  "         [--handler-ms 2] [--warmup 3] [--window 10] [--max-wait 30] (seconds)\n");
@@ -330,6 +390,7 @@ int run_compare(int argc, char **argv) {
     out += ", \"e\": " + workload_overload(o.url, o.prefix + ".e", o.e);
   }
   if (o.phase == "fixed") out += ", \"fixed\": " + workload_fixed(o);
+  if (o.phase == "waits") out += ", \"waits\": " + workload_waits(o);
   std::printf("%s}\n", out.c_str());
   if (errors().count()) {
     for (const auto &m : errors().messages()) std::fprintf(stderr, "compare: %s\n", m.c_str());

@@ -107,11 +107,15 @@ local COST_Q
 -- a lane of a tenant and never cleared: until then the claim and ack paths
 -- read no lane name for a tenant, so a queue without tenants pays nothing.
 local TENANTS
+-- WAITS: the window, in seconds, of the queue's wait figures (config field
+-- `waits`), nil while they are off (lua/includes/waits.lua).
+local WAITS
 local function layoutError()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits')
   OUTCOMES = c[3]
   COST_Q = tonumber(c[4] or '')
   TENANTS = c[5]
+  WAITS = tonumber(c[6] or '')
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

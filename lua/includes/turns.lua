@@ -2,6 +2,7 @@
 --@include record
 --@include startJobs
 --@include cost
+--@include waits
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
 -- until now + leaseMs, appending each job to `out` as a `job` row
 -- (lua/replies.txt: JOB_FIELDS values). Tokens are made from each job's
@@ -298,6 +299,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   local deadline = S(now + leaseMs)
   local tickNow, low = tokenClock(now, nonce)
   local attSet, leaseAdd = {}, {}
+  local first = WAITS and {} or nil  -- the jobs on their first delivery (wait figures)
   local o = #out
   taken = 0
   for i = 1, #ids do
@@ -305,6 +307,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     if rec then
       local att, err, prev = unpackAtt(atts[i])
       att = att + 1
+      if first and att == 1 then first[#first + 1] = i end
       local delivery = packAttWith(attHead(deliveryToken(prev, tickNow, low), att), laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
@@ -322,6 +325,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     callSliced('HSET', K.att, attSet)
     callSliced('ZADD', K.leases, leaseAdd)
     if OUTCOMES then startJobs(attSet, now) end  -- first-started times, claimed events
+    if WAITS then recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now) end
   end
   addCounts(K.gactive, lanes, servedBy)
   addCounts(K.gserved, lanes, servedBy)

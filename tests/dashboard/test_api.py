@@ -113,14 +113,36 @@ def test_lanes_are_sorted_searched_and_paged_on_the_server(dash, client, qname):
     row = body["lanes"][0]
     for field in ("depth", "active", "limit", "weight", "rate", "cap", "paused", "served_per_s", "share", "fair_share"):
         assert field in row, field
-    # tenants and wait p99 columns only where the library reports them
+    # tenant and wait figure columns only where the library reports them
     info = q.lane("lane-005")
-    for field in ("tenants", "wait_p99"):
-        assert (field in body["columns"]) == (getattr(info, field, None) is not None)
+    for field in ("tenant", "wait_p99"):
+        assert (field in body["columns"]) == (getattr(info, field) is not None)
     for bad, word in (("sort=nope", "sort must be"), ("order=up", "order must be"), ("offset=-1", "offset must be"),
                       ("limit=0", "limit must be"), ("limit=501", "limit must be"), ("offset=x", "offset must be")):
         status, body = dash.get(api(dash, qname, "/lanes?" + bad))
         assert status == 400 and word in body["error"], (bad, body)
+
+
+def test_lanes_show_wait_and_tenant_columns_when_recorded(dash, client, qname):
+    q = client.queue(qname)
+    q.wait_figures(60)
+    q.enqueue_many([("t/a", b"x"), ("t/b", b"x"), ("plain", b"x")] * 3)
+    for _ in range(3):
+        q.claim()
+    deadline = time.monotonic() + 10
+    body: Dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        status, body = dash.get(api(dash, qname, "/lanes?sort=lane"))
+        if "wait_p99" in body.get("columns", []):
+            break
+        time.sleep(0.2)
+    for field in ("tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share"):
+        assert field in body["columns"], (field, body["columns"])
+    rows = {r["lane"]: r for r in body["lanes"]}
+    assert rows["t/a"]["tenant"] == "t" and "tenant" not in rows["plain"]
+    assert rows["plain"]["wait_p99"] > 0 and rows["plain"]["window_fair_share"] == pytest.approx(0.5)
+    status, body = dash.get(api(dash, qname, "/lanes?sort=wait_p99"))
+    assert status == 200 and body["sort"] == "wait_p99"
 
 
 def test_event_stream_sends_frames_with_the_chart(dash, client, qname):

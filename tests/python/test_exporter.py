@@ -33,7 +33,8 @@ def scrape(port):
 
 def test_exporter_serves_what_the_cli_prints(url, make_queue):
     q, other = make_queue("m1"), make_queue("m2")
-    q.enqueue_many([("big", "x")] * 4 + [("small", "y")])
+    q.wait_figures(60)  # the wait and share series too
+    q.enqueue_many([("big", "x")] * 4 + [("small", "y")] + [("t/x", "z")] * 2)
     q.claim().ack()
     other.enqueue("z", "1", delay=60)
     proc = subprocess.Popen([sys.executable, "-m", "echomq", "exporter", url, q.name, other.name,
@@ -48,9 +49,12 @@ def test_exporter_serves_what_the_cli_prints(url, make_queue):
         proc.wait(10)
     assert proc.returncode == 0
     qa = ("queue", q.name)
-    assert got[("echomq_jobs", (qa, ("state", "pending")))] == 4
+    assert got[("echomq_jobs", (qa, ("state", "pending")))] == 6
     assert got[("echomq_acked_total", (qa,))] == 1
-    assert got[("echomq_lane_depth", (("lane", "big"), qa))] == 3
+    assert got[("echomq_lane_depth", (("lane", "big"), qa, ("tenant", "")))] == 3
+    assert got[("echomq_lane_depth", (("lane", "t/x"), qa, ("tenant", "t")))] == 2
+    assert got[("echomq_lane_window_share", (("lane", "big"), qa, ("tenant", "")))] == 1.0
+    assert ("echomq_lane_wait_seconds", (("lane", "big"), ("quantile", "0.99"), qa, ("tenant", ""))) in got
     assert got[("echomq_jobs", (("queue", other.name), ("state", "delayed")))] == 1
     cli = os.environ.get("ECHOMQ_CLI")
     if cli:  # one set of names and figures in both

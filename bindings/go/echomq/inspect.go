@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"time"
 
@@ -34,7 +35,7 @@ type Stats struct {
 const (
 	jobNums   = 14
 	statsNums = 16
-	laneNums  = 20
+	laneNums  = 30
 )
 
 // Stats reads the queue's figures.
@@ -76,6 +77,27 @@ type LaneInfo struct {
 	NextToken       time.Time // when it may next be served (out of tokens or throttled); zero = now
 	Cap             uint64    // effective size cap (pending + delayed), 0 = none
 	CapIsDefault    bool
+	// Tenants: the tenant T of a lane "T/L" and of T's own row "T/"
+	// (IsTenant); "" for a lane of no tenant.
+	Tenant   string
+	IsTenant bool
+	// Wait figures (Queue.SetWaitFigures), over the last one to two windows;
+	// -1 while they are off or the window has none. WaitP50/WaitP99: wait
+	// from enqueue to first delivery (the upper edge of a sqrt(2)-wide
+	// bucket), from WaitSamples first deliveries; WindowClaims: deliveries
+	// in the window; Share: the lane's part of the queue's deliveries (of
+	// the cost charged, in cost mode); FairShare: the part its weight
+	// entitles it to among the lanes served.
+	WaitSamples  uint64
+	WaitP50      time.Duration
+	WaitP99      time.Duration
+	WindowClaims uint64
+	Share        float64
+	FairShare    float64
+	// Cost mode: the cost charged divided by the weight (-1 = no charge),
+	// and whether the lane sits out, off the ring, over its share.
+	CostV   float64
+	SitsOut bool
 }
 
 // Rate is a lane's rate limit: at most Jobs job starts per Per, in bursts of
@@ -103,6 +125,22 @@ func laneFromNumbers(group string, n []int64) LaneInfo {
 	if n[16] < 0 {
 		l.Tokens = -1
 	}
+	if t := int(n[20]); t > 0 && t <= len(group) {
+		l.Tenant = group[:t]
+	}
+	f := func(i int) float64 { return math.Float64frombits(uint64(n[i])) }
+	dur := func(ms float64) time.Duration {
+		if ms < 0 {
+			return -1
+		}
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	l.IsTenant = n[21] != 0
+	l.WaitSamples = uint64(n[22])
+	l.WaitP50, l.WaitP99 = dur(f(23)), dur(f(24))
+	l.WindowClaims = uint64(n[25])
+	l.Share, l.FairShare, l.CostV = f(26), f(27), f(28)
+	l.SitsOut = n[29] != 0
 	return l
 }
 

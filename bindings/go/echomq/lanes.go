@@ -71,6 +71,26 @@ func (q *Queue) SetCostMode(ctx context.Context, quantum uint64) error {
 	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_cost_mode(h, q.name, quantum) })
 }
 
+// SetWaitFigures turns the queue's per-lane wait figures on with a window
+// of `window` (whole seconds, 1 s..24 h) or off (0): every claim then
+// records each lane's wait from enqueue to first delivery and its
+// deliveries, and LaneInfo reports them (docs/architecture.md, "Wait
+// figures"). Turning them off, or changing the window, drops them.
+func (q *Queue) SetWaitFigures(ctx context.Context, window time.Duration) error {
+	if window < 0 || window%time.Second != 0 || window > time.Duration(capi.ECHOMQ_WAIT_WINDOW_MAX_S)*time.Second {
+		return invalid("wait figures window must be 0 (off) or whole seconds up to 24h")
+	}
+	s := uint(window / time.Second)
+	return q.laneCall(ctx, "", func(h capi.Client) int { return capi.Set_wait_figures(h, q.name, s) })
+}
+
+// WaitFigures is the queue's wait figures window (0 = off).
+func (q *Queue) WaitFigures(ctx context.Context) (time.Duration, error) {
+	var out [1]uint64
+	err := q.laneCall(ctx, "", func(h capi.Client) int { return capi.Get_wait_figures(h, q.name, out[:]) })
+	return time.Duration(out[0]) * time.Second, err
+}
+
 // CostMode is the queue's cost quantum (0 = cost mode off).
 func (q *Queue) CostMode(ctx context.Context) (uint64, error) {
 	var out [1]uint64

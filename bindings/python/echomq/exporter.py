@@ -5,7 +5,10 @@ prints (the same metric names, docs/operations.md): jobs by state, lanes,
 lanes in the ring, paused lanes, the counters, and the ``top`` deepest lanes
 (depth > 0; at most 100, so the label cardinality stays bounded).  Each
 scrape reads the queues afresh (one stats call and one walk of the lanes
-per queue).  Needs the ``prometheus_client`` package.
+per queue).  Lane series carry the lane's tenant (``tenant``, "" for none)
+and, for the same lanes, the wait and share figures while the queue records
+them and the cost-mode figures while it is in cost mode.  Needs the
+``prometheus_client`` package.
 """
 
 from __future__ import annotations
@@ -52,9 +55,20 @@ class QueueCollector:
                                  labels=["queue"]), "failed_total"),
             (CounterMetricFamily("echomq_dead_lettered", "Jobs dead-lettered.", labels=["queue"]), "dead_total"),
         ]
+        ll = ["queue", "lane", "tenant"]
         depth = GaugeMetricFamily("echomq_lane_depth", "Pending jobs of the deepest lanes (top N by depth).",
-                                  labels=["queue", "lane"])
-        active = GaugeMetricFamily("echomq_lane_active", "Leased jobs of the same lanes.", labels=["queue", "lane"])
+                                  labels=ll)
+        active = GaugeMetricFamily("echomq_lane_active", "Leased jobs of the same lanes.", labels=ll)
+        wait = GaugeMetricFamily("echomq_lane_wait_seconds",
+                                 "Wait from enqueue to first claim of the same lanes, over the figures' window "
+                                 "(bucket upper edge).", labels=ll + ["quantile"])
+        share = GaugeMetricFamily("echomq_lane_window_share",
+                                  "Part of the queue's claims (cost in cost mode) in the window.", labels=ll)
+        fair = GaugeMetricFamily("echomq_lane_fair_share", "Part the lane's weight entitles it to in the window.",
+                                 labels=ll)
+        cost_v = GaugeMetricFamily("echomq_lane_cost_v", "Cost mode: cost charged divided by weight.", labels=ll)
+        out = GaugeMetricFamily("echomq_lane_sits_out", "Cost mode: 1 while over its share, off the ring.",
+                                labels=ll)
         for name in self._queues:
             q = self._client.queue(name)
             s = q.stats()
@@ -67,8 +81,18 @@ class QueueCollector:
                 family.add_metric([name], getattr(s, field))
             if self._top > 0:
                 for lane in top_lanes(q.lanes(), self._top):
-                    depth.add_metric([name, lane.group], lane.depth)
-                    active.add_metric([name, lane.group], lane.active)
+                    key = [name, lane.group, lane.tenant or ""]
+                    depth.add_metric(key, lane.depth)
+                    active.add_metric(key, lane.active)
+                    if lane.wait_samples > 0:
+                        wait.add_metric(key + ["0.5"], lane.wait_p50)
+                        wait.add_metric(key + ["0.99"], lane.wait_p99)
+                    if lane.window_share is not None:
+                        share.add_metric(key, lane.window_share)
+                        fair.add_metric(key, lane.fair_share)
+                    if lane.cost_v is not None or lane.sits_out:
+                        cost_v.add_metric(key, -1.0 if lane.cost_v is None else lane.cost_v)
+                        out.add_metric(key, 1 if lane.sits_out else 0)
         yield jobs
         yield lanes
         yield ready
@@ -77,6 +101,11 @@ class QueueCollector:
             yield family
         yield depth
         yield active
+        yield wait
+        yield share
+        yield fair
+        yield cost_v
+        yield out
 
 
 def serve(url: str, queues: Sequence[str], *, port: int = 9808, addr: str = "127.0.0.1", top: int = 10):

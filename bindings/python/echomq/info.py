@@ -56,6 +56,20 @@ class LaneInfo:
     now (``None`` without a rate); ``next_token_at`` when it may next be
     served when out of tokens or throttled (server clock), else ``None``.
     ``cap`` is its size cap (pending + delayed) or ``None``.
+
+    Tenants: ``tenant`` is the tenant T of a lane ``T/L`` and of the tenant's
+    own row ``T/`` (``is_tenant``), ``None`` for a lane of no tenant.
+
+    Wait figures (``Queue.wait_figures``), over the last one to two windows,
+    ``None`` while they are off or the window has none: ``wait_p50`` and
+    ``wait_p99`` are the wait from enqueue to first delivery in seconds (the
+    upper edge of a sqrt(2)-wide bucket), from ``wait_samples`` first
+    deliveries; ``window_claims`` the deliveries in the window;
+    ``window_share`` the lane's part of the queue's deliveries (of the cost
+    charged, in cost mode) and ``fair_share`` the part its weight entitles
+    it to among the lanes served.  Cost mode: ``cost_v`` is the cost charged
+    divided by the weight (``None`` without a charge), ``sits_out`` true
+    while the lane is over its share, off the ring.
     """
 
     group: str
@@ -77,6 +91,16 @@ class LaneInfo:
     next_token_at: Optional[float]
     cap: Optional[int]
     cap_is_default: bool
+    tenant: Optional[str]
+    is_tenant: bool
+    wait_samples: int
+    wait_p50: Optional[float]
+    wait_p99: Optional[float]
+    window_claims: int
+    window_share: Optional[float]
+    fair_share: Optional[float]
+    cost_v: Optional[float]
+    sits_out: bool
 
     @classmethod
     def _from_raw(cls, d: Dict[str, Any]) -> "LaneInfo":
@@ -90,6 +114,12 @@ class LaneInfo:
         d["limit"] = d["limit"] or None
         oldest = d.pop("oldest_enqueued_at_ms")
         d["oldest_enqueued_at"] = oldest / 1000.0 if oldest else None
+        d["tenant"] = d["tenant"] or None
+        for name in ("wait_p50", "wait_p99"):
+            ms = d.pop(name + "_ms")
+            d[name] = ms / 1000.0 if ms >= 0 else None
+        for name in ("window_share", "fair_share", "cost_v"):
+            d[name] = d[name] if d[name] >= 0 else None
         return cls(**d)
 
 

@@ -287,6 +287,21 @@ class Queue:
         """The queue's cost quantum; 0 when turns count jobs (the default)."""
         return int(self._client._raw.get_cost_mode(self._name))
 
+    @property
+    def wait_window(self) -> Optional[int]:
+        """The window of the queue's wait figures in seconds; ``None`` while
+        they are off (the default)."""
+        return int(self._client._raw.get_wait_figures(self._name)) or None
+
+    def wait_figures(self, window: Optional[int]) -> None:
+        """Per-lane wait figures: with a window of ``window`` seconds every
+        claim records each lane's wait from enqueue to first delivery and
+        its deliveries, and :meth:`lane` reports them over the last one to
+        two windows (``wait_p50``, ``wait_p99``, ``window_share`` against
+        ``fair_share``).  ``None`` turns them off and drops them."""
+        w = 0 if window is None else _convert.to_count("window", window, maximum=_echomq.WAIT_WINDOW_MAX_S)
+        self._client._raw.set_wait_figures(self._name, w)
+
     def cost_mode(self, quantum: Optional[int]) -> None:
         """Cost mode: lanes share the cost of their work instead of their
         job count.  Each lane is charged what its jobs cost, divided by its

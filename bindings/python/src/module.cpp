@@ -156,6 +156,16 @@ py::dict lane_dict(const echomq_lane_info &li) {
   d["next_token_at_ms"] = li.next_token_at_ms;
   d["cap"] = li.cap;
   d["cap_is_default"] = li.cap_is_default != 0;
+  d["tenant"] = text(li.tenant);
+  d["is_tenant"] = li.is_tenant != 0;
+  d["wait_samples"] = li.wait_samples;
+  d["wait_p50_ms"] = li.wait_p50_ms;
+  d["wait_p99_ms"] = li.wait_p99_ms;
+  d["window_claims"] = li.window_claims;
+  d["window_share"] = li.share;
+  d["fair_share"] = li.fair_share;
+  d["cost_v"] = li.cost_v;
+  d["sits_out"] = li.sits_out != 0;
   return d;
 }
 
@@ -272,6 +282,7 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("KEEP_MAX_MS") = ECHOMQ_KEEP_MAX_MS;
   m.attr("KEEP_LAST_MAX") = ECHOMQ_KEEP_LAST_MAX;
   m.attr("EVENTS_MAXLEN_MAX") = ECHOMQ_EVENTS_MAXLEN_MAX;
+  m.attr("WAIT_WINDOW_MAX_S") = ECHOMQ_WAIT_WINDOW_MAX_S;
   m.attr("WAIT_GRACE_MS") = ECHOMQ_WAIT_GRACE_MS;
   {
     echomq_worker_options d = ECHOMQ_WORKER_OPTIONS_INIT;
@@ -943,6 +954,22 @@ PYBIND11_MODULE(_echomq, m) {
              return quantum;
            },
            py::arg("queue"), "The queue's cost quantum (0 = cost mode off).")
+      .def("set_wait_figures",
+           [](Client &self, const std::string &queue, uint32_t window_s) {
+             const char *q = cstr(queue, "queue name");
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_set_wait_figures(c, q, window_s); });
+           },
+           py::arg("queue"), py::arg("window_s"), "Turn the wait figures on (window 1.. s) or off (0).")
+      .def("get_wait_figures",
+           [](Client &self, const std::string &queue) {
+             const char *q = cstr(queue, "queue name");
+             uint32_t window = 0;
+             py::gil_scoped_release nogil;
+             self.call([&](echomq_client *c) { return echomq_get_wait_figures(c, q, &window); });
+             return window;
+           },
+           py::arg("queue"), "The queue's wait figures window in s (0 = off).")
       .def("charge",
            [](Client &self, const std::string &queue, const std::string &group, uint64_t cost) {
              const char *q = cstr(queue, "queue name");

@@ -204,6 +204,9 @@ ECHOMQ_API const char *echomq_version_string(void);
 #define ECHOMQ_PURGE_MAX 10000
 /* Shard queues of one sharded queue at most (echomq_shards_create). */
 #define ECHOMQ_SHARDS_MAX 256
+/* Per-lane wait figures (echomq_set_wait_figures): a window of
+ * 1..ECHOMQ_WAIT_WINDOW_MAX_S seconds. */
+#define ECHOMQ_WAIT_WINDOW_MAX_S 86400
 /* Outcomes (docs/keys.md, "Outcomes"). A result set when a job is acked
  * holds at most ECHOMQ_RESULT_MAX bytes, a progress value at most
  * ECHOMQ_PROGRESS_MAX (ETOOLARGE above). Retention: a time of
@@ -925,6 +928,17 @@ ECHOMQ_API int echomq_set_default_cap(echomq_client *c, const char *queue, uint6
 ECHOMQ_API int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
 /* The queue's quantum into *quantum (0 = cost mode off). */
 ECHOMQ_API int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *quantum);
+/* Per-lane wait figures (docs/architecture.md, "Wait figures"), off by
+ * default: with a window of `window_s` seconds (1..ECHOMQ_WAIT_WINDOW_MAX_S)
+ * every claim records, per lane, the wait from enqueue to first delivery
+ * and the deliveries (and, in cost mode, the cost charged), and
+ * echomq_lane reports them over the last one to two windows: wait p50 and
+ * p99, served share against fair share. 0 turns them off. Turning them off
+ * or changing the window drops the figures so far. A sharded queue sets it
+ * on every shard queue. Errors: EINVAL, and those of any call. */
+ECHOMQ_API int echomq_set_wait_figures(echomq_client *c, const char *queue, uint32_t window_s);
+/* The queue's window into *window_s (0 = wait figures off). */
+ECHOMQ_API int echomq_get_wait_figures(echomq_client *c, const char *queue, uint32_t *window_s);
 /* Charge lane `group` `cost` units of work done (the plain client's way to
  * report what a settled job cost; 0 charges nothing). Ignored unless the
  * queue is in cost mode. One round trip; a lost connection is reported and
@@ -988,11 +1002,40 @@ typedef struct echomq_lane_info {
                                    tokens, or throttled by hand); 0 = now */
   uint64_t cap;                 /* effective size cap (pending + delayed), 0 = none */
   int cap_is_default;
+  /* Version 3 (0.4.0). Tenants (docs/architecture.md, "Lanes inside
+   * tenants"): a row named "T/" is tenant T's own row, its figures those
+   * of all its lanes; a lane "T/L" belongs to tenant T. */
+  char tenant[ECHOMQ_GROUP_NAME_MAX + 1]; /* T, for a lane of tenant T and for
+                                   T's own row; "" for a lane of no tenant */
+  int is_tenant;                /* 1 if this row is tenant T's own ("T/"): its depth
+                                   then counts its lanes' waiting jobs (pending
+                                   and delayed), and delayed is 0 */
+  /* Wait figures (echomq_set_wait_figures; docs/architecture.md, "Wait
+   * figures"), over the last one to two windows; while they are off:
+   * wait_samples and window_claims 0, the doubles -1. */
+  uint64_t wait_samples;        /* first deliveries (attempt 1) in the window */
+  double wait_p50_ms;           /* wait from enqueue (a delayed job: its delay
+                                   included) to first delivery, median, in ms:
+                                   the upper edge of its sqrt(2)-wide bucket
+                                   (at most 41% above the true figure); -1 = none */
+  double wait_p99_ms;           /* the same, 99th percentile; -1 = none */
+  uint64_t window_claims;       /* deliveries (every attempt) in the window */
+  double share;                 /* its part (0..1) of the queue's deliveries
+                                   in the window (of the cost charged, in cost
+                                   mode); -1 = none in the window */
+  double fair_share;            /* the part its weight entitles it to among
+                                   the rows served in the window; -1 = none */
+  /* Cost mode (echomq_set_cost_mode). A lane of a tenant is charged to the
+   * tenant's row. */
+  double cost_v;                /* cost charged / weight (the ring's v), -1 = none */
+  int sits_out;                 /* 1 while over its share, off the ring */
 } echomq_lane_info;
 
-/* 2 since 0.2.0; a caller built against version 1 passes 1 and gets the
- * fields up to `delayed` only. */
-#define ECHOMQ_LANE_INFO_VERSION 2
+/* 3 since 0.4.0; a caller built against version 2 passes 2 and gets the
+ * fields up to `cap_is_default`, one built against version 1 passes 1 and
+ * gets the fields up to `delayed` only. */
+#define ECHOMQ_LANE_INFO_VERSION 3
+#define ECHOMQ_LANE_INFO_VERSION_2 2
 #define ECHOMQ_LANE_INFO_VERSION_1 1
 
 /* One lane in detail. A lane that is unknown reports zeros (and defaults)

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_9b1df5beedb396bb(const char*);
+  void cgo_panic__capi_3cd40236c64200ca(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_9b1df5beedb396bb(p);
+  cgo_panic__capi_3cd40236c64200ca(p);
 }
 
 
@@ -275,6 +275,16 @@ enum {
   EMQGO_LANE_NEXT_TOKEN_AT_MS,
   EMQGO_LANE_CAP,
   EMQGO_LANE_CAP_IS_DEFAULT,
+  EMQGO_LANE_TENANT_LEN,     /* bytes of the group name that are the tenant (0 = none) */
+  EMQGO_LANE_IS_TENANT,
+  EMQGO_LANE_WAIT_SAMPLES,
+  EMQGO_LANE_WAIT_P50_MS,    /* doubles as their IEEE 754 bits */
+  EMQGO_LANE_WAIT_P99_MS,
+  EMQGO_LANE_WINDOW_CLAIMS,
+  EMQGO_LANE_SHARE,
+  EMQGO_LANE_FAIR_SHARE,
+  EMQGO_LANE_COST_V,
+  EMQGO_LANE_SITS_OUT,
   EMQGO_LANE_NUMS
 };
 
@@ -547,7 +557,26 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
   v[EMQGO_LANE_CAP] = (int64_t)l->cap;
   v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
+  /* The tenant is a prefix of the group name ("T" of "T/L" or "T/"). */
+  v[EMQGO_LANE_TENANT_LEN] = (int64_t)strlen(l->tenant);
+  v[EMQGO_LANE_IS_TENANT] = l->is_tenant;
+  v[EMQGO_LANE_WAIT_SAMPLES] = (int64_t)l->wait_samples;
+  memcpy(&v[EMQGO_LANE_WAIT_P50_MS], &l->wait_p50_ms, sizeof(double));
+  memcpy(&v[EMQGO_LANE_WAIT_P99_MS], &l->wait_p99_ms, sizeof(double));
+  v[EMQGO_LANE_WINDOW_CLAIMS] = (int64_t)l->window_claims;
+  memcpy(&v[EMQGO_LANE_SHARE], &l->share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
+  v[EMQGO_LANE_SITS_OUT] = l->sits_out;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
+}
+
+/* The queue's wait figures window (s, 0 = off) as a uint64 out value. */
+int emqgo_get_wait_figures(echomq_client *c, const char *queue, uint64_t *OUT_U64) {
+  uint32_t w = 0;
+  int rc = echomq_get_wait_figures(c, queue, &w);
+  *OUT_U64 = w;
+  return rc;
 }
 
 /* One lane's numbers into nums (EMQGO_LANE_NUMS entries). */
@@ -785,7 +814,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_9b1df5beedb396bb(void *_swig_go_0) {
+void _wrap_Swig_free_capi_3cd40236c64200ca(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -795,7 +824,7 @@ void _wrap_Swig_free_capi_9b1df5beedb396bb(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_9b1df5beedb396bb(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_3cd40236c64200ca(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -808,7 +837,7 @@ void *_wrap_Swig_malloc_capi_9b1df5beedb396bb(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -819,7 +848,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -830,7 +859,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -841,7 +870,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_OK_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -852,7 +881,7 @@ intgo _wrap_ECHOMQ_OK_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EMPTY_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -863,7 +892,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -874,7 +903,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EINVAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -885,7 +914,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -896,7 +925,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -907,7 +936,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ESTALE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -918,7 +947,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -929,7 +958,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EFULL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -940,7 +969,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ELEASED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -951,7 +980,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -962,7 +991,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -973,7 +1002,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_PENDING_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -984,7 +1013,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ECONN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -995,7 +1024,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1006,7 +1035,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1017,7 +1046,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ETLS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1028,7 +1057,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ESERVER_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1039,7 +1068,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1050,7 +1079,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EPROTO_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1061,7 +1090,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EBUSY_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1072,7 +1101,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ELOADING_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1083,7 +1112,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1094,7 +1123,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EOOM_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1105,7 +1134,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1116,7 +1145,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1127,7 +1156,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1138,7 +1167,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1149,7 +1178,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1160,7 +1189,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1171,7 +1200,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1182,7 +1211,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1193,7 +1222,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1204,7 +1233,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1215,7 +1244,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1226,7 +1255,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1237,7 +1266,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1248,7 +1277,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1259,7 +1288,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1270,7 +1299,18 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_WINDOW_MAX_S);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1281,7 +1321,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1292,7 +1332,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1303,7 +1343,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1314,7 +1354,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1325,7 +1365,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1336,7 +1376,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -1347,7 +1387,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_9b1df5beedb396bb() {
 }
 
 
-_gostring_ _wrap_strerror_capi_9b1df5beedb396bb(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_3cd40236c64200ca(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1363,7 +1403,7 @@ _gostring_ _wrap_strerror_capi_9b1df5beedb396bb(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_9b1df5beedb396bb() {
+intgo _wrap_version_capi_3cd40236c64200ca() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1374,7 +1414,7 @@ intgo _wrap_version_capi_9b1df5beedb396bb() {
 }
 
 
-_gostring_ _wrap_version_string_capi_9b1df5beedb396bb() {
+_gostring_ _wrap_version_string_capi_3cd40236c64200ca() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1388,7 +1428,7 @@ _gostring_ _wrap_version_string_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_check_queue_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1406,7 +1446,7 @@ intgo _wrap_check_queue_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1424,7 +1464,7 @@ intgo _wrap_check_group_name_capi_9b1df5beedb396bb(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1444,7 +1484,7 @@ intgo _wrap_client_connect_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1454,7 +1494,7 @@ void _wrap_client_free_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1470,7 +1510,7 @@ _gostring_ _wrap_client_errmsg_capi_9b1df5beedb396bb(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1483,7 +1523,7 @@ intgo _wrap_client_errcode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1496,7 +1536,7 @@ intgo _wrap_client_connected_capi_9b1df5beedb396bb(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1506,7 +1546,7 @@ void _wrap_client_cancel_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1519,7 +1559,7 @@ intgo _wrap_client_ping_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1535,7 +1575,7 @@ _gostring_ _wrap_job_group_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1551,7 +1591,7 @@ _gostring_ _wrap_job_last_error_capi_9b1df5beedb396bb(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1561,7 +1601,7 @@ void _wrap_job_free_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1574,7 +1614,7 @@ long long _wrap_job_list_count_capi_9b1df5beedb396bb(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1589,7 +1629,7 @@ struct echomq_job *_wrap_job_list_at_capi_9b1df5beedb396bb(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1599,7 +1639,7 @@ void _wrap_job_list_free_capi_9b1df5beedb396bb(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_9b1df5beedb396bb() {
+struct echomq_batch *_wrap_batch_create_capi_3cd40236c64200ca() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1610,7 +1650,7 @@ struct echomq_batch *_wrap_batch_create_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_batch_add_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1636,7 +1676,7 @@ intgo _wrap_batch_add_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1649,7 +1689,7 @@ long long _wrap_batch_count_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1664,7 +1704,7 @@ long long _wrap_batch_id_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1697,7 +1737,7 @@ intgo _wrap_batch_add_keyed_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1712,7 +1752,7 @@ intgo _wrap_batch_duplicate_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1734,7 +1774,7 @@ intgo _wrap_delete_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1744,7 +1784,7 @@ void _wrap_batch_clear_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1754,7 +1794,7 @@ void _wrap_batch_free_capi_9b1df5beedb396bb(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1778,7 +1818,7 @@ intgo _wrap_ack_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1808,7 +1848,7 @@ intgo _wrap_ack_result_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1838,7 +1878,7 @@ intgo _wrap_progress_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1862,7 +1902,7 @@ intgo _wrap_set_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1882,7 +1922,7 @@ intgo _wrap_clear_retention_capi_9b1df5beedb396bb(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1906,7 +1946,7 @@ intgo _wrap_set_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1926,7 +1966,7 @@ intgo _wrap_clear_events_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1939,7 +1979,7 @@ long long _wrap_event_list_count_capi_9b1df5beedb396bb(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1957,7 +1997,7 @@ _gostring_ _wrap_event_list_id_capi_9b1df5beedb396bb(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -1972,7 +2012,7 @@ long long _wrap_event_list_nfields_capi_9b1df5beedb396bb(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -1992,7 +2032,7 @@ _gostring_ _wrap_event_list_name_capi_9b1df5beedb396bb(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2002,7 +2042,7 @@ void _wrap_event_list_free_capi_9b1df5beedb396bb(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2041,7 +2081,7 @@ intgo _wrap_extend_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2070,7 +2110,7 @@ intgo _wrap_set_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2097,7 +2137,7 @@ intgo _wrap_clear_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2126,7 +2166,7 @@ intgo _wrap_set_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2153,7 +2193,7 @@ intgo _wrap_clear_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2180,7 +2220,7 @@ intgo _wrap_pause_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2207,7 +2247,7 @@ intgo _wrap_resume_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2229,7 +2269,7 @@ intgo _wrap_set_default_weight_capi_9b1df5beedb396bb(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2251,7 +2291,7 @@ intgo _wrap_set_default_limit_capi_9b1df5beedb396bb(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2273,7 +2313,7 @@ intgo _wrap_set_default_max_attempts_capi_9b1df5beedb396bb(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2306,7 +2346,7 @@ intgo _wrap_set_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2333,7 +2373,7 @@ intgo _wrap_clear_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2359,7 +2399,7 @@ intgo _wrap_set_default_rate_capi_9b1df5beedb396bb(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2388,7 +2428,7 @@ intgo _wrap_throttle_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2417,7 +2457,7 @@ intgo _wrap_set_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2444,7 +2484,7 @@ intgo _wrap_clear_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2466,7 +2506,7 @@ intgo _wrap_set_default_cap_capi_9b1df5beedb396bb(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2488,7 +2528,7 @@ intgo _wrap_set_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2521,7 +2561,29 @@ intgo _wrap_get_cost_mode_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_charge_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  
+  result = (int)echomq_set_wait_figures(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_charge_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2550,7 +2612,7 @@ intgo _wrap_charge_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2563,7 +2625,7 @@ long long _wrap_lane_list_count_capi_9b1df5beedb396bb(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2573,7 +2635,7 @@ void _wrap_lane_list_free_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2612,7 +2674,7 @@ intgo _wrap_redrive_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2645,7 +2707,7 @@ intgo _wrap_redrive_all_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2658,7 +2720,7 @@ intgo _wrap_worker_start_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2673,7 +2735,7 @@ intgo _wrap_worker_done_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2694,7 +2756,7 @@ intgo _wrap_worker_done_result_capi_9b1df5beedb396bb(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2718,7 +2780,7 @@ intgo _wrap_worker_fail_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2740,7 +2802,7 @@ intgo _wrap_worker_discard_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2774,7 +2836,7 @@ intgo _wrap_worker_settle_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2791,7 +2853,7 @@ intgo _wrap_worker_stop_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2801,7 +2863,7 @@ void _wrap_worker_free_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2823,7 +2885,7 @@ intgo _wrap_shards_create_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2836,7 +2898,7 @@ long long _wrap_report_count_capi_9b1df5beedb396bb(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2854,7 +2916,7 @@ _gostring_ _wrap_report_at_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2864,7 +2926,7 @@ void _wrap_report_free_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_9b1df5beedb396bb(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2880,7 +2942,7 @@ _gostring_ _wrap_report_cursor_capi_9b1df5beedb396bb(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_ID_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2892,7 +2954,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2904,7 +2966,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2916,7 +2978,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2928,7 +2990,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2940,7 +3002,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2952,7 +3014,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2964,7 +3026,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2976,7 +3038,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_STATE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -2988,7 +3050,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3000,7 +3062,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3012,7 +3074,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3024,7 +3086,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3036,7 +3098,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3048,7 +3110,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3060,7 +3122,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_LANES_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3072,7 +3134,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_RING_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3084,7 +3146,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3096,7 +3158,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3108,7 +3170,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3120,7 +3182,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3132,7 +3194,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3144,7 +3206,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3156,7 +3218,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3168,7 +3230,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3180,7 +3242,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3192,7 +3254,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3204,7 +3266,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3216,7 +3278,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3228,7 +3290,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3240,7 +3302,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3252,7 +3314,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3264,7 +3326,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3276,7 +3338,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3288,7 +3350,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3300,7 +3362,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3312,7 +3374,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3324,7 +3386,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3336,7 +3398,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3348,7 +3410,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3360,7 +3422,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3372,7 +3434,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3384,7 +3446,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3396,7 +3458,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3408,7 +3470,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3420,7 +3482,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3432,7 +3494,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3444,7 +3506,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3456,7 +3518,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3468,7 +3530,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3480,7 +3542,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_CAP_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3492,7 +3554,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3504,7 +3566,127 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_TENANT_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_IS_TENANT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_SAMPLES;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_P50_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WAIT_P99_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_WINDOW_CLAIMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_SHARE_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_SHARE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_FAIR_SHARE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_COST_V_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_COST_V;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_3cd40236c64200ca() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_SITS_OUT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -3516,7 +3698,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_9b1df5beedb396bb() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_9b1df5beedb396bb(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_3cd40236c64200ca(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3539,7 +3721,7 @@ struct echomq_client *_wrap_client_create_capi_9b1df5beedb396bb(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3555,7 +3737,7 @@ void _wrap_job_numbers_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3573,7 +3755,7 @@ void _wrap_job_outcome_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_kept_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3627,7 +3809,7 @@ intgo _wrap_enqueue_kept_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3664,7 +3846,7 @@ intgo _wrap_wait_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3708,7 +3890,7 @@ intgo _wrap_events_read_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3725,7 +3907,7 @@ long long _wrap_event_value_len_capi_9b1df5beedb396bb(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_9b1df5beedb396bb(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3745,7 +3927,7 @@ void _wrap_event_value_copy_capi_9b1df5beedb396bb(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3761,7 +3943,7 @@ void _wrap_job_payload_copy_capi_9b1df5beedb396bb(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3811,7 +3993,7 @@ intgo _wrap_enqueue_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3837,7 +4019,7 @@ intgo _wrap_enqueue_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3896,7 +4078,7 @@ intgo _wrap_enqueue_keyed_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3924,7 +4106,7 @@ intgo _wrap_enqueue_batch_window_capi_9b1df5beedb396bb(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3959,7 +4141,7 @@ intgo _wrap_get_job_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3996,7 +4178,7 @@ intgo _wrap_purge_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4022,7 +4204,7 @@ intgo _wrap_queues_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4055,7 +4237,7 @@ intgo _wrap_shards_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4090,7 +4272,7 @@ intgo _wrap_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4127,7 +4309,7 @@ intgo _wrap_wclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4164,7 +4346,7 @@ intgo _wrap_bclaim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4203,7 +4385,7 @@ intgo _wrap_ack_claim_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4249,7 +4431,7 @@ intgo _wrap_fail_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4275,7 +4457,40 @@ intgo _wrap_stats_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t *arg3 = (uint64_t *) 0 ;
+  uint64_t temp3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  {
+    if (_swig_go_2.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg3 = &temp3;
+  }
+  
+  result = (int)emqgo_get_wait_figures(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_2.array;
+    a[0] = temp3;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4308,7 +4523,7 @@ intgo _wrap_lane_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4350,7 +4565,7 @@ intgo _wrap_lanes_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4368,7 +4583,7 @@ _gostring_ _wrap_lane_list_group_capi_9b1df5beedb396bb(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4386,7 +4601,7 @@ void _wrap_lane_list_numbers_capi_9b1df5beedb396bb(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_9b1df5beedb396bb(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4402,7 +4617,7 @@ _gostring_ _wrap_lane_list_cursor_capi_9b1df5beedb396bb(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4439,7 +4654,7 @@ intgo _wrap_dead_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4472,7 +4687,7 @@ intgo _wrap_verify_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4516,7 +4731,7 @@ intgo _wrap_repair_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4556,7 +4771,7 @@ intgo _wrap_doctor_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4594,7 +4809,7 @@ intgo _wrap_ack_many_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4633,7 +4848,7 @@ intgo _wrap_claim_batch_capi_9b1df5beedb396bb(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4645,7 +4860,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4657,7 +4872,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4669,7 +4884,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4681,7 +4896,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4693,7 +4908,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4705,7 +4920,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4717,7 +4932,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4729,7 +4944,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4741,7 +4956,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4753,7 +4968,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4765,7 +4980,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4777,7 +4992,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4789,7 +5004,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_9b1df5beedb396bb() {
 }
 
 
-void _wrap_worker_defaults_capi_9b1df5beedb396bb(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_3cd40236c64200ca(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4803,7 +5018,7 @@ void _wrap_worker_defaults_capi_9b1df5beedb396bb(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_9b1df5beedb396bb(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_3cd40236c64200ca(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4847,7 +5062,7 @@ intgo _wrap_worker_create_capi_9b1df5beedb396bb(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4866,7 +5081,7 @@ intgo _wrap_worker_last_error_capi_9b1df5beedb396bb(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4894,7 +5109,7 @@ intgo _wrap_worker_next_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4906,7 +5121,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4918,7 +5133,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4930,7 +5145,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4942,7 +5157,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4954,7 +5169,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4966,7 +5181,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4978,7 +5193,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -4990,7 +5205,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5002,7 +5217,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5014,7 +5229,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5026,7 +5241,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5038,7 +5253,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5050,7 +5265,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5062,7 +5277,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_9b1df5beedb396bb() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_3cd40236c64200ca() {
   int result;
   intgo _swig_go_result;
   
@@ -5074,7 +5289,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_9b1df5beedb396bb() {
 }
 
 
-intgo _wrap_worker_stats_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5093,7 +5308,7 @@ intgo _wrap_worker_stats_capi_9b1df5beedb396bb(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_9b1df5beedb396bb() {
+long long _wrap_c_heap_in_use_capi_3cd40236c64200ca() {
   uint64_t result;
   long long _swig_go_result;
   

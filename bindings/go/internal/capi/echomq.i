@@ -151,6 +151,7 @@ struct echomq_event_list {};
 
 %constant int ECHOMQ_DEFAULT_MAX_PAYLOAD = ECHOMQ_DEFAULT_MAX_PAYLOAD;
 %constant int ECHOMQ_BATCH_MAX = ECHOMQ_BATCH_MAX;
+%constant int ECHOMQ_WAIT_WINDOW_MAX_S = ECHOMQ_WAIT_WINDOW_MAX_S;
 %constant int ECHOMQ_WCLAIM_MAX = ECHOMQ_WCLAIM_MAX;
 %constant int ECHOMQ_SHARDS_MAX = ECHOMQ_SHARDS_MAX;
 %constant int ECHOMQ_RESULT_MAX = ECHOMQ_RESULT_MAX;
@@ -238,6 +239,7 @@ int echomq_clear_cap(echomq_client *c, const char *queue, const char *group);
 int echomq_set_default_cap(echomq_client *c, const char *queue, uint64_t cap);
 int echomq_set_cost_mode(echomq_client *c, const char *queue, uint64_t quantum);
 int echomq_get_cost_mode(echomq_client *c, const char *queue, uint64_t *OUT_U64);
+int echomq_set_wait_figures(echomq_client *c, const char *queue, uint32_t window_s);
 int echomq_charge(echomq_client *c, const char *queue, const char *group, uint64_t cost);
 
 size_t echomq_lane_list_count(const echomq_lane_list *l);
@@ -347,6 +349,16 @@ enum {
   EMQGO_LANE_NEXT_TOKEN_AT_MS,
   EMQGO_LANE_CAP,
   EMQGO_LANE_CAP_IS_DEFAULT,
+  EMQGO_LANE_TENANT_LEN,     /* bytes of the group name that are the tenant (0 = none) */
+  EMQGO_LANE_IS_TENANT,
+  EMQGO_LANE_WAIT_SAMPLES,
+  EMQGO_LANE_WAIT_P50_MS,    /* doubles as their IEEE 754 bits */
+  EMQGO_LANE_WAIT_P99_MS,
+  EMQGO_LANE_WINDOW_CLAIMS,
+  EMQGO_LANE_SHARE,
+  EMQGO_LANE_FAIR_SHARE,
+  EMQGO_LANE_COST_V,
+  EMQGO_LANE_SITS_OUT,
   EMQGO_LANE_NUMS
 };
 
@@ -619,7 +631,26 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   v[EMQGO_LANE_NEXT_TOKEN_AT_MS] = l->next_token_at_ms;
   v[EMQGO_LANE_CAP] = (int64_t)l->cap;
   v[EMQGO_LANE_CAP_IS_DEFAULT] = l->cap_is_default;
+  /* The tenant is a prefix of the group name ("T" of "T/L" or "T/"). */
+  v[EMQGO_LANE_TENANT_LEN] = (int64_t)strlen(l->tenant);
+  v[EMQGO_LANE_IS_TENANT] = l->is_tenant;
+  v[EMQGO_LANE_WAIT_SAMPLES] = (int64_t)l->wait_samples;
+  memcpy(&v[EMQGO_LANE_WAIT_P50_MS], &l->wait_p50_ms, sizeof(double));
+  memcpy(&v[EMQGO_LANE_WAIT_P99_MS], &l->wait_p99_ms, sizeof(double));
+  v[EMQGO_LANE_WINDOW_CLAIMS] = (int64_t)l->window_claims;
+  memcpy(&v[EMQGO_LANE_SHARE], &l->share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
+  memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
+  v[EMQGO_LANE_SITS_OUT] = l->sits_out;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
+}
+
+/* The queue's wait figures window (s, 0 = off) as a uint64 out value. */
+int emqgo_get_wait_figures(echomq_client *c, const char *queue, uint64_t *OUT_U64) {
+  uint32_t w = 0;
+  int rc = echomq_get_wait_figures(c, queue, &w);
+  *OUT_U64 = w;
+  return rc;
 }
 
 /* One lane's numbers into nums (EMQGO_LANE_NUMS entries). */

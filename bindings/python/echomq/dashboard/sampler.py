@@ -29,9 +29,10 @@ CHART_LANES = 5
 WALK_PAGE = 1000
 """Lanes per round trip of a walk (the library's default page)."""
 
-# Fields that lane info may carry in newer versions of the library: the
-# table shows their columns only when the binding reports them.
-OPTIONAL_LANE_FIELDS = ("tenants", "wait_p99")
+# Fields of lane info that only some lanes carry (a tenant; wait figures
+# while the queue records them; a charge in cost mode): the table shows
+# their columns only when some lane reports them.
+OPTIONAL_LANE_FIELDS = ("tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share", "cost_v")
 
 
 def lane_row(lane: LaneInfo, rate: Optional[float]) -> Dict[str, Any]:
@@ -49,9 +50,14 @@ def lane_row(lane: LaneInfo, rate: Optional[float]) -> Dict[str, Any]:
         "served": lane.served,
         "served_per_s": rate,
         "oldest_enqueued_at": lane.oldest_enqueued_at,
+        "is_tenant": lane.is_tenant,
+        "sits_out": lane.sits_out,
     }
+    # The server's window figures (LaneInfo.fair_share) under names of their
+    # own: "fair_share" is the dashboard's figure from its own samples.
+    figures = {"window_fair_share": lane.fair_share}
     for field in OPTIONAL_LANE_FIELDS:
-        value = getattr(lane, field, None)
+        value = figures[field] if field in figures else getattr(lane, field, None)
         if value is not None:
             row[field] = value
     return row

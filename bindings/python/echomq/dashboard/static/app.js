@@ -152,19 +152,27 @@ const LANE_COLUMNS = [
   { key: "served_per_s", label: "served/s" },
   { key: "share", label: "share" },
   { key: "fair_share", label: "fair share" },
-  { key: "tenants", label: "tenants", optional: true },
+  { key: "tenant", label: "tenant", optional: true },
+  { key: "wait_p50", label: "wait p50", optional: true },
   { key: "wait_p99", label: "wait p99", optional: true },
+  { key: "window_share", label: "window share", optional: true },
+  { key: "window_fair_share", label: "window fair", optional: true },
+  { key: "cost_v", label: "cost v", optional: true },
 ];
 
 function laneCell(key, r) {
   switch (key) {
-    case "lane": return el("td", { class: "lane", text: r.lane });
+    // A tenant's lanes sit indented under its row (TENANTS.md).
+    case "lane": return el("td", { class: r.tenant && !r.is_tenant ? "lane in-tenant" : "lane", text: r.lane });
     case "active": return el("td", { text: num(r.active) + "/" + (r.limit === null ? "\u221e" : num(r.limit)) });
     case "rate": return el("td", { text: r.rate ? r.rate.jobs + "/" + r.rate.per + "s" : "-" });
     case "paused": return el("td", { class: "paused-cell", text: r.paused ? "yes" : "no" });
     case "served_per_s": return el("td", { text: rate(r.served_per_s) });
     case "share": case "fair_share": return el("td", { text: pct(r[key]) });
-    case "wait_p99": return el("td", { text: r.wait_p99 === undefined || r.wait_p99 === null ? "-" : rate(r.wait_p99) + "s" });
+    case "wait_p50": case "wait_p99":
+      return el("td", { text: r[key] === undefined || r[key] === null ? "-" : rate(r[key]) + "s" });
+    case "window_share": case "window_fair_share": return el("td", { text: pct(r[key]) });
+    case "cost_v": return el("td", { text: r.cost_v === undefined || r.cost_v === null ? "-" : rate(r.cost_v) + (r.sits_out ? " (sits out)" : "") });
     default: return el("td", { text: num(r[key]) });
   }
 }
