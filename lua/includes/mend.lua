@@ -25,16 +25,20 @@
 --     another lane than its record gets the record's;
 --   Q lane pending sets (SCAN): ids without a record or of another lane
 --     leave (the latter to their own lane);
---   P lane pending sets (SCAN): each lane is mended, its jobs counted;
+--   P lane pending sets (SCAN): each lane is mended, its jobs counted
+--     (and a tenant's inner ring met with no lane of it listed is mended);
 --   T, V, C, R, I: the lanes of the tally, glive, gactive, the directory
---     and the ring that phase P did not visit (each lane once) are mended;
+--     and the ring that phase P did not visit (each lane once) are mended,
+--     and the tenant entries in the ring;
+--   O, U, W: the tenants (after all their lanes) of the directory, gactive
+--     and glive: sums, directory entry, inner ring, place in the ring;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
 -- should be quiet (workers stopped): the tally is only exact when no job
 -- moves between the calls. One call that finishes the walk is atomic.
 -- Returns {OK, next cursor ('' = done), change...}.
-local PHASES = 'LDXFEKHJAQPTVCRINOUWS'
+local PHASES = 'LDXFEKHJAQPTVCRIOUWS'
 local function repairStep(apply, cursor, budget)
   local out = { OK, '' }
   local function say(msg) out[#out + 1] = msg end
@@ -336,13 +340,29 @@ local function repairStep(apply, cursor, budget)
     return r[1] ~= '0' and r[1] or nil, work
   end
   -- P: every lane with pending jobs is mended; its jobs are counted.
+  -- The same walk meets the tenants' inner rings: one of a tenant with no
+  -- lane listed is mended here (no later phase meets it); the others after
+  -- all their lanes (phase O).
   steps.P = function()
-    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. 'g:*:pending', 'COUNT', budget)
+    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. '[gt]:*', 'COUNT', budget)
+    local work = 0
     for _, key in ipairs(r[2]) do
-      total = total + rcall('ZCARD', key)
-      mendLane(string.sub(key, #P + 3, #key - 8))
+      local kind = string.sub(key, #P + 1, #P + 2)
+      if kind == 'g:' and string.sub(key, -8) == ':pending' then
+        total = total + rcall('ZCARD', key)
+        mendLane(string.sub(key, #P + 3, #key - 8))
+        work = work + 1
+      elseif kind == 't:' and string.sub(key, -5) == ':ring' then
+        local te = string.sub(key, #P + 3, #key - 5) .. '/'
+        if not isTenant(te) then
+          say('ring: ' .. key .. ' is the inner ring of no tenant: removed')
+          w('DEL', key)
+        elseif #rcall('ZRANGEBYLEX', K.lanes, '(' .. te, '(' .. string.sub(te, 1, -2) .. '0', 'LIMIT', 0, 1) == 0 then
+          work = work + mendTenant(te)
+        end
+      end
     end
-    return r[1] ~= '0' and r[1] or nil, #r[2]
+    return r[1] ~= '0' and r[1] or nil, math.max(work, #r[2])
   end
   steps.T = function()
     local names = {}
@@ -390,18 +410,8 @@ local function repairStep(apply, cursor, budget)
     if #names < budget then return nil, #names end
     return S(math.max(from, from + #names - (size - rcall('LLEN', K.ring)))), #names
   end
-  -- N, O, U, W: the tenants, after all their lanes: those with an inner
-  -- ring, in the directory (by a lane or their entry), in gactive, in glive.
-  steps.N = function()
-    local r = rcall('SCAN', pos, 'MATCH', globEscape(P) .. 't:*:ring', 'COUNT', budget)
-    local work = 0
-    for _, key in ipairs(r[2]) do
-      local te = string.sub(key, #P + 3, #key - 5) .. '/'
-      if isTenant(te) then work = work + mendTenant(te)
-      else say('ring: ' .. key .. ' is the inner ring of no tenant: removed'); w('DEL', key) end
-    end
-    return r[1] ~= '0' and r[1] or nil, math.max(work, #r[2])
-  end
+  -- O, U, W: the tenants, after all their lanes: those in the directory (by
+  -- a lane or their entry), in gactive, in glive (and in the ring: phase I).
   steps.O = function()
     local from = tonumber(pos)
     local names = rcall('ZRANGE', K.lanes, from, from + budget - 1)
