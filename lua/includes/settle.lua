@@ -102,17 +102,19 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   -- A tenant's counts fall with its lanes' (gactive[T/], glive[T/]); its
   -- entry comes first, so a tenant freed from its limit is fixed before its
   -- lanes are (lua/includes/lane.lua, fixRing).
-  local tenants = {}
-  for i = 1, TENANTS and #lanes or 0 do
-    local te = tenantOf(lanes[i])
-    if te then
-      if not dropped[te] then tenants[#tenants + 1] = te; dropped[te] = 0 end
-      dropped[te] = dropped[te] + dropped[lanes[i]]
+  if TENANTS then
+    local tenants = {}
+    for i = 1, #lanes do
+      local te = tenantOf(lanes[i])
+      if te then
+        if not dropped[te] then tenants[#tenants + 1] = te; dropped[te] = 0 end
+        dropped[te] = dropped[te] + dropped[lanes[i]]
+      end
     end
-  end
-  if #tenants > 0 then
-    for i = 1, #lanes do tenants[#tenants + 1] = lanes[i] end
-    lanes = tenants
+    if #tenants > 0 then
+      for i = 1, #lanes do tenants[#tenants + 1] = lanes[i] end
+      lanes = tenants
+    end
   end
   -- Everything the acks read comes before their first write: the counts and
   -- limits of their lanes, and which lanes go idle or leave their limit.
@@ -141,8 +143,10 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
     end
   end
   for _, name in ipairs(#freed > 0 and FREED_KEYS or {}) do need(name) end
-  for _, g in ipairs(freed) do if tenantOf(g) or isTenant(g) then laneKeyTypes(g, want) end end
-  if #freed > 0 and COST_Q then need('gdebt') end
+  if #freed > 0 then
+    for _, g in ipairs(TENANTS and freed or {}) do if tenantOf(g) or isTenant(g) then laneKeyTypes(g, want) end end
+    if COST_Q then need('gdebt') end
+  end
   for _, name in ipairs(#idle > 0 and IDLE_KEYS or {}) do need(name) end
   local bad = typeGuard(want)
   if bad then return refused, bad end

@@ -3,6 +3,57 @@
 --@include startJobs
 --@include cost
 --@include waits
+-- Settings of `names` into the claim's tables: ceilings with their active
+-- counts, weights, token buckets. `plain` (no limit, rate or throttle
+-- anywhere, nor a default) reads no rate; only wclaim reads weights. A
+-- function of the library, not a closure made per call.
+-- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
+local function loadLanes(names, lim, wt, tok, rated, act, weighted, plain, now)
+  local l1, w1 = laneSettings(names, weighted)
+  local limited = {}
+  for i = 1, #names do
+    local g = names[i]
+    lim[g] = l1[g]
+    if weighted then wt[g] = w1[g] end
+    if l1[g] then limited[#limited + 1] = g end
+  end
+  -- Active counts matter only under a ceiling: read them for those lanes.
+  if #limited > 0 then
+    local cur = readFields(K.gactive, limited)
+    for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
+  end
+  if plain then return end
+  -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
+  local q = {}
+  for i, g in ipairs(names) do q[i] = g end
+  q[#q + 1] = ''
+  local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, names)
+  local dr = rates['']
+  for _, g in ipairs(names) do
+    local r = parseRate(rates[g] or (not (TENANTS and isTenant(g)) and dr) or nil)
+    if r or buckets[g] then
+      local _, tk = rateState(r, buckets[g] or nil, now)
+      tok[g] = tk
+      rated[g] = r or false
+    end
+  end
+end
+-- Tenant te's inner ring as the turns see it (tv: the call's views): a copy
+-- of its head, read at its first turn, written back as the ring's is
+-- (serveTurns). A tenant is turned at most `turns` times, each time taking
+-- one lane off the head. Not a list (a corrupted key) = empty: it leaves.
+local function innerView(tv, te, turns)
+  local v = tv.views[te]
+  if v ~= nil then return v or nil end
+  local ikey = innerKey(te)
+  local ilen = redis.pcall('LLEN', ikey)
+  if type(ilen) ~= 'number' or ilen == 0 then tv.views[te] = false; return nil end
+  local q = rcall('LRANGE', ikey, 0, math.min(ilen, turns) - 1)
+  v = { key = ikey, q = q, h = 1, nq = #q, m = #q, len = ilen, whole = #q == ilen }
+  tv.views[te] = v
+  tv.viewed[#tv.viewed + 1] = v
+  return v
+end
 -- Serves up to `turns` turns of the ring, `n` jobs at most in all, leased
 -- until now + leaseMs, appending each job to `out` as a `job` row
 -- (lua/replies.txt: JOB_FIELDS values). Tokens are made from each job's
@@ -44,44 +95,10 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     cs = costFloor(len)
     vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
   end
-  -- Settings of `names` (the head's entries, entries coming back, a
-  -- tenant's lanes as its turns reach them): ceilings with their active
-  -- counts, weights, token buckets. `plain` (no limit, rate or throttle
-  -- anywhere, nor a default) reads none; only wclaim reads weights.
-  -- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
-  local lim, wt, tok, rated, act = {}, {}, {}, {}, {}
-  local function loadLanes(names)
-    if plain and not weighted then return end
-    local l1, w1 = laneSettings(names, weighted)
-    local limited = {}
-    for i = 1, #names do
-      local g = names[i]
-      lim[g] = l1[g]
-      if weighted then wt[g] = w1[g] end
-      if l1[g] then limited[#limited + 1] = g end
-    end
-    -- Active counts matter only under a ceiling: read them for those lanes.
-    if #limited > 0 then
-      local cur = readFields(K.gactive, limited)
-      for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
-    end
-    if plain then return end
-    -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
-    local q = {}
-    for i, g in ipairs(names) do q[i] = g end
-    q[#q + 1] = ''
-    local rates, buckets = readFields(K.grate, q), readFields(K.gbucket, names)
-    local dr = rates['']
-    for _, g in ipairs(names) do
-      local r = parseRate(rates[g] or (not (TENANTS and isTenant(g)) and dr) or nil)
-      if r or buckets[g] then
-        local _, tk = rateState(r, buckets[g] or nil, now)
-        tok[g] = tk
-        rated[g] = r or false
-      end
-    end
-  end
-  loadLanes(head)
+  -- Settings of the head's entries, then of entries coming back and of a
+  -- tenant's lanes as its turns reach them (loadLanes, above).
+  local lim, wt, tok, rated, act = {}, weighted and {} or nil, {}, {}, {}
+  if weighted or not plain then loadLanes(head, lim, wt, tok, rated, act, weighted, plain, now) end
   local depth, servedBy, lanes, nl = {}, {}, {}, 0
   local dq, h, nq = head, 1, m  -- the ring as the turns see it: dq[h..nq]
   -- Cost mode: lanes in gdebt that a risen V (or an emptied ring) lets back
@@ -103,7 +120,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
         rcall('ZADD', K.throttled, S(due), g)
       end
     end
-    if #came > 0 then loadLanes(came) end
+    if #came > 0 and (weighted or not plain) then loadLanes(came, lim, wt, tok, rated, act, weighted, plain, now) end
     return #came
   end
   local ids, laneOf, taken, t, waiting = {}, {}, 0, 0, {}
@@ -113,22 +130,7 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   -- (no type check per lane on the hot path). verify reports such a key.
   -- A tenant's inner ring likewise: not a list = empty (the tenant leaves).
   local pcall_ = redis.pcall
-  -- Tenant te's inner ring as the turns see it: a copy of its head, read at
-  -- its first turn, written back as the ring's is (below). A tenant is
-  -- turned at most `turns` times, each time taking one lane off the head.
-  local views, viewed = {}, {}
-  local function innerView(te)
-    local v = views[te]
-    if v ~= nil then return v or nil end
-    local ikey = innerKey(te)
-    local ilen = pcall_('LLEN', ikey)
-    if type(ilen) ~= 'number' or ilen == 0 then views[te] = false; return nil end
-    local q = rcall('LRANGE', ikey, 0, math.min(ilen, turns) - 1)
-    v = { key = ikey, q = q, h = 1, nq = #q, m = #q, len = ilen, whole = #q == ilen }
-    views[te] = v
-    viewed[#viewed + 1] = v
-    return v
-  end
+  local tv = TENANTS and { views = {}, viewed = {} }  -- the tenants' inner rings read (innerView)
   while taken < n and t < turns and (h <= nq or cs) do
     if cs then
       -- Lanes over their share sit out: off the ring, no turn spent.
@@ -150,9 +152,11 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
     -- the lane's own ceiling and tokens hold, and the tenant's on top.
     local L, iv = g, nil
     if TENANTS and string.byte(g, -1) == 47 then
-      iv = innerView(g)
+      iv = innerView(tv, g, turns)
       L = iv and iv.q[iv.h] or nil
-      if L and lim[L] == nil then loadLanes({ L }) end
+      if L and lim[L] == nil and (weighted or not plain) then
+        loadLanes({ L }, lim, wt, tok, rated, act, weighted, plain, now)
+      end
     end
     local key, d, l, tk = nil, nil, nil, nil
     if L then key, d, l, tk = pendingKey(L), depth[L], lim[L], tok[L] end
@@ -261,24 +265,26 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   -- unless it came round to where it was (a tenant of one lane: no write),
   -- one lane rotated by one LMOVE, else the visited head off and the lanes
   -- still serviceable onto the tail.
-  for _, v in ipairs(viewed) do
-    local back = {}
-    if v.whole then
-      local same = v.nq - v.h + 1 == v.len
-      for i = 0, same and v.len - 1 or -1 do
-        if v.q[v.h + i] ~= v.q[1 + i] then same = false; break end
+  if tv then
+    for _, v in ipairs(tv.viewed) do
+      local back = {}
+      if v.whole then
+        local same = v.nq - v.h + 1 == v.len
+        for i = 0, same and v.len - 1 or -1 do
+          if v.q[v.h + i] ~= v.q[1 + i] then same = false; break end
+        end
+        if not same then
+          rcall('LPOP', v.key, v.len)
+          for i = v.h, v.nq do back[#back + 1] = v.q[i] end
+        end
+      elseif v.h == 2 and v.nq == v.m + 1 and v.q[v.nq] == v.q[1] then
+        rcall('LMOVE', v.key, v.key, 'LEFT', 'RIGHT')
+      else
+        if v.h > 1 then rcall('LPOP', v.key, v.h - 1) end
+        for i = v.m + 1, v.nq do back[#back + 1] = v.q[i] end
       end
-      if not same then
-        rcall('LPOP', v.key, v.len)
-        for i = v.h, v.nq do back[#back + 1] = v.q[i] end
-      end
-    elseif v.h == 2 and v.nq == v.m + 1 and v.q[v.nq] == v.q[1] then
-      rcall('LMOVE', v.key, v.key, 'LEFT', 'RIGHT')
-    else
-      if v.h > 1 then rcall('LPOP', v.key, v.h - 1) end
-      for i = v.m + 1, v.nq do back[#back + 1] = v.q[i] end
+      if #back > 0 then callSliced('RPUSH', v.key, back) end
     end
-    if #back > 0 then callSliced('RPUSH', v.key, back) end
   end
   if #waiting > 0 then callSliced('ZADD', K.throttled, waiting) end
   if cs then
