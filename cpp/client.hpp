@@ -96,6 +96,11 @@ void checkSettlement(const Settlement& s);
 void checkKeep(int64_t keep_ms, uint64_t keep_last);
 // Appends the enqueue script's retention section ("keep", ms, last) when set.
 void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last);
+// A cost estimate at enqueue: 0 (none) or 1..kIdMax; EINVAL otherwise.
+void checkEstimate(uint64_t estimate);
+// Appends the enqueue script's estimate section ("est", units) when set:
+// after every other section (lua/enqueue.lua).
+void addEstimate(Argv& a, uint64_t estimate);
 
 // A queue-wide default (the scripts' "weight", "limit", "maxatt").
 enum class QueueDefault { Weight, Limit, MaxAttempts };
@@ -152,16 +157,17 @@ class Client {
   // Enqueues jobs (1..kBatchMax) in one atomic script call; returns
   // the id of every job in order.
   // keep_ms / keep_last: retain these jobs' outcomes (0 = the queue's).
+  // estimate: each job's cost estimate (0 = none; lua/enqueue.lua).
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                 int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
-                                uint64_t keep_last = 0);
+                                uint64_t keep_last = 0, uint64_t estimate = 0);
   // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
   void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
   // The same with idempotency keys (lua/includes/dedup.lua); window_ms 0 =
   // the default window.
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                              uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
-                             uint64_t keep_last = 0);
+                             uint64_t keep_last = 0, uint64_t estimate = 0);
 
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   // n successive turns of the ring in one call (weighted: turns as wclaim

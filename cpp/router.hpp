@@ -46,10 +46,11 @@ class Router {
 
   // The operations of Client, routed (cpp/client.hpp documents each).
   std::vector<uint64_t> enqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                                uint32_t max_attempts, int64_t keep_ms = 0, uint64_t keep_last = 0);
+                                uint32_t max_attempts, int64_t keep_ms = 0, uint64_t keep_last = 0,
+                                uint64_t estimate = 0);
   EnqueueResult enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                              uint32_t max_attempts, int64_t window_ms, int64_t keep_ms = 0,
-                             uint64_t keep_last = 0);
+                             uint64_t keep_last = 0, uint64_t estimate = 0);
   ClaimResult claim(const char* queue, int64_t lease_ms, uint32_t max, bool weighted);
   ClaimResult claimBatch(const char* queue, int64_t lease_ms, uint32_t n, bool weighted);
   TakeResult settleClaim(const char* queue, const std::vector<Settlement>& s, int64_t lease_ms,
@@ -134,7 +135,7 @@ class Router {
   // The sharded operations (cpp/router_sharded.cpp).
   EnqueueResult shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                uint32_t max_attempts, bool keyed, int64_t window_ms, int64_t keep_ms,
-                               uint64_t keep_last);
+                               uint64_t keep_last, uint64_t estimate);
   ClaimResult shardedClaim(Shards& s, int64_t lease_ms, uint32_t n, bool weighted, bool batch);
   TakeResult shardedSettleClaim(Shards& s, const std::vector<Settlement>& st, int64_t lease_ms,
                                 uint32_t n, bool weighted, const char* flags);
