@@ -48,3 +48,45 @@ def test_cost_mode_order_by_cost_with_charge(queue):
     queue.cost_mode(None)
     assert queue.cost_quantum == 0
     assert queue.verify() == []
+
+
+def test_cost_estimate_stands_in_until_the_real_cost(queue, resp):
+    queue.cost_mode(10)
+    est_key = f"emq:{{{queue.name}}}:est"
+    gvt_key = f"emq:{{{queue.name}}}:gvt"
+    ids = queue.enqueue_many([("big", "b")] * 3, cost_estimate=100)
+    queue.enqueue("big", "b", cost_estimate=100)
+    queue.enqueue_many([("small", "s")] * 5)
+    assert resp("HGET", est_key, str(ids[0])) == b"100"
+    assert resp("HLEN", est_key) == 4
+    held = [queue.claim()]
+    assert held[0].group == "big"
+    assert float(resp("HGET", gvt_key, "big")) == 100  # charged at the claim
+    # ... so big sits out while small goes on.
+    held += [queue.claim() for _ in range(4)]
+    assert [j.group for j in held[1:]] == ["small"] * 4
+    for j in held:
+        j.ack()  # no charge: the estimate stood in and stays charged
+    assert float(resp("HGET", gvt_key, "big")) == 100
+    assert resp("HLEN", est_key) == 3  # the acked job's went with its record
+
+    # The worker engine settles each job with its real cost (2 units): each
+    # big job's estimate is refunded, so three more add 3 * 2, not 3 * 100.
+    def handler(job):
+        job.report_cost(2)
+
+    echomq.Worker(queue, handler, concurrency=1, prefetch=1, idle_timeout=0.3).run(handle_signals=False)
+    assert resp("EXISTS", est_key) == 0
+    assert float(resp("HGET", gvt_key, "big")) < 150
+
+
+def test_cost_estimate_is_checked(queue, resp):
+    with pytest.raises(echomq.InvalidArgument):
+        queue.enqueue("g", "p", cost_estimate=0)
+    with pytest.raises(echomq.InvalidArgument):
+        queue.enqueue_many([("g", "p")], cost_estimate=2**53)
+    with pytest.raises(TypeError):
+        queue.enqueue("g", "p", cost_estimate="5")
+    assert resp("EXISTS", f"emq:{{{queue.name}}}:seq") == 0  # nothing was sent
+    queue.enqueue("g", "p", cost_estimate=5)  # outside cost mode: checked, not kept
+    assert resp("EXISTS", f"emq:{{{queue.name}}}:est") == 0
