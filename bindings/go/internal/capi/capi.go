@@ -146,362 +146,365 @@ typedef _goslice_ swig_type_116;
 typedef long long swig_type_117;
 typedef long long swig_type_118;
 typedef long long swig_type_119;
-typedef _goslice_ swig_type_120;
-typedef _gostring_ swig_type_121;
-typedef long long swig_type_122;
+typedef long long swig_type_120;
+typedef _goslice_ swig_type_121;
+typedef _gostring_ swig_type_122;
 typedef long long swig_type_123;
-typedef _goslice_ swig_type_124;
-typedef _gostring_ swig_type_125;
+typedef long long swig_type_124;
+typedef _goslice_ swig_type_125;
 typedef _gostring_ swig_type_126;
-typedef long long swig_type_127;
+typedef _gostring_ swig_type_127;
 typedef long long swig_type_128;
-typedef _goslice_ swig_type_129;
-typedef long long swig_type_130;
+typedef long long swig_type_129;
+typedef _goslice_ swig_type_130;
 typedef long long swig_type_131;
 typedef long long swig_type_132;
 typedef long long swig_type_133;
 typedef long long swig_type_134;
-typedef _goslice_ swig_type_135;
+typedef long long swig_type_135;
 typedef _goslice_ swig_type_136;
-typedef _gostring_ swig_type_137;
+typedef _goslice_ swig_type_137;
 typedef _gostring_ swig_type_138;
-typedef _goslice_ swig_type_139;
-typedef long long swig_type_140;
-typedef _goslice_ swig_type_141;
-typedef _gostring_ swig_type_142;
-typedef long long swig_type_143;
-typedef _gostring_ swig_type_144;
+typedef _gostring_ swig_type_139;
+typedef _goslice_ swig_type_140;
+typedef long long swig_type_141;
+typedef _goslice_ swig_type_142;
+typedef _gostring_ swig_type_143;
+typedef long long swig_type_144;
 typedef _gostring_ swig_type_145;
-typedef _goslice_ swig_type_146;
-typedef long long swig_type_147;
-typedef _gostring_ swig_type_148;
-typedef long long swig_type_149;
-typedef _goslice_ swig_type_150;
-typedef _gostring_ swig_type_151;
-typedef long long swig_type_152;
-typedef long long swig_type_153;
-typedef _gostring_ swig_type_154;
+typedef _gostring_ swig_type_146;
+typedef _goslice_ swig_type_147;
+typedef long long swig_type_148;
+typedef _gostring_ swig_type_149;
+typedef long long swig_type_150;
+typedef long long swig_type_151;
+typedef _goslice_ swig_type_152;
+typedef _gostring_ swig_type_153;
+typedef long long swig_type_154;
 typedef long long swig_type_155;
-typedef _goslice_ swig_type_156;
+typedef long long swig_type_156;
 typedef _gostring_ swig_type_157;
-typedef _gostring_ swig_type_158;
+typedef long long swig_type_158;
 typedef _goslice_ swig_type_159;
-typedef _goslice_ swig_type_160;
+typedef _gostring_ swig_type_160;
 typedef _gostring_ swig_type_161;
 typedef _goslice_ swig_type_162;
-typedef _gostring_ swig_type_163;
-typedef long long swig_type_164;
+typedef _goslice_ swig_type_163;
+typedef _gostring_ swig_type_164;
 typedef _goslice_ swig_type_165;
 typedef _gostring_ swig_type_166;
 typedef long long swig_type_167;
 typedef _goslice_ swig_type_168;
 typedef _gostring_ swig_type_169;
 typedef long long swig_type_170;
-typedef long long swig_type_171;
-typedef _goslice_ swig_type_172;
-typedef _gostring_ swig_type_173;
+typedef _goslice_ swig_type_171;
+typedef _gostring_ swig_type_172;
+typedef long long swig_type_173;
 typedef long long swig_type_174;
-typedef long long swig_type_175;
-typedef long long swig_type_176;
-typedef _goslice_ swig_type_177;
-typedef _gostring_ swig_type_178;
+typedef _goslice_ swig_type_175;
+typedef _gostring_ swig_type_176;
+typedef long long swig_type_177;
+typedef long long swig_type_178;
 typedef long long swig_type_179;
-typedef long long swig_type_180;
+typedef _goslice_ swig_type_180;
 typedef _gostring_ swig_type_181;
 typedef long long swig_type_182;
-typedef _goslice_ swig_type_183;
+typedef long long swig_type_183;
 typedef _gostring_ swig_type_184;
-typedef _goslice_ swig_type_185;
-typedef _gostring_ swig_type_186;
+typedef long long swig_type_185;
+typedef _goslice_ swig_type_186;
 typedef _gostring_ swig_type_187;
 typedef _goslice_ swig_type_188;
 typedef _gostring_ swig_type_189;
 typedef _gostring_ swig_type_190;
-typedef long long swig_type_191;
-typedef _goslice_ swig_type_192;
+typedef _goslice_ swig_type_191;
+typedef _gostring_ swig_type_192;
 typedef _gostring_ swig_type_193;
 typedef long long swig_type_194;
-typedef long long swig_type_195;
-typedef _goslice_ swig_type_196;
-typedef _gostring_ swig_type_197;
-typedef _gostring_ swig_type_198;
-typedef long long swig_type_199;
-typedef long long swig_type_200;
-typedef _goslice_ swig_type_201;
-typedef _gostring_ swig_type_202;
-typedef _goslice_ swig_type_203;
-typedef _gostring_ swig_type_204;
+typedef _goslice_ swig_type_195;
+typedef _gostring_ swig_type_196;
+typedef long long swig_type_197;
+typedef long long swig_type_198;
+typedef _goslice_ swig_type_199;
+typedef _gostring_ swig_type_200;
+typedef _gostring_ swig_type_201;
+typedef long long swig_type_202;
+typedef long long swig_type_203;
+typedef _goslice_ swig_type_204;
 typedef _gostring_ swig_type_205;
-typedef long long swig_type_206;
-typedef _goslice_ swig_type_207;
+typedef _goslice_ swig_type_206;
+typedef _gostring_ swig_type_207;
 typedef _gostring_ swig_type_208;
-typedef _gostring_ swig_type_209;
+typedef long long swig_type_209;
 typedef _goslice_ swig_type_210;
 typedef _gostring_ swig_type_211;
-typedef _goslice_ swig_type_212;
+typedef _gostring_ swig_type_212;
 typedef _goslice_ swig_type_213;
-typedef _goslice_ swig_type_214;
-typedef _gostring_ swig_type_215;
-typedef long long swig_type_216;
+typedef _gostring_ swig_type_214;
+typedef _goslice_ swig_type_215;
+typedef _goslice_ swig_type_216;
 typedef _goslice_ swig_type_217;
-typedef _goslice_ swig_type_218;
-typedef _gostring_ swig_type_219;
-typedef _gostring_ swig_type_220;
+typedef _gostring_ swig_type_218;
+typedef long long swig_type_219;
+typedef _goslice_ swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef _goslice_ swig_type_222;
-typedef _goslice_ swig_type_223;
-typedef long long swig_type_224;
+typedef _gostring_ swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef _goslice_ swig_type_224;
 typedef _goslice_ swig_type_225;
 typedef _goslice_ swig_type_226;
 typedef long long swig_type_227;
-extern void _wrap_Swig_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_88a60d95472bc8c6(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6(void);
-extern swig_type_1 _wrap_strerror_capi_88a60d95472bc8c6(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_88a60d95472bc8c6(void);
-extern swig_type_2 _wrap_version_string_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_88a60d95472bc8c6(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern void _wrap_job_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_batch_add_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern void _wrap_batch_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_ack_result_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
-extern swig_intgo _wrap_progress_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
-extern swig_intgo _wrap_set_retention_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
-extern swig_intgo _wrap_clear_retention_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_36 arg2);
-extern swig_intgo _wrap_set_events_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_event_list_count_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_41 _wrap_event_list_id_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_event_list_nfields_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_44 arg2);
-extern swig_type_45 _wrap_event_list_name_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern void _wrap_event_list_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
-extern swig_intgo _wrap_set_weight_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
-extern swig_intgo _wrap_set_limit_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_intgo _wrap_pause_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_resume_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
-extern swig_intgo _wrap_set_cap_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
-extern swig_intgo _wrap_clear_cap_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_charge_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4);
-extern swig_type_92 _wrap_lane_list_count_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4);
-extern swig_intgo _wrap_redrive_all_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3);
-extern swig_intgo _wrap_worker_start_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_88a60d95472bc8c6(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(uintptr_t arg1, uintptr_t arg2, swig_type_98 arg3);
-extern swig_intgo _wrap_worker_fail_capi_88a60d95472bc8c6(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3, swig_type_100 arg4);
-extern swig_intgo _wrap_worker_discard_capi_88a60d95472bc8c6(uintptr_t arg1, uintptr_t arg2, swig_type_101 arg3);
-extern swig_intgo _wrap_worker_settle_capi_88a60d95472bc8c6(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_102 arg4, swig_type_103 arg5, swig_type_104 arg6);
-extern swig_intgo _wrap_worker_stop_capi_88a60d95472bc8c6(uintptr_t arg1, swig_intgo arg2, swig_type_105 arg3);
-extern void _wrap_worker_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_106 arg2, swig_intgo arg3);
-extern swig_type_107 _wrap_report_count_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_108 _wrap_report_at_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_109 arg2);
-extern void _wrap_report_free_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_type_110 _wrap_report_cursor_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6(void);
-extern uintptr_t _wrap_client_create_capi_88a60d95472bc8c6(swig_intgo arg1, swig_intgo arg2, swig_type_111 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_112 arg2);
-extern void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(uintptr_t arg1, swig_intgo arg2, swig_type_113 arg3);
-extern swig_intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5, swig_intgo arg6, swig_type_118 arg7, swig_type_119 arg8, swig_type_120 arg9);
-extern swig_intgo _wrap_wait_job_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_121 arg2, swig_type_122 arg3, swig_type_123 arg4, swig_type_124 arg5);
-extern swig_intgo _wrap_events_read_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_125 arg2, swig_type_126 arg3, swig_type_127 arg4, swig_type_128 arg5, swig_type_129 arg6);
-extern swig_type_130 _wrap_event_value_len_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3);
-extern void _wrap_event_value_copy_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_133 arg2, swig_type_134 arg3, swig_type_135 arg4);
-extern void _wrap_job_payload_copy_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_136 arg2);
-extern swig_intgo _wrap_enqueue_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_137 arg2, swig_type_138 arg3, swig_type_139 arg4, swig_type_140 arg5, swig_intgo arg6, swig_type_141 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_142 arg2, uintptr_t arg3, swig_type_143 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_144 arg2, swig_type_145 arg3, swig_type_146 arg4, swig_type_147 arg5, swig_intgo arg6, swig_type_148 arg7, swig_type_149 arg8, swig_type_150 arg9);
-extern swig_intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_151 arg2, uintptr_t arg3, swig_type_152 arg4, swig_intgo arg5, swig_type_153 arg6);
-extern swig_intgo _wrap_get_job_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3, swig_type_156 arg4);
-extern swig_intgo _wrap_purge_lane_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_157 arg2, swig_type_158 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_159 arg6);
-extern swig_intgo _wrap_queues_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_160 arg2);
-extern swig_intgo _wrap_shards_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_161 arg2, swig_type_162 arg3);
-extern swig_intgo _wrap_claim_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_163 arg2, swig_type_164 arg3, swig_type_165 arg4);
-extern swig_intgo _wrap_wclaim_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_intgo arg4, swig_type_168 arg5);
-extern swig_intgo _wrap_bclaim_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_type_171 arg4, swig_type_172 arg5);
-extern swig_intgo _wrap_ack_claim_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_173 arg2, swig_type_174 arg3, swig_type_175 arg4, swig_type_176 arg5, swig_type_177 arg6);
-extern swig_intgo _wrap_fail_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6, swig_type_183 arg7);
-extern swig_intgo _wrap_stats_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_184 arg2, swig_type_185 arg3);
-extern swig_intgo _wrap_lane_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_186 arg2, swig_type_187 arg3, swig_type_188 arg4);
-extern swig_intgo _wrap_lanes_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3, swig_type_191 arg4, swig_type_192 arg5);
-extern swig_type_193 _wrap_lane_list_group_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_194 arg2);
-extern void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_195 arg2, swig_type_196 arg3);
-extern swig_type_197 _wrap_lane_list_cursor_capi_88a60d95472bc8c6(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3, swig_type_200 arg4, swig_type_201 arg5);
-extern swig_intgo _wrap_verify_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
-extern swig_intgo _wrap_repair_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_204 arg2, swig_intgo arg3, swig_type_205 arg4, swig_type_206 arg5, swig_type_207 arg6);
-extern swig_intgo _wrap_doctor_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_208 arg2, swig_type_209 arg3, swig_type_210 arg4);
-extern swig_intgo _wrap_ack_many_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_211 arg2, swig_type_212 arg3, swig_type_213 arg4, swig_type_214 arg5);
-extern swig_intgo _wrap_claim_batch_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_217 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6(void);
-extern void _wrap_worker_defaults_capi_88a60d95472bc8c6(swig_type_218 arg1);
-extern swig_intgo _wrap_worker_create_capi_88a60d95472bc8c6(swig_type_219 arg1, swig_type_220 arg2, swig_type_221 arg3, swig_type_222 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_223 arg2);
-extern swig_intgo _wrap_worker_next_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_224 arg2, swig_type_225 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6(void);
-extern swig_intgo _wrap_worker_stats_capi_88a60d95472bc8c6(uintptr_t arg1, swig_type_226 arg2);
-extern swig_type_227 _wrap_c_heap_in_use_capi_88a60d95472bc8c6(void);
+typedef _goslice_ swig_type_228;
+typedef _goslice_ swig_type_229;
+typedef long long swig_type_230;
+extern void _wrap_Swig_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_7c649f68acd2bd7f(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7c649f68acd2bd7f(void);
+extern swig_type_1 _wrap_strerror_capi_7c649f68acd2bd7f(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_7c649f68acd2bd7f(void);
+extern swig_type_2 _wrap_version_string_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_check_queue_name_capi_7c649f68acd2bd7f(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_7c649f68acd2bd7f(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern void _wrap_job_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_batch_add_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern void _wrap_batch_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_ack_result_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
+extern swig_intgo _wrap_progress_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
+extern swig_intgo _wrap_set_retention_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
+extern swig_intgo _wrap_clear_retention_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_36 arg2);
+extern swig_intgo _wrap_set_events_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_event_list_count_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_41 _wrap_event_list_id_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_42 arg2);
+extern swig_type_43 _wrap_event_list_nfields_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_44 arg2);
+extern swig_type_45 _wrap_event_list_name_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
+extern void _wrap_event_list_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
+extern swig_intgo _wrap_set_weight_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
+extern swig_intgo _wrap_set_limit_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
+extern swig_intgo _wrap_pause_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_intgo _wrap_resume_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
+extern swig_intgo _wrap_set_cap_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
+extern swig_intgo _wrap_clear_cap_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_charge_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3, swig_type_91 arg4);
+extern swig_type_92 _wrap_lane_list_count_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3, swig_type_95 arg4);
+extern swig_intgo _wrap_redrive_all_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3);
+extern swig_intgo _wrap_worker_start_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_7c649f68acd2bd7f(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_7c649f68acd2bd7f(uintptr_t arg1, uintptr_t arg2, swig_type_98 arg3);
+extern swig_intgo _wrap_worker_fail_capi_7c649f68acd2bd7f(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3, swig_type_100 arg4);
+extern swig_intgo _wrap_worker_discard_capi_7c649f68acd2bd7f(uintptr_t arg1, uintptr_t arg2, swig_type_101 arg3);
+extern swig_intgo _wrap_worker_settle_capi_7c649f68acd2bd7f(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_102 arg4, swig_type_103 arg5, swig_type_104 arg6);
+extern swig_intgo _wrap_worker_stop_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_intgo arg2, swig_type_105 arg3);
+extern void _wrap_worker_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_106 arg2, swig_intgo arg3);
+extern swig_type_107 _wrap_report_count_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_108 _wrap_report_at_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_109 arg2);
+extern void _wrap_report_free_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_type_110 _wrap_report_cursor_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_7c649f68acd2bd7f(void);
+extern uintptr_t _wrap_client_create_capi_7c649f68acd2bd7f(swig_intgo arg1, swig_intgo arg2, swig_type_111 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_112 arg2);
+extern void _wrap_job_outcome_copy_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_intgo arg2, swig_type_113 arg3);
+extern swig_intgo _wrap_enqueue_with_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_114 arg2, swig_type_115 arg3, swig_type_116 arg4, swig_type_117 arg5, swig_intgo arg6, swig_type_118 arg7, swig_type_119 arg8, swig_type_120 arg9, swig_type_121 arg10);
+extern swig_intgo _wrap_wait_job_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_122 arg2, swig_type_123 arg3, swig_type_124 arg4, swig_type_125 arg5);
+extern swig_intgo _wrap_events_read_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_126 arg2, swig_type_127 arg3, swig_type_128 arg4, swig_type_129 arg5, swig_type_130 arg6);
+extern swig_type_131 _wrap_event_value_len_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_132 arg2, swig_type_133 arg3);
+extern void _wrap_event_value_copy_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3, swig_type_136 arg4);
+extern void _wrap_job_payload_copy_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_137 arg2);
+extern swig_intgo _wrap_enqueue_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_138 arg2, swig_type_139 arg3, swig_type_140 arg4, swig_type_141 arg5, swig_intgo arg6, swig_type_142 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_143 arg2, uintptr_t arg3, swig_type_144 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_145 arg2, swig_type_146 arg3, swig_type_147 arg4, swig_type_148 arg5, swig_intgo arg6, swig_type_149 arg7, swig_type_150 arg8, swig_type_151 arg9, swig_type_152 arg10);
+extern swig_intgo _wrap_enqueue_batch_window_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_153 arg2, uintptr_t arg3, swig_type_154 arg4, swig_intgo arg5, swig_type_155 arg6, swig_type_156 arg7);
+extern swig_intgo _wrap_get_job_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_157 arg2, swig_type_158 arg3, swig_type_159 arg4);
+extern swig_intgo _wrap_purge_lane_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_160 arg2, swig_type_161 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_162 arg6);
+extern swig_intgo _wrap_queues_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_163 arg2);
+extern swig_intgo _wrap_shards_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_164 arg2, swig_type_165 arg3);
+extern swig_intgo _wrap_claim_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4);
+extern swig_intgo _wrap_wclaim_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_169 arg2, swig_type_170 arg3, swig_intgo arg4, swig_type_171 arg5);
+extern swig_intgo _wrap_bclaim_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_172 arg2, swig_type_173 arg3, swig_type_174 arg4, swig_type_175 arg5);
+extern swig_intgo _wrap_ack_claim_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_176 arg2, swig_type_177 arg3, swig_type_178 arg4, swig_type_179 arg5, swig_type_180 arg6);
+extern swig_intgo _wrap_fail_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4, swig_type_184 arg5, swig_type_185 arg6, swig_type_186 arg7);
+extern swig_intgo _wrap_stats_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_187 arg2, swig_type_188 arg3);
+extern swig_intgo _wrap_lane_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3, swig_type_191 arg4);
+extern swig_intgo _wrap_lanes_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_192 arg2, swig_type_193 arg3, swig_type_194 arg4, swig_type_195 arg5);
+extern swig_type_196 _wrap_lane_list_group_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_197 arg2);
+extern void _wrap_lane_list_numbers_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_198 arg2, swig_type_199 arg3);
+extern swig_type_200 _wrap_lane_list_cursor_capi_7c649f68acd2bd7f(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_201 arg2, swig_type_202 arg3, swig_type_203 arg4, swig_type_204 arg5);
+extern swig_intgo _wrap_verify_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3);
+extern swig_intgo _wrap_repair_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_207 arg2, swig_intgo arg3, swig_type_208 arg4, swig_type_209 arg5, swig_type_210 arg6);
+extern swig_intgo _wrap_doctor_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_211 arg2, swig_type_212 arg3, swig_type_213 arg4);
+extern swig_intgo _wrap_ack_many_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_214 arg2, swig_type_215 arg3, swig_type_216 arg4, swig_type_217 arg5);
+extern swig_intgo _wrap_claim_batch_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_220 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_7c649f68acd2bd7f(void);
+extern void _wrap_worker_defaults_capi_7c649f68acd2bd7f(swig_type_221 arg1);
+extern swig_intgo _wrap_worker_create_capi_7c649f68acd2bd7f(swig_type_222 arg1, swig_type_223 arg2, swig_type_224 arg3, swig_type_225 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_226 arg2);
+extern swig_intgo _wrap_worker_next_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_227 arg2, swig_type_228 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_7c649f68acd2bd7f(void);
+extern swig_intgo _wrap_worker_stats_capi_7c649f68acd2bd7f(uintptr_t arg1, swig_type_229 arg2);
+extern swig_type_230 _wrap_c_heap_in_use_capi_7c649f68acd2bd7f(void);
 #undef intgo
 */
 import "C"
@@ -528,8 +531,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_88a60d95472bc8c6
-func cgo_panic__capi_88a60d95472bc8c6(p *byte) {
+//export cgo_panic__capi_7c649f68acd2bd7f
+func cgo_panic__capi_7c649f68acd2bd7f(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -541,13 +544,13 @@ func cgo_panic__capi_88a60d95472bc8c6(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_88a60d95472bc8c6(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_7c649f68acd2bd7f(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -665,7 +668,7 @@ type EventList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -673,7 +676,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -681,7 +684,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -689,7 +692,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -697,7 +700,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -705,7 +708,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -713,7 +716,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -721,7 +724,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -729,7 +732,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -737,7 +740,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -745,7 +748,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -753,7 +756,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -761,7 +764,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -769,7 +772,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -777,7 +780,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -785,7 +788,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -793,7 +796,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -801,7 +804,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -809,7 +812,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -817,7 +820,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -825,7 +828,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -833,7 +836,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -841,7 +844,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -849,7 +852,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -857,7 +860,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -865,7 +868,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -873,7 +876,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -881,7 +884,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -889,7 +892,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -897,7 +900,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -905,7 +908,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -913,7 +916,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -921,7 +924,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -929,7 +932,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -937,7 +940,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -945,7 +948,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -953,7 +956,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -961,7 +964,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -969,7 +972,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -977,7 +980,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -985,7 +988,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -993,7 +996,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1001,7 +1004,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1009,7 +1012,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1017,7 +1020,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1025,7 +1028,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1033,7 +1036,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1041,7 +1044,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1049,7 +1052,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1058,7 +1061,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_88a60d95472bc8c6(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_7c649f68acd2bd7f(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1067,13 +1070,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_88a60d95472bc8c6())
+	swig_r = (uint)(C._wrap_version_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_88a60d95472bc8c6()
+	swig_r_p := C._wrap_version_string_capi_7c649f68acd2bd7f()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1083,7 +1086,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_88a60d95472bc8c6(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_7c649f68acd2bd7f(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1093,7 +1096,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_88a60d95472bc8c6(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_7c649f68acd2bd7f(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1104,7 +1107,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1113,13 +1116,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1129,33 +1132,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1165,7 +1168,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1174,13 +1177,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1188,18 +1191,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_88a60d95472bc8c6()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_7c649f68acd2bd7f()))
 	return swig_r
 }
 
@@ -1208,7 +1211,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1221,7 +1224,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1229,7 +1232,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -1239,7 +1242,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1256,7 +1259,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1265,7 +1268,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1274,12 +1277,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1288,7 +1291,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1302,7 +1305,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1319,7 +1322,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1335,7 +1338,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1346,7 +1349,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1359,7 +1362,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1370,7 +1373,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1380,7 +1383,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1388,7 +1391,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1399,7 +1402,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
 	return swig_r
 }
 
@@ -1408,7 +1411,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1417,7 +1420,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1428,7 +1431,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1444,7 +1447,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1459,7 +1462,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1475,7 +1478,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1490,7 +1493,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1505,7 +1508,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1520,7 +1523,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1535,7 +1538,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1547,7 +1550,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1559,7 +1562,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1574,7 +1577,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1589,7 +1592,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1606,7 +1609,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1619,7 +1622,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1635,7 +1638,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1650,7 +1653,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1665,7 +1668,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1677,7 +1680,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1689,7 +1692,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1705,7 +1708,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_type_91(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_2)), C.swig_type_91(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1718,13 +1721,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1733,7 +1736,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1751,7 +1754,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1764,7 +1767,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1772,7 +1775,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1781,7 +1784,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1794,7 +1797,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_type_100(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2)), C.swig_type_100(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1806,7 +1809,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1821,7 +1824,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_worker_settle_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)), C.swig_type_103(_swig_i_4), C.swig_type_104(_swig_i_5)))
+	swig_r = (int)(C._wrap_worker_settle_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3)), C.swig_type_103(_swig_i_4), C.swig_type_104(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -1833,13 +1836,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_105(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_105(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -1847,7 +1850,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1857,7 +1860,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1865,7 +1868,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_109(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_109(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1874,13 +1877,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1889,7 +1892,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1897,7 +1900,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1905,7 +1908,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1913,7 +1916,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1921,7 +1924,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1929,7 +1932,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1937,7 +1940,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1945,7 +1948,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1953,7 +1956,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1961,7 +1964,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1969,7 +1972,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1977,7 +1980,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1985,7 +1988,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -1993,7 +1996,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2001,7 +2004,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2009,7 +2012,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2017,7 +2020,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2025,7 +2028,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2033,7 +2036,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2041,7 +2044,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2049,7 +2052,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2057,7 +2060,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2065,7 +2068,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2073,7 +2076,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2081,7 +2084,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2089,7 +2092,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2097,7 +2100,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2105,7 +2108,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2113,7 +2116,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2121,7 +2124,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2129,7 +2132,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2137,7 +2140,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2145,7 +2148,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2153,7 +2156,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2161,7 +2164,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2169,7 +2172,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2177,7 +2180,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2185,7 +2188,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2193,7 +2196,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2201,7 +2204,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2209,7 +2212,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2217,7 +2220,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2225,7 +2228,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2233,7 +2236,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2241,7 +2244,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2249,7 +2252,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2257,7 +2260,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2265,7 +2268,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2273,7 +2276,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2281,7 +2284,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2289,7 +2292,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2297,7 +2300,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2305,7 +2308,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2319,14 +2322,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_88a60d95472bc8c6(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_111(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_7c649f68acd2bd7f(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_111(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2336,13 +2339,13 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
 }
 
-func Enqueue_kept(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 int64, arg8 uint64, arg9 []uint64) (_swig_ret int) {
+func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 int64, arg8 uint64, arg9 uint64, arg10 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
@@ -2353,7 +2356,8 @@ func Enqueue_kept(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_kept_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_3)), C.swig_type_117(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_118(_swig_i_6), C.swig_type_119(_swig_i_7), *(*C.swig_type_120)(unsafe.Pointer(&_swig_i_8))))
+	_swig_i_9 := arg10
+	swig_r = (int)(C._wrap_enqueue_with_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_3)), C.swig_type_117(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_118(_swig_i_6), C.swig_type_119(_swig_i_7), C.swig_type_120(_swig_i_8), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2364,7 +2368,7 @@ func Enqueue_kept(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 		Swig_escape_val = arg4
 	}
 	if Swig_escape_always_false {
-		Swig_escape_val = arg9
+		Swig_escape_val = arg10
 	}
 	return swig_r
 }
@@ -2376,7 +2380,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)), C.swig_type_122(_swig_i_2), C.swig_type_123(_swig_i_3), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_1)), C.swig_type_123(_swig_i_2), C.swig_type_124(_swig_i_3), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2394,7 +2398,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_2)), C.swig_type_127(_swig_i_3), C.swig_type_128(_swig_i_4), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_2)), C.swig_type_128(_swig_i_3), C.swig_type_129(_swig_i_4), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2412,7 +2416,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_131(_swig_i_1), C.swig_type_132(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_132(_swig_i_1), C.swig_type_133(_swig_i_2)))
 	return swig_r
 }
 
@@ -2421,7 +2425,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_133(_swig_i_1), C.swig_type_134(_swig_i_2), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2430,7 +2434,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2445,7 +2449,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_137)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_3)), C.swig_type_140(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_3)), C.swig_type_141(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2468,14 +2472,14 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_143(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_143)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_144(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
 	return swig_r
 }
 
-func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 string, arg8 int64, arg9 []uint64) (_swig_ret int) {
+func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 string, arg8 int64, arg9 uint64, arg10 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
@@ -2486,7 +2490,8 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_3)), C.swig_type_147(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_6)), C.swig_type_149(_swig_i_7), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_8))))
+	_swig_i_9 := arg10
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_3)), C.swig_type_148(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_6)), C.swig_type_150(_swig_i_7), C.swig_type_151(_swig_i_8), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2500,12 +2505,12 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 		Swig_escape_val = arg7
 	}
 	if Swig_escape_always_false {
-		Swig_escape_val = arg9
+		Swig_escape_val = arg10
 	}
 	return swig_r
 }
 
-func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint, arg6 int64) (_swig_ret int) {
+func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint, arg6 int64, arg7 uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
@@ -2513,7 +2518,8 @@ func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_152(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_153(_swig_i_5)))
+	_swig_i_6 := arg7
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_154(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_155(_swig_i_5), C.swig_type_156(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2526,7 +2532,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), C.swig_type_155(_swig_i_2), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), C.swig_type_158(_swig_i_2), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2544,7 +2550,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_157)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2561,7 +2567,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_160)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2573,7 +2579,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2589,7 +2595,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_1)), C.swig_type_164(_swig_i_2), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2606,7 +2612,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_type_170(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2623,7 +2629,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_169)(unsafe.Pointer(&_swig_i_1)), C.swig_type_170(_swig_i_2), C.swig_type_171(_swig_i_3), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_172)(unsafe.Pointer(&_swig_i_1)), C.swig_type_173(_swig_i_2), C.swig_type_174(_swig_i_3), *(*C.swig_type_175)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2641,7 +2647,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_1)), C.swig_type_174(_swig_i_2), C.swig_type_175(_swig_i_3), C.swig_type_176(_swig_i_4), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_1)), C.swig_type_177(_swig_i_2), C.swig_type_178(_swig_i_3), C.swig_type_179(_swig_i_4), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2660,7 +2666,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_4)), C.swig_type_182(_swig_i_5), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), C.swig_type_182(_swig_i_2), C.swig_type_183(_swig_i_3), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_4)), C.swig_type_185(_swig_i_5), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2678,7 +2684,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2694,7 +2700,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2714,7 +2720,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2)), C.swig_type_191(_swig_i_3), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_2)), C.swig_type_194(_swig_i_3), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2731,7 +2737,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_194(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_197(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2742,7 +2748,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_195(_swig_i_1), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_198(_swig_i_1), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2751,7 +2757,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2765,7 +2771,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_1)), C.swig_type_199(_swig_i_2), C.swig_type_200(_swig_i_3), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_201)(unsafe.Pointer(&_swig_i_1)), C.swig_type_202(_swig_i_2), C.swig_type_203(_swig_i_3), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2780,7 +2786,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2798,7 +2804,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3)), C.swig_type_206(_swig_i_4), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3)), C.swig_type_209(_swig_i_4), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2817,7 +2823,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2837,7 +2843,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_213)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2861,7 +2867,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), C.swig_type_216(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), C.swig_type_219(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2873,7 +2879,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2881,7 +2887,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2889,7 +2895,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2897,7 +2903,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2905,7 +2911,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2913,7 +2919,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2921,7 +2927,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2929,7 +2935,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2937,7 +2943,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2945,7 +2951,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2953,7 +2959,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2961,7 +2967,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2969,7 +2975,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -2977,7 +2983,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_88a60d95472bc8c6(*(*C.swig_type_218)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_7c649f68acd2bd7f(*(*C.swig_type_221)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -2989,7 +2995,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_88a60d95472bc8c6(*(*C.swig_type_219)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_7c649f68acd2bd7f(*(*C.swig_type_222)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3009,7 +3015,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3021,7 +3027,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), C.swig_type_224(_swig_i_1), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), C.swig_type_227(_swig_i_1), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3030,7 +3036,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3038,7 +3044,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3046,7 +3052,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3054,7 +3060,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3062,7 +3068,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3070,7 +3076,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3078,7 +3084,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3086,7 +3092,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3094,7 +3100,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3102,7 +3108,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3110,7 +3116,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3118,7 +3124,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3126,7 +3132,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3134,7 +3140,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3142,7 +3148,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_7c649f68acd2bd7f())
 	return swig_r
 }
 
@@ -3152,7 +3158,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_88a60d95472bc8c6(C.uintptr_t(_swig_i_0), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_7c649f68acd2bd7f(C.uintptr_t(_swig_i_0), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3161,6 +3167,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_88a60d95472bc8c6())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_7c649f68acd2bd7f())
 	return swig_r
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_88a60d95472bc8c6(const char*);
+  void cgo_panic__capi_7c649f68acd2bd7f(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_88a60d95472bc8c6(p);
+  cgo_panic__capi_7c649f68acd2bd7f(p);
 }
 
 
@@ -324,15 +324,18 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last). */
-int emqgo_enqueue_kept(echomq_client *c, const char *queue, const char *group,
+/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
+ * cost estimate (0 = none). */
+int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
                        const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t *OUT_U64) {
+                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
+                       uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.keep_ms = keep_ms;
   o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
@@ -397,22 +400,25 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
 int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
                         const char *payload, size_t payload_len, int64_t delay_ms,
                         uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t *OUT_U64) {
+                        uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.idempotency_key = key;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
 
 int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
+                               uint64_t cost_estimate) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   return echomq_enqueue_batch(c, queue, b, &o);
 }
 
@@ -782,7 +788,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
+void _wrap_Swig_free_capi_7c649f68acd2bd7f(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -792,7 +798,7 @@ void _wrap_Swig_free_capi_88a60d95472bc8c6(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_7c649f68acd2bd7f(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -805,7 +811,7 @@ void *_wrap_Swig_malloc_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -816,7 +822,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -827,7 +833,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -838,7 +844,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_OK_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -849,7 +855,7 @@ intgo _wrap_ECHOMQ_OK_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EMPTY_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -860,7 +866,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -871,7 +877,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINVAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -882,7 +888,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -893,7 +899,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -904,7 +910,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESTALE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -915,7 +921,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -926,7 +932,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EFULL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -937,7 +943,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELEASED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -948,7 +954,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -959,7 +965,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -970,7 +976,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PENDING_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -981,7 +987,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECONN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -992,7 +998,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1003,7 +1009,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1014,7 +1020,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETLS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1025,7 +1031,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ESERVER_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1036,7 +1042,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1053,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EPROTO_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1064,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EBUSY_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1075,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ELOADING_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1086,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1097,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EOOM_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1108,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1119,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1130,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1141,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1152,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1163,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1174,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1185,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1196,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1201,7 +1207,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1212,7 +1218,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1223,7 +1229,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1234,7 +1240,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1245,7 +1251,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1256,7 +1262,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1267,7 +1273,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1278,7 +1284,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1289,7 +1295,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1300,7 +1306,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1311,7 +1317,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1322,7 +1328,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1333,7 +1339,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -1344,7 +1350,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_7c649f68acd2bd7f(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1360,7 +1366,7 @@ _gostring_ _wrap_strerror_capi_88a60d95472bc8c6(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_88a60d95472bc8c6() {
+intgo _wrap_version_capi_7c649f68acd2bd7f() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1377,7 @@ intgo _wrap_version_capi_88a60d95472bc8c6() {
 }
 
 
-_gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
+_gostring_ _wrap_version_string_capi_7c649f68acd2bd7f() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1385,7 +1391,7 @@ _gostring_ _wrap_version_string_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_7c649f68acd2bd7f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1403,7 +1409,7 @@ intgo _wrap_check_queue_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_7c649f68acd2bd7f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1421,7 +1427,7 @@ intgo _wrap_check_group_name_capi_88a60d95472bc8c6(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1441,7 +1447,7 @@ intgo _wrap_client_connect_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1451,7 +1457,7 @@ void _wrap_client_free_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1467,7 +1473,7 @@ _gostring_ _wrap_client_errmsg_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1480,7 +1486,7 @@ intgo _wrap_client_errcode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1493,7 +1499,7 @@ intgo _wrap_client_connected_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1503,7 +1509,7 @@ void _wrap_client_cancel_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1516,7 +1522,7 @@ intgo _wrap_client_ping_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1532,7 +1538,7 @@ _gostring_ _wrap_job_group_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1548,7 +1554,7 @@ _gostring_ _wrap_job_last_error_capi_88a60d95472bc8c6(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1558,7 +1564,7 @@ void _wrap_job_free_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_7c649f68acd2bd7f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1571,7 +1577,7 @@ long long _wrap_job_list_count_capi_88a60d95472bc8c6(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_7c649f68acd2bd7f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1586,7 +1592,7 @@ struct echomq_job *_wrap_job_list_at_capi_88a60d95472bc8c6(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_7c649f68acd2bd7f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1596,7 +1602,7 @@ void _wrap_job_list_free_capi_88a60d95472bc8c6(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
+struct echomq_batch *_wrap_batch_create_capi_7c649f68acd2bd7f() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1607,7 +1613,7 @@ struct echomq_batch *_wrap_batch_create_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1633,7 +1639,7 @@ intgo _wrap_batch_add_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1646,7 +1652,7 @@ long long _wrap_batch_count_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1661,7 +1667,7 @@ long long _wrap_batch_id_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1694,7 +1700,7 @@ intgo _wrap_batch_add_keyed_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1709,7 +1715,7 @@ intgo _wrap_batch_duplicate_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1731,7 +1737,7 @@ intgo _wrap_delete_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1741,7 +1747,7 @@ void _wrap_batch_clear_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_7c649f68acd2bd7f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1751,7 +1757,7 @@ void _wrap_batch_free_capi_88a60d95472bc8c6(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1775,7 +1781,7 @@ intgo _wrap_ack_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1805,7 +1811,7 @@ intgo _wrap_ack_result_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1835,7 +1841,7 @@ intgo _wrap_progress_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1859,7 +1865,7 @@ intgo _wrap_set_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1879,7 +1885,7 @@ intgo _wrap_clear_retention_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1903,7 +1909,7 @@ intgo _wrap_set_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1923,7 +1929,7 @@ intgo _wrap_clear_events_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1936,7 +1942,7 @@ long long _wrap_event_list_count_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1954,7 +1960,7 @@ _gostring_ _wrap_event_list_id_capi_88a60d95472bc8c6(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -1969,7 +1975,7 @@ long long _wrap_event_list_nfields_capi_88a60d95472bc8c6(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -1989,7 +1995,7 @@ _gostring_ _wrap_event_list_name_capi_88a60d95472bc8c6(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -1999,7 +2005,7 @@ void _wrap_event_list_free_capi_88a60d95472bc8c6(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2038,7 +2044,7 @@ intgo _wrap_extend_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2067,7 +2073,7 @@ intgo _wrap_set_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2094,7 +2100,7 @@ intgo _wrap_clear_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2123,7 +2129,7 @@ intgo _wrap_set_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2150,7 +2156,7 @@ intgo _wrap_clear_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2177,7 +2183,7 @@ intgo _wrap_pause_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2204,7 +2210,7 @@ intgo _wrap_resume_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2226,7 +2232,7 @@ intgo _wrap_set_default_weight_capi_88a60d95472bc8c6(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2248,7 +2254,7 @@ intgo _wrap_set_default_limit_capi_88a60d95472bc8c6(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2270,7 +2276,7 @@ intgo _wrap_set_default_max_attempts_capi_88a60d95472bc8c6(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2303,7 +2309,7 @@ intgo _wrap_set_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2330,7 +2336,7 @@ intgo _wrap_clear_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2356,7 +2362,7 @@ intgo _wrap_set_default_rate_capi_88a60d95472bc8c6(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2385,7 +2391,7 @@ intgo _wrap_throttle_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2414,7 +2420,7 @@ intgo _wrap_set_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2441,7 +2447,7 @@ intgo _wrap_clear_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2463,7 +2469,7 @@ intgo _wrap_set_default_cap_capi_88a60d95472bc8c6(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2485,7 +2491,7 @@ intgo _wrap_set_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2518,7 +2524,7 @@ intgo _wrap_get_cost_mode_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2547,7 +2553,7 @@ intgo _wrap_charge_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_7c649f68acd2bd7f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2560,7 +2566,7 @@ long long _wrap_lane_list_count_capi_88a60d95472bc8c6(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_7c649f68acd2bd7f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2570,7 +2576,7 @@ void _wrap_lane_list_free_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2609,7 +2615,7 @@ intgo _wrap_redrive_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2642,7 +2648,7 @@ intgo _wrap_redrive_all_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2655,7 +2661,7 @@ intgo _wrap_worker_start_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2670,7 +2676,7 @@ intgo _wrap_worker_done_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2691,7 +2697,7 @@ intgo _wrap_worker_done_result_capi_88a60d95472bc8c6(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2715,7 +2721,7 @@ intgo _wrap_worker_fail_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,7 +2743,7 @@ intgo _wrap_worker_discard_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
+intgo _wrap_worker_settle_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2765,7 +2771,7 @@ intgo _wrap_worker_settle_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2782,7 +2788,7 @@ intgo _wrap_worker_stop_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2792,7 +2798,7 @@ void _wrap_worker_free_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2814,7 +2820,7 @@ intgo _wrap_shards_create_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_7c649f68acd2bd7f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2827,7 +2833,7 @@ long long _wrap_report_count_capi_88a60d95472bc8c6(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_7c649f68acd2bd7f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2845,7 +2851,7 @@ _gostring_ _wrap_report_at_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_7c649f68acd2bd7f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2855,7 +2861,7 @@ void _wrap_report_free_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_7c649f68acd2bd7f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2871,7 +2877,7 @@ _gostring_ _wrap_report_cursor_capi_88a60d95472bc8c6(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ID_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2883,7 +2889,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2895,7 +2901,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2907,7 +2913,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2919,7 +2925,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2931,7 +2937,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2943,7 +2949,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2955,7 +2961,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2967,7 +2973,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STATE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2979,7 +2985,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -2991,7 +2997,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3003,7 +3009,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3015,7 +3021,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3027,7 +3033,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3039,7 +3045,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3051,7 +3057,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LANES_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3063,7 +3069,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_RING_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3075,7 +3081,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3087,7 +3093,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3099,7 +3105,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3111,7 +3117,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3123,7 +3129,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3135,7 +3141,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3147,7 +3153,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3159,7 +3165,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3171,7 +3177,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3183,7 +3189,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3195,7 +3201,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3207,7 +3213,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3219,7 +3225,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3231,7 +3237,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3243,7 +3249,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3255,7 +3261,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3267,7 +3273,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3279,7 +3285,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3291,7 +3297,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3303,7 +3309,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3315,7 +3321,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3327,7 +3333,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3339,7 +3345,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3351,7 +3357,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3363,7 +3369,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3375,7 +3381,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3387,7 +3393,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3399,7 +3405,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3411,7 +3417,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3423,7 +3429,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3435,7 +3441,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3447,7 +3453,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3459,7 +3465,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3471,7 +3477,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3483,7 +3489,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3495,7 +3501,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -3507,7 +3513,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_7c649f68acd2bd7f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3530,7 +3536,7 @@ struct echomq_client *_wrap_client_create_capi_88a60d95472bc8c6(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3546,7 +3552,7 @@ void _wrap_job_numbers_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3564,7 +3570,7 @@ void _wrap_job_outcome_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_with_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3574,8 +3580,9 @@ intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
   uint32_t arg7 ;
   int64_t arg8 ;
   uint64_t arg9 ;
-  uint64_t *arg10 = (uint64_t *) 0 ;
-  uint64_t temp10 ;
+  uint64_t arg10 ;
+  uint64_t *arg11 = (uint64_t *) 0 ;
+  uint64_t temp11 ;
   int result;
   intgo _swig_go_result;
   
@@ -3598,18 +3605,19 @@ intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
   arg7 = (uint32_t)_swig_go_5; 
   arg8 = (int64_t)_swig_go_6; 
   arg9 = (uint64_t)_swig_go_7; 
+  arg10 = (uint64_t)_swig_go_8; 
   {
-    if (_swig_go_8.len == 0) {
+    if (_swig_go_9.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg10 = &temp10;
+    arg11 = &temp11;
   }
   
-  result = (int)emqgo_enqueue_kept(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10);
+  result = (int)emqgo_enqueue_with(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10,arg11);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_8.array;
-    a[0] = temp10;
+    unsigned long* a = (unsigned long *) _swig_go_9.array;
+    a[0] = temp11;
   }
   free(arg2); 
   free(arg3); 
@@ -3618,7 +3626,7 @@ intgo _wrap_enqueue_kept_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3655,7 +3663,7 @@ intgo _wrap_wait_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3699,7 +3707,7 @@ intgo _wrap_events_read_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3716,7 +3724,7 @@ long long _wrap_event_value_len_capi_88a60d95472bc8c6(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_7c649f68acd2bd7f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3736,7 +3744,7 @@ void _wrap_event_value_copy_capi_88a60d95472bc8c6(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_7c649f68acd2bd7f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3752,7 +3760,7 @@ void _wrap_job_payload_copy_capi_88a60d95472bc8c6(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3802,7 +3810,7 @@ intgo _wrap_enqueue_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -3828,7 +3836,7 @@ intgo _wrap_enqueue_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3838,8 +3846,9 @@ intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
   uint32_t arg7 ;
   char *arg8 = (char *) 0 ;
   int64_t arg9 ;
-  uint64_t *arg10 = (uint64_t *) 0 ;
-  uint64_t temp10 ;
+  uint64_t arg10 ;
+  uint64_t *arg11 = (uint64_t *) 0 ;
+  uint64_t temp11 ;
   int result;
   intgo _swig_go_result;
   
@@ -3866,18 +3875,19 @@ intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
   arg8[_swig_go_6.n] = '\0';
   
   arg9 = (int64_t)_swig_go_7; 
+  arg10 = (uint64_t)_swig_go_8; 
   {
-    if (_swig_go_8.len == 0) {
+    if (_swig_go_9.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg10 = &temp10;
+    arg11 = &temp11;
   }
   
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10);
+  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10,arg11);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_8.array;
-    a[0] = temp10;
+    unsigned long* a = (unsigned long *) _swig_go_9.array;
+    a[0] = temp11;
   }
   free(arg2); 
   free(arg3); 
@@ -3887,13 +3897,14 @@ intgo _wrap_enqueue_keyed_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
   int64_t arg4 ;
   uint32_t arg5 ;
   int64_t arg6 ;
+  uint64_t arg7 ;
   int result;
   intgo _swig_go_result;
   
@@ -3907,15 +3918,16 @@ intgo _wrap_enqueue_batch_window_capi_88a60d95472bc8c6(struct echomq_client *_sw
   arg4 = (int64_t)_swig_go_3; 
   arg5 = (uint32_t)_swig_go_4; 
   arg6 = (int64_t)_swig_go_5; 
+  arg7 = (uint64_t)_swig_go_6; 
   
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7);
   _swig_go_result = result; 
   free(arg2); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3950,7 +3962,7 @@ intgo _wrap_get_job_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3987,7 +3999,7 @@ intgo _wrap_purge_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4013,7 +4025,7 @@ intgo _wrap_queues_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4046,7 +4058,7 @@ intgo _wrap_shards_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4081,7 +4093,7 @@ intgo _wrap_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4118,7 +4130,7 @@ intgo _wrap_wclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4155,7 +4167,7 @@ intgo _wrap_bclaim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4194,7 +4206,7 @@ intgo _wrap_ack_claim_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4240,7 +4252,7 @@ intgo _wrap_fail_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4266,7 +4278,7 @@ intgo _wrap_stats_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4299,7 +4311,7 @@ intgo _wrap_lane_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4341,7 +4353,7 @@ intgo _wrap_lanes_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_7c649f68acd2bd7f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4359,7 +4371,7 @@ _gostring_ _wrap_lane_list_group_capi_88a60d95472bc8c6(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_7c649f68acd2bd7f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4377,7 +4389,7 @@ void _wrap_lane_list_numbers_capi_88a60d95472bc8c6(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_7c649f68acd2bd7f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4393,7 +4405,7 @@ _gostring_ _wrap_lane_list_cursor_capi_88a60d95472bc8c6(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4430,7 +4442,7 @@ intgo _wrap_dead_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4463,7 +4475,7 @@ intgo _wrap_verify_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4507,7 +4519,7 @@ intgo _wrap_repair_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4547,7 +4559,7 @@ intgo _wrap_doctor_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4585,7 +4597,7 @@ intgo _wrap_ack_many_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_7c649f68acd2bd7f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4624,7 +4636,7 @@ intgo _wrap_claim_batch_capi_88a60d95472bc8c6(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4636,7 +4648,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4648,7 +4660,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4660,7 +4672,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4672,7 +4684,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4684,7 +4696,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4696,7 +4708,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4708,7 +4720,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4720,7 +4732,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4732,7 +4744,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4744,7 +4756,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4756,7 +4768,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4768,7 +4780,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4780,7 +4792,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_7c649f68acd2bd7f(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -4794,7 +4806,7 @@ void _wrap_worker_defaults_capi_88a60d95472bc8c6(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_7c649f68acd2bd7f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4838,7 +4850,7 @@ intgo _wrap_worker_create_capi_88a60d95472bc8c6(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4857,7 +4869,7 @@ intgo _wrap_worker_last_error_capi_88a60d95472bc8c6(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4885,7 +4897,7 @@ intgo _wrap_worker_next_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4897,7 +4909,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4909,7 +4921,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4921,7 +4933,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4933,7 +4945,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4945,7 +4957,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4957,7 +4969,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4969,7 +4981,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4981,7 +4993,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -4993,7 +5005,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5005,7 +5017,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5017,7 +5029,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5029,7 +5041,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5041,7 +5053,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5053,7 +5065,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_7c649f68acd2bd7f() {
   int result;
   intgo _swig_go_result;
   
@@ -5065,7 +5077,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_88a60d95472bc8c6() {
 }
 
 
-intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_7c649f68acd2bd7f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5084,7 +5096,7 @@ intgo _wrap_worker_stats_capi_88a60d95472bc8c6(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_88a60d95472bc8c6() {
+long long _wrap_c_heap_in_use_capi_7c649f68acd2bd7f() {
   uint64_t result;
   long long _swig_go_result;
   
