@@ -281,10 +281,21 @@ void echomq_job_list_free(echomq_job_list* l) { delete l; }
 /* ---- enqueue ---- */
 
 int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int version) {
-  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 &&
-                version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
+  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 &&
+                version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
     return ECHOMQ_EINVAL;
   echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  // A version-3 caller's struct ends after keep_last.
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_3) {
+    opts->version = version;
+    opts->delay_ms = d.delay_ms;
+    opts->max_attempts = d.max_attempts;
+    opts->idempotency_key = d.idempotency_key;
+    opts->dedup_window_ms = d.dedup_window_ms;
+    opts->keep_ms = d.keep_ms;
+    opts->keep_last = d.keep_last;
+    return ECHOMQ_OK;
+  }
   // A version-2 caller's struct ends after dedup_window_ms.
   if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_2) {
     opts->version = version;
@@ -314,12 +325,13 @@ struct EnqueueOpts {
   int64_t window = 0;
   int64_t keep_ms = 0;
   uint64_t keep_last = 0;
+  uint64_t estimate = 0;
 };
 EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
   EnqueueOpts o;
   if (!opts) return o;
-  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 &&
-      opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1)
+  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 &&
+      opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1)
     echomq::invalid("enqueue options: unknown version " + std::to_string(opts->version));
   o.delay = opts->delay_ms;
   o.maxatt = opts->max_attempts;
@@ -335,6 +347,10 @@ EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
     o.keep_last = opts->keep_last;
     echomq::checkKeep(o.keep_ms, o.keep_last);
   }
+  if (opts->version >= 4) {
+    o.estimate = opts->cost_estimate;
+    echomq::checkEstimate(o.estimate);
+  }
   return o;
 }
 }  // namespace
@@ -347,13 +363,13 @@ int echomq_enqueue(echomq_client* c, const char* queue, const char* group, const
     if (!group) echomq::invalid("group name is NULL");
     std::vector<echomq::NewJob> one{{group, std::strlen(group), payload, payload_len}};
     if (!o.key) {
-      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt, o.keep_ms, o.keep_last);
+      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate);
       if (id_out) *id_out = ids.front();
       return;
     }
     one[0].key = o.key;
     one[0].key_len = std::strlen(o.key);
-    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last);
+    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate);
     if (id_out) *id_out = r.ids.front();
     dup = r.duplicate.front();
   });
@@ -432,10 +448,10 @@ int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
                       b->payloads[i].size(), b->keys[i].data(), b->keys[i].size()});
     b->duplicate.clear();
     if (!b->keyed) {
-      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt, o.keep_ms, o.keep_last);
+      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate);
       return;
     }
-    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last);
+    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate);
     b->ids = std::move(r.ids);
     b->duplicate = std::move(r.duplicate);
   });
@@ -572,6 +588,17 @@ int echomq_settle_fail(echomq_settle* s, uint64_t id, uint64_t token, const char
   try {
     return settleAdd(s, echomq::Settlement{id, token, false, retry_delay_ms,
                                            std::string(reason ? reason : "", rlen), {}});
+  } catch (...) {
+    return ECHOMQ_ENOMEM;
+  }
+}
+int echomq_settle_ack_cost(echomq_settle* s, uint64_t id, uint64_t token, const char* group, uint64_t cost) {
+  if (!group) return ECHOMQ_EINVAL;
+  try {
+    echomq::Settlement e{id, token, true, 0, {}, {}};
+    e.lane = group;
+    e.cost = cost;
+    return settleAdd(s, std::move(e));
   } catch (...) {
     return ECHOMQ_ENOMEM;
   }

@@ -51,6 +51,8 @@ echomq_enqueue_options enqueue_options(const Args &a) {
   if (a.has("max-attempts"))
     o.max_attempts = static_cast<uint32_t>(
         parse_uint(a.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
+  if (a.has("cost-estimate"))
+    o.cost_estimate = parse_uint(a.get("cost-estimate"), 1, static_cast<uint64_t>(ECHOMQ_ID_MAX), "--cost-estimate");
   return o;
 }
 
@@ -309,6 +311,7 @@ void add_job_commands(std::vector<Command> &out) {
         {"key", 0, "K", "idempotency key: a key seen within its window adds nothing"},
         {"dedup-window", 0, "S", "seconds the key is remembered (default 86400, at most 7 days)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
+        {"cost-estimate", 0, "N", "cost units each job is expected to take (cost mode: charged at its claim)"},
         {"lines", 0, nullptr, "one job per line of standard input"},
         {"chunk", 0, "N", "jobs per batch with --lines, 1..10000 (default 1000)"}},
        1, 2, true, cmd_enqueue});

@@ -134,10 +134,12 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last) {
+                                      uint64_t keep_last, uint64_t estimate) {
   checkKeep(keep_ms, keep_last);
+  checkEstimate(estimate);
   startEnqueue(queue, jobs, delay_ms, max_attempts);
   addKeep(argv_, keep_ms, keep_last);
+  addEstimate(argv_, estimate);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
@@ -528,6 +530,16 @@ uint64_t Client::waitFigures(const char* queue, int64_t window_s) {
   scriptStatus(r.get(), "wait figures");
   if (r->elements != 2) echomq::fail(kProto, "wait figures: unexpected reply length");
   return static_cast<uint64_t>(i64(r.get(), 1, "wait figures"));
+}
+
+void checkEstimate(uint64_t estimate) {
+  if (estimate > static_cast<uint64_t>(kIdMax)) invalid("cost estimate is over " + std::to_string(kIdMax));
+}
+
+void addEstimate(Argv& a, uint64_t estimate) {
+  if (estimate == 0) return;
+  a.ref("est", 3);
+  a.own(std::to_string(estimate));
 }
 
 void Client::charge(const char* queue, const char* group, uint64_t cost) {

@@ -96,6 +96,11 @@ void checkSettlement(const Settlement& s);
 void checkKeep(int64_t keep_ms, uint64_t keep_last);
 // Appends the enqueue script's retention section ("keep", ms, last) when set.
 void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last);
+// A cost estimate at enqueue: 0 (none) or 1..kIdMax; EINVAL otherwise.
+void checkEstimate(uint64_t estimate);
+// Appends the enqueue script's estimate section ("est", units) when set:
+// after every other section (lua/enqueue.lua).
+void addEstimate(Argv& a, uint64_t estimate);
 
 // A queue-wide default (the scripts' "weight", "limit", "maxatt").
 enum class QueueDefault { Weight, Limit, MaxAttempts };

@@ -14,14 +14,16 @@ namespace echomq {
 
 EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs,
                                    int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                                   int64_t keep_ms, uint64_t keep_last) {
+                                   int64_t keep_ms, uint64_t keep_last, uint64_t estimate) {
   if (window_ms == 0) window_ms = kDedupWindowDefaultMs;
   checkRange("dedup_window_ms", window_ms, 1, kDedupWindowMaxMs);
   checkKeep(keep_ms, keep_last);
+  checkEstimate(estimate);
   Argv& a = startEnqueue(queue, jobs, delay_ms, max_attempts);
   a.own(window_ms);
   for (const NewJob& j : jobs) a.ref(j.key ? j.key : "", j.key ? j.key_len : 0);
   addKeep(a, keep_ms, keep_last);
+  addEstimate(a, estimate);
   ReplyPtr r = run(Script::Enqueue);
   scriptStatus(r.get(), "enqueue");
   size_t n = jobs.size();

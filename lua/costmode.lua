@@ -1,5 +1,5 @@
 --[[ costmode: turn a queue's cost mode on (with its quantum) or off.
--- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gvt gdebt est
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] quantum 1..ID_MAX (cost units: µs when the worker engine measures
 --   handler time), "0" = off (turns count jobs again), "-1" = only read it
@@ -27,5 +27,5 @@ for _, g in ipairs(rcall('ZRANGE', K.gdebt, 0, -1)) do
   local st, due = laneState(g)
   if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
 end
-rcall('DEL', K.gdebt, K.gvt)
+rcall('DEL', K.gdebt, K.gvt, K.est)  -- estimates are kept in cost mode only
 return { OK, had }

@@ -1,12 +1,16 @@
 #!lua
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
--- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt
+-- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt est
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
 -- then, with idempotency keys only: window ms, n keys ("" = none)
 -- then, to retain these jobs' outcomes (lua/outconf.lua): "keep", keep ms,
 --   keep last (0..KEEP_MAX_MS, 0..KEEP_LAST_MAX, not both 0)
+-- then, last, with a cost estimate: "est", units (1..ID_MAX) for each job.
+--   In cost mode it is kept per job (key est) and charged at the claim until
+--   the real cost replaces it (lua/includes/cost.lua); otherwise checked and
+--   ignored.
 -- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
 -- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key the queue saw within its window
 -- (or an earlier entry of the call had) is not enqueued and gets the first
@@ -30,8 +34,21 @@ local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
 local n = argInt(ARGV[4], 1, BATCH_MAX)
 if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
--- An optional retention of these jobs closes the arguments: "keep", ms, last.
 local nargs = #ARGV
+-- An optional cost estimate closes the arguments: "est", units. Taken only
+-- when what precedes it is a call the script accepts (a group, payload or
+-- key named "est" is never read as the marker).
+local estimate
+do
+  local r = nargs - 2
+  if r >= 4 + 2 * n and ARGV[nargs - 1] == 'est' and
+     (r == 4 + 2 * n or r == 5 + 3 * n or ((r == 7 + 2 * n or r == 8 + 3 * n) and ARGV[r - 2] == 'keep')) then
+    estimate = argInt(ARGV[nargs], 1, ID_MAX)
+    if not estimate then return { EINVAL, 'enqueue: bad cost estimate' } end
+    nargs = r
+  end
+end
+-- An optional retention of these jobs comes before it: "keep", ms, last.
 local keepSpec
 if nargs >= 7 and ARGV[nargs - 2] == 'keep' and (nargs == 7 + 2 * n or nargs == 8 + 3 * n) then
   local ms, last = argInt(ARGV[nargs - 1], 0, KEEP_MAX_MS), argInt(ARGV[nargs], 0, KEEP_LAST_MAX)
@@ -138,6 +155,9 @@ if #inTenant > 0 then
 end
 if keyed then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
 if keepSpec then want[okey('keep')] = 'hash'; want[K.config] = 'hash' end
+-- Outside cost mode an estimate would never be read: a plain queue keeps none.
+if not COST_Q then estimate = nil end
+if estimate then want[K.est] = 'hash' end
 if OUTCOMES then want[okey('events')] = 'stream' end
 bad = typeGuard(want)
 if bad then return bad end
@@ -171,6 +191,11 @@ local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIEL
 reply[1 + ENQUEUED_FIRST] = first
 reply[1 + ENQUEUED_COUNT] = n
 if keyed then reply = rememberKeys(total, first, E, dupOf, keyAt, window, now) end
+if estimate then
+  local ev = {}
+  for e = 1, n do ev[e + e - 1] = S(first + e - 1); ev[e + e] = S(estimate) end
+  callSliced('HSET', K.est, ev)
+end
 if keepSpec then
   local kv = {}
   for e = 1, n do kv[e + e - 1] = S(first + e - 1); kv[e + e] = keepSpec end

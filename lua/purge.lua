@@ -1,5 +1,5 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
 -- ARGV[5] "1" = clear the lane's own settings when done
@@ -70,6 +70,8 @@ end
 if #gone > 0 then
   callSliced('HDEL', K.jobs, gone)
   callSliced('HDEL', K.att, gone)
+  -- Their cost estimates go with them (pcall: as delete.lua).
+  for i = 1, #gone, 1000 do redis.pcall('HDEL', K.est, unpack(gone, i, math.min(i + 999, #gone))) end
   if OUTCOMES then
     for _, key in ipairs({ K.started, K.progress, K.keep }) do callSliced('HDEL', key, gone) end
     local ws = callSliced('HMGET', K.waiters, gone)

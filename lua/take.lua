@@ -2,7 +2,7 @@
 --[[ take: settle held jobs, then claim the next ones — the one path of every
 -- claim (claim, wclaim, batches, blocking claims) and every settlement (ack,
 -- ack_many, fail, release), fused into one round trip.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gvt gdebt est
 -- ARGV[1] key prefix "emq:{q}:"
 -- ARGV[2] lease ms (1..LEASE_MAX_MS; ignored when claiming nothing)
 -- ARGV[3] jobs to claim, 0..BATCH_MAX   ARGV[4] turns at most, 1..BATCH_MAX
@@ -19,7 +19,9 @@
 -- then (optional) charges c, then c pairs: lane, cost (0..ID_MAX units:
 --   measured µs or reported units): what the lanes' settled work cost. In
 --   cost mode each lane's v rises by cost / weight (lua/includes/cost.lua);
---   otherwise they are checked and ignored.
+--   otherwise they are checked and ignored. The estimates of a charged
+--   lane's jobs settled in this call are refunded from its charges (they
+--   were charged at the claim: the real cost replaces them).
 -- then (optional, only after the charges count, which may be 0) results r,
 --   then r pairs: id (an ack's), result bytes (at most RESULT_MAX:
 --   ETOOLARGE), kept when the job's outcome is retained.
@@ -138,6 +140,9 @@ end
 local debt = nil
 if COST_Q then
   checked[K.gvt] = 'hash'; checked[K.gdebt] = 'zset'; checked[K.gweight] = 'hash'
+  -- Estimates stand in for costs (lua/includes/cost.lua, COST_EST).
+  COST_EST = rcall('EXISTS', K.est) == 1
+  if COST_EST then checked[K.est] = 'hash' end
   if n > 0 then
     debt = debtDue()
     if #debt.back > 0 then
@@ -153,9 +158,13 @@ bad = typeGuard(checked)
 if bad then return bad end
 local codes = {}
 local refused
-refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
+local took = COST_EST and {} or nil
+refused, bad = settle(ackIds, ackToks, fails, now, codes, plain, checked, results, took)
 if bad then return bad end
-if COST_Q then chargeLanes(chLanes, chCosts) end
+if COST_Q then
+  if took then refundEstimates(took, chLanes, chCosts) end
+  chargeLanes(chLanes, chCosts)
+end
 if COST_Q and WAITS then recordCosts(chLanes, chCosts, now) end
 local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end

@@ -15,6 +15,12 @@
 local COST_SKIP = 16
 -- Per call: a claim ended on its skip budget (lua/includes/turns.lua).
 local DEBT_MORE
+-- Per call: the queue holds cost estimates (key `est`: job id -> units,
+-- written by enqueue in cost mode). Set by the caller after one EXISTS, so a
+-- queue without estimates pays that call and nothing more.
+-- An estimate stands in for its job's cost: charged at the claim, refunded
+-- from the real charge when the job settles (refundEstimates).
+local COST_EST
 local function fmtV(v) return string.format('%.17g', v) end
 -- The floor and the rotation under way; ringLen starts a new rotation.
 local function costFloor(ringLen)
@@ -113,4 +119,38 @@ local function chargeLanes(lanes, costs)
   end
   callSliced('HSET', K.gvt, set)
   if rcall('EXISTS', K.gdebt) == 1 then callSliced('ZADD', K.gdebt, debt, { 'XX' }) end
+end
+-- The weight a charge of ring entry g is divided by: its own, the queue
+-- default ('') only for a lane, 1 for a tenant (as chargeLanes).
+local function entryWeight(g)
+  local w = rcall('HMGET', K.gweight, g, '')
+  return tonumber(w[1] or (not isTenant(g) and w[2]) or '') or 1
+end
+-- The summed estimate of the jobs `ids` (0 when none has one).
+local function estimateOf(ids)
+  if #ids == 0 then return 0 end
+  local e, sum = callSliced('HMGET', K.est, ids), 0
+  for i = 1, #ids do sum = sum + (tonumber(e[i] or '') or 0) end
+  return sum
+end
+-- Settled jobs (`took`: {id, lane, acked, released} each) whose estimate was
+-- charged at their claim: a lane the call charges (lanes, costs: the take
+-- call's charges) gets their estimates back, appended as negative costs, so
+-- the real cost replaces the estimate; a release (the job never ran) always
+-- gets it back. Otherwise it stays charged: it stood in, no real cost came.
+-- An acked job's estimate goes with its record; a failed one keeps it (each
+-- attempt is charged it at its claim).
+local function refundEstimates(took, lanes, costs)
+  if #took == 0 then return end
+  local charged, ids = {}, {}
+  for _, g in ipairs(lanes) do charged[g] = true end
+  for k, t in ipairs(took) do ids[k] = t[1] end
+  local est = callSliced('HMGET', K.est, ids)
+  local gone = {}
+  for k, t in ipairs(took) do
+    local e = tonumber(est[k] or '')
+    if e and (charged[t[2]] or t[4]) then lanes[#lanes + 1] = t[2]; costs[#costs + 1] = -e end
+    if e and t[3] then gone[#gone + 1] = t[1] end
+  end
+  if #gone > 0 then callSliced('HDEL', K.est, gone) end
 end

@@ -17,7 +17,9 @@
 -- written). `plain`: the caller knows no limit exists anywhere
 -- (lua/take.lua), so no limit is read. `checked`: the keys the caller has
 -- type-checked (key -> type). `results`: id -> result bytes of an ack, kept
--- with a retained outcome (lua/includes/finishAcks.lua).
+-- with a retained outcome (lua/includes/finishAcks.lua). `took` (may be
+-- nil) gets one {id, lane, acked, released} per accepted entry, before
+-- the first write (lua/includes/cost.lua, refundEstimates).
 local RELEASE = -3
 -- Keys an ack writes or reads after its first write on its rare paths: a
 -- lane freed from its ceiling (laneState, joinRing) and a lane left idle
@@ -25,7 +27,7 @@ local RELEASE = -3
 -- glimit before writing them, and its first write is to stats.
 local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
 local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
-local function settle(ackIds, ackToks, fails, now, codes, plain, checked, results)
+local function settle(ackIds, ackToks, fails, now, codes, plain, checked, results, took)
   local nacks = #ackIds
   local ids = ackIds
   if #fails > 0 then
@@ -60,7 +62,11 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   end
   local refused = 0
   for i = 1, #ids do
-    if not lane[i] then codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1 end
+    if not lane[i] then
+      codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1
+    elseif took then
+      took[#took + 1] = { ids[i], lane[i], i <= nacks, i > nacks and fails[i - nacks][3] == RELEASE }
+    end
   end
   -- Fails one by one (rare): each fixes its own lane.
   for j, f in ipairs(fails) do

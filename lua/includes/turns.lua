@@ -91,6 +91,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   local m = #head
   local whole = not fast and m == len  -- the turns may come round to a lane again
   local cs, vOf, size, forget = nil, nil, len, {}
+  -- Estimates charged by this call's turns: entry -> its new v (written at
+  -- the end), and each entry's weight, read at its first charge.
+  local estV, estW = {}, {}
   if COST_Q then
     cs = costFloor(len)
     vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
@@ -189,6 +192,21 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       ids[taken] = popped[i]
       laneOf[taken] = L
     end
+    -- Cost mode: the jobs of the turn that carry an estimate charge their
+    -- entry at once (lua/includes/cost.lua, COST_EST), before this visit
+    -- counts, as a single claim's write would before the next claim.
+    local est = 0
+    if COST_EST and got > 0 then
+      local popIds = {}
+      for i = 1, #popped, 2 do popIds[#popIds + 1] = popped[i] end
+      est = estimateOf(popIds)
+      if est > 0 then
+        if not estW[g] then estW[g] = entryWeight(g) end
+        est = est / estW[g]
+        vOf[g] = effV(cs, vOf[g]) + est
+        estV[g] = vOf[g]
+      end
+    end
     local a = 0
     if L then
       a = (act[L] or 0) + got
@@ -241,7 +259,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       end
     elseif cs then
       size = size - 1
-      if d == 0 then forget[#forget + 1] = g end  -- back later, it starts level
+      -- Back later, it starts level: its v goes; unless this turn charged
+      -- it an estimate, which stays charged until its job settles.
+      if d == 0 and est == 0 then forget[#forget + 1] = g; estV[g] = nil end
     end
     if cs and costVisit(cs, effV(cs, vOf[g]), size) then readmit(false) end
   end
@@ -290,6 +310,9 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if cs then
     saveFloor(cs)
     if #forget > 0 then callSliced('HDEL', K.gvt, forget) end
+    local set = {}
+    for g, v in pairs(estV) do set[#set + 1] = g; set[#set + 1] = fmtV(v) end
+    if #set > 0 then callSliced('HSET', K.gvt, set) end
   end
   if not plain then
     local spent = {}

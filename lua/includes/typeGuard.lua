@@ -23,7 +23,7 @@ local KEY_TYPES = {
   paused = 'set', leases = 'zset', delayed = 'zset', dead = 'zset', lanes = 'zset',
   glive = 'hash', gserved = 'hash', stats = 'hash', config = 'hash', wake = 'list',
   jobs = 'hash', att = 'hash', grate = 'hash', gbucket = 'hash', throttled = 'zset', gcap = 'hash',
-  idem = 'hash', idemexp = 'zset', gvt = 'hash', gdebt = 'zset', gwait = 'hash',
+  idem = 'hash', idemexp = 'zset', gvt = 'hash', gdebt = 'zset', gwait = 'hash', est = 'hash',
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
 }

@@ -51,6 +51,18 @@ def test_enqueue_delay_and_max_attempts(cli):
     assert cli.json("claim")["max_attempts"] == 9
 
 
+def test_enqueue_cost_estimate(cli, db, queue):
+    cli.ok("cost-mode", "10")
+    jid = int(cli.ok("enqueue", "alice", "dear", "--cost-estimate", "100"))
+    assert db("HGET", f"emq:{{{queue}}}:est", str(jid)) == b"100"
+    cli.ok("claim")
+    assert float(db("HGET", f"emq:{{{queue}}}:gvt", "alice")) == 100  # charged at the claim
+    before = db.snapshot()
+    p = cli.run("enqueue", "alice", "x", "--cost-estimate", "0")
+    assert p.returncode == USAGE and "--cost-estimate" in one_line_error(p)
+    assert db.snapshot() == before
+
+
 def test_claim_ack(cli):
     jid = int(cli.ok("enqueue", "alice", "work"))
     out = cli.ok("claim", "--lease", "10")

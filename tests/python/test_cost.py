@@ -69,3 +69,49 @@ def test_a_result_and_a_reported_cost_both_count(queue, resp):
     assert queue.job(jid).result == b"res"
     # The charge came after the claim that emptied the lane, so its v stays.
     assert float(resp("HGET", "emq:{%s}:gvt" % queue.name, "g")) == 7
+def test_cost_estimate_stands_in_until_the_real_cost(make_queue, resp):
+    # Charged at the claim: with quantum 10, a lane whose job is estimated
+    # at 100 sits out after one claim while a lane without estimates goes on.
+    q = make_queue("order")
+    q.cost_mode(10)
+    q.enqueue_many([("big", "b")] * 3, cost_estimate=100)
+    q.enqueue_many([("small", "s")] * 5)
+    held = [q.claim() for _ in range(5)]
+    assert [j.group for j in held] == ["big"] + ["small"] * 4
+    for j in held:
+        j.ack()
+
+    # The real cost replaces it: the worker engine settles each job with a
+    # charge of 2 units, and each big job's estimate is refunded.
+    q = make_queue("refund")
+    q.cost_mode(1000)  # nothing sits out: v is the sum of the charges
+    est_key, gvt_key = f"emq:{{{q.name}}}:est", f"emq:{{{q.name}}}:gvt"
+    ids = q.enqueue_many([("big", "b")] * 3, cost_estimate=100)
+    q.enqueue_many([("other", "o")] * 3)
+    assert resp("HGET", est_key, str(ids[0])) == b"100"
+    first = q.claim()
+    assert first.group == "big"
+    assert float(resp("HGET", gvt_key, "big")) == 100  # before any ack
+    first.ack()  # no charge: the estimate stood in and stays charged
+    assert float(resp("HGET", gvt_key, "big")) == 100
+    assert resp("HLEN", est_key) == 2  # the acked job's went with its record
+
+    def handler(job):
+        job.report_cost(2)
+
+    echomq.Worker(q, handler, concurrency=1, prefetch=1, idle_timeout=0.3).run(handle_signals=False)
+    assert resp("EXISTS", est_key) == 0
+    # 100 + 2 * 2 with the estimates refunded (2 * 102 more without).
+    assert float(resp("HGET", gvt_key, "big")) == 104
+
+
+def test_cost_estimate_is_checked(queue, resp):
+    with pytest.raises(echomq.InvalidArgument):
+        queue.enqueue("g", "p", cost_estimate=0)
+    with pytest.raises(echomq.InvalidArgument):
+        queue.enqueue_many([("g", "p")], cost_estimate=2**53)
+    with pytest.raises(TypeError):
+        queue.enqueue("g", "p", cost_estimate="5")
+    assert resp("EXISTS", f"emq:{{{queue.name}}}:seq") == 0  # nothing was sent
+    queue.enqueue("g", "p", cost_estimate=5)  # outside cost mode: checked, not kept
+    assert resp("EXISTS", f"emq:{{{queue.name}}}:est") == 0

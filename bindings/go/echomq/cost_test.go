@@ -2,6 +2,7 @@ package echomq
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -81,5 +82,36 @@ func TestResultAndReportedCostBothCount(t *testing.T) {
 	// The charge came after the claim that emptied the lane, so its v stays.
 	if v, _ := dialRaw(t).do(t, "HGET", "emq:{"+q.Name()+"}:gvt", "g").(string); v != "7" {
 		t.Fatalf("lane g charged %q, want 7", v)
+	}
+}
+
+// WithCostEstimate: in cost mode a lane is charged its jobs' estimates at
+// the claim, so a lane of expensive jobs sits out while a cheap one goes on.
+func TestCostEstimate(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	if err := q.SetCostMode(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		must(q.Enqueue(ctx, "big", []byte("x"), WithCostEstimate(100)))(t)
+	}
+	if _, err := q.EnqueueBatch(ctx, []BatchJob{{"small", nil}, {"small", nil}, {"small", nil}, {"small", nil}},
+		WithCostEstimate(1)); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for i := 0; i < 4; i++ {
+		j, err := q.Claim(ctx, time.Minute)
+		if err != nil || j == nil {
+			t.Fatalf("claim: %v, %v", j, err)
+		}
+		order = append(order, j.Group)
+	}
+	if order[0] != "big" || order[1] != "small" || order[2] != "small" || order[3] != "small" {
+		t.Fatalf("order %v: big (estimate 100) should sit out after its first claim", order)
+	}
+	if _, err := q.Enqueue(ctx, "g", nil, WithCostEstimate(1<<53)); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("estimate 2^53: %v, want ErrInvalid", err)
 	}
 }

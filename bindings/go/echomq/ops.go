@@ -62,7 +62,7 @@ func (q *Queue) enqueueKeyed(ctx context.Context, group string, payload []byte, 
 	var id [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
 		return capi.Enqueue_keyed(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
-			cfg.key, ceilMS(cfg.window), id[:])
+			cfg.key, ceilMS(cfg.window), cfg.estimate, id[:])
 	})
 	if err == nil && Code(rc) == CodeDuplicate {
 		err = ErrDuplicate

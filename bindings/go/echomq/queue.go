@@ -31,6 +31,7 @@ type enqueueConfig struct {
 	window      time.Duration // WithDedupWindow; 0 = the default
 	keep        time.Duration // WithKeep
 	keepLast    uint64        // WithKeep
+	estimate    uint64        // WithCostEstimate
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -45,6 +46,16 @@ func WithDelay(d time.Duration) EnqueueOption {
 // dead-lettered (default: the queue's default, 3 unless set).
 func WithMaxAttempts(n uint32) EnqueueOption {
 	return func(c *enqueueConfig) { c.maxAttempts = n }
+}
+
+// WithCostEstimate says what each job is expected to cost, in the queue's
+// cost units (1..2^53-1; 0 = none). In cost mode (SetCostMode) the job's
+// lane is charged it when the job is claimed, and the real cost that comes
+// with its settlement (the Worker's charge, Job.ReportCost) replaces it; a
+// settlement without a charge, or an expired lease, leaves it charged.
+// Outside cost mode it is checked and not kept.
+func WithCostEstimate(units uint64) EnqueueOption {
+	return func(c *enqueueConfig) { c.estimate = units }
 }
 
 func enqueueOptions(opts []EnqueueOption) enqueueConfig {
@@ -85,13 +96,13 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 		return q.enqueueKeyed(ctx, group, payload, cfg)
 	}
 	var id [1]uint64
-	if cfg.keep != 0 || cfg.keepLast != 0 {
+	if cfg.keep != 0 || cfg.keepLast != 0 || cfg.estimate != 0 {
 		if cfg.keep < 0 {
 			return 0, invalid("WithKeep: negative time")
 		}
 		_, err := q.c.do(ctx, func(h capi.Client) int {
-			return capi.Enqueue_kept(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
-				ceilMS(cfg.keep), uint64(cfg.keepLast), id[:])
+			return capi.Enqueue_with(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
+				ceilMS(cfg.keep), uint64(cfg.keepLast), cfg.estimate, id[:])
 		})
 		return id[0], err
 	}
@@ -159,7 +170,8 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 		}
 	}
 	_, err = q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window))
+		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window),
+			cfg.estimate)
 	})
 	if failed(err) {
 		return nil, nil, err

@@ -81,6 +81,7 @@ class Queue:
         dedup_window: Optional[_convert.Seconds] = None,
         keep: Optional[_convert.Seconds] = None,
         keep_last: Optional[int] = None,
+        cost_estimate: Optional[int] = None,
     ) -> "JobId":
         """Enqueue one job on lane ``group`` and return its id.
 
@@ -97,6 +98,12 @@ class Queue:
                 most 7 days).
             keep, keep_last: this job's own retention once it completes
                 (see :meth:`retain`; ``None`` = the queue's).
+            cost_estimate: in cost mode (:meth:`cost_mode`), what the job is
+                expected to cost, in the queue's cost units (1..``ID_MAX``;
+                ``None`` = none). Its lane is charged it when the job is
+                claimed; the real cost reported when it settles
+                (:meth:`Job.report_cost`) replaces it. Outside cost mode it
+                is checked and not kept.
 
         Returns:
             the job id, an ``int`` whose ``duplicate`` attribute says whether
@@ -111,12 +118,15 @@ class Queue:
         p = _convert.payload_bytes(payload)
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
         keep_ms, last = _keep_options(keep, keep_last)
+        est = _cost_estimate(cost_estimate)
         if key is None:
-            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last))
+            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last, est))
         k, window_ms = _dedup_key(key), _dedup_window_ms(dedup_window)
         if not k:
             raise InvalidArgument("idempotency key is empty (None means none)")
-        jid, dup = self._client._raw.enqueue_keyed(self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last)
+        jid, dup = self._client._raw.enqueue_keyed(
+            self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last, est
+        )
         return JobId(jid, dup)
 
     def enqueue_many(
@@ -128,6 +138,7 @@ class Queue:
         dedup_window: Optional[_convert.Seconds] = None,
         keep: Optional[_convert.Seconds] = None,
         keep_last: Optional[int] = None,
+        cost_estimate: Optional[int] = None,
     ) -> List["JobId"]:
         """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
         jobs in one round trip.
@@ -139,6 +150,7 @@ class Queue:
         All or nothing: every job is checked before anything is sent, and a
         refused batch writes nothing.  Jobs are minted in the order given.
         Returns their ids in that order (an empty input sends nothing).
+        ``cost_estimate`` (as :meth:`enqueue`) applies to every job.
 
         Raises:
             InvalidArgument: a bad group or option (nothing was sent).
@@ -158,11 +170,15 @@ class Queue:
             return []
         delay_ms, attempts = self._enqueue_options(delay, max_attempts)
         keep_ms, last = _keep_options(keep, keep_last)
+        est = _cost_estimate(cost_estimate)
         raw = self._client._raw
         if not any(keys):
-            return [JobId(i) for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last)]
+            return [
+                JobId(i)
+                for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last, est)
+            ]
         out = raw.enqueue_batch_keyed(
-            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last
+            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last, est
         )
         return [JobId(jid, dup) for jid, dup in out]
 
@@ -630,6 +646,10 @@ def _job_id(id: object) -> int:
     if isinstance(id, bool) or not isinstance(id, int) or id < 1:
         raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
     return id
+
+
+def _cost_estimate(units: Optional[int]) -> int:
+    return 0 if units is None else _convert.to_count("cost_estimate", units, maximum=_echomq.ID_MAX)
 
 
 def _keep_options(keep: Optional[_convert.Seconds], keep_last: Optional[int]) -> Tuple[int, int]:

@@ -205,12 +205,13 @@ Bytes bytes_view(const py::handle &b, const char *what) {
 }
 
 echomq_enqueue_options enqueue_opts(int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
-                                    uint64_t keep_last = 0) {
+                                    uint64_t keep_last = 0, uint64_t cost_estimate = 0) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.keep_ms = keep_ms;
   o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
   return o;
 }
 
@@ -459,11 +460,11 @@ PYBIND11_MODULE(_echomq, m) {
       // Enqueue
       .def("enqueue",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
-              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
              uint64_t id = 0;
              {
                py::gil_scoped_release nogil;
@@ -472,11 +473,11 @@ PYBIND11_MODULE(_echomq, m) {
              return id;
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
-           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
+           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
            "Enqueue one job; returns its id.")
       .def("enqueue_batch",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
-              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size()) throw py::value_error("groups and payloads differ in length");
              emqpy::BatchPtr batch(echomq_batch_create());
@@ -491,7 +492,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
              {
                py::gil_scoped_release nogil;
                self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });
@@ -502,17 +503,17 @@ PYBIND11_MODULE(_echomq, m) {
              return ids;
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("delay_ms"),
-           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
+           py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
            "Enqueue many jobs in one round trip; returns their ids.")
 
       .def("enqueue_keyed",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
               int64_t delay_ms, uint32_t max_attempts, const std::string &key, int64_t window_ms,
-              int64_t keep_ms, uint64_t keep_last) {
+              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
              o.idempotency_key = cstr(key, "idempotency key");
              o.dedup_window_ms = window_ms;
              uint64_t id = 0;
@@ -525,12 +526,12 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
            py::arg("max_attempts"), py::arg("key"), py::arg("window_ms"), py::arg("keep_ms") = 0,
-           py::arg("keep_last") = 0,
+           py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
            "Enqueue one job with an idempotency key: (id, was a duplicate).")
       .def("enqueue_batch_keyed",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
               const py::list &keys, int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-              int64_t keep_ms, uint64_t keep_last) {
+              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size() || groups.size() != keys.size())
                throw py::value_error("groups, payloads and keys differ in length");
@@ -547,7 +548,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
              o.dedup_window_ms = window_ms;
              {
                py::gil_scoped_release nogil;
@@ -560,7 +561,7 @@ PYBIND11_MODULE(_echomq, m) {
              return out;
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("keys"), py::arg("delay_ms"),
-           py::arg("max_attempts"), py::arg("window_ms"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0,
+           py::arg("max_attempts"), py::arg("window_ms"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
            "Enqueue many jobs with idempotency keys (\"\" = none): [(id, was a duplicate)].")
 
       // Everyday operations

@@ -437,15 +437,26 @@ typedef struct echomq_enqueue_options {
    * queue's retention. A negative keep_ms is EINVAL. */
   int64_t keep_ms;
   uint64_t keep_last;
+  /* Version 4 (0.4.0): an estimate of each job's cost, in the units of the
+   * queue's cost mode (echomq_set_cost_mode), 0 = none; 1..ECHOMQ_ID_MAX,
+   * above is EINVAL. It applies to every job of the call. In cost mode the
+   * estimate stands in until the real cost is known: the job's lane is
+   * charged it when the job is claimed, and a settlement that carries a
+   * charge for the lane (echomq_worker_done_with, a settle with a cost)
+   * refunds it, so the real cost replaces it; a settlement without a charge
+   * or an expired lease leaves it charged. Outside cost mode it is checked
+   * and not kept (docs/architecture.md, "Fairness by work"). */
+  uint64_t cost_estimate;
 } echomq_enqueue_options;
 
-/* 3 since 0.4.0, 2 since 0.3.0; a caller built against version 1 passes 1
- * and has no idempotency key, against version 2 passes 2 and has no
- * retention of its own. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 3
+/* 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built against version 1 passes
+ * 1 and has no idempotency key, against version 2 passes 2 and has no
+ * retention of its own, against version 3 passes 3 and has no estimate. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 4
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 3
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0 }
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);
 
 /* Enqueue one job on lane `group`. *id_out (may be NULL) receives the job id;
@@ -624,6 +635,14 @@ ECHOMQ_API int echomq_settle_ack(echomq_settle *s, uint64_t id, uint64_t token);
  * (NULL with a non-zero length). */
 ECHOMQ_API int echomq_settle_ack_result(echomq_settle *s, uint64_t id, uint64_t token,
                                         const char *result, size_t result_len);
+/* Add an ack that reports what the job's work cost: `cost` units
+ * (0..ECHOMQ_ID_MAX; 0 charges nothing) charged to lane `group` (the job's,
+ * echomq_job_group) in the same call, as echomq_charge does, in a queue's
+ * cost mode. Sent with the ack, the charge replaces the job's cost estimate
+ * (echomq_enqueue_options.cost_estimate); a separate echomq_charge does not.
+ * Errors: as echomq_settle_ack, and EINVAL (bad group or cost). */
+ECHOMQ_API int echomq_settle_ack_cost(echomq_settle *s, uint64_t id, uint64_t token,
+                                      const char *group, uint64_t cost);
 /* Add a fail. reason may be NULL (cut at ECHOMQ_REASON_MAX bytes);
  * retry_delay_ms as echomq_fail, or ECHOMQ_RETRY_DEAD, ECHOMQ_RETRY_RELEASE.
  * Errors: as echomq_settle_ack, and EINVAL for a bad delay. */

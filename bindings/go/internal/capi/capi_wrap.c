@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_3cd40236c64200ca(const char*);
+  void cgo_panic__capi_de56646be73b446f(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_3cd40236c64200ca(p);
+  cgo_panic__capi_de56646be73b446f(p);
 }
 
 
@@ -337,15 +337,18 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last). */
-int emqgo_enqueue_kept(echomq_client *c, const char *queue, const char *group,
+/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
+ * cost estimate (0 = none). */
+int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
                        const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t *OUT_U64) {
+                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
+                       uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.keep_ms = keep_ms;
   o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
@@ -410,22 +413,25 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
 int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
                         const char *payload, size_t payload_len, int64_t delay_ms,
                         uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t *OUT_U64) {
+                        uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.idempotency_key = key;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
 
 int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
+                               uint64_t cost_estimate) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   return echomq_enqueue_batch(c, queue, b, &o);
 }
 
@@ -814,7 +820,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_3cd40236c64200ca(void *_swig_go_0) {
+void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -824,7 +830,7 @@ void _wrap_Swig_free_capi_3cd40236c64200ca(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_3cd40236c64200ca(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -837,7 +843,7 @@ void *_wrap_Swig_malloc_capi_3cd40236c64200ca(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -848,7 +854,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -859,7 +865,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -870,7 +876,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -881,7 +887,7 @@ intgo _wrap_ECHOMQ_OK_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -892,7 +898,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -903,7 +909,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -914,7 +920,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -925,7 +931,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -936,7 +942,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -947,7 +953,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -958,7 +964,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -969,7 +975,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -980,7 +986,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -991,7 +997,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1002,7 +1008,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1013,7 +1019,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1024,7 +1030,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1035,7 +1041,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1046,7 +1052,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1057,7 +1063,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1068,7 +1074,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1079,7 +1085,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1090,7 +1096,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1101,7 +1107,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1112,7 +1118,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1129,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1134,7 +1140,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1145,7 +1151,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1156,7 +1162,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1167,7 +1173,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1178,7 +1184,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1189,7 +1195,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1200,7 +1206,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1211,7 +1217,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1222,7 +1228,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1233,7 +1239,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1244,7 +1250,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1255,7 +1261,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1266,7 +1272,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1277,7 +1283,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1288,7 +1294,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1299,7 +1305,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1310,7 +1316,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1321,7 +1327,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1332,7 +1338,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1343,7 +1349,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1354,7 +1360,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1365,7 +1371,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1376,7 +1382,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_3cd40236c64200ca() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -1387,7 +1393,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_3cd40236c64200ca() {
 }
 
 
-_gostring_ _wrap_strerror_capi_3cd40236c64200ca(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1403,7 +1409,7 @@ _gostring_ _wrap_strerror_capi_3cd40236c64200ca(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_3cd40236c64200ca() {
+intgo _wrap_version_capi_de56646be73b446f() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1414,7 +1420,7 @@ intgo _wrap_version_capi_3cd40236c64200ca() {
 }
 
 
-_gostring_ _wrap_version_string_capi_3cd40236c64200ca() {
+_gostring_ _wrap_version_string_capi_de56646be73b446f() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1428,7 +1434,7 @@ _gostring_ _wrap_version_string_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_check_queue_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1446,7 +1452,7 @@ intgo _wrap_check_queue_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1464,7 +1470,7 @@ intgo _wrap_check_group_name_capi_3cd40236c64200ca(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1484,7 +1490,7 @@ intgo _wrap_client_connect_capi_3cd40236c64200ca(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1494,7 +1500,7 @@ void _wrap_client_free_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1510,7 +1516,7 @@ _gostring_ _wrap_client_errmsg_capi_3cd40236c64200ca(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1523,7 +1529,7 @@ intgo _wrap_client_errcode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1536,7 +1542,7 @@ intgo _wrap_client_connected_capi_3cd40236c64200ca(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1546,7 +1552,7 @@ void _wrap_client_cancel_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1559,7 +1565,7 @@ intgo _wrap_client_ping_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1575,7 +1581,7 @@ _gostring_ _wrap_job_group_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1591,7 +1597,7 @@ _gostring_ _wrap_job_last_error_capi_3cd40236c64200ca(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1601,7 +1607,7 @@ void _wrap_job_free_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1614,7 +1620,7 @@ long long _wrap_job_list_count_capi_3cd40236c64200ca(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1629,7 +1635,7 @@ struct echomq_job *_wrap_job_list_at_capi_3cd40236c64200ca(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1639,7 +1645,7 @@ void _wrap_job_list_free_capi_3cd40236c64200ca(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_3cd40236c64200ca() {
+struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1650,7 +1656,7 @@ struct echomq_batch *_wrap_batch_create_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_batch_add_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1676,7 +1682,7 @@ intgo _wrap_batch_add_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1689,7 +1695,7 @@ long long _wrap_batch_count_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1704,7 +1710,7 @@ long long _wrap_batch_id_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1737,7 +1743,7 @@ intgo _wrap_batch_add_keyed_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1752,7 +1758,7 @@ intgo _wrap_batch_duplicate_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1774,7 +1780,7 @@ intgo _wrap_delete_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1784,7 +1790,7 @@ void _wrap_batch_clear_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1794,7 +1800,7 @@ void _wrap_batch_free_capi_3cd40236c64200ca(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1818,7 +1824,7 @@ intgo _wrap_ack_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1848,7 +1854,7 @@ intgo _wrap_ack_result_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1878,7 +1884,7 @@ intgo _wrap_progress_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1902,7 +1908,7 @@ intgo _wrap_set_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1922,7 +1928,7 @@ intgo _wrap_clear_retention_capi_3cd40236c64200ca(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1946,7 +1952,7 @@ intgo _wrap_set_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1966,7 +1972,7 @@ intgo _wrap_clear_events_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1979,7 +1985,7 @@ long long _wrap_event_list_count_capi_3cd40236c64200ca(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -1997,7 +2003,7 @@ _gostring_ _wrap_event_list_id_capi_3cd40236c64200ca(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2012,7 +2018,7 @@ long long _wrap_event_list_nfields_capi_3cd40236c64200ca(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2032,7 +2038,7 @@ _gostring_ _wrap_event_list_name_capi_3cd40236c64200ca(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2042,7 +2048,7 @@ void _wrap_event_list_free_capi_3cd40236c64200ca(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2081,7 +2087,7 @@ intgo _wrap_extend_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2110,7 +2116,7 @@ intgo _wrap_set_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2137,7 +2143,7 @@ intgo _wrap_clear_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2166,7 +2172,7 @@ intgo _wrap_set_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2193,7 +2199,7 @@ intgo _wrap_clear_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2220,7 +2226,7 @@ intgo _wrap_pause_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2247,7 +2253,7 @@ intgo _wrap_resume_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2269,7 +2275,7 @@ intgo _wrap_set_default_weight_capi_3cd40236c64200ca(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2291,7 +2297,7 @@ intgo _wrap_set_default_limit_capi_3cd40236c64200ca(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2313,7 +2319,7 @@ intgo _wrap_set_default_max_attempts_capi_3cd40236c64200ca(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2346,7 +2352,7 @@ intgo _wrap_set_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2373,7 +2379,7 @@ intgo _wrap_clear_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2399,7 +2405,7 @@ intgo _wrap_set_default_rate_capi_3cd40236c64200ca(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2428,7 +2434,7 @@ intgo _wrap_throttle_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2457,7 +2463,7 @@ intgo _wrap_set_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2484,7 +2490,7 @@ intgo _wrap_clear_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2506,7 +2512,7 @@ intgo _wrap_set_default_cap_capi_3cd40236c64200ca(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2528,7 +2534,7 @@ intgo _wrap_set_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2561,7 +2567,7 @@ intgo _wrap_get_cost_mode_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2583,7 +2589,7 @@ intgo _wrap_set_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2612,7 +2618,7 @@ intgo _wrap_charge_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2625,7 +2631,7 @@ long long _wrap_lane_list_count_capi_3cd40236c64200ca(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2635,7 +2641,7 @@ void _wrap_lane_list_free_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2674,7 +2680,7 @@ intgo _wrap_redrive_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2707,7 +2713,7 @@ intgo _wrap_redrive_all_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2720,7 +2726,7 @@ intgo _wrap_worker_start_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2735,7 +2741,7 @@ intgo _wrap_worker_done_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2756,7 +2762,7 @@ intgo _wrap_worker_done_result_capi_3cd40236c64200ca(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2780,7 +2786,7 @@ intgo _wrap_worker_fail_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2802,7 +2808,7 @@ intgo _wrap_worker_discard_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2836,7 +2842,7 @@ intgo _wrap_worker_settle_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2853,7 +2859,7 @@ intgo _wrap_worker_stop_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2863,7 +2869,7 @@ void _wrap_worker_free_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2885,7 +2891,7 @@ intgo _wrap_shards_create_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2898,7 +2904,7 @@ long long _wrap_report_count_capi_3cd40236c64200ca(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2916,7 +2922,7 @@ _gostring_ _wrap_report_at_capi_3cd40236c64200ca(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2926,7 +2932,7 @@ void _wrap_report_free_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_3cd40236c64200ca(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2942,7 +2948,7 @@ _gostring_ _wrap_report_cursor_capi_3cd40236c64200ca(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -2954,7 +2960,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -2966,7 +2972,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -2978,7 +2984,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -2990,7 +2996,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3002,7 +3008,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3014,7 +3020,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3026,7 +3032,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3038,7 +3044,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3050,7 +3056,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3062,7 +3068,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3074,7 +3080,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3086,7 +3092,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3098,7 +3104,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3110,7 +3116,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3122,7 +3128,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3134,7 +3140,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3146,7 +3152,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3158,7 +3164,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3170,7 +3176,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3182,7 +3188,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3194,7 +3200,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3206,7 +3212,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3218,7 +3224,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3230,7 +3236,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3242,7 +3248,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3254,7 +3260,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3266,7 +3272,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3278,7 +3284,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3290,7 +3296,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3302,7 +3308,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3314,7 +3320,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3326,7 +3332,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3338,7 +3344,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3350,7 +3356,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3362,7 +3368,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3374,7 +3380,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3386,7 +3392,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3398,7 +3404,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3410,7 +3416,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3422,7 +3428,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3434,7 +3440,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3446,7 +3452,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3458,7 +3464,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3470,7 +3476,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3482,7 +3488,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3494,7 +3500,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3506,7 +3512,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3518,7 +3524,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3530,7 +3536,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3542,7 +3548,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3554,7 +3560,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3566,7 +3572,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3578,7 +3584,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3590,7 +3596,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3602,7 +3608,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3614,7 +3620,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3626,7 +3632,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3638,7 +3644,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3650,7 +3656,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3662,7 +3668,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3674,7 +3680,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3686,7 +3692,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -3698,7 +3704,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_3cd40236c64200ca() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_3cd40236c64200ca(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3721,7 +3727,7 @@ struct echomq_client *_wrap_client_create_capi_3cd40236c64200ca(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3737,7 +3743,7 @@ void _wrap_job_numbers_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3755,7 +3761,7 @@ void _wrap_job_outcome_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_kept_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3765,8 +3771,9 @@ intgo _wrap_enqueue_kept_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0,
   uint32_t arg7 ;
   int64_t arg8 ;
   uint64_t arg9 ;
-  uint64_t *arg10 = (uint64_t *) 0 ;
-  uint64_t temp10 ;
+  uint64_t arg10 ;
+  uint64_t *arg11 = (uint64_t *) 0 ;
+  uint64_t temp11 ;
   int result;
   intgo _swig_go_result;
   
@@ -3789,18 +3796,19 @@ intgo _wrap_enqueue_kept_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0,
   arg7 = (uint32_t)_swig_go_5; 
   arg8 = (int64_t)_swig_go_6; 
   arg9 = (uint64_t)_swig_go_7; 
+  arg10 = (uint64_t)_swig_go_8; 
   {
-    if (_swig_go_8.len == 0) {
+    if (_swig_go_9.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg10 = &temp10;
+    arg11 = &temp11;
   }
   
-  result = (int)emqgo_enqueue_kept(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10);
+  result = (int)emqgo_enqueue_with(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10,arg11);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_8.array;
-    a[0] = temp10;
+    unsigned long* a = (unsigned long *) _swig_go_9.array;
+    a[0] = temp11;
   }
   free(arg2); 
   free(arg3); 
@@ -3809,7 +3817,7 @@ intgo _wrap_enqueue_kept_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3846,7 +3854,7 @@ intgo _wrap_wait_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3890,7 +3898,7 @@ intgo _wrap_events_read_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3907,7 +3915,7 @@ long long _wrap_event_value_len_capi_3cd40236c64200ca(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_3cd40236c64200ca(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3927,7 +3935,7 @@ void _wrap_event_value_copy_capi_3cd40236c64200ca(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3943,7 +3951,7 @@ void _wrap_job_payload_copy_capi_3cd40236c64200ca(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3993,7 +4001,7 @@ intgo _wrap_enqueue_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4019,7 +4027,7 @@ intgo _wrap_enqueue_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4029,8 +4037,9 @@ intgo _wrap_enqueue_keyed_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
   uint32_t arg7 ;
   char *arg8 = (char *) 0 ;
   int64_t arg9 ;
-  uint64_t *arg10 = (uint64_t *) 0 ;
-  uint64_t temp10 ;
+  uint64_t arg10 ;
+  uint64_t *arg11 = (uint64_t *) 0 ;
+  uint64_t temp11 ;
   int result;
   intgo _swig_go_result;
   
@@ -4057,18 +4066,19 @@ intgo _wrap_enqueue_keyed_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
   arg8[_swig_go_6.n] = '\0';
   
   arg9 = (int64_t)_swig_go_7; 
+  arg10 = (uint64_t)_swig_go_8; 
   {
-    if (_swig_go_8.len == 0) {
+    if (_swig_go_9.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg10 = &temp10;
+    arg11 = &temp11;
   }
   
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10);
+  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10,arg11);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_8.array;
-    a[0] = temp10;
+    unsigned long* a = (unsigned long *) _swig_go_9.array;
+    a[0] = temp11;
   }
   free(arg2); 
   free(arg3); 
@@ -4078,13 +4088,14 @@ intgo _wrap_enqueue_keyed_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5) {
+intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
   int64_t arg4 ;
   uint32_t arg5 ;
   int64_t arg6 ;
+  uint64_t arg7 ;
   int result;
   intgo _swig_go_result;
   
@@ -4098,15 +4109,16 @@ intgo _wrap_enqueue_batch_window_capi_3cd40236c64200ca(struct echomq_client *_sw
   arg4 = (int64_t)_swig_go_3; 
   arg5 = (uint32_t)_swig_go_4; 
   arg6 = (int64_t)_swig_go_5; 
+  arg7 = (uint64_t)_swig_go_6; 
   
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6);
+  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7);
   _swig_go_result = result; 
   free(arg2); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_get_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4141,7 +4153,7 @@ intgo _wrap_get_job_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4178,7 +4190,7 @@ intgo _wrap_purge_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4204,7 +4216,7 @@ intgo _wrap_queues_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4237,7 +4249,7 @@ intgo _wrap_shards_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4272,7 +4284,7 @@ intgo _wrap_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4309,7 +4321,7 @@ intgo _wrap_wclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4346,7 +4358,7 @@ intgo _wrap_bclaim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4385,7 +4397,7 @@ intgo _wrap_ack_claim_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4431,7 +4443,7 @@ intgo _wrap_fail_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4457,7 +4469,7 @@ intgo _wrap_stats_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4490,7 +4502,7 @@ intgo _wrap_get_wait_figures_capi_3cd40236c64200ca(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4523,7 +4535,7 @@ intgo _wrap_lane_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4565,7 +4577,7 @@ intgo _wrap_lanes_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4583,7 +4595,7 @@ _gostring_ _wrap_lane_list_group_capi_3cd40236c64200ca(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4601,7 +4613,7 @@ void _wrap_lane_list_numbers_capi_3cd40236c64200ca(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_3cd40236c64200ca(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4617,7 +4629,7 @@ _gostring_ _wrap_lane_list_cursor_capi_3cd40236c64200ca(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4654,7 +4666,7 @@ intgo _wrap_dead_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4687,7 +4699,7 @@ intgo _wrap_verify_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4731,7 +4743,7 @@ intgo _wrap_repair_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4771,7 +4783,7 @@ intgo _wrap_doctor_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4809,7 +4821,7 @@ intgo _wrap_ack_many_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4848,7 +4860,7 @@ intgo _wrap_claim_batch_capi_3cd40236c64200ca(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4860,7 +4872,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4872,7 +4884,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4884,7 +4896,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4896,7 +4908,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4908,7 +4920,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4920,7 +4932,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4932,7 +4944,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4944,7 +4956,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4956,7 +4968,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4968,7 +4980,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4980,7 +4992,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -4992,7 +5004,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5004,7 +5016,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_3cd40236c64200ca() {
 }
 
 
-void _wrap_worker_defaults_capi_3cd40236c64200ca(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5018,7 +5030,7 @@ void _wrap_worker_defaults_capi_3cd40236c64200ca(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_3cd40236c64200ca(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5062,7 +5074,7 @@ intgo _wrap_worker_create_capi_3cd40236c64200ca(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5081,7 +5093,7 @@ intgo _wrap_worker_last_error_capi_3cd40236c64200ca(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5109,7 +5121,7 @@ intgo _wrap_worker_next_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5121,7 +5133,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5133,7 +5145,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5145,7 +5157,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5157,7 +5169,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5169,7 +5181,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5181,7 +5193,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5193,7 +5205,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5205,7 +5217,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5217,7 +5229,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5229,7 +5241,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5241,7 +5253,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5253,7 +5265,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5265,7 +5277,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5277,7 +5289,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_3cd40236c64200ca() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
   int result;
   intgo _swig_go_result;
   
@@ -5289,7 +5301,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_3cd40236c64200ca() {
 }
 
 
-intgo _wrap_worker_stats_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5308,7 +5320,7 @@ intgo _wrap_worker_stats_capi_3cd40236c64200ca(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_3cd40236c64200ca() {
+long long _wrap_c_heap_in_use_capi_de56646be73b446f() {
   uint64_t result;
   long long _swig_go_result;
   

@@ -411,15 +411,18 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last). */
-int emqgo_enqueue_kept(echomq_client *c, const char *queue, const char *group,
+/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
+ * cost estimate (0 = none). */
+int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
                        const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t *OUT_U64) {
+                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
+                       uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.keep_ms = keep_ms;
   o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
@@ -484,22 +487,25 @@ int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
 int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
                         const char *payload, size_t payload_len, int64_t delay_ms,
                         uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t *OUT_U64) {
+                        uint64_t cost_estimate, uint64_t *OUT_U64) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.idempotency_key = key;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   *OUT_U64 = 0;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
 }
 
 int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms) {
+                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
+                               uint64_t cost_estimate) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
   return echomq_enqueue_batch(c, queue, b, &o);
 }
 
