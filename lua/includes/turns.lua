@@ -93,7 +93,8 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   local cs, vOf, size, forget = nil, nil, len, {}
   -- Estimates charged by this call's turns: entry -> its new v (written at
   -- the end), and each entry's weight, read at its first charge.
-  local estV, estW = {}, {}
+  local estV, estW = nil, nil
+  if COST_EST then estV, estW = {}, {} end
   if COST_Q then
     cs = costFloor(len)
     vOf = readFields(K.gvt, head)  -- as stored: lifted where used (effV), by the V of that moment
@@ -261,7 +262,10 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
       size = size - 1
       -- Back later, it starts level: its v goes; unless this turn charged
       -- it an estimate, which stays charged until its job settles.
-      if d == 0 and est == 0 then forget[#forget + 1] = g; estV[g] = nil end
+      if d == 0 and est == 0 then
+        forget[#forget + 1] = g
+        if estV then estV[g] = nil end
+      end
     end
     if cs and costVisit(cs, effV(cs, vOf[g]), size) then readmit(false) end
   end
@@ -310,9 +314,11 @@ local function serveTurns(n, turns, weighted, plain, leaseMs, now, nonce, out)
   if cs then
     saveFloor(cs)
     if #forget > 0 then callSliced('HDEL', K.gvt, forget) end
-    local set = {}
-    for g, v in pairs(estV) do set[#set + 1] = g; set[#set + 1] = fmtV(v) end
-    if #set > 0 then callSliced('HSET', K.gvt, set) end
+    if estV then
+      local set = {}
+      for g, v in pairs(estV) do set[#set + 1] = g; set[#set + 1] = fmtV(v) end
+      if #set > 0 then callSliced('HSET', K.gvt, set) end
+    end
   end
   if not plain then
     local spent = {}
