@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -123,50 +124,58 @@ int cmd_throttle(Context &ctx) {
   return report_lane(ctx, group);
 }
 
-// wait-figures [SECONDS|off]: shows the window, or sets it first.
-int cmd_wait_figures(Context &ctx) {
-  echomq_client *c = ctx.session.client();
+// A queue mode (cost-mode, wait-figures) shown, or set first: a positional
+// value in 1..hi (or "off" = 0) goes to `set`, then `get` reads it back.
+int queue_mode(Context &ctx, const char *cmd, const char *arg, uint64_t hi, const char *json_on,
+               const char *json_value, const std::function<int(uint64_t)> &set,
+               const std::function<int(uint64_t *)> &get,
+               const std::function<std::string(uint64_t)> &text) {
   const auto &p = ctx.args.positionals();
-  if (!p.empty()) {
-    uint32_t window = p[0] == "off" ? 0 : static_cast<uint32_t>(parse_uint(p[0], 1, ECHOMQ_WAIT_WINDOW_MAX_S, "window"));
-    ctx.session.check(echomq_set_wait_figures(c, ctx.session.q(), window), "wait-figures");
-  }
-  uint32_t window = 0;
-  ctx.session.check(echomq_get_wait_figures(c, ctx.session.q(), &window), "wait-figures");
+  if (!p.empty()) ctx.session.check(set(p[0] == "off" ? 0 : parse_uint(p[0], 1, hi, arg)), cmd);
+  uint64_t value = 0;
+  ctx.session.check(get(&value), cmd);
   if (ctx.json) {
     Json j;
-    j.begin_object().key("queue").str(ctx.session.queue()).key("wait_figures").boolean(window > 0);
-    j.key("window_s").num(static_cast<uint64_t>(window));
+    j.begin_object().key("queue").str(ctx.session.queue()).key(json_on).boolean(value > 0);
+    j.key(json_value).num(value);
     j.end_object();
     print(j.text() + "\n");
     return kExitOk;
   }
-  print(window > 0 ? "wait figures: on, window " + std::to_string(window) + " s\n"
-                   : std::string("wait figures: off\n"));
+  print(text(value));
   return kExitOk;
+}
+
+// wait-figures [SECONDS|off]: shows the window, or sets it first.
+int cmd_wait_figures(Context &ctx) {
+  echomq_client *c = ctx.session.client();
+  const char *q = ctx.session.q();
+  return queue_mode(
+      ctx, "wait-figures", "window", ECHOMQ_WAIT_WINDOW_MAX_S, "wait_figures", "window_s",
+      [&](uint64_t w) { return echomq_set_wait_figures(c, q, static_cast<uint32_t>(w)); },
+      [&](uint64_t *out) {
+        uint32_t w = 0;
+        const int rc = echomq_get_wait_figures(c, q, &w);
+        *out = w;
+        return rc;
+      },
+      [](uint64_t w) {
+        return w > 0 ? "wait figures: on, window " + std::to_string(w) + " s\n" : std::string("wait figures: off\n");
+      });
 }
 
 // cost-mode [QUANTUM|off]: shows the mode, or sets it first.
 int cmd_cost_mode(Context &ctx) {
   echomq_client *c = ctx.session.client();
-  const auto &p = ctx.args.positionals();
-  if (!p.empty()) {
-    uint64_t quantum = p[0] == "off" ? 0 : parse_uint(p[0], 1, ECHOMQ_ID_MAX, "quantum");
-    ctx.session.check(echomq_set_cost_mode(c, ctx.session.q(), quantum), "cost-mode");
-  }
-  uint64_t quantum = 0;
-  ctx.session.check(echomq_get_cost_mode(c, ctx.session.q(), &quantum), "cost-mode");
-  if (ctx.json) {
-    Json j;
-    j.begin_object().key("queue").str(ctx.session.queue()).key("cost_mode").boolean(quantum > 0);
-    j.key("quantum").num(quantum);
-    j.end_object();
-    print(j.text() + "\n");
-    return kExitOk;
-  }
-  print(quantum > 0 ? "cost mode: on, quantum " + std::to_string(quantum) + "\n"
-                    : std::string("cost mode: off (turns count jobs)\n"));
-  return kExitOk;
+  const char *q = ctx.session.q();
+  return queue_mode(
+      ctx, "cost-mode", "quantum", ECHOMQ_ID_MAX, "cost_mode", "quantum",
+      [&](uint64_t v) { return echomq_set_cost_mode(c, q, v); },
+      [&](uint64_t *out) { return echomq_get_cost_mode(c, q, out); },
+      [](uint64_t v) {
+        return v > 0 ? "cost mode: on, quantum " + std::to_string(v) + "\n"
+                     : std::string("cost mode: off (turns count jobs)\n");
+      });
 }
 
 int cmd_cap(Context &ctx) {

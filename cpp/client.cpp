@@ -510,26 +510,24 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
   scriptStatus(run(Script::Rate).get(), "rate");
 }
 
-uint64_t Client::costMode(const char* queue, int64_t quantum) {
+uint64_t Client::queueMode(Script s, const char* queue, const char* what, const char* arg,
+                           int64_t value, int64_t hi) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("cost quantum", quantum, -1, kIdMax);
-  start(Script::CostMode, k);
-  argv_.own(quantum);
-  ReplyPtr r = run(Script::CostMode);
-  scriptStatus(r.get(), "cost mode");
-  if (r->elements != 2) echomq::fail(kProto, "cost mode: unexpected reply length");
-  return static_cast<uint64_t>(i64(r.get(), 1, "cost mode"));
+  checkRange(arg, value, -1, hi);
+  start(s, k);
+  argv_.own(value);
+  ReplyPtr r = run(s);
+  scriptStatus(r.get(), what);
+  if (r->elements != 2) echomq::fail(kProto, std::string(what) + ": unexpected reply length");
+  return static_cast<uint64_t>(i64(r.get(), 1, what));
+}
+
+uint64_t Client::costMode(const char* queue, int64_t quantum) {
+  return queueMode(Script::CostMode, queue, "cost mode", "cost quantum", quantum, kIdMax);
 }
 
 uint64_t Client::waitFigures(const char* queue, int64_t window_s) {
-  const QueueKeys& k = keysFor(queue);
-  checkRange("wait figures window", window_s, -1, kWaitWindowMaxS);
-  start(Script::WaitConf, k);
-  argv_.own(window_s);
-  ReplyPtr r = run(Script::WaitConf);
-  scriptStatus(r.get(), "wait figures");
-  if (r->elements != 2) echomq::fail(kProto, "wait figures: unexpected reply length");
-  return static_cast<uint64_t>(i64(r.get(), 1, "wait figures"));
+  return queueMode(Script::WaitConf, queue, "wait figures", "wait figures window", window_s, kWaitWindowMaxS);
 }
 
 void checkEstimate(uint64_t estimate) {

@@ -191,6 +191,10 @@ class Client {
   // delivery holds the job now, or it is no longer leased (and where it is).
   std::string staleReason(const char* queue, const Settlement& s);
   // Validates and runs a per-lane setting: group and a value in 0..hi.
+  // A queue mode's script (cost mode, wait figures): sets `value` (checked
+  // to -1..hi; -1 only reads it) and returns the value it had.
+  uint64_t queueMode(Script s, const char* queue, const char* what, const char* arg, int64_t value,
+                     int64_t hi);
   void laneSetting(Script s, const char* queue, const char* group, const char* what,
                    long long value, long long hi);
 
