@@ -233,15 +233,20 @@ for _, g in ipairs(lanes) do
   callSliced('ZADD', pendingKey(g), z)
 end
 if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
-if #inTenant > 0 then
-  for _, g in ipairs(inTenant) do joinRing(g) end
-  local plainJoin = {}
-  for _, g in ipairs(join) do if not tenantOf(g) then plainJoin[#plainJoin + 1] = g end end
-  join = plainJoin
-end
+-- In the order of their first job: plain lanes in runs of one RPUSH each, a
+-- lane of a tenant through its tenant's inner ring (joinRing).
 if #join > 0 then
-  if COST_Q then callSliced('ZREM', K.gdebt, join) end  -- as joinRing (lua/includes/lane.lua)
-  callSliced('RPUSH', K.ring, join)
+  local run = {}
+  local function pushRun()
+    if #run == 0 then return end
+    if COST_Q then callSliced('ZREM', K.gdebt, run) end  -- as joinRing (lua/includes/lane.lua)
+    callSliced('RPUSH', K.ring, run)
+    run = {}
+  end
+  for _, g in ipairs(join) do
+    if #inTenant > 0 and tenantOf(g) then pushRun(); joinRing(g) else run[#run + 1] = g end
+  end
+  pushRun()
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
 return reply
