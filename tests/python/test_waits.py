@@ -49,4 +49,6 @@ def test_tenant_rows_and_cost_figures(queue):
     assert t.tenant == "t" and t.is_tenant
     assert t.window_claims == 2 and t.wait_samples == 2
     assert x.window_share == pytest.approx(0.8) and t.window_share == pytest.approx(1.0)
-    assert x.cost_v == 40.0 and x.sits_out is False
+    # Cost mode charges the tenant, whose lanes share its turns by count.
+    assert x.cost_v is None and x.sits_out is False
+    assert t.cost_v == 50.0
