@@ -9,7 +9,7 @@
 -- limit, rate (jobs period burst) and cap 0 = none; tokens "-1" without a
 -- rate; next token at 0 = has one; known = listed in the directory;
 -- tenant: the tenant of a lane `T/L`, or of the tenant row `T/` itself
--- (is_tenant 1), "" for none (TENANTS.md); wait and share figures "-1" while
+-- (is_tenant 1), "" for none (docs/keys.md, "Tenants"); wait and share figures "-1" while
 -- the queue's wait figures are off or the window has none
 -- (lua/includes/waits.lua); cost_v "" when the row has no charge (cost mode
 -- off, or not yet charged), sits_out 1 while it waits in gdebt.
