@@ -284,35 +284,15 @@ int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int versi
   if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 &&
                 version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
     return ECHOMQ_EINVAL;
-  echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  // A version-3 caller's struct ends after keep_last.
-  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_3) {
-    opts->version = version;
-    opts->delay_ms = d.delay_ms;
-    opts->max_attempts = d.max_attempts;
-    opts->idempotency_key = d.idempotency_key;
-    opts->dedup_window_ms = d.dedup_window_ms;
-    opts->keep_ms = d.keep_ms;
-    opts->keep_last = d.keep_last;
-    return ECHOMQ_OK;
-  }
-  // A version-2 caller's struct ends after dedup_window_ms.
-  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_2) {
-    opts->version = version;
-    opts->delay_ms = d.delay_ms;
-    opts->max_attempts = d.max_attempts;
-    opts->idempotency_key = d.idempotency_key;
-    opts->dedup_window_ms = d.dedup_window_ms;
-    return ECHOMQ_OK;
-  }
-  // A version-1 caller's struct ends after max_attempts.
-  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_1) {
-    opts->version = version;
-    opts->delay_ms = d.delay_ms;
-    opts->max_attempts = d.max_attempts;
-    return ECHOMQ_OK;
-  }
-  *opts = d;
+  const echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  // An older caller's struct ends after its version's last field: only that
+  // prefix is written (version 1: max_attempts; 2: dedup_window_ms; 3: keep_last).
+  size_t n = sizeof d;
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_1) n = offsetof(echomq_enqueue_options, idempotency_key);
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_2) n = offsetof(echomq_enqueue_options, keep_ms);
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_3) n = offsetof(echomq_enqueue_options, cost_estimate);
+  std::memcpy(opts, &d, n);
+  opts->version = version;
   return ECHOMQ_OK;
 }
 
