@@ -2,6 +2,7 @@
 // a status plus the handle's message. No exception crosses it.
 #include "echomq/echomq.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -148,6 +149,34 @@ int echomq_check_queue_name(const char* queue) {
 
 int echomq_check_group_name(const char* group) {
   return guardedNoClient([&] { echomq::checkGroupName(group); });
+}
+
+int echomq_check_name(int kind, const char* name, size_t len, char* buf, size_t buf_size) {
+  std::string why;
+  const int rc = emqcapi::guard([&] {
+    try {
+      if (!name) echomq::invalid("name is NULL");
+      switch (kind) {
+        case ECHOMQ_NAME_QUEUE:
+          if (std::memchr(name, 0, len)) echomq::invalid("queue name contains a NUL byte");
+          echomq::checkQueueName(std::string(name, len).c_str());
+          break;
+        case ECHOMQ_NAME_GROUP: echomq::checkGroupBytes(name, len); break;
+        case ECHOMQ_NAME_LANE: echomq::checkLaneBytes(name, len); break;
+        default: echomq::invalid("name kind must be ECHOMQ_NAME_QUEUE, _GROUP or _LANE");
+      }
+    } catch (const echomq::Error& e) {
+      why = e.what();
+      throw;
+    }
+    return static_cast<int>(ECHOMQ_OK);
+  });
+  if (buf && buf_size > 0) {
+    const size_t n = std::min(why.size(), buf_size - 1);
+    std::memcpy(buf, why.data(), n);
+    buf[n] = '\0';
+  }
+  return rc;
 }
 
 /* ---- client ---- */

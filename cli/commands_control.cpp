@@ -181,7 +181,7 @@ int cmd_cost_mode(Context &ctx) {
 int cmd_cap(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   const std::string value = ctx.args.positionals()[1];
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   bool clear = value == "none" || value == "default";
   uint64_t n = clear ? 0 : parse_uint(value, 1, ECHOMQ_CAP_MAX, "cap");
   require_known_lane(ctx, group);

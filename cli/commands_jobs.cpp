@@ -80,8 +80,9 @@ int enqueue_lines(Context &ctx, const std::string &group, const echomq_enqueue_o
       g = line.substr(0, tab);
       payload = line.substr(tab + 1);
     }
-    if (echomq_check_group_name(g.c_str()) != ECHOMQ_OK || g.find('\0') != std::string::npos)
-      throw usage_error(where + "bad group name '" + display_bytes(g, 80) + "'");
+    char why[512];
+    if (echomq_check_name(ECHOMQ_NAME_LANE, g.data(), g.size(), why, sizeof why) != ECHOMQ_OK)
+      throw usage_error(where + why);
     check_payload_size(payload.size(), where);
     if (batches.empty() || echomq_batch_count(batches.back().get()) >= chunk) {
       batches.emplace_back(echomq_batch_create());
@@ -131,11 +132,11 @@ int cmd_enqueue(Context &ctx) {
     if (ctx.args.has("key")) throw usage_error("enqueue: --key takes one job (not --lines)");
     if (pos.size() > 1 && pos[1] != "-")
       throw usage_error("enqueue: --lines reads payloads from standard input; drop '" + pos[1] + "'");
-    if (group != "-") require_group_name(group);
+    if (group != "-") require_group_name(group, ECHOMQ_NAME_LANE);
     return enqueue_lines(ctx, group, opts);
   }
   if (ctx.args.has("chunk")) throw usage_error("enqueue: --chunk needs --lines");
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   std::string payload = pos.size() > 1 ? (pos[1] == "-" ? read_stdin() : pos[1]) : std::string();
   check_payload_size(payload.size(), "enqueue: ");
   uint64_t id = 0;

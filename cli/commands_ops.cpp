@@ -115,7 +115,7 @@ int cmd_delete(Context &ctx) {
 
 int cmd_purge(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   auto step = static_cast<uint32_t>(parse_uint(ctx.args.get("step", "10000"), 1, ECHOMQ_PURGE_MAX, "--step"));
   int clear = ctx.args.has("clear-settings") ? 1 : 0;
   uint64_t cursor = 0, total = 0, removed = 0;

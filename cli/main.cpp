@@ -165,8 +165,9 @@ int run(const std::vector<std::string> &argv) {
   std::string queue = args.get("queue", env_queue ? env_queue : "");
   if (queue.empty() && !cmd->no_queue)
     throw usage_error(name + ": no queue given (use -q NAME or ECHOMQ_QUEUE)");
-  if (!queue.empty() && echomq_check_queue_name(queue.c_str()) != ECHOMQ_OK)
-    throw usage_error("bad queue name '" + queue + "' (1-128 bytes of A-Z a-z 0-9 _ . -)");
+  char why[512];
+  if (!queue.empty() && echomq_check_name(ECHOMQ_NAME_QUEUE, queue.data(), queue.size(), why, sizeof why) != ECHOMQ_OK)
+    throw usage_error(why);
 
   Context ctx{Session(url, queue), std::move(args), false};
   ctx.json = ctx.args.has("json");
@@ -175,10 +176,10 @@ int run(const std::vector<std::string> &argv) {
 
 }  // namespace
 
-void require_group_name(const std::string &group) {
-  if (echomq_check_group_name(group.c_str()) != ECHOMQ_OK || group.find('\0') != std::string::npos)
-    throw usage_error("bad group name '" + display_bytes(group, 80) +
-                      "' (1-256 bytes of printable UTF-8)");
+void require_group_name(const std::string &group, int kind) {
+  char why[512];
+  if (echomq_check_name(kind, group.data(), group.size(), why, sizeof why) != ECHOMQ_OK)
+    throw usage_error(why);  // the core's message: the same as every binding's
 }
 
 void print(const std::string &text) {

@@ -59,7 +59,7 @@ def test_version(cli):
     (["fail", "1", "1", "--retry-in", "soon"], "--retry-in must be seconds"),
     (["redrive"], "give job ids or --all"),
     (["redrive", "5", "--all"], "not both"),
-    (["enqueue", "bad\x01group", "x"], "bad group name"),
+    (["enqueue", "bad\x01group", "x"], "contains a control character"),
     (["enqueue", "g", "x", "--delay", "-1"], "--delay must be seconds"),
     (["enqueue", "g", "x", "--chunk", "5"], "--chunk needs --lines"),
     (["stats", "--json", "extra"], "unexpected argument 'extra'"),
@@ -87,7 +87,7 @@ def test_missing_and_bad_queue_names(cli):
     assert "no queue given" in one_line_error(p)
     p = cli.run("-q", "bad{name}", "stats", queue=False)
     assert p.returncode == USAGE
-    assert "bad queue name" in one_line_error(p)
+    assert "queue name 'bad{name}' may hold only A-Z a-z 0-9 _ . - (found '{')" in one_line_error(p)
     p = cli.run("-q", "x" * 129, "stats", queue=False)
     assert p.returncode == USAGE
 

@@ -25,7 +25,9 @@
  * Names
  * - queue: 1..128 bytes of [A-Za-z0-9_.-].
  * - group (a lane): 1..256 bytes of valid UTF-8 with no NUL and no control
- *   characters (U+0000..U+001F, U+007F..U+009F).
+ *   characters (U+0000..U+001F, U+007F..U+009F), and at most one '/': LANE,
+ *   TENANT/LANE (a lane of a tenant) or TENANT/ (the tenant itself, never a
+ *   lane); neither part empty (docs/keys.md, "Tenants").
  *
  * Thread safety
  * - The free functions (echomq_version, echomq_strerror, ...) are thread-safe.
@@ -224,6 +226,22 @@ ECHOMQ_API const char *echomq_version_string(void);
 /* Check names without any I/O. Return ECHOMQ_OK or ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
 ECHOMQ_API int echomq_check_group_name(const char *group);
+
+/* What a name is checked as by echomq_check_name (0.5.0). */
+enum {
+  ECHOMQ_NAME_QUEUE = 1, /* a queue name */
+  ECHOMQ_NAME_GROUP = 2, /* a lane or a tenant's own name "T/" (what the lane settings take) */
+  ECHOMQ_NAME_LANE = 3   /* a lane that holds jobs (what enqueue, caps and purge take) */
+};
+
+/* Checks len bytes of name as `kind` without any I/O (binary-safe: a NUL
+ * byte is refused by name) and says why it is refused: ECHOMQ_OK with ""
+ * in buf, or ECHOMQ_EINVAL with the message a call given that name would
+ * set (English, NUL-terminated, cut to buf_size - 1 bytes; it shows at most
+ * the first 32 bytes of the name). buf may be NULL when buf_size is 0.
+ * Thread-safe. The rule for group names, tenants included, is in
+ * docs/keys.md, "Tenants". */
+ECHOMQ_API int echomq_check_name(int kind, const char *name, size_t len, char *buf, size_t buf_size);
 
 /* ------------------------------------------------------------------------ */
 /* Client: one connection to one Valkey server. */

@@ -87,8 +87,13 @@ TEST_CASE("plain lanes and tenants share the outer ring and names are checked", 
   }
   CHECK(echomq_set_cap(c.get(), q.c_str(), "T/", 5) == ECHOMQ_EINVAL);
   CHECK(echomq_set_limit(c.get(), q.c_str(), "a/b/", 5) == ECHOMQ_EINVAL);
-  // A name with '/' first or last-but-not-only holds no tenant: a plain lane.
-  enqueue(c.get(), q, "/x", "p");
+  // A name has at most one '/', after a non-empty tenant part (docs/keys.md,
+  // "Tenants"): '/x' and 'a//b' are refused, not plain lanes.
+  for (const char *bad : {"/x", "a//b", "a/b/c"}) {
+    INFO(bad);
+    CHECK(echomq_enqueue(c.get(), q.c_str(), bad, "p", 1, nullptr, &id) == ECHOMQ_EINVAL);
+    CHECK(echomq_set_weight(c.get(), q.c_str(), bad, 2) == ECHOMQ_EINVAL);
+  }
   CHECK(echomq_check_group_name("T/") == ECHOMQ_OK);
   require_verified(c.get(), q);
 }
