@@ -764,9 +764,13 @@ int echomq_set_default_cap(echomq_client* c, const char* queue, uint64_t cap) {
 int echomq_stats(echomq_client* c, const char* queue, echomq_queue_stats* out) {
   return guarded(c, [&] {
     requireOut(out, "out");
-    if (out->version != ECHOMQ_QUEUE_STATS_VERSION)
+    const unsigned v = out->version;
+    if (v != ECHOMQ_QUEUE_STATS_VERSION && v != ECHOMQ_QUEUE_STATS_VERSION_1)
       echomq::invalid("stats: set out->version to ECHOMQ_QUEUE_STATS_VERSION");
-    *out = emqcapi::toC(c->core.stats(queue));
+    const echomq_queue_stats s = emqcapi::toC(c->core.stats(queue));
+    // A version-1 struct ends before `tenants`.
+    std::memcpy(out, &s, v == ECHOMQ_QUEUE_STATS_VERSION ? sizeof s : offsetof(echomq_queue_stats, tenants));
+    out->version = v;
   });
 }
 
@@ -979,6 +983,19 @@ int echomq_set_events(echomq_client* c, const char* queue, uint64_t max_len, int
 
 int echomq_clear_events(echomq_client* c, const char* queue) {
   return guarded(c, [&] { c->core.clearEvents(queue); });
+}
+
+int echomq_get_outcomes(echomq_client* c, const char* queue, echomq_outcome_settings* out) {
+  return guarded(c, [&] {
+    requireOut(out, "out");
+    if (out->version != ECHOMQ_OUTCOME_SETTINGS_VERSION)
+      echomq::invalid("outcome settings: set out->version to ECHOMQ_OUTCOME_SETTINGS_VERSION");
+    const echomq::OutcomeSettings o = c->core.outcomeSettings(queue);
+    out->keep_ms = o.keep_ms;
+    out->keep_last = o.keep_last;
+    out->events_max_len = o.events_max_len;
+    out->events_flags = o.events_enqueued ? ECHOMQ_EVENTS_ENQUEUED : 0;
+  });
 }
 
 int echomq_progress(echomq_client* c, const char* queue, uint64_t id, uint64_t token, const char* value,

@@ -28,6 +28,7 @@ struct Command {
   bool json;             ///< accepts --json
   int (*run)(Context &);
   bool no_queue = false; ///< runs without -q (e.g. `queues`)
+  const char *exits = "";  ///< exit codes of its own beyond 0-3 ("4 no such job, ...")
 };
 
 void add_inspect_commands(std::vector<Command> &out);

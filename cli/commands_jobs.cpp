@@ -324,11 +324,13 @@ void add_job_commands(std::vector<Command> &out) {
                   {"wait", 0, "S", "wait up to S seconds on the server for a job"},
                   {"max", 0, "N", "weighted claim of up to N jobs from one lane, 1..10000"}},
                  0, 0, true, cmd_claim});
+  out.back().exits = "7 nothing to claim";
   out.push_back({"ack", "ID TOKEN [--result R]", "acknowledge a leased job: it is done and deleted",
                  "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.\n"
                  "--result R is kept with the job's outcome when the queue retains outcomes.",
                  {{"result", 0, "R", "the job's result (at most 65536 bytes)"}}, 2, 2, true, cmd_ack});
-  out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S]",
+  out.back().exits = "4 no such job, 5 stale token (the lease was lost)";
+  out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S | --no-retry]",
                  "fail a leased job's attempt: retry, delay, or dead-letter when out of attempts",
                  "Exits 5 when the token is stale, 4 when the job is gone.",
                  {{"reason", 0, "R", "why it failed (kept as the job's last error)"},
@@ -336,6 +338,7 @@ void add_job_commands(std::vector<Command> &out) {
                    "seconds before the retry (default 0: straight back), or 'backoff'"},
                   {"no-retry", 0, nullptr, "do not retry: dead-letter it now, attempts left or not"}},
                  2, 2, true, cmd_fail});
+  out.back().exits = "4 no such job, 5 stale token (the lease was lost)";
   out.push_back({"redrive", "[ID...|--all]", "move dead jobs back to their lanes with fresh attempts",
                  "Ids that are not dead are skipped.", {{"all", 0, nullptr, "every dead job"}}, 0,
                  SIZE_MAX, true, cmd_redrive});

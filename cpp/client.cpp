@@ -597,6 +597,7 @@ QueueStats Client::stats(const char* queue) {
   s.default_limit = static_cast<uint32_t>(u64(a, at(F::default_limit), "stats"));
   s.default_max_attempts = static_cast<uint32_t>(u64(a, at(F::default_max_attempts), "stats"));
   s.server_time_ms = i64(a, at(F::server_time), "stats");
+  s.tenants = u64(a, at(F::tenants), "stats");
   return s;
 }
 

@@ -43,3 +43,16 @@ func TestNameRule(t *testing.T) {
 		t.Fatalf("claim: %v, %v", j, err)
 	}
 }
+
+// Stats counts lanes, not the tenants' own entries "T/", and the tenants.
+func TestStatsCountsTenants(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	for _, g := range []string{"acme/a", "acme/b", "acme/c", "solo/main", "plain"} {
+		must(q.Enqueue(ctx, g, []byte("x")))(t)
+	}
+	st, err := q.Stats(ctx)
+	if err != nil || st.Lanes != 5 || st.Tenants != 2 {
+		t.Fatalf("Stats = lanes %d, tenants %d, %v; want 5 lanes in 2 tenants", st.Lanes, st.Tenants, err)
+	}
+}

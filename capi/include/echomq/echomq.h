@@ -990,13 +990,15 @@ ECHOMQ_API int echomq_charge(echomq_client *c, const char *queue, const char *gr
 
 typedef struct echomq_queue_stats {
   unsigned int version;     /* set to ECHOMQ_QUEUE_STATS_VERSION before the call */
-  uint64_t lanes;           /* lanes known: with live jobs or with settings */
-  uint64_t ring;            /* lanes serviceable now (ring length) */
+  uint64_t lanes;           /* lanes known: with live jobs or with settings
+                               (0.5.0: a tenant's own entry "T/" is not a lane) */
+  uint64_t ring;            /* lanes serviceable now (the ring's length: plain
+                               lanes and tenants, docs/keys.md "Tenants") */
   uint64_t pending;         /* jobs waiting in lanes */
   uint64_t leased;          /* jobs under lease */
   uint64_t delayed;         /* jobs waiting for a due time */
   uint64_t dead;            /* dead-lettered jobs */
-  uint64_t paused;          /* paused lanes */
+  uint64_t paused;          /* paused lanes and paused tenants */
   uint64_t enqueued_total;  /* counters since the queue was created */
   uint64_t claimed_total;   /* deliveries (= served) */
   uint64_t acked_total;
@@ -1006,9 +1008,12 @@ typedef struct echomq_queue_stats {
   uint32_t default_limit;   /* 0 = unlimited */
   uint32_t default_max_attempts;
   int64_t server_time_ms;
+  /* Version 2 (0.5.0). */
+  uint64_t tenants;         /* tenants with a lane or a setting listed */
 } echomq_queue_stats;
 
-#define ECHOMQ_QUEUE_STATS_VERSION 1
+#define ECHOMQ_QUEUE_STATS_VERSION_1 1
+#define ECHOMQ_QUEUE_STATS_VERSION 2
 
 /* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_stats(echomq_client *c, const char *queue, echomq_queue_stats *out);
@@ -1240,6 +1245,24 @@ ECHOMQ_API int echomq_clear_retention(echomq_client *c, const char *queue);
 #define ECHOMQ_EVENTS_ENQUEUED 1
 ECHOMQ_API int echomq_set_events(echomq_client *c, const char *queue, uint64_t max_len, int flags);
 ECHOMQ_API int echomq_clear_events(echomq_client *c, const char *queue);
+
+/* The retention and event settings as they are (0.5.0): what
+ * echomq_set_retention and echomq_set_events set, 0 for one that is off
+ * (keep_ms 0 and keep_last 0: no retention; events_max_len 0: no event
+ * stream). A sharded queue answers with its first shard's (every shard is
+ * set alike). Set out->version to ECHOMQ_OUTCOME_SETTINGS_VERSION first.
+ * Errors: EINVAL (names, version), ELAYOUT, ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM. */
+typedef struct echomq_outcome_settings {
+  unsigned int version;
+  int64_t keep_ms;          /* keep completed jobs this long; 0 = no time bound */
+  uint64_t keep_last;       /* keep the last N; 0 = no count bound */
+  uint64_t events_max_len;  /* the event stream's length; 0 = events off */
+  int events_flags;         /* ECHOMQ_EVENTS_ENQUEUED when enqueues are events */
+} echomq_outcome_settings;
+
+#define ECHOMQ_OUTCOME_SETTINGS_VERSION 1
+ECHOMQ_API int echomq_get_outcomes(echomq_client *c, const char *queue, echomq_outcome_settings *out);
 
 /* Progress: a held job reports a value (0..ECHOMQ_PROGRESS_MAX bytes,
  * binary), fenced by its token like echomq_extend. It replaces the previous

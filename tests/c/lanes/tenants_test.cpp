@@ -8,6 +8,8 @@
 #include "test_env.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -313,5 +315,41 @@ TEST_CASE("in cost mode a tenant is charged for the work of its lanes", "[tenant
   CHECK(tv->integer == 1);
   const double cost_a = per["A"] * 100.0, cost_b = per["B"] * 10.0;
   CHECK(std::abs(cost_a - cost_b) <= 10 + 100);  // quantum + largest job
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("stats counts lanes without the tenants' own entries, and the tenants", "[tenants]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("tenants-stats");
+  for (int i = 0; i < 10; ++i) fill(c.get(), q, "acme/u" + std::to_string(i), 2);
+  fill(c.get(), q, "solo/main", 3);
+  fill(c.get(), q, "plain", 1);
+  // Plain lanes around the tenants' ranges in name order ('0' follows '/').
+  fill(c.get(), q, "acme0", 1);
+  fill(c.get(), q, "acme.x", 1);
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.lanes == 14);  // acme's 10, solo/main, plain, acme0, acme.x: not acme/ and solo/
+  CHECK(s.tenants == 2);
+  // A setting on a tenant with no job lists its entry alone: a tenant, no lane.
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), "idle/", 2));
+  s = stats(c.get(), q);
+  CHECK(s.lanes == 14);
+  CHECK(s.tenants == 3);
+  // A version-1 caller's struct ends before `tenants`: nothing written past it.
+  unsigned char buf[sizeof(echomq_queue_stats) + 16];
+  std::memset(buf, 0xAB, sizeof buf);
+  echomq_queue_stats *v1 = reinterpret_cast<echomq_queue_stats *>(buf);
+  v1->version = ECHOMQ_QUEUE_STATS_VERSION_1;
+  EMQ_REQUIRE_OK(c.get(), echomq_stats(c.get(), q.c_str(), v1));
+  CHECK(v1->version == ECHOMQ_QUEUE_STATS_VERSION_1);
+  CHECK(v1->lanes == 14);
+  for (size_t i = offsetof(echomq_queue_stats, tenants); i < sizeof buf; ++i) CHECK(buf[i] == 0xAB);
+  // A queue without tenants pays nothing: its count is the directory's size.
+  const std::string plain = fresh_queue("tenants-stats-plain");
+  fill(c.get(), plain, "a", 1);
+  fill(c.get(), plain, "b", 1);
+  s = stats(c.get(), plain);
+  CHECK(s.lanes == 2);
+  CHECK(s.tenants == 0);
   require_verified(c.get(), q);
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_de56646be73b446f(const char*);
+  void cgo_panic__capi_92b65925610e75e3(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_de56646be73b446f(p);
+  cgo_panic__capi_92b65925610e75e3(p);
 }
 
 
@@ -250,6 +250,7 @@ enum {
   EMQGO_STATS_DEFAULT_LIMIT,
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
+  EMQGO_STATS_TENANTS,
   EMQGO_STATS_NUMS
 };
 
@@ -536,6 +537,7 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_LIMIT] = (int64_t)s.default_limit;
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
+  v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -820,7 +822,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
+void _wrap_Swig_free_capi_92b65925610e75e3(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -830,7 +832,7 @@ void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_92b65925610e75e3(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -843,7 +845,7 @@ void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -854,7 +856,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -865,7 +867,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -876,7 +878,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_OK_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -887,7 +889,7 @@ intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EMPTY_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -898,7 +900,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -909,7 +911,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINVAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -920,7 +922,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -931,7 +933,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -942,7 +944,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESTALE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -953,7 +955,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -964,7 +966,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EFULL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -975,7 +977,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELEASED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -986,7 +988,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -997,7 +999,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1008,7 +1010,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PENDING_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1019,7 +1021,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ECONN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1030,7 +1032,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1041,7 +1043,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1052,7 +1054,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETLS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1063,7 +1065,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESERVER_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1074,7 +1076,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1085,7 +1087,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EPROTO_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1096,7 +1098,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EBUSY_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1107,7 +1109,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELOADING_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1118,7 +1120,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1129,7 +1131,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EOOM_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1140,7 +1142,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1151,7 +1153,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1162,7 +1164,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1173,7 +1175,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1184,7 +1186,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1195,7 +1197,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1206,7 +1208,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1219,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1228,7 +1230,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1239,7 +1241,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1250,7 +1252,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1261,7 +1263,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1272,7 +1274,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1283,7 +1285,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1294,7 +1296,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1305,7 +1307,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1316,7 +1318,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1327,7 +1329,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1338,7 +1340,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1349,7 +1351,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1360,7 +1362,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1373,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1382,7 +1384,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -1393,7 +1395,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_92b65925610e75e3(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1409,7 +1411,7 @@ _gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_de56646be73b446f() {
+intgo _wrap_version_capi_92b65925610e75e3() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1422,7 @@ intgo _wrap_version_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_version_string_capi_de56646be73b446f() {
+_gostring_ _wrap_version_string_capi_92b65925610e75e3() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1434,7 +1436,7 @@ _gostring_ _wrap_version_string_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1452,7 +1454,7 @@ intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1470,7 +1472,7 @@ intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1490,7 +1492,7 @@ intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1500,7 +1502,7 @@ void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1516,7 +1518,7 @@ _gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1529,7 +1531,7 @@ intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1542,7 +1544,7 @@ intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1552,7 +1554,7 @@ void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1565,7 +1567,7 @@ intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1581,7 +1583,7 @@ _gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1597,7 +1599,7 @@ _gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1607,7 +1609,7 @@ void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1620,7 +1622,7 @@ long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1635,7 +1637,7 @@ struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1645,7 +1647,7 @@ void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
+struct echomq_batch *_wrap_batch_create_capi_92b65925610e75e3() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1656,7 +1658,7 @@ struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1682,7 +1684,7 @@ intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1695,7 +1697,7 @@ long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1710,7 +1712,7 @@ long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1743,7 +1745,7 @@ intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1758,7 +1760,7 @@ intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1780,7 +1782,7 @@ intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1790,7 +1792,7 @@ void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1800,7 +1802,7 @@ void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1824,7 +1826,7 @@ intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1854,7 +1856,7 @@ intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1884,7 +1886,7 @@ intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1908,7 +1910,7 @@ intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1928,7 +1930,7 @@ intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1952,7 +1954,7 @@ intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1972,7 +1974,7 @@ intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1985,7 +1987,7 @@ long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2003,7 +2005,7 @@ _gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2018,7 +2020,7 @@ long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2038,7 +2040,7 @@ _gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2048,7 +2050,7 @@ void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2087,7 +2089,7 @@ intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2116,7 +2118,7 @@ intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2143,7 +2145,7 @@ intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2172,7 +2174,7 @@ intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2199,7 +2201,7 @@ intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2226,7 +2228,7 @@ intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2253,7 +2255,7 @@ intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2275,7 +2277,7 @@ intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2297,7 +2299,7 @@ intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2319,7 +2321,7 @@ intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2352,7 +2354,7 @@ intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2379,7 +2381,7 @@ intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2405,7 +2407,7 @@ intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2434,7 +2436,7 @@ intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2463,7 +2465,7 @@ intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2490,7 +2492,7 @@ intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2512,7 +2514,7 @@ intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2534,7 +2536,7 @@ intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2567,7 +2569,7 @@ intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2589,7 +2591,7 @@ intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2618,7 +2620,7 @@ intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2631,7 +2633,7 @@ long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2641,7 +2643,7 @@ void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2680,7 +2682,7 @@ intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2713,7 +2715,7 @@ intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2726,7 +2728,7 @@ intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2741,7 +2743,7 @@ intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2762,7 +2764,7 @@ intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2786,7 +2788,7 @@ intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2808,7 +2810,7 @@ intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2842,7 +2844,7 @@ intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2859,7 +2861,7 @@ intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2869,7 +2871,7 @@ void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2891,7 +2893,7 @@ intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2904,7 +2906,7 @@ long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_92b65925610e75e3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2922,7 +2924,7 @@ _gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2932,7 +2934,7 @@ void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2948,7 +2950,7 @@ _gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ID_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -2960,7 +2962,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -2972,7 +2974,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -2984,7 +2986,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -2996,7 +2998,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3008,7 +3010,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3020,7 +3022,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3032,7 +3034,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3044,7 +3046,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STATE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3056,7 +3058,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3068,7 +3070,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3080,7 +3082,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3092,7 +3094,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3104,7 +3106,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3116,7 +3118,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3128,7 +3130,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LANES_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3140,7 +3142,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_RING_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3152,7 +3154,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3164,7 +3166,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3176,7 +3178,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3188,7 +3190,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3200,7 +3202,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3212,7 +3214,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3224,7 +3226,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3236,7 +3238,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3248,7 +3250,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3260,7 +3262,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3272,7 +3274,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3284,7 +3286,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3296,7 +3298,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3308,7 +3310,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3320,7 +3322,19 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_92b65925610e75e3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_TENANTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_NUMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3332,7 +3346,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3344,7 +3358,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3356,7 +3370,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3368,7 +3382,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3380,7 +3394,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3392,7 +3406,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3404,7 +3418,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3416,7 +3430,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3428,7 +3442,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3440,7 +3454,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3452,7 +3466,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3464,7 +3478,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3476,7 +3490,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3488,7 +3502,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3500,7 +3514,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3512,7 +3526,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3524,7 +3538,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3536,7 +3550,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3548,7 +3562,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3560,7 +3574,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3572,7 +3586,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3584,7 +3598,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3596,7 +3610,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3608,7 +3622,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3620,7 +3634,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3632,7 +3646,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3644,7 +3658,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3656,7 +3670,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3668,7 +3682,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3680,7 +3694,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3692,7 +3706,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -3704,7 +3718,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_92b65925610e75e3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3727,7 +3741,7 @@ struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3743,7 +3757,7 @@ void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3761,7 +3775,7 @@ void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3817,7 +3831,7 @@ intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3854,7 +3868,7 @@ intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3898,7 +3912,7 @@ intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3915,7 +3929,7 @@ long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3935,7 +3949,7 @@ void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3951,7 +3965,7 @@ void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4001,7 +4015,7 @@ intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4027,7 +4041,7 @@ intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4088,7 +4102,7 @@ intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4118,7 +4132,7 @@ intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4153,7 +4167,7 @@ intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4190,7 +4204,7 @@ intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4216,7 +4230,7 @@ intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4249,7 +4263,7 @@ intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4284,7 +4298,7 @@ intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4321,7 +4335,7 @@ intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4358,7 +4372,7 @@ intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4397,7 +4411,7 @@ intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4443,7 +4457,7 @@ intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4469,7 +4483,7 @@ intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4502,7 +4516,7 @@ intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4535,7 +4549,7 @@ intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4577,7 +4591,7 @@ intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4595,7 +4609,7 @@ _gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4613,7 +4627,7 @@ void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4629,7 +4643,7 @@ _gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4666,7 +4680,7 @@ intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4699,7 +4713,7 @@ intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4743,7 +4757,7 @@ intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4783,7 +4797,7 @@ intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4821,7 +4835,7 @@ intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4860,7 +4874,7 @@ intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4872,7 +4886,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4884,7 +4898,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4896,7 +4910,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4908,7 +4922,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4920,7 +4934,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4932,7 +4946,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4944,7 +4958,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4956,7 +4970,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4968,7 +4982,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4980,7 +4994,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -4992,7 +5006,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5004,7 +5018,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5016,7 +5030,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
 }
 
 
-void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_92b65925610e75e3(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5030,7 +5044,7 @@ void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_92b65925610e75e3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5074,7 +5088,7 @@ intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5093,7 +5107,7 @@ intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5121,7 +5135,7 @@ intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5133,7 +5147,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5145,7 +5159,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5157,7 +5171,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5169,7 +5183,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5181,7 +5195,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5193,7 +5207,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5205,7 +5219,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5217,7 +5231,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5229,7 +5243,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5241,7 +5255,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5253,7 +5267,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5265,7 +5279,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5277,7 +5291,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5289,7 +5303,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_92b65925610e75e3() {
   int result;
   intgo _swig_go_result;
   
@@ -5301,7 +5315,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5320,7 +5334,7 @@ intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_de56646be73b446f() {
+long long _wrap_c_heap_in_use_capi_92b65925610e75e3() {
   uint64_t result;
   long long _swig_go_result;
   
