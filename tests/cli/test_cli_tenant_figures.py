@@ -3,9 +3,8 @@
 lane, a lane's share is of the queue and shown beside its share within its
 tenant, and the fair shares follow the hierarchy."""
 
-from .cli_helpers import OK
+from .cli_helpers import OK, samples
 
-from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
 
 
 def load(cli):
@@ -62,14 +61,6 @@ def test_lanes_says_when_more_rows_exist_and_how_to_see_them(cli):
     all_rows = cli.ok("lanes", "--limit", "0").splitlines()
     assert len(all_rows) == 1 + 25  # nothing left out, nothing to say
     assert cli.json("lanes", "--limit", "25")["more"] is False
-
-
-def samples(text):
-    out = {}
-    for fam in parser.text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-    return out
 
 
 def test_prometheus_text_keeps_tenants_apart_and_adds_up(cli):

@@ -2,17 +2,8 @@
 columns of `lanes`, `lane` and `top --once` (shown only while some lane has
 them), tenant rows with their lanes indented, and the Prometheus series."""
 
-from .cli_helpers import USAGE
+from .cli_helpers import USAGE, samples
 
-from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
-
-
-def samples(text):
-    out = {}
-    for fam in parser.text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-    return out
 
 
 def claim_all(cli, n):
