@@ -344,6 +344,22 @@ TEST_CASE("stats counts lanes without the tenants' own entries, and the tenants"
   CHECK(v1->version == ECHOMQ_QUEUE_STATS_VERSION_1);
   CHECK(v1->lanes == 14);
   for (size_t i = offsetof(echomq_queue_stats, tenants); i < sizeof buf; ++i) CHECK(buf[i] == 0xAB);
+  // A directory of more names than one step reads is counted in steps:
+  // 12,000 plain lanes around tenants big and small.
+  const std::string many = fresh_queue("tenants-stats-many");
+  auto lanes = [&](const std::string &prefix, const std::string &suffix, int n) {
+    BatchPtr b(echomq_batch_create());
+    for (int i = 0; i < n; ++i)
+      REQUIRE(echomq_batch_add(b.get(), (prefix + std::to_string(i) + suffix).c_str(), "p", 1) == ECHOMQ_OK);
+    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), many.c_str(), b.get(), nullptr));
+  };
+  lanes("m", "", 6000);
+  lanes("t", "/l", 3000);
+  lanes("big/l", "", 2500);
+  lanes("z", "", 6000);
+  s = stats(c.get(), many);
+  CHECK(s.lanes == 6000 + 3000 + 2500 + 6000);
+  CHECK(s.tenants == 3001);
   // A queue without tenants pays nothing: its count is the directory's size.
   const std::string plain = fresh_queue("tenants-stats-plain");
   fill(c.get(), plain, "a", 1);
