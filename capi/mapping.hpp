@@ -11,6 +11,7 @@
 #include "echomq/echomq.h"
 #include "error.hpp"
 #include "types.hpp"
+#include "worker.hpp"
 
 namespace emqcapi {
 
@@ -173,6 +174,26 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.fair_share = l.fair_share;
   o.cost_v = l.cost_v;
   o.sits_out = l.sits_out;
+  return o;
+}
+
+inline echomq_worker_stats toC(const echomq::WorkerStats& s) {
+  echomq_worker_stats o{};
+  o.version = ECHOMQ_WORKER_STATS_VERSION;
+  o.claimed = s.claimed;
+  o.done = s.done;
+  o.failed = s.failed;
+  o.released = s.released;
+  o.extended = s.extended;
+  o.lost = s.lost;
+  o.round_trips = s.round_trips;
+  o.errors = s.errors;
+  o.running = s.running;
+  o.buffered = s.buffered;
+  o.retried = s.retried;
+  o.delayed = s.delayed;
+  o.dead = s.dead;
+  o.unconfirmed = s.unconfirmed;
   return o;
 }
 

@@ -137,26 +137,7 @@ int echomq_worker_stop(echomq_worker* w, int mode, int64_t timeout_ms) {
 int echomq_worker_stats_get(echomq_worker* w, echomq_worker_stats* out) {
   if (!w) return ECHOMQ_EINVAL;
   return guard([&] {
-    emqcapi::writeVersioned(out, "worker stats", [&] {
-      const echomq::WorkerStats s = w->core.stats();
-      echomq_worker_stats o{};
-      o.version = ECHOMQ_WORKER_STATS_VERSION;
-      o.claimed = s.claimed;
-      o.done = s.done;
-      o.failed = s.failed;
-      o.released = s.released;
-      o.extended = s.extended;
-      o.lost = s.lost;
-      o.round_trips = s.round_trips;
-      o.errors = s.errors;
-      o.running = s.running;
-      o.buffered = s.buffered;
-      o.retried = s.retried;
-      o.delayed = s.delayed;
-      o.dead = s.dead;
-      o.unconfirmed = s.unconfirmed;
-      return o;
-    });
+    emqcapi::writeVersioned(out, "worker stats", [&] { return emqcapi::toC(w->core.stats()); });
   });
 }
 

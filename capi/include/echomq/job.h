@@ -54,7 +54,7 @@ ECHOMQ_API int64_t echomq_job_dead_at_ms(const echomq_job *j);
 ECHOMQ_API const char *echomq_job_last_error(const echomq_job *j);
 /* Version 0.3 accessors. The job's echomq_job_state (echomq/common.h). */
 ECHOMQ_API int echomq_job_state_of(const echomq_job *j);
-/* Which attempt of its current budget this delivery is, 1..max attempts
+/* Which attempt of its current budget this delivery is, 1..the budget
  * (for a dead job: the attempts of its last budget). A redrive gives a fresh
  * budget; a job given back unstarted (ECHOMQ_RETRY_RELEASE) did not use an
  * attempt. The token is not an attempt count (see echomq_job_token). 0 for
