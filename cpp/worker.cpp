@@ -95,8 +95,9 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
   out = std::move(buffer_.front());
   buffer_.pop_front();
   auto h = held_.find(out.id);
-  if (h != held_.end()) h->second.startedUs = steadyUs();
-  activeMs_ = steadyMs();
+  const int64_t nowUs = steadyUs();
+  if (h != held_.end()) h->second.startedUs = nowUs;
+  activeMs_ = nowUs / 1000;
   pumpCv_.notify_one();  // room in the buffer: time to claim more
   return true;
 }
@@ -125,16 +126,17 @@ int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
     fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or never handed out)");
   }
   const int64_t startedUs = it->second.startedUs;
-  noteHandlerTime(startedUs);
+  const int64_t nowUs = steadyUs();  // one clock read for the handler time, the cost and the idle timer
+  noteHandlerTime(startedUs, nowUs);
   // The cost goes with the settlement, charged to the job's lane (no-op
   // unless the queue is in cost mode); measured: at least 1 µs.
   Settlement s{id, token, ok, 0, std::move(reason)};
   s.lane = std::move(it->second.lane);
   s.cost = cost != kCostMeasured ? static_cast<uint64_t>(cost)
-                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : steadyUs() - startedUs));
+                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : nowUs - startedUs));
   const bool last = it->second.last;
   held_.erase(it);
-  activeMs_ = steadyMs();
+  activeMs_ = nowUs / 1000;
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
   s.retry_delay_ms = ok ? 0 : delay;
   if (ok) s.result = std::move(result);
@@ -238,9 +240,9 @@ std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) 
   return due;
 }
 
-void Worker::noteHandlerTime(int64_t startedUs) {
+void Worker::noteHandlerTime(int64_t startedUs, int64_t nowUs) {
   if (startedUs < 0) return;
-  double us = static_cast<double>(std::max<int64_t>(steadyUs() - startedUs, 1));
+  double us = static_cast<double>(std::max<int64_t>(nowUs - startedUs, 1));
   handlerUs_ = handlerUs_ == 0 ? us : handlerUs_ + (us - handlerUs_) * kHandlerWeight;
 }
 

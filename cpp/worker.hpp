@@ -104,8 +104,8 @@ class Worker {
   // Under mu_: how many jobs the engine may hold now, running or unstarted
   // (latency-bounded prefetch; slots when fixed or not measured yet).
   uint32_t holdCap() const;
-  // Under mu_: a job handed out at startedUs was reported now.
-  void noteHandlerTime(int64_t startedUs);
+  // Under mu_: a job handed out at startedUs was reported at nowUs.
+  void noteHandlerTime(int64_t startedUs, int64_t nowUs);
   // Is the prefetch deep enough for two calls in flight (and a second pump)?
   bool overlaps() const;
   void waiter();
