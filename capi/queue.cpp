@@ -76,6 +76,13 @@ int settleAdd(echomq_settle* s, echomq::Settlement e) {
   });
 }
 
+// Room for one more element, growing geometrically as push_back would
+// (reserve(size() + 1) would copy the whole vector on every add).
+template <class V>
+void roomForOne(V& v) {
+  if (v.size() == v.capacity()) v.reserve(v.empty() ? 16 : 2 * v.size());
+}
+
 // An ack's result, checked: EINVAL for NULL with a length, ETOOLARGE above
 // ECHOMQ_RESULT_MAX.
 std::string resultOf(const char* result, size_t result_len) {
@@ -132,11 +139,12 @@ int echomq_batch_add_keyed(echomq_batch* b, const char* group, const char* paylo
     if (payload_len > 0 && !payload) echomq::invalid("payload is NULL with a non-zero length");
     if (payload_len > ECHOMQ_HARD_MAX_PAYLOAD) echomq::fail(ECHOMQ_ETOOLARGE, "payload too large");
     if (b->groups.size() >= ECHOMQ_BATCH_MAX) echomq::fail(ECHOMQ_ETOOLARGE, "batch is full");
-    // All three entries or none: a failed allocation leaves the batch as it was.
+    // All three entries or none: a failed allocation leaves the batch as it
+    // was (room is made first; the moves that follow cannot throw).
     std::string g(group), p(payload ? payload : "", payload_len), k(key ? key : "");
-    b->groups.reserve(b->groups.size() + 1);
-    b->payloads.reserve(b->payloads.size() + 1);
-    b->keys.reserve(b->keys.size() + 1);
+    roomForOne(b->groups);
+    roomForOne(b->payloads);
+    roomForOne(b->keys);
     b->groups.push_back(std::move(g));
     b->payloads.push_back(std::move(p));
     b->keys.push_back(std::move(k));
