@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_92b65925610e75e3(const char*);
+  void cgo_panic__capi_7ee3949ebceb1313(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_92b65925610e75e3(p);
+  cgo_panic__capi_7ee3949ebceb1313(p);
 }
 
 
@@ -696,6 +696,8 @@ enum {
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_TARGET_WAIT_MS,
+  EMQGO_WOPT_REPORT_OUTCOMES, /* worker options version 4 */
+  EMQGO_WOPT_IDLE_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -716,6 +718,8 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
+  v[EMQGO_WOPT_REPORT_OUTCOMES] = o.report_outcomes;
+  v[EMQGO_WOPT_IDLE_TIMEOUT_MS] = o.idle_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -735,7 +739,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
       nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS ||
+      nums[EMQGO_WOPT_REPORT_OUTCOMES] < 0 || nums[EMQGO_WOPT_REPORT_OUTCOMES] > 1)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -749,6 +754,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
+  o.report_outcomes = (int)nums[EMQGO_WOPT_REPORT_OUTCOMES];
+  o.idle_timeout_ms = nums[EMQGO_WOPT_IDLE_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -822,7 +829,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_92b65925610e75e3(void *_swig_go_0) {
+void _wrap_Swig_free_capi_7ee3949ebceb1313(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -832,7 +839,7 @@ void _wrap_Swig_free_capi_92b65925610e75e3(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_92b65925610e75e3(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_7ee3949ebceb1313(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -845,7 +852,7 @@ void *_wrap_Swig_malloc_capi_92b65925610e75e3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -856,7 +863,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -867,7 +874,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -878,7 +885,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -889,7 +896,7 @@ intgo _wrap_ECHOMQ_OK_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -900,7 +907,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -911,7 +918,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -922,7 +929,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -933,7 +940,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -944,7 +951,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -955,7 +962,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -966,7 +973,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -977,7 +984,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -988,7 +995,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -999,7 +1006,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1010,7 +1017,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1021,7 +1028,29 @@ intgo _wrap_ECHOMQ_PENDING_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_RETRY);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_DIE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1032,7 +1061,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1043,7 +1072,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1054,7 +1083,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1065,7 +1094,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1076,7 +1105,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1087,7 +1116,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1098,7 +1127,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1109,7 +1138,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1120,7 +1149,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1131,7 +1160,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1142,7 +1171,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1153,7 +1182,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1164,7 +1193,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1175,7 +1204,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1186,7 +1215,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1197,7 +1226,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1208,7 +1237,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1219,7 +1248,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1230,7 +1259,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1241,7 +1270,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1252,7 +1281,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1263,7 +1292,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1274,7 +1303,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1285,7 +1314,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1296,7 +1325,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1307,7 +1336,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1318,7 +1347,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1329,7 +1358,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1340,7 +1369,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1351,7 +1380,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1362,7 +1391,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1373,7 +1402,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1384,7 +1413,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_92b65925610e75e3() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -1395,7 +1424,51 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_92b65925610e75e3() {
 }
 
 
-_gostring_ _wrap_strerror_capi_92b65925610e75e3(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PAGE_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_HANDLERS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_DRAIN_MS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_7ee3949ebceb1313(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1411,7 +1484,7 @@ _gostring_ _wrap_strerror_capi_92b65925610e75e3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_92b65925610e75e3() {
+intgo _wrap_version_capi_7ee3949ebceb1313() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1422,7 +1495,7 @@ intgo _wrap_version_capi_92b65925610e75e3() {
 }
 
 
-_gostring_ _wrap_version_string_capi_92b65925610e75e3() {
+_gostring_ _wrap_version_string_capi_7ee3949ebceb1313() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1436,7 +1509,7 @@ _gostring_ _wrap_version_string_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_check_queue_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1454,7 +1527,7 @@ intgo _wrap_check_queue_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1472,7 +1545,7 @@ intgo _wrap_check_group_name_capi_92b65925610e75e3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1492,7 +1565,7 @@ intgo _wrap_client_connect_capi_92b65925610e75e3(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1502,7 +1575,7 @@ void _wrap_client_free_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1518,7 +1591,7 @@ _gostring_ _wrap_client_errmsg_capi_92b65925610e75e3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1531,7 +1604,7 @@ intgo _wrap_client_errcode_capi_92b65925610e75e3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1544,7 +1617,7 @@ intgo _wrap_client_connected_capi_92b65925610e75e3(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1554,7 +1627,7 @@ void _wrap_client_cancel_capi_92b65925610e75e3(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1567,7 +1640,7 @@ intgo _wrap_client_ping_capi_92b65925610e75e3(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1583,7 +1656,7 @@ _gostring_ _wrap_job_group_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1599,7 +1672,7 @@ _gostring_ _wrap_job_last_error_capi_92b65925610e75e3(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1609,7 +1682,7 @@ void _wrap_job_free_capi_92b65925610e75e3(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1622,7 +1695,7 @@ long long _wrap_job_list_count_capi_92b65925610e75e3(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1637,7 +1710,7 @@ struct echomq_job *_wrap_job_list_at_capi_92b65925610e75e3(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1647,7 +1720,7 @@ void _wrap_job_list_free_capi_92b65925610e75e3(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_92b65925610e75e3() {
+struct echomq_batch *_wrap_batch_create_capi_7ee3949ebceb1313() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1658,7 +1731,7 @@ struct echomq_batch *_wrap_batch_create_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_batch_add_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1684,7 +1757,7 @@ intgo _wrap_batch_add_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1697,7 +1770,7 @@ long long _wrap_batch_count_capi_92b65925610e75e3(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1712,7 +1785,7 @@ long long _wrap_batch_id_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1745,7 +1818,7 @@ intgo _wrap_batch_add_keyed_capi_92b65925610e75e3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1760,7 +1833,7 @@ intgo _wrap_batch_duplicate_capi_92b65925610e75e3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1782,7 +1855,7 @@ intgo _wrap_delete_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1792,7 +1865,7 @@ void _wrap_batch_clear_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1802,7 +1875,7 @@ void _wrap_batch_free_capi_92b65925610e75e3(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1826,7 +1899,7 @@ intgo _wrap_ack_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1856,7 +1929,7 @@ intgo _wrap_ack_result_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1886,7 +1959,7 @@ intgo _wrap_progress_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1910,7 +1983,7 @@ intgo _wrap_set_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1930,7 +2003,7 @@ intgo _wrap_clear_retention_capi_92b65925610e75e3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1954,7 +2027,7 @@ intgo _wrap_set_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1974,7 +2047,7 @@ intgo _wrap_clear_events_capi_92b65925610e75e3(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1987,7 +2060,7 @@ long long _wrap_event_list_count_capi_92b65925610e75e3(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2005,7 +2078,7 @@ _gostring_ _wrap_event_list_id_capi_92b65925610e75e3(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2020,7 +2093,7 @@ long long _wrap_event_list_nfields_capi_92b65925610e75e3(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2040,7 +2113,7 @@ _gostring_ _wrap_event_list_name_capi_92b65925610e75e3(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2050,7 +2123,7 @@ void _wrap_event_list_free_capi_92b65925610e75e3(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2089,7 +2162,7 @@ intgo _wrap_extend_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2118,7 +2191,7 @@ intgo _wrap_set_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2145,7 +2218,7 @@ intgo _wrap_clear_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2174,7 +2247,7 @@ intgo _wrap_set_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2201,7 +2274,7 @@ intgo _wrap_clear_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2228,7 +2301,7 @@ intgo _wrap_pause_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2255,7 +2328,7 @@ intgo _wrap_resume_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2277,7 +2350,7 @@ intgo _wrap_set_default_weight_capi_92b65925610e75e3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2299,7 +2372,7 @@ intgo _wrap_set_default_limit_capi_92b65925610e75e3(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2321,7 +2394,7 @@ intgo _wrap_set_default_max_attempts_capi_92b65925610e75e3(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2354,7 +2427,7 @@ intgo _wrap_set_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2381,7 +2454,7 @@ intgo _wrap_clear_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2407,7 +2480,7 @@ intgo _wrap_set_default_rate_capi_92b65925610e75e3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2436,7 +2509,7 @@ intgo _wrap_throttle_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2465,7 +2538,7 @@ intgo _wrap_set_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2492,7 +2565,7 @@ intgo _wrap_clear_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2514,7 +2587,7 @@ intgo _wrap_set_default_cap_capi_92b65925610e75e3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2536,7 +2609,7 @@ intgo _wrap_set_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2569,7 +2642,7 @@ intgo _wrap_get_cost_mode_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2591,7 +2664,7 @@ intgo _wrap_set_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2620,7 +2693,7 @@ intgo _wrap_charge_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2633,7 +2706,7 @@ long long _wrap_lane_list_count_capi_92b65925610e75e3(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2643,7 +2716,7 @@ void _wrap_lane_list_free_capi_92b65925610e75e3(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2682,7 +2755,7 @@ intgo _wrap_redrive_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2715,7 +2788,7 @@ intgo _wrap_redrive_all_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2728,7 +2801,7 @@ intgo _wrap_worker_start_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2743,7 +2816,7 @@ intgo _wrap_worker_done_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2764,7 +2837,7 @@ intgo _wrap_worker_done_result_capi_92b65925610e75e3(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2788,7 +2861,7 @@ intgo _wrap_worker_fail_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2810,7 +2883,7 @@ intgo _wrap_worker_discard_capi_92b65925610e75e3(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2844,7 +2917,7 @@ intgo _wrap_worker_settle_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2861,7 +2934,7 @@ intgo _wrap_worker_stop_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2871,7 +2944,7 @@ void _wrap_worker_free_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2893,7 +2966,7 @@ intgo _wrap_shards_create_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2906,7 +2979,7 @@ long long _wrap_report_count_capi_92b65925610e75e3(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_92b65925610e75e3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2924,7 +2997,7 @@ _gostring_ _wrap_report_at_capi_92b65925610e75e3(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2934,7 +3007,7 @@ void _wrap_report_free_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_92b65925610e75e3(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2950,7 +3023,7 @@ _gostring_ _wrap_report_cursor_capi_92b65925610e75e3(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -2962,7 +3035,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -2974,7 +3047,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -2986,7 +3059,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -2998,7 +3071,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3010,7 +3083,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3022,7 +3095,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3034,7 +3107,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3046,7 +3119,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3058,7 +3131,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3070,7 +3143,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3082,7 +3155,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3094,7 +3167,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3106,7 +3179,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3118,7 +3191,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3130,7 +3203,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3142,7 +3215,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3154,7 +3227,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3166,7 +3239,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3178,7 +3251,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3190,7 +3263,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3202,7 +3275,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3214,7 +3287,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3226,7 +3299,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3238,7 +3311,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3250,7 +3323,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3262,7 +3335,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3274,7 +3347,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3286,7 +3359,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3298,7 +3371,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3310,7 +3383,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3322,7 +3395,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3334,7 +3407,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3346,7 +3419,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3358,7 +3431,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3370,7 +3443,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3382,7 +3455,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3394,7 +3467,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3406,7 +3479,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3418,7 +3491,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3430,7 +3503,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3442,7 +3515,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3454,7 +3527,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3466,7 +3539,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3478,7 +3551,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3490,7 +3563,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3502,7 +3575,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3514,7 +3587,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3526,7 +3599,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3538,7 +3611,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3550,7 +3623,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3562,7 +3635,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3574,7 +3647,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3586,7 +3659,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3598,7 +3671,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3610,7 +3683,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3622,7 +3695,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3634,7 +3707,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3646,7 +3719,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3658,7 +3731,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3670,7 +3743,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3682,7 +3755,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3694,7 +3767,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3706,7 +3779,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -3718,7 +3791,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_92b65925610e75e3() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_92b65925610e75e3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_7ee3949ebceb1313(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3741,7 +3814,7 @@ struct echomq_client *_wrap_client_create_capi_92b65925610e75e3(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3757,7 +3830,7 @@ void _wrap_job_numbers_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3775,7 +3848,7 @@ void _wrap_job_outcome_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3831,7 +3904,7 @@ intgo _wrap_enqueue_with_capi_92b65925610e75e3(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3868,7 +3941,7 @@ intgo _wrap_wait_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3912,7 +3985,7 @@ intgo _wrap_events_read_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3929,7 +4002,7 @@ long long _wrap_event_value_len_capi_92b65925610e75e3(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_92b65925610e75e3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3949,7 +4022,7 @@ void _wrap_event_value_copy_capi_92b65925610e75e3(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3965,7 +4038,7 @@ void _wrap_job_payload_copy_capi_92b65925610e75e3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4015,7 +4088,7 @@ intgo _wrap_enqueue_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4041,7 +4114,7 @@ intgo _wrap_enqueue_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4102,7 +4175,7 @@ intgo _wrap_enqueue_keyed_capi_92b65925610e75e3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4132,7 +4205,7 @@ intgo _wrap_enqueue_batch_window_capi_92b65925610e75e3(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4167,7 +4240,7 @@ intgo _wrap_get_job_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4204,7 +4277,7 @@ intgo _wrap_purge_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4230,7 +4303,7 @@ intgo _wrap_queues_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4263,7 +4336,7 @@ intgo _wrap_shards_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4298,7 +4371,7 @@ intgo _wrap_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4335,7 +4408,7 @@ intgo _wrap_wclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4372,7 +4445,7 @@ intgo _wrap_bclaim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4411,7 +4484,7 @@ intgo _wrap_ack_claim_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4457,7 +4530,7 @@ intgo _wrap_fail_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4483,7 +4556,7 @@ intgo _wrap_stats_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4516,7 +4589,7 @@ intgo _wrap_get_wait_figures_capi_92b65925610e75e3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4549,7 +4622,7 @@ intgo _wrap_lane_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4591,7 +4664,7 @@ intgo _wrap_lanes_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4609,7 +4682,7 @@ _gostring_ _wrap_lane_list_group_capi_92b65925610e75e3(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4627,7 +4700,7 @@ void _wrap_lane_list_numbers_capi_92b65925610e75e3(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_92b65925610e75e3(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4643,7 +4716,7 @@ _gostring_ _wrap_lane_list_cursor_capi_92b65925610e75e3(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4680,7 +4753,7 @@ intgo _wrap_dead_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4713,7 +4786,7 @@ intgo _wrap_verify_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4757,7 +4830,7 @@ intgo _wrap_repair_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4797,7 +4870,7 @@ intgo _wrap_doctor_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4835,7 +4908,7 @@ intgo _wrap_ack_many_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4874,7 +4947,7 @@ intgo _wrap_claim_batch_capi_92b65925610e75e3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4886,7 +4959,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4898,7 +4971,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4910,7 +4983,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4922,7 +4995,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4934,7 +5007,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4946,7 +5019,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4958,7 +5031,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4970,7 +5043,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4982,7 +5055,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -4994,7 +5067,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5006,7 +5079,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5018,7 +5091,31 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_REPORT_OUTCOMES;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_IDLE_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5030,7 +5127,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_92b65925610e75e3() {
 }
 
 
-void _wrap_worker_defaults_capi_92b65925610e75e3(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_7ee3949ebceb1313(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5044,7 +5141,7 @@ void _wrap_worker_defaults_capi_92b65925610e75e3(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_92b65925610e75e3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_7ee3949ebceb1313(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5088,7 +5185,7 @@ intgo _wrap_worker_create_capi_92b65925610e75e3(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5107,7 +5204,7 @@ intgo _wrap_worker_last_error_capi_92b65925610e75e3(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5135,7 +5232,7 @@ intgo _wrap_worker_next_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5147,7 +5244,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5159,7 +5256,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5171,7 +5268,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5183,7 +5280,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5195,7 +5292,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5207,7 +5304,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5219,7 +5316,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5231,7 +5328,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5243,7 +5340,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5255,7 +5352,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5267,7 +5364,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5279,7 +5376,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5291,7 +5388,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5303,7 +5400,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_92b65925610e75e3() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313() {
   int result;
   intgo _swig_go_result;
   
@@ -5315,7 +5412,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_92b65925610e75e3() {
 }
 
 
-intgo _wrap_worker_stats_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5334,7 +5431,7 @@ intgo _wrap_worker_stats_capi_92b65925610e75e3(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_92b65925610e75e3() {
+long long _wrap_c_heap_in_use_capi_7ee3949ebceb1313() {
   uint64_t result;
   long long _swig_go_result;
   
