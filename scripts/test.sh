@@ -88,7 +88,7 @@ step "Go tests (go vet, go test -race)"
 # (tests/docs/README.md); after the Go tests, whose -race cache it reuses.
 step "README code blocks (tests/docs: about 25 s)"
 (
-  stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+  stamp=$(cat "$build"/prefix/include/echomq/*.h "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
   ECHOMQ_BUILD_DIR="$build" CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp" \
     python3 -m pytest -q tests/docs
 )

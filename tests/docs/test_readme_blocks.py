@@ -224,11 +224,14 @@ def go_env(tmp: Path) -> Dict[str, str]:
                            env=dict(os.environ, PATH=env["PATH"])).stdout.strip()
     env.update({"CGO_ENABLED": "1", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local", "GOPROXY": "off",
                 "GOCACHE": cache})
-    # The same stamp as scripts/test.sh: Go's cache then knows this libechomq.
-    header, archive = PREFIX / "include/echomq/echomq.h", PREFIX / "lib/libechomq.a"
-    stamp = hashlib.sha256(header.read_bytes() + archive.read_bytes()).hexdigest()[:16]
+    # The stamp scripts/test.sh gives go test (it passes its CGO_CPPFLAGS
+    # on), or the same one made here: Go's cache then knows this libechomq.
     given = os.environ.get("CGO_CPPFLAGS", "")
-    env["CGO_CPPFLAGS"] = given if f"-DECHOMQ_LIB_STAMP={stamp}" in given else f"-DECHOMQ_LIB_STAMP={stamp}"
+    if "-DECHOMQ_LIB_STAMP=" not in given:
+        files = sorted((PREFIX / "include/echomq").glob("*.h")) + [PREFIX / "lib/libechomq.a"]
+        stamp = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:16]
+        given = f"-DECHOMQ_LIB_STAMP={stamp}"
+    env["CGO_CPPFLAGS"] = given
     return env
 
 
