@@ -1,7 +1,7 @@
 #!lua flags=no-writes
 --[[ verify: check the invariants of DESIGN.md and the counters (read-only).
 -- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress
--- ARGV[1] key prefix "emq:{q}:"
+-- ARGV (lua/args.txt, `verify`): none
 -- Returns {OK, violation...}: one line per violation, none when healthy.
 --   I1 the ring holds every serviceable lane exactly once and nothing else;
 --      with tenants, both rings: the outer ring its serviceable plain lanes
@@ -15,6 +15,7 @@
 --   first of all, that every key holds its type (else only those lines).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
 ]]
+--@include args
 --@include lane
 --@include record
 --@include counts
@@ -22,7 +23,10 @@
 --@include attcheck
 --@include outcomeCheck
 
-local bad = layoutError()
+local A, bad = readArgs()
+if not A then return bad end
+local Q
+Q, bad = readQueue()
 if bad then return bad end
 local out = { OK }
 local function report(msg) out[#out + 1] = msg end
@@ -176,7 +180,7 @@ for g in pairs(entries) do
   local waits = rcall('ZSCORE', K.throttled, g)
   -- In cost mode a lane over its share sits out in gdebt (lua/includes/cost.lua).
   local sits = rcall('ZSCORE', K.gdebt, g)
-  if sits and not COST_Q then report('I1: lane ' .. g .. ' sits out in gdebt but the queue is not in cost mode') end
+  if sits and not Q.cost then report('I1: lane ' .. g .. ' sits out in gdebt but the queue is not in cost mode') end
   if sits and inRing[g] then report('I1: lane ' .. g .. ' is in the ring and in gdebt') end
   if st == 'ring' and not inRing[g] and not waits and not sits then
     report('I1: lane ' .. g .. ' is serviceable but not in the ring')
