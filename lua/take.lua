@@ -58,8 +58,11 @@ C.now = now
 if C.n > 0 and not tokenClock(now, C.nonce) then
   return { ESERVER, 'take: the server clock is past 2093, beyond the fencing token space' }
 end
+-- The flags: "w" pass a wake-up on, "s" claim only if all settled.
+local wake = C.flags ~= '' and string.find(C.flags, 'w', 1, true) ~= nil
+local strict = C.flags ~= '' and string.find(C.flags, 's', 1, true) ~= nil
 local due, debt, checked
-due, debt, checked, bad = takeReads(Q, C, now)
+due, debt, checked, bad = takeReads(Q, C, now, wake)
 if bad then return bad end
 local codes = {}
 local refused
@@ -71,7 +74,7 @@ for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
 out[at] = 0
 local taken, more = 0, nil
-if C.n > 0 and not (refused > 0 and C.strict) then
+if C.n > 0 and not (refused > 0 and strict) then
   recover(Q, due, now)
   rejoinThrottled(Q, due)
   if debt then rejoinDebt(Q, debt) end
@@ -79,7 +82,7 @@ if C.n > 0 and not (refused > 0 and C.strict) then
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.
-  if C.wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
+  if wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
     rcall('RPUSH', K.wake, '1')
   end
 end

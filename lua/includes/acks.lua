@@ -3,8 +3,9 @@
 --@include typeGuard
 --@include finishAcks
 --@include okey
--- The acks of a settlement (lua/includes/settle.lua: s, the entries
--- checked), with one write per hash for the whole list and the counts
+-- The acks of a settlement (lua/includes/settle.lua: the C.acks.n first
+-- entries ids, lane[i] the lane of each accepted one, atts[i] its delivery
+-- state), with one write per hash for the whole list and the counts
 -- fixed once per lane. An ack reads no record: its lane is in its delivery
 -- state. Everything it reads comes before its first write; the keys of its
 -- rare paths are type-checked then, unless the caller has (`checked`).
@@ -15,17 +16,18 @@
 -- glimit before writing them, and its first write is to stats.
 local FREED_KEYS = { 'paused', 'grate', 'gbucket', 'ring', 'wake', 'throttled' }
 local IDLE_KEYS = { 'gweight', 'paused', 'grate', 'gcap', 'lanes', 'gserved' }
+local NO_LIMITS = {}  -- C.plain: read only
 -- The jobs acked (done, their delivery states doneAtt) and the lanes they
 -- leave, with the jobs each drops. A tenant's counts fall with its lanes'
 -- (gactive[T/], glive[T/]); its entry comes first, so a tenant freed from
 -- its limit is fixed before its lanes are (lua/includes/lane.lua, fixRing).
-local function ackedLanes(Q, s)
+local function ackedLanes(Q, nacks, ids, lane, atts)
   local done, doneAtt, lanes, dropped = {}, {}, {}, {}
-  for i = 1, s.nacks do
-    local g = s.lane[i]
+  for i = 1, nacks do
+    local g = lane[i]
     if g then
-      done[#done + 1] = s.ids[i]
-      doneAtt[#done] = s.atts[i]
+      done[#done + 1] = ids[i]
+      doneAtt[#done] = atts[i]
       if not dropped[g] then lanes[#lanes + 1] = g; dropped[g] = 0 end
       dropped[g] = dropped[g] + 1
     end
@@ -46,34 +48,32 @@ end
 -- The keys the acks' rare paths touch (lanes freed from their ceiling,
 -- lanes left idle, outcomes), checked before the first write unless the
 -- caller has. Returns a typeGuard reply or nil.
+local function need(want, checked, key, name) if not checked[key] then want[key] = KEY_TYPES[name] end end
 local function ackGuard(Q, checked, freed, idle)
   local want = {}
-  local function need(name) if not checked[K[name]] then want[K[name]] = KEY_TYPES[name] end end
-  need('jobs')  -- the acks read no record
+  need(want, checked, K.jobs, 'jobs')  -- the acks read no record
   if Q.outcomes then
-    need('config')
-    for _, name in ipairs(OUTCOME_KEYS) do
-      if not checked[okey(name)] then want[okey(name)] = KEY_TYPES[name] end
-    end
+    need(want, checked, K.config, 'config')
+    for _, name in ipairs(OUTCOME_KEYS) do need(want, checked, okey(name), name) end
   end
   if #freed > 0 then
-    for _, name in ipairs(FREED_KEYS) do need(name) end
+    for _, name in ipairs(FREED_KEYS) do need(want, checked, K[name], name) end
     for _, g in ipairs(Q.tenants and freed or {}) do if tenantOf(g) or isTenant(g) then laneKeyTypes(g, want) end end
-    if Q.cost then need('gdebt') end
+    if Q.cost then need(want, checked, K.gdebt, 'gdebt') end
   end
-  if #idle > 0 then for _, name in ipairs(IDLE_KEYS) do need(name) end end
+  if #idle > 0 then for _, name in ipairs(IDLE_KEYS) do need(want, checked, K[name], name) end end
   return typeGuard(want)
 end
 -- Returns a typeGuard reply when a key the acks would touch holds the wrong
 -- type (nothing was written), else nil.
-local function ackJobs(Q, C, s, now, checked)
-  local done, doneAtt, lanes, dropped = ackedLanes(Q, s)
+local function ackJobs(Q, C, ids, lane, atts, now, checked)
+  local done, doneAtt, lanes, dropped = ackedLanes(Q, C.acks.n, ids, lane, atts)
   if #done == 0 then return nil end
   -- The counts and limits of their lanes, and which lanes go idle or leave
   -- their ceiling: freed, the lane rejoins if it has work, runs and has a
   -- token (or waits for one).
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
-  local lim = C.plain and {} or laneSettings(Q, lanes, false)
+  local lim = C.plain and NO_LIMITS or laneSettings(Q, lanes, false)
   local minus, freed, idle = {}, {}, {}
   for i = 1, #lanes do  -- numeric: lua/includes/base.lua, "Loops"
     local g = lanes[i]

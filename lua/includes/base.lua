@@ -1,6 +1,7 @@
 -- Per-lane key, integers as strings, server time, argument parsing, and the
--- layout check every script opens with. (rcall, P, K and the status and
--- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
+-- queue settings every script opens with. (rcall and rpcall, redis.call
+-- and redis.pcall, P, K and the status and bound constants come from the
+-- generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
 -- Tenants (docs/architecture.md, "Lanes inside tenants"). A lane named
 -- `T/L` (T non-empty without '/', L non-empty) is a lane of tenant T; the
@@ -120,7 +121,14 @@ local function readQueue()
     return nil, { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
       'drain it with the version that wrote it' }
   end
-  return { outcomes = c[3] or nil, cost = tonumber(c[4] or ''), tenants = c[5] or nil, waits = tonumber(c[6] or '') }
+  -- Only the features that are on get a field: a field set, even to nil,
+  -- takes a slot (a plain queue's Q has none).
+  local Q = {}
+  if c[3] then Q.outcomes = c[3] end
+  if c[4] then Q.cost = tonumber(c[4]) end
+  if c[5] then Q.tenants = c[5] end
+  if c[6] then Q.waits = tonumber(c[6]) end
+  return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.
 local function layoutError()

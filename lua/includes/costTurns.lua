@@ -9,11 +9,13 @@
 -- more than the view holds, or COST_SKIP in one turn, ends there and says
 -- "more due now" (cs.more).
 -- The turns' cost state: the floor (costFloor), vOf (entry -> v as stored:
--- lifted where used, by the V of that moment), the entries to forget, and
--- with estimates (C.est) their charges (lua/includes/estimate.lua).
-local function costView(Q, C, v)
-  local cs = costFloor(Q, v.len)
+-- lifted where used, by the V of that moment), size (the ring's length as
+-- the turns change it: len to start), the entries to forget, and with
+-- estimates (C.est) their charges (lua/includes/estimate.lua).
+local function costView(Q, C, v, len)
+  local cs = costFloor(Q, len)
   cs.vOf = readFields(K.gvt, v.q)
+  cs.size = len
   cs.forget = {}
   if C.est then cs.estV, cs.estW = {}, {} end
   return cs
@@ -29,7 +31,7 @@ local function readmit(Q, C, v, cs, empty)
     rcall('ZREM', K.gdebt, g)
     local st, due = laneState(g)
     if st == 'ring' then
-      v.nq, v.size = v.nq + 1, v.size + 1
+      v.nq, cs.size = v.nq + 1, cs.size + 1
       v.q[v.nq] = g
       came[#came + 1] = g
       cs.vOf[g] = rcall('HGET', K.gvt, g)
@@ -48,8 +50,8 @@ local function setAside(Q, C, v, cs)
   while v.h <= v.nq and effV(cs, vOf[q[v.h]]) > limit and sk < COST_SKIP do
     local g = q[v.h]
     rcall('ZADD', K.gdebt, fmtV(effV(cs, vOf[g])), g)
-    v.h, v.size, sk = v.h + 1, v.size - 1, sk + 1
-    if costVisit(cs, nil, v.size) then readmit(Q, C, v, cs, false) end
+    v.h, cs.size, sk = v.h + 1, cs.size - 1, sk + 1
+    if costVisit(cs, nil, cs.size) then readmit(Q, C, v, cs, false) end
     limit = cs.V + cs.q
   end
   if v.h > v.nq and (not v.whole or readmit(Q, C, v, cs, true) == 0) then return true end
@@ -59,16 +61,17 @@ local function setAside(Q, C, v, cs)
   if sk == COST_SKIP and effV(cs, vOf[q[v.h]]) > cs.V + cs.q then cs.more = true; return true end
   return false
 end
--- After entry g's turn: one visit of the rotation. An entry that left
--- empty (d == 0) starts level when it comes back: its v goes, unless the
--- turn charged it an estimate (est > 0), which stays charged until its job
--- settles.
-local function costAfter(Q, C, v, cs, g, left, d, est)
-  if left and d == 0 and est == 0 then
+-- After entry g's turn (st: where it went, lua/includes/laneTurn.lua): one
+-- visit of the rotation. An entry that left empty (d == 0) starts level
+-- when it comes back: its v goes, unless the turn charged it an estimate
+-- (est > 0), which stays charged until its job settles.
+local function costAfter(Q, C, v, cs, g, st, d, est)
+  if st ~= 'ring' then cs.size = cs.size - 1 end
+  if not st and d == 0 and est == 0 then
     cs.forget[#cs.forget + 1] = g
     if cs.estV then cs.estV[g] = nil end
   end
-  if costVisit(cs, effV(cs, cs.vOf[g]), v.size) then readmit(Q, C, v, cs, false) end
+  if costVisit(cs, effV(cs, cs.vOf[g]), cs.size) then readmit(Q, C, v, cs, false) end
 end
 -- After the turns: the floor, the entries forgotten, the estimates charged.
 local function writeCost(cs)

@@ -38,24 +38,26 @@ local function chargeEstimates(cs, g, popped)
 end
 -- Settled jobs (`took`: {id, lane, acked, released} each) whose estimate was
 -- charged at their claim: a lane the call charges (lanes, costs: the take
--- call's charges) gets their estimates back, appended as negative costs, so
--- the real cost replaces the estimate; a release (the job never ran) always
--- gets it back. Otherwise it stays charged: it stood in, no real cost came.
--- An acked job's estimate goes with its record; a failed one keeps it (each
--- attempt is charged it at its claim).
+-- call's charges) gets their estimates back as negative costs, so the real
+-- cost replaces the estimate; a release (the job never ran) always gets it
+-- back. Otherwise it stays charged: it stood in, no real cost came. An
+-- acked job's estimate goes with its record; a failed one keeps it (each
+-- attempt is charged it at its claim). Returns the charges with the
+-- refunds after them (new lists: the call's own are not written).
 local function refundEstimates(took, lanes, costs)
-  if #took == 0 then return end
-  local charged, ids = {}, {}
-  for _, g in ipairs(lanes) do charged[g] = true end
+  if #took == 0 then return lanes, costs end
+  local charged, ids, outL, outC = {}, {}, {}, {}
+  for i, g in ipairs(lanes) do charged[g] = true; outL[i] = g; outC[i] = costs[i] end
   for k, t in ipairs(took) do ids[k] = t[1] end
   local est = callSliced('HMGET', K.est, ids)
   local gone = {}
   for k, t in ipairs(took) do
     local e = tonumber(est[k] or '')
-    if e and (charged[t[2]] or t[4]) then lanes[#lanes + 1] = t[2]; costs[#costs + 1] = -e end
+    if e and (charged[t[2]] or t[4]) then outL[#outL + 1] = t[2]; outC[#outC + 1] = -e end
     if e and t[3] then gone[#gone + 1] = t[1] end
   end
   if #gone > 0 then callSliced('HDEL', K.est, gone) end
+  return outL, outC
 end
 -- A take call's charges in cost mode (C.charges: lane, cost), after its
 -- settlements: the estimates of the jobs settled are refunded (above), the
@@ -63,7 +65,7 @@ end
 -- charges counted in the window (lua/includes/waits.lua).
 local function settleCosts(Q, C, now)
   local lanes, costs = C.charges.lane, C.charges.cost
-  if C.took then refundEstimates(C.took, lanes, costs) end
+  if C.took then lanes, costs = refundEstimates(C.took, lanes, costs) end
   chargeLanes(Q, lanes, costs)
   if Q.waits then recordCosts(Q, lanes, costs, now) end
 end

@@ -2,7 +2,8 @@
 -- The settings of the lanes a claim's turns reach, read into the ring view
 -- v (lua/includes/ringView.lua) before the first write: for the lanes
 -- `names`, their ceilings (v.lim, false = none) with the active counts of
--- the lanes under one (v.act), their weights when the call is weighted
+-- the lanes under one (v.act: only those, the turns count them; 0 when
+-- the count is absent), their weights when the call is weighted
 -- (v.wt: wclaim reads them, a plain claim turn serves one job whatever the
 -- weight), and their token buckets (v.tok: tokens now; v.rated: the rate,
 -- false for a hand-set throttle alone). C.plain (no limit, rate or throttle

@@ -29,7 +29,7 @@ local function leaseJobs(Q, C, v, out)
       local att, err, prev = unpackAtt(atts[i])
       att = att + 1
       if first and att == 1 then first[#first + 1] = i end
-      local delivery = packAttWith(attHead(deliveryToken(prev, tickNow, low), att), laneOf[i], err)
+      local delivery = packAtt(deliveryToken(prev, tickNow, low), att, laneOf[i], err)
       out[o + JOB_ID] = id; out[o + JOB_LEASE_UNTIL] = deadline
       out[o + JOB_DELIVERY] = delivery; out[o + JOB_RECORD] = rec
       o = o + JOB_FIELDS

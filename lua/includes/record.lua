@@ -45,14 +45,13 @@ local function heldGroup(v, token)
   if t ~= token then return nil end
   return g
 end
--- One format for all: an attempt count and a token are integers below
--- 2^53 (ID_MAX), which %d prints exactly (as S does).
-local function attHead(token, n) return string.format('%d %d ', token, n) end
-local function packAttWith(head, g, reason)
-  if reason and #reason > 0 then return head .. g .. '\n' .. reason end
-  return head .. g
+-- An attempt count and a token are integers below 2^53 (ID_MAX), which %d
+-- prints exactly (as S does); a group holds no control character (enqueue
+-- refuses one), so %s prints it whole. A reason is any bytes: joined as is.
+local function packAtt(token, n, g, reason)
+  if reason and #reason > 0 then return string.format('%d %d ', token, n) .. g .. '\n' .. reason end
+  return string.format('%d %d %s', token, n, g)
 end
-local function packAtt(token, n, g, reason) return packAttWith(attHead(token, n), g, reason) end
 -- The fencing token of a delivery (docs/architecture.md, "Fencing tokens"):
 -- tick * TOKEN_SPREAD + the low bits of the caller's random nonce, where
 -- tick = max(the job's previous tick + 1, server ms since TOKEN_EPOCH_MS)

@@ -15,10 +15,11 @@
 -- entries refused, and a typeGuard reply when a key the acks would touch
 -- holds the wrong type (then nothing was written).
 local RELEASE = -3
--- The entries' delivery states and records: s = {ids, atts, lane[i] = the
--- lane of each accepted entry, recs[i] = the records of the fails and of
--- the refused entries (to tell a stale delivery from a job that does not
--- exist)}. Fails first, then acks: an id twice in one call is settled once.
+-- The entries (ids: acks first, then fails), and of them: lane[i] the
+-- lane of each accepted entry, recs[i] the records of the fails and of the
+-- refused entries (to tell a stale delivery from a job that does not
+-- exist), atts[i] the delivery states. Fails are checked first, then acks:
+-- an id twice in one call is settled once.
 local function heldEntries(C, codes)
   local acks, fails = C.acks, C.fails
   local nacks, ids = acks.n, acks.id
@@ -27,36 +28,32 @@ local function heldEntries(C, codes)
     for i = 1, nacks do ids[i] = acks.id[i] end
     for j = 1, fails.n do ids[nacks + j] = fails.id[j] end
   end
-  local s = { ids = ids, nacks = nacks, lane = {}, recs = {} }
-  if #ids == 0 then return s end
+  local lane, recs = {}, {}
+  if #ids == 0 then return ids, lane, recs, nil end
   local atts = callSliced('HMGET', K.att, ids)
   local held = callSliced('ZMSCORE', K.leases, ids)
-  s.atts = atts
-  local seen, lane, look = {}, s.lane, {}
-  local function check(i, token)
+  local seen, look, nfails, ackTok, failTok = {}, {}, fails.n, acks.token, fails.token
+  for k = 1, #ids do
+    local i = k <= nfails and nacks + k or k - nfails
+    local token = i > nacks and failTok[i - nacks] or ackTok[i]
     local id = ids[i]
     local g = held[i] and not seen[id] and heldGroup(atts[i], token)
-    if g then seen[id] = true; lane[i] = g; codes[i] = OK else look[#look + 1] = i end
+    if g then seen[id] = true; lane[i] = g; codes[i] = OK end
+    if not g or i > nacks then look[#look + 1] = i end
   end
-  for j = 1, fails.n do
-    local i = nacks + j
-    check(i, fails.token[j])
-    if lane[i] then look[#look + 1] = i end
-  end
-  for i = 1, nacks do check(i, acks.token[i]) end
   if #look > 0 then
     local q = {}
     for k, i in ipairs(look) do q[k] = ids[i] end
     local r = callSliced('HMGET', K.jobs, q)
-    for k, i in ipairs(look) do s.recs[i] = r[k] end
+    for k, i in ipairs(look) do recs[i] = r[k] end
   end
-  return s
+  return ids, lane, recs, atts
 end
 -- Fail j (entry i), accepted: back to its lane, delayed or dead (or, a
 -- release, back unstarted: the attempts it is allowed rise by the one just used).
 -- Each fixes its own lane. Returns its outcome.
-local function failOne(Q, C, s, j, i, now)
-  local id, rec, fails = s.ids[i], s.recs[i], C.fails
+local function failOne(Q, C, id, rec, att, j, now)
+  local fails = C.fails
   local g, _, _, allowed = unpackRecord(rec)
   local before = laneState(g)
   rcall('ZREM', K.leases, id)
@@ -69,18 +66,18 @@ local function failOne(Q, C, s, j, i, now)
     st = FAIL_RETRY
   else
     rcall('HINCRBY', K.stats, 'failed', 1)
-    st = endAttempt(Q, id, g, unpackAtt(s.atts[i]), fails.token[j], allowed, fails.delay[j], now, fails.reason[j])
+    st = endAttempt(Q, id, g, unpackAtt(att), fails.token[j], allowed, fails.delay[j], now, fails.reason[j])
   end
   fixRing(Q, g, before)
   return st
 end
 local function settle(Q, C, now, codes, checked)
-  local s = heldEntries(C, codes)
-  local ids, nacks, lane = s.ids, s.nacks, s.lane
+  local ids, lane, recs, atts = heldEntries(C, codes)
+  local nacks = C.acks.n
   local refused, took = 0, C.took
   for i = 1, #ids do
     if not lane[i] then
-      codes[i] = s.recs[i] and ESTALE or ENOTFOUND; refused = refused + 1
+      codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1
     elseif took then
       took[#took + 1] = { ids[i], lane[i], i <= nacks, i > nacks and C.fails.delay[i - nacks] == RELEASE }
     end
@@ -88,7 +85,7 @@ local function settle(Q, C, now, codes, checked)
   -- Fails one by one (rare), then the acks.
   for j = 1, C.fails.n do
     local i = nacks + j
-    if lane[i] then codes[i] = failOne(Q, C, s, j, i, now) end
+    if lane[i] then codes[i] = failOne(Q, C, ids[i], recs[i], atts[i], j, now) end
   end
-  return refused, ackJobs(Q, C, s, now, checked)
+  return refused, ackJobs(Q, C, ids, lane, atts, now, checked)
 end

@@ -1,12 +1,13 @@
 --@include args
 -- The arguments of a take call (lua/args.txt, `take`; what they hold:
--- lua/take.lua), checked before any read. Returns C, the call, passed down
--- the claim path: lease, n, turns, weighted, nonce, wake and strict (the
--- flags "w" and "s"), and the sections acks (id, token), fails (id, token,
--- delay as a number, reason) and charges (lane, cost as a number), and
--- results (ack id -> result bytes). Or nil and {EINVAL or ETOOLARGE, msg}.
--- Ack ids and tokens are matched as strings (settle), not parsed: any but
--- the decimal strings a claim returned finds no job or a stale delivery.
+-- lua/take.lua), checked before any read. Returns C, the call passed down
+-- the claim path: readArgs' table with its numbers read in place (lease,
+-- n, turns, nonce; weighted a boolean; fails.delay and charges.cost
+-- numbers), results as ack id -> result bytes; the claim path adds what it learns before its first write
+-- (now, plain, est, took: lua/includes/takeGuard.lua). Or nil and {EINVAL
+-- or ETOOLARGE, msg}. Ack ids and tokens are matched as strings (settle),
+-- not parsed: any but the decimal strings a claim returned finds no job or
+-- a stale delivery.
 local function takeCall()
   local A, bad = readArgs()
   if not A then return nil, bad end
@@ -16,6 +17,8 @@ local function takeCall()
     return nil, { EINVAL, 'take: bad lease, count or turns' }
   end
   if not nonce then return nil, { EINVAL, 'take: bad nonce' } end
+  if A.flags ~= '' and not string.find(A.flags, '^[ws]+$') then return nil, { EINVAL, 'take: bad flags' } end
+  A.lease, A.n, A.turns, A.nonce, A.weighted = lease, n, turns, nonce, A.weighted == '1'
   local fails = A.fails
   for j = 1, fails.n do
     local delay = argInt(fails.delay[j], -3, DELAY_MAX_MS)
@@ -33,7 +36,9 @@ local function takeCall()
     end
     charges.cost[c] = cost
   end
-  local results, byId = A.results, {}
+  local results = A.results
+  local byId = results  -- no rows: no id is in it
+  if results.n > 0 then byId = {} end
   for r = 1, results.n do
     local id, bytes = results.id[r], results.result[r]
     if not argInt(id, 1, ID_MAX) then return nil, { EINVAL, 'take: bad result entry' } end
@@ -42,8 +47,7 @@ local function takeCall()
     end
     byId[id] = bytes
   end
-  local flags = A.flags
-  return { lease = lease, n = n, turns = turns, weighted = A.weighted == '1', nonce = nonce,
-           wake = string.find(flags, 'w', 1, true) ~= nil, strict = string.find(flags, 's', 1, true) ~= nil,
-           acks = A.acks, fails = fails, charges = charges, results = byId }
+  local C = A
+  C.results = byId
+  return C
 end

@@ -16,9 +16,9 @@
 -- per-lane counts and per-job hashes it writes after popping, and after
 -- acks the ring and lane settings it reads (none when C.plain: no limit,
 -- rate or throttle anywhere), the weights when C.weighted, and the wake-up
--- list when C.wake. Fails and the recovery of due work check every key,
+-- list when `wake`. Fails and the recovery of due work check every key,
 -- with the pending sets of the lanes of the jobs they move.
-local function takeGuard(C, due)
+local function takeGuard(C, due, wake)
   local want = {}
   local ids, groups = {}, {}
   for j = 1, C.fails.n do ids[j] = C.fails.id[j] end
@@ -43,7 +43,7 @@ local function takeGuard(C, due)
       if not C.plain then want[K.glimit] = 'hash'; want[K.grate] = 'hash'; want[K.gbucket] = 'hash' end
       if C.weighted then want[K.gweight] = 'hash' end
     end
-    if C.wake then want[K.wake] = 'list' end
+    if wake then want[K.wake] = 'list' end
   end
   for _, g in ipairs(groups) do laneKeyTypes(g, want) end
   return want
@@ -56,10 +56,10 @@ end
 -- the lanes in debt that may come back now, wait figures). Returns the due
 -- work, the lanes in debt (cost mode), the keys checked (key -> type), or
 -- a typeGuard reply last.
-local function takeReads(Q, C, now)
+local function takeReads(Q, C, now, wake)
   local due = C.n > 0 and dueWork(now, RECOVER_MAX) or nil
   C.plain = C.n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
-  local checked = takeGuard(C, due)
+  local checked = takeGuard(C, due, wake)
   if Q.outcomes then
     for _, name in ipairs(OUTCOME_KEYS) do checked[okey(name)] = KEY_TYPES[name] end
     checked[K.config] = 'hash'

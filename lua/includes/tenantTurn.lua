@@ -14,7 +14,7 @@ local function innerView(tv, te, turns)
   local iv = tv.views[te]
   if iv ~= nil then return iv or nil end
   local ikey = innerKey(te)
-  local ilen = redis.pcall('LLEN', ikey)
+  local ilen = rpcall('LLEN', ikey)
   if type(ilen) ~= 'number' or ilen == 0 then tv.views[te] = false; return nil end
   local q = rcall('LRANGE', ikey, 0, math.min(ilen, turns) - 1)
   iv = { key = ikey, q = q, h = 1, nq = #q, m = #q, len = ilen, whole = #q == ilen }
@@ -30,21 +30,20 @@ local function tenantLane(Q, C, v, tv, te)
   if L and v.lim[L] == nil and (C.weighted or not C.plain) then loadLanes(Q, C, v, { L }) end
   return L, iv
 end
--- After lane L's turn (d, a, l, tk: its depth, active count, ceiling and
--- tokens after it): the lane takes its place in the inner ring as a plain
--- lane does in the ring, and the tenant counts the turn's `got` jobs.
--- Returns the tenant entry's d, a, l, tk: it stays while its inner ring
--- has a lane (those of the copy not yet turned, and past the copy the
--- unread rest of its inner ring).
-local function tenantAfter(v, iv, te, L, got, d, a, l, tk)
+-- After the turn of its lane (which took its place in the inner ring as a
+-- plain lane does in the ring: lua/includes/laneTurn.lua), tenant te counts
+-- the turn's `got` jobs, and its entry goes where requeue says: it stays
+-- while its inner ring has a lane (those of the copy not yet turned, and
+-- past the copy the unread rest of its inner ring). Returns where it went
+-- and the lanes it has left.
+local function tenantAfter(v, iv, te, got, now)
   iv.h = iv.h + 1
-  requeue(v, iv, L, d, a, l, tk)
-  a = (v.act[te] or 0) + got
-  v.act[te] = a
+  local a, l, tk = 0, v.lim[te], v.tok[te]
+  if l then a = v.act[te] + got; v.act[te] = a end
   served(v, te, got)
-  tk = v.tok[te]
   if tk then tk = tk - got; v.tok[te] = tk end
-  return iv.nq - iv.h + 1 + (iv.whole and 0 or iv.len - iv.m), a, v.lim[te], tk
+  local d = iv.nq - iv.h + 1 + (iv.whole and 0 or iv.len - iv.m)
+  return requeue(v, v, te, d, a, l, tk, now), d
 end
 -- The inner rings after the turns, as the ring (lua/includes/ringView.lua).
 local function writeInner(tv)

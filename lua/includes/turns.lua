@@ -25,35 +25,42 @@
 -- call (lua/take.lua). Returns the jobs taken, and true when the call
 -- ended on its cost-mode budget (the caller says "more due now").
 local function serveTurns(Q, C, out)
-  local v = C.n > 0 and ringView(Q, C)
+  local v, len, fast
+  if C.n > 0 then v, len, fast = ringView(Q, C) end
   if not v then return 0 end
-  local cs = Q.cost and costView(Q, C, v)
+  local cs = Q.cost and costView(Q, C, v, len)
   local tv = Q.tenants and { views = {}, viewed = {} }
-  local n, turns, weighted = C.n, C.turns, C.weighted
-  while v.taken < n and v.t < turns and (v.h <= v.nq or cs) do
-    if cs and setAside(Q, C, v, cs) then break end
-    local g = v.q[v.h]
+  local n, turns, weighted, now, q, depth = C.n, C.turns, C.weighted, C.now, v.q, v.depth
+  local t, taken = 0, 0
+  while taken < n and t < turns do
+    local h = v.h
+    if cs then
+      if setAside(Q, C, v, cs) then break end
+      h = v.h
+    elseif h > v.nq then
+      break
+    end
+    local g = q[h]
     local L, iv = g, nil
     if tv and string.byte(g, -1) == 47 then L, iv = tenantLane(Q, C, v, tv, g) end
-    local k, d = 1, L and v.depth[L]
+    local k, d = 1, L and depth[L]
     if weighted and L then
-      k, d = turnSize(v, g, L, iv, n)
+      k, d = turnSize(v, g, L, iv, taken, n)
       if not k then break end
     end
-    v.h, v.t = v.h + 1, v.t + 1
-    local popped, got, a, l, tk, est = nil, 0, 0, nil, nil, 0
-    if L then popped, got, d, a, tk = laneTurn(v, L, k, d); l = v.lim[L] else d = 0 end
+    v.h, t = h + 1, t + 1
+    local popped, got, st, est = nil, 0, nil, 0
+    if L then popped, got, st, d = laneTurn(v, iv or v, L, k, d, taken, now) else d = 0 end
+    taken = taken + got
     if cs and got > 0 and cs.estV then est = chargeEstimates(cs, g, popped) end
-    if iv then d, a, l, tk = tenantAfter(v, iv, g, L, got, d, a, l, tk) end
-    local st = requeue(v, v, g, d, a, l, tk)
-    if st ~= 'ring' then v.size = v.size - 1 end
-    if cs then costAfter(Q, C, v, cs, g, not st, d, est) end
+    if iv then st, d = tenantAfter(v, iv, g, got, now) end
+    if cs then costAfter(Q, C, v, cs, g, st, d, est) end
   end
-  writeRing(v)
+  writeRing(v, fast)
   if tv then writeInner(tv) end
   if #v.waiting > 0 then callSliced('ZADD', K.throttled, v.waiting) end
   if cs then writeCost(cs) end
-  if not C.plain then spendTokens(v, C.now) end
-  if v.taken == 0 then return 0, cs and cs.more end
+  if not C.plain then spendTokens(v, now) end
+  if taken == 0 then return 0, cs and cs.more end
   return leaseJobs(Q, C, v, out), cs and cs.more
 end
