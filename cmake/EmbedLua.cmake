@@ -489,6 +489,33 @@ foreach(file IN LISTS SCRIPTS)
   endif()
 endforeach()
 
+# ---- per-call state stays in its include ----
+# A per-call local (a top-level `local NAME` without a value, set back to nil
+# before each call of a Valkey function: emq_library) belongs to the include
+# that declares it: no other file names it. What one step hands the next
+# goes down as an argument (Q, C, the ring view), never through such state.
+file(GLOB all_includes "${SRC_DIR}/includes/*.lua")
+set(all_lua "${all_includes}")
+foreach(file IN LISTS SCRIPTS)
+  list(APPEND all_lua "${SRC_DIR}/${file}")
+endforeach()
+foreach(path IN LISTS all_includes)
+  file(READ "${path}" text)
+  string(REGEX MATCHALL "\nlocal [A-Z_]+\n" decls "\n${text}")
+  foreach(d IN LISTS decls)
+    string(STRIP "${d}" d)
+    string(REPLACE "local " "" d "${d}")
+    foreach(other IN LISTS all_lua)
+      if(NOT other STREQUAL path)
+        file(READ "${other}" otext)
+        if(otext MATCHES "[^A-Za-z0-9_]${d}[^A-Za-z0-9_]")
+          message(FATAL_ERROR "${other} names ${d}, the per-call state of ${path}: pass it down instead")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 set(body "// Generated from lua/ by cmake/EmbedLua.cmake. Do not edit.\n#include \"scripts.hpp\"\n\nnamespace echomq::scripts {\n\n")
 string(APPEND body "const char* const kKeyNames[] = {")
 foreach(k IN LISTS KEY_NAMES)
