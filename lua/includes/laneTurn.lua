@@ -1,7 +1,8 @@
---@include lane
+--@include laneView
 -- One turn of a lane (lua/includes/turns.lua): its jobs leave its pending
--- set, its counts follow, and its ring entry goes back to the tail, waits
--- for a token, or leaves. v: the ring view (lua/includes/ringView.lua).
+-- set, its counts follow, and its ring entry goes back to the tail, or
+-- where its ceiling and tokens say (requeue: lua/includes/laneView.lua).
+-- v: the ring view (lua/includes/ringView.lua).
 -- A lane's pending set is read and popped by protected calls: one that
 -- holds the wrong type (a corrupted key) counts as empty and leaves the
 -- ring, and the call goes on, so earlier pops are never left half done (no
@@ -12,27 +13,6 @@ local function served(v, g, got)
   local sv = v.servedBy[g]
   if not sv then sv = 0; local lanes = v.lanes; lanes[#lanes + 1] = g end
   v.servedBy[g] = sv + got
-end
--- Where entry g goes after its turn, in ring view r (the ring's, or a
--- tenant's inner ring's: lua/includes/tenantTurn.lua): with work left (d >
--- 0) and below its ceiling (l; a its active count) it goes back to r's
--- tail, or, out of tokens (tk < 1), out of the ring until its next token is
--- due at `now`, reckoned from the bucket as stored (as every later check
--- reads it). Empty or at its ceiling, it leaves. Returns 'ring', 'wait' or
--- nil (left).
-local function requeue(v, r, g, d, a, l, tk, now)
-  if d <= 0 or (l and a >= l) then return nil end
-  if tk and tk < 1 then
-    local _, _, due = rateState(v.rated[g], packBucket(tk, now), now)
-    local w = v.waiting
-    w[#w + 1] = S(due)
-    w[#w + 1] = g
-    return 'wait'
-  end
-  local nq = r.nq + 1
-  r.nq = nq
-  r.q[nq] = g
-  return 'ring'
 end
 -- Lane L's turn of k jobs (d its depth when known: nil unknown, 0 nothing
 -- to pop; taken: the jobs the turns took so far), its place after it in

@@ -1,4 +1,10 @@
 --@include many
+--@include lane
+-- A lane's ceiling (limit) and its token bucket (rate) on the claim path:
+-- read for the turns (loadLanes), applied after each turn (requeue: at its
+-- ceiling a lane leaves the ring, out of tokens it waits in `throttled`),
+-- the tokens spent written back (spendTokens). Weighted turns read them
+-- too (lua/includes/turnSize.lua).
 -- The settings of the lanes a claim's turns reach, read into the ring view
 -- v (lua/includes/ringView.lua) before the first write: for the lanes
 -- `names`, their ceilings (v.lim, false = none) with the active counts of
@@ -39,6 +45,27 @@ local function loadLanes(Q, C, v, names)
       v.rated[g] = r or false
     end
   end
+end
+-- Where entry g goes after its turn, in ring view r (the ring's, or a
+-- tenant's inner ring's: lua/includes/tenantTurn.lua): with work left (d >
+-- 0) and below its ceiling (l; a its active count) it goes back to r's
+-- tail, or, out of tokens (tk < 1), out of the ring until its next token is
+-- due at `now`, reckoned from the bucket as stored (as every later check
+-- reads it). Empty or at its ceiling, it leaves. Returns 'ring', 'wait' or
+-- nil (left).
+local function requeue(v, r, g, d, a, l, tk, now)
+  if d <= 0 or (l and a >= l) then return nil end
+  if tk and tk < 1 then
+    local _, _, due = rateState(v.rated[g], packBucket(tk, now), now)
+    local w = v.waiting
+    w[#w + 1] = S(due)
+    w[#w + 1] = g
+    return 'wait'
+  end
+  local nq = r.nq + 1
+  r.nq = nq
+  r.q[nq] = g
+  return 'ring'
 end
 -- After the turns: the tokens the served entries spent go back to their
 -- buckets (one HSET), reckoned at the call's time.
