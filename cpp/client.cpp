@@ -547,24 +547,21 @@ QueueStats Client::stats(const char* queue) {
   using F = reply::Stats;
   const redisReply* a = r.get();
   if (a->elements != 1 + F::kFields) echomq::fail(kProto, "stats: unexpected reply length");
-  auto at = [](size_t f) { return 1 + f; };  // the row follows the status
+  // The row follows the status; its counters by field, the rest by hand.
+  using C = uint64_t QueueStats::*;
+  static constexpr std::pair<C, size_t> kCounts[] = {
+      {&QueueStats::lanes, F::lanes}, {&QueueStats::ring, F::ring}, {&QueueStats::pending, F::pending},
+      {&QueueStats::leased, F::leased}, {&QueueStats::delayed, F::delayed}, {&QueueStats::dead, F::dead},
+      {&QueueStats::paused, F::paused}, {&QueueStats::enqueued_total, F::enqueued},
+      {&QueueStats::claimed_total, F::claimed}, {&QueueStats::acked_total, F::acked},
+      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total}};
   QueueStats s;
-  s.lanes = u64(a, at(F::lanes), "stats");
-  s.ring = u64(a, at(F::ring), "stats");
-  s.pending = u64(a, at(F::pending), "stats");
-  s.leased = u64(a, at(F::leased), "stats");
-  s.delayed = u64(a, at(F::delayed), "stats");
-  s.dead = u64(a, at(F::dead), "stats");
-  s.paused = u64(a, at(F::paused), "stats");
-  s.enqueued_total = u64(a, at(F::enqueued), "stats");
-  s.claimed_total = u64(a, at(F::claimed), "stats");
-  s.acked_total = u64(a, at(F::acked), "stats");
-  s.failed_total = u64(a, at(F::failed), "stats");
-  s.dead_total = u64(a, at(F::dead_total), "stats");
-  s.default_weight = static_cast<uint32_t>(u64(a, at(F::default_weight), "stats"));
-  s.default_limit = static_cast<uint32_t>(u64(a, at(F::default_limit), "stats"));
-  s.default_max_attempts = static_cast<uint32_t>(u64(a, at(F::default_max_attempts), "stats"));
-  s.server_time_ms = i64(a, at(F::server_time), "stats");
+  for (const auto& [field, f] : kCounts) s.*field = u64(a, 1 + f, "stats");
+  auto u32 = [&](size_t f) { return static_cast<uint32_t>(u64(a, 1 + f, "stats")); };
+  s.default_weight = u32(F::default_weight);
+  s.default_limit = u32(F::default_limit);
+  s.default_max_attempts = u32(F::default_max_attempts);
+  s.server_time_ms = i64(a, 1 + F::server_time, "stats");
   return s;
 }
 

@@ -9,9 +9,7 @@
 -- new jobs; nothing waiting is dropped).
 ]]
 --@include args
---@include lane
---@include typeGuard
---@include emit
+--@include setting
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -21,16 +19,7 @@ if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MA
 -- A cap bounds a lane's waiting jobs: a tenant has none (docs/architecture.md).
 if #g > 0 and laneNameProblem(g) then return { EINVAL, 'cap: ' .. laneNameProblem(g) } end
 local Q
-Q, bad = readQueue()
-bad = bad or guardKeys()  -- no half writes
-if bad then return bad end
--- A lane setting change is an event (docs/keys.md "Events").
-if Q.outcomes then emit(Q, 'setting', '', g, 0, { 'setting', 'cap', 'value', A.cap }) end
-if n == 0 then
-  rcall('HDEL', K.gcap, g)
-  if #g > 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
-else
-  rcall('HSET', K.gcap, g, S(n))
-  if #g > 0 then rcall('ZADD', K.lanes, 'NX', 0, g) end
-end
+Q, bad = settingQueue(nil, g, 'cap', A.cap)
+if not Q then return bad end
+setOwn(K.gcap, g, n)
 return { OK }

@@ -6,9 +6,7 @@
 -- serviceable); its jobs stay where they are (I3).
 ]]
 --@include args
---@include lane
---@include typeGuard
---@include emit
+--@include setting
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -17,11 +15,8 @@ if not g or #g == 0 or (A.paused ~= '1' and A.paused ~= '0') then
   return { EINVAL, 'pause: bad group or mode' }
 end
 local Q
-Q, bad = readQueue()
-bad = bad or guardKeys({ g })  -- no half writes (and the tenant ring g may touch)
-if bad then return bad end
--- A lane setting change is an event (docs/keys.md "Events").
-if Q.outcomes then emit(Q, 'setting', '', g, 0, { 'setting', A.paused == '1' and 'pause' or 'resume', 'value', A.paused }) end
+Q, bad = settingQueue({ g }, g, A.paused == '1' and 'pause' or 'resume', A.paused)
+if not Q then return bad end
 local before = laneState(g)
 if A.paused == '1' then
   rcall('SADD', K.paused, g)

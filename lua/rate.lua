@@ -12,9 +12,7 @@
 -- is due, then rejoins at the next claim. Clearing applies at once.
 ]]
 --@include args
---@include lane
---@include typeGuard
---@include emit
+--@include setting
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -35,14 +33,9 @@ else
   if burst == 0 then burst = jobs end
 end
 local Q
-Q, bad = readQueue()
-bad = bad or guardKeys(#g > 0 and { g } or nil)  -- no half writes (and the tenant ring g may touch)
-if bad then return bad end
--- A lane setting change is an event (docs/keys.md "Events").
-if Q.outcomes then
-  local value = ms and A.ms or (A.jobs .. ' ' .. A.period .. ' ' .. A.burst)
-  emit(Q, 'setting', '', g, 0, { 'setting', ms and 'throttle' or 'rate', 'value', value })
-end
+Q, bad = settingQueue(#g > 0 and { g } or nil, g, ms and 'throttle' or 'rate',
+  ms and A.ms or (A.jobs .. ' ' .. A.period .. ' ' .. A.burst))
+if not Q then return bad end
 local now = serverNowMs()
 
 if mode == 'throttle' then

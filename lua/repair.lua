@@ -6,16 +6,6 @@
 -- Returns {OK, next cursor ('' = done), change...}: each change made, one
 -- line each. {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 ]]
---@include args
 --@include mend
---@include typeGuard
 
-local A, bad = readArgs()
-if not A then return bad end
-local budget = argInt(A.budget, 1, BATCH_MAX)
-if not budget then return { EINVAL, 'repair: bad cursor or count' } end
-local Q
-Q, bad = readQueue()
-bad = bad or guardKeys()  -- no half writes
-if bad then return bad end
-return repairStep(Q, true, A.cursor, budget)
+return repairCall(true)

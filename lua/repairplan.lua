@@ -5,14 +5,6 @@
 -- Returns {OK, next cursor ('' = done), change...}: each change a repair would make, one
 -- line each. {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 ]]
---@include args
 --@include mend
 
-local A, bad = readArgs()
-if not A then return bad end
-local budget = argInt(A.budget, 1, BATCH_MAX)
-if not budget then return { EINVAL, 'repair: bad cursor or count' } end
-local Q
-Q, bad = readQueue()
-if bad then return bad end
-return repairStep(Q, false, A.cursor, budget)
+return repairCall(false)

@@ -1,3 +1,5 @@
+--@include args
+--@include typeGuard
 --@include mendJobs
 --@include mendLanes
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
@@ -80,4 +82,18 @@ local function repairStep(Q, apply, cursor, budget)
   for g, t in pairs(R.tally) do parts[#parts + 1] = hex(g) .. ':' .. t[1] .. ':' .. t[2] end
   R.out[2] = table.concat(parts, ' ')
   return R.out
+end
+-- A repair step's call (lua/repair.lua writes, lua/repairplan.lua only
+-- reports): its arguments (cursor, budget), the queue, and for a repair
+-- that writes the type of every key first (no half writes).
+local function repairCall(apply)
+  local A, bad = readArgs()
+  if not A then return bad end
+  local budget = argInt(A.budget, 1, BATCH_MAX)
+  if not budget then return { EINVAL, 'repair: bad cursor or count' } end
+  local Q
+  Q, bad = readQueue()
+  if Q and apply then bad = guardKeys() end
+  if bad then return bad end
+  return repairStep(Q, apply, A.cursor, budget)
 end
