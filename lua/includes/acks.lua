@@ -9,7 +9,7 @@
 -- fixed once per lane. An ack reads no record: its lane is in its delivery
 -- state. Everything it reads comes before its first write; the keys of its
 -- rare paths are type-checked then, unless the caller has (`checked`).
--- C.plain: no limit exists anywhere (lua/take.lua), so none is read.
+-- C.plain: no limit exists anywhere (takeReads), so none is read.
 -- Keys an ack writes or reads after its first write on its rare paths: a
 -- lane freed from its ceiling (laneState, joinRing) and a lane left idle
 -- (forgetIdleLane). Its common path reads att, leases, gactive, glive and

@@ -13,7 +13,7 @@
 -- (v.wt: wclaim reads them, a plain claim turn serves one job whatever the
 -- weight), and their token buckets (v.tok: tokens now; v.rated: the rate,
 -- false for a hand-set throttle alone). C.plain (no limit, rate or throttle
--- anywhere, nor a default: lua/take.lua) reads no rate. A function of the
+-- anywhere, nor a default: takeReads) reads no rate. A function of the
 -- library, not a closure made per call.
 -- (Numeric loops here and per job: lua/includes/base.lua, "Loops".)
 local function loadLanes(Q, C, v, names)

@@ -2,7 +2,7 @@
 --@include many
 -- Wait figures (docs/architecture.md, "Wait figures"), opt-in per queue:
 -- Q.waits, the window W in seconds (config field `waits`; nil = off, and then
--- nothing here runs), is read by layoutError. One hash, gwait (docs/keys.md),
+-- nothing here runs), is read by readQueue. One hash, gwait (docs/keys.md),
 -- of plain counts: windows are numbered e = server ms / (W * 1000), floored,
 -- and a figure covers windows e and e - 1. For an entry g (each lane
 -- served; each tenant `T/` with a lane served, its lanes added up; '',
@@ -71,7 +71,7 @@ local function addWaitCounts(fields, add)
   callSliced('HSET', okey('gwait'), set)
   return had
 end
--- A claim's figures (lua/includes/turns.lua): lanes[i] got
+-- A claim's figures (lua/includes/lease.lua): lanes[i] got
 -- servedBy[lanes[i]] jobs; first[] the indexes of the jobs on their first
 -- delivery (laneOf[i] their lane, recs[i] their record, whose first field
 -- is the enqueue ms). An entry served first in the window counts with its
