@@ -7,9 +7,9 @@
 # - the fixed keys of a queue, in order: lua/keys.txt. A script gets exactly
 #   the keys it uses (K.<name>), in that order; its header's "-- KEYS:" line
 #   must name the same keys (the build fails and prints the right line);
-# - status codes, outcomes and bounds: the public header echomq.h (and the
-#   topic headers beside it). The prelude defines, as Lua locals, the ones a
-#   script uses (ECHOMQ_ dropped);
+# - status codes, outcomes and bounds: the public header HEADER and the
+#   other headers beside it (echomq/common.h and the topic headers). The
+#   prelude defines, as Lua locals, the ones a script uses (ECHOMQ_ dropped);
 # - the rows of the replies: lua/replies.txt (replies_gen.hpp for the core);
 # - the arguments of every script: lua/args.txt (args_gen.hpp for the core,
 #   and ARGS, the layout lua/includes/args.lua reads, for a script that

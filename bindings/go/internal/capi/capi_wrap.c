@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_de56646be73b446f(const char*);
+  void cgo_panic__capi_a19b6122fbd832c8(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_de56646be73b446f(p);
+  cgo_panic__capi_a19b6122fbd832c8(p);
 }
 
 
@@ -694,6 +694,8 @@ enum {
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_TARGET_WAIT_MS,
+  EMQGO_WOPT_REPORT_OUTCOMES, /* worker options version 4 */
+  EMQGO_WOPT_IDLE_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -714,6 +716,8 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
+  v[EMQGO_WOPT_REPORT_OUTCOMES] = o.report_outcomes;
+  v[EMQGO_WOPT_IDLE_TIMEOUT_MS] = o.idle_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -733,7 +737,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
       nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS ||
+      nums[EMQGO_WOPT_REPORT_OUTCOMES] < 0 || nums[EMQGO_WOPT_REPORT_OUTCOMES] > 1)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -747,6 +752,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
+  o.report_outcomes = (int)nums[EMQGO_WOPT_REPORT_OUTCOMES];
+  o.idle_timeout_ms = nums[EMQGO_WOPT_IDLE_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -820,7 +827,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
+void _wrap_Swig_free_capi_a19b6122fbd832c8(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -830,7 +837,7 @@ void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_a19b6122fbd832c8(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -843,7 +850,7 @@ void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -854,7 +861,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -865,7 +872,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -876,7 +883,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_OK_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -887,7 +894,7 @@ intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EMPTY_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -898,7 +905,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -909,7 +916,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINVAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -920,7 +927,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -931,7 +938,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -942,7 +949,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESTALE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -953,7 +960,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -964,7 +971,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EFULL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -975,7 +982,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELEASED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -986,7 +993,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -997,7 +1004,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1008,7 +1015,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PENDING_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1019,7 +1026,29 @@ intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_RETRY);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WILL_DIE_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_DIE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1030,7 +1059,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1041,7 +1070,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1052,7 +1081,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETLS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1063,7 +1092,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESERVER_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1074,7 +1103,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1085,7 +1114,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EPROTO_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1096,7 +1125,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EBUSY_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1107,7 +1136,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELOADING_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1118,7 +1147,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1129,7 +1158,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EOOM_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1140,7 +1169,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1151,7 +1180,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1162,7 +1191,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1173,7 +1202,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1184,7 +1213,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1195,7 +1224,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1206,7 +1235,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1246,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1228,7 +1257,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1239,7 +1268,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1250,7 +1279,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1261,7 +1290,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1272,7 +1301,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1283,7 +1312,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1294,7 +1323,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1305,7 +1334,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1316,7 +1345,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1327,7 +1356,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1338,7 +1367,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1349,7 +1378,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1360,7 +1389,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1400,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1382,7 +1411,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -1393,7 +1422,51 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PAGE_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_HANDLERS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_DRAIN_MS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_a19b6122fbd832c8(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1409,7 +1482,7 @@ _gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_de56646be73b446f() {
+intgo _wrap_version_capi_a19b6122fbd832c8() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1493,7 @@ intgo _wrap_version_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_version_string_capi_de56646be73b446f() {
+_gostring_ _wrap_version_string_capi_a19b6122fbd832c8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1434,7 +1507,7 @@ _gostring_ _wrap_version_string_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1452,7 +1525,7 @@ intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1470,7 +1543,7 @@ intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1490,7 +1563,7 @@ intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1500,7 +1573,7 @@ void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1516,7 +1589,7 @@ _gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1529,7 +1602,7 @@ intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1542,7 +1615,7 @@ intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1552,7 +1625,7 @@ void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1565,7 +1638,7 @@ intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1581,7 +1654,7 @@ _gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1597,7 +1670,7 @@ _gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1607,7 +1680,7 @@ void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1620,7 +1693,7 @@ long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1635,7 +1708,7 @@ struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1645,7 +1718,7 @@ void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
+struct echomq_batch *_wrap_batch_create_capi_a19b6122fbd832c8() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1656,7 +1729,7 @@ struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1682,7 +1755,7 @@ intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1695,7 +1768,7 @@ long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1710,7 +1783,7 @@ long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1743,7 +1816,7 @@ intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1758,7 +1831,7 @@ intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1780,7 +1853,7 @@ intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1790,7 +1863,7 @@ void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1800,7 +1873,7 @@ void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1824,7 +1897,7 @@ intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1854,7 +1927,7 @@ intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1884,7 +1957,7 @@ intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1908,7 +1981,7 @@ intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1928,7 +2001,7 @@ intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1952,7 +2025,7 @@ intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1972,7 +2045,7 @@ intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1985,7 +2058,7 @@ long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2003,7 +2076,7 @@ _gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2018,7 +2091,7 @@ long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2038,7 +2111,7 @@ _gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2048,7 +2121,7 @@ void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2087,7 +2160,7 @@ intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2116,7 +2189,7 @@ intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2143,7 +2216,7 @@ intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2172,7 +2245,7 @@ intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2199,7 +2272,7 @@ intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2226,7 +2299,7 @@ intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2253,7 +2326,7 @@ intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2275,7 +2348,7 @@ intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2297,7 +2370,7 @@ intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2319,7 +2392,7 @@ intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2352,7 +2425,7 @@ intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2379,7 +2452,7 @@ intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2405,7 +2478,7 @@ intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2434,7 +2507,7 @@ intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2463,7 +2536,7 @@ intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2490,7 +2563,7 @@ intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2512,7 +2585,7 @@ intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2534,7 +2607,7 @@ intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2567,7 +2640,7 @@ intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2589,7 +2662,7 @@ intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2618,7 +2691,7 @@ intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2631,7 +2704,7 @@ long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2641,7 +2714,7 @@ void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2680,7 +2753,7 @@ intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2713,7 +2786,7 @@ intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2726,7 +2799,7 @@ intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2741,7 +2814,7 @@ intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2762,7 +2835,7 @@ intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2786,7 +2859,7 @@ intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2808,7 +2881,7 @@ intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2842,7 +2915,7 @@ intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2859,7 +2932,7 @@ intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2869,7 +2942,7 @@ void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2891,7 +2964,7 @@ intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2904,7 +2977,7 @@ long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2922,7 +2995,7 @@ _gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2932,7 +3005,7 @@ void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2948,7 +3021,7 @@ _gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ID_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -2960,7 +3033,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -2972,7 +3045,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -2984,7 +3057,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -2996,7 +3069,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3008,7 +3081,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3020,7 +3093,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3032,7 +3105,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3044,7 +3117,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STATE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3056,7 +3129,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3068,7 +3141,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3080,7 +3153,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3092,7 +3165,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3104,7 +3177,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3116,7 +3189,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3128,7 +3201,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LANES_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3140,7 +3213,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_RING_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3152,7 +3225,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3164,7 +3237,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3176,7 +3249,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3188,7 +3261,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3200,7 +3273,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3212,7 +3285,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3224,7 +3297,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3236,7 +3309,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3248,7 +3321,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3260,7 +3333,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3272,7 +3345,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3284,7 +3357,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3296,7 +3369,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3308,7 +3381,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3320,7 +3393,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3332,7 +3405,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3344,7 +3417,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3356,7 +3429,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3368,7 +3441,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3380,7 +3453,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3392,7 +3465,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3404,7 +3477,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3416,7 +3489,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3428,7 +3501,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3440,7 +3513,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3452,7 +3525,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3464,7 +3537,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3476,7 +3549,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3488,7 +3561,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3500,7 +3573,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3512,7 +3585,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3524,7 +3597,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3536,7 +3609,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3548,7 +3621,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3560,7 +3633,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3572,7 +3645,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3584,7 +3657,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3596,7 +3669,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3608,7 +3681,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3620,7 +3693,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3632,7 +3705,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3644,7 +3717,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3656,7 +3729,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3668,7 +3741,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3680,7 +3753,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3692,7 +3765,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -3704,7 +3777,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_a19b6122fbd832c8(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3727,7 +3800,7 @@ struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3743,7 +3816,7 @@ void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3761,7 +3834,7 @@ void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3817,7 +3890,7 @@ intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3854,7 +3927,7 @@ intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3898,7 +3971,7 @@ intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3915,7 +3988,7 @@ long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3935,7 +4008,7 @@ void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3951,7 +4024,7 @@ void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4001,7 +4074,7 @@ intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4027,7 +4100,7 @@ intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4088,7 +4161,7 @@ intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4118,7 +4191,7 @@ intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4153,7 +4226,7 @@ intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4190,7 +4263,7 @@ intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4216,7 +4289,7 @@ intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4249,7 +4322,7 @@ intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4284,7 +4357,7 @@ intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4321,7 +4394,7 @@ intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4358,7 +4431,7 @@ intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4397,7 +4470,7 @@ intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4443,7 +4516,7 @@ intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4469,7 +4542,7 @@ intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4502,7 +4575,7 @@ intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4535,7 +4608,7 @@ intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4577,7 +4650,7 @@ intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4595,7 +4668,7 @@ _gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4613,7 +4686,7 @@ void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4629,7 +4702,7 @@ _gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4666,7 +4739,7 @@ intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4699,7 +4772,7 @@ intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4743,7 +4816,7 @@ intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4783,7 +4856,7 @@ intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4821,7 +4894,7 @@ intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4860,7 +4933,7 @@ intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4872,7 +4945,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4884,7 +4957,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4896,7 +4969,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4908,7 +4981,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4920,7 +4993,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4932,7 +5005,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4944,7 +5017,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4956,7 +5029,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4968,7 +5041,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4980,7 +5053,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -4992,7 +5065,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5004,7 +5077,31 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_REPORT_OUTCOMES;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_a19b6122fbd832c8() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_IDLE_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5016,7 +5113,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
 }
 
 
-void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_a19b6122fbd832c8(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5030,7 +5127,7 @@ void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_a19b6122fbd832c8(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5074,7 +5171,7 @@ intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5093,7 +5190,7 @@ intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5121,7 +5218,7 @@ intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5133,7 +5230,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5145,7 +5242,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5157,7 +5254,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5169,7 +5266,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5181,7 +5278,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5193,7 +5290,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5205,7 +5302,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5217,7 +5314,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5229,7 +5326,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5241,7 +5338,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5253,7 +5350,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5265,7 +5362,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5277,7 +5374,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5289,7 +5386,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_a19b6122fbd832c8() {
   int result;
   intgo _swig_go_result;
   
@@ -5301,7 +5398,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5320,7 +5417,7 @@ intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_de56646be73b446f() {
+long long _wrap_c_heap_in_use_capi_a19b6122fbd832c8() {
   uint64_t result;
   long long _swig_go_result;
   
