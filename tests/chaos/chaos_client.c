@@ -1,0 +1,237 @@
+/* The C side of the chaos workload (tests/chaos/README.md): a producer, a
+ * worker engine or a plain claimer, writing every action to a history file,
+ * one JSON object a line (the format is in tests/chaos/README.md).
+ *
+ *   echomq_chaos_client produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE]
+ *
+ * LANES: comma-separated lane names. RATE: enqueues per second (produce).
+ * Runs until SIGTERM or SIGINT: a producer stops, an engine drains, a
+ * claimer settles what it holds. Each line is flushed at once, so a
+ * kill -9 leaves at most a cut last line (the checker skips it). */
+#define _POSIX_C_SOURCE 200809L
+#include <echomq/echomq.h>
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stopping;
+static FILE *hist;
+static const char *who;
+static unsigned long long rng;
+
+static void on_signal(int sig) {
+  (void)sig;
+  stopping = 1;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(long ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+/* xorshift64*: seeded, so a run's choices follow its seed. */
+static unsigned long long next_rand(void) {
+  rng ^= rng >> 12;
+  rng ^= rng << 25;
+  rng ^= rng >> 27;
+  return rng * 2685821657736338717ULL;
+}
+
+static int chance(double p) { return (double)(next_rand() % 1000000) < p * 1e6; }
+
+/* One history line: {"ev":EV,"who":WHO,...fields}. fields: already JSON. */
+static void record(const char *ev, const char *fmt, ...) {
+  char body[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(body, sizeof body, fmt, ap);
+  va_end(ap);
+  fprintf(hist, "{\"ev\":\"%s\",\"who\":\"%s\",\"lang\":\"c\",%s}\n", ev, who, body);
+  fflush(hist);
+}
+
+/* Lanes and payloads are the harness's own names ([A-Za-z0-9/_:-]): no
+ * JSON escaping is needed. */
+static void record_delivery(const echomq_job *j, const char *how, double t0, double t1) {
+  size_t len = 0;
+  const char *p = echomq_job_payload(j, &len);
+  record("deliver",
+         "\"how\":\"%s\",\"id\":%llu,\"tok\":%llu,\"att\":%u,\"max\":%u,\"lane\":\"%s\","
+         "\"pl\":\"%.*s\",\"lease_until\":%lld,\"enq_at\":%lld,\"t0\":%.3f,\"t1\":%.3f",
+         how, (unsigned long long)echomq_job_id(j), (unsigned long long)echomq_job_token(j),
+         echomq_job_attempt(j), echomq_job_max_attempts(j), echomq_job_group(j),
+         (int)(len > 200 ? 200 : len), p, (long long)echomq_job_lease_until_ms(j),
+         (long long)echomq_job_enqueued_at_ms(j), t0, t1);
+}
+
+static char *lanes[64];
+static int nlanes;
+
+static void split_lanes(char *s) {
+  for (char *tok = strtok(s, ","); tok && nlanes < 64; tok = strtok(NULL, ",")) lanes[nlanes++] = tok;
+}
+
+static int produce(echomq_client *c, const char *queue, double rate) {
+  long gap_us = rate > 0 ? (long)(1e6 / rate) : 10000;
+  for (unsigned long long seq = 1; !stopping; ++seq) {
+    const char *lane = lanes[next_rand() % (unsigned)nlanes];
+    echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+    if (chance(0.1)) o.delay_ms = (int64_t)(next_rand() % 1500);
+    if (chance(0.3)) o.max_attempts = (uint32_t)(1 + next_rand() % 4);
+    char payload[128];
+    int n = snprintf(payload, sizeof payload, "%s:%llu", who, seq);
+    uint64_t id = 0;
+    double t0 = now_ms();
+    int rc = echomq_enqueue(c, queue, lane, payload, (size_t)n, &o, &id);
+    double t1 = now_ms();
+    record("enq",
+           "\"seq\":%llu,\"lane\":\"%s\",\"pl\":\"%s\",\"id\":%llu,\"rc\":%d,\"delay\":%lld,"
+           "\"max\":%u,\"t0\":%.3f,\"t1\":%.3f",
+           seq, lane, payload, (unsigned long long)(rc == ECHOMQ_OK ? id : 0), rc,
+           (long long)o.delay_ms, o.max_attempts, t0, t1);
+    if (rc < 0) sleep_ms(20);  // a refused or failed call: back off a little
+    long us = gap_us / 2 + (long)(next_rand() % (unsigned long long)(gap_us + 1));
+    sleep_ms(us / 1000);
+  }
+  return 0;
+}
+
+static int engine(const char *url, const char *queue) {
+  echomq_worker_options o;
+  echomq_worker_options_init(&o, ECHOMQ_WORKER_OPTIONS_VERSION);
+  o.slots = 8;
+  o.lease_ms = 3000;
+  o.retry_delay_ms = 300;
+  o.idle_wait_ms = 1000;
+  o.connect_timeout_ms = 1000;
+  o.command_timeout_ms = 3000;
+  o.report_outcomes = 1;
+  echomq_worker *w = NULL;
+  if (echomq_worker_new(&w, url, queue, &o) != ECHOMQ_OK) return 2;
+  int rc = echomq_worker_start(w);
+  if (rc != ECHOMQ_OK) {
+    fprintf(stderr, "%s: worker start: %s\n", who, echomq_strerror(rc));
+    echomq_worker_free(w);
+    return 2;
+  }
+  while (!stopping) {
+    echomq_job *j = NULL;
+    double t0 = now_ms();
+    rc = echomq_worker_next(w, 200, &j);
+    if (rc == ECHOMQ_EMPTY) continue;
+    if (rc != ECHOMQ_OK) break;
+    record_delivery(j, "engine", t0, now_ms());
+    sleep_ms((long)(next_rand() % 15));
+    const char *op = "ack";
+    double s0 = now_ms();
+    if (chance(0.08)) {
+      op = "fail";
+      rc = echomq_worker_fail(w, j, "chaos: a failed attempt", ECHOMQ_RETRY_DEFAULT);
+    } else if (chance(0.02)) {
+      op = "discard";
+      rc = echomq_worker_discard(w, j, "chaos: discarded");
+    } else {
+      char result[96];
+      int n = snprintf(result, sizeof result, "%s:%llu", who, (unsigned long long)echomq_job_token(j));
+      rc = echomq_worker_done_result(w, j, result, (size_t)n);
+    }
+    record("report", "\"op\":\"%s\",\"id\":%llu,\"tok\":%llu,\"rc\":%d,\"t0\":%.3f,\"t1\":%.3f", op,
+           (unsigned long long)echomq_job_id(j), (unsigned long long)echomq_job_token(j), rc, s0,
+           now_ms());
+    echomq_job_free(j);
+  }
+  echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 5000);
+  echomq_worker_free(w);
+  return 0;
+}
+
+/* A plain claimer: claim, work, settle by hand; now and then it holds a job
+ * past its lease, so its settlement must be refused as stale. */
+static int claim_loop(echomq_client *c, const char *queue) {
+  const int64_t lease = 2000;
+  while (!stopping) {
+    echomq_job *j = NULL;
+    double t0 = now_ms();
+    int rc = echomq_claim(c, queue, lease, &j);
+    double t1 = now_ms();
+    if (rc == ECHOMQ_EMPTY) {
+      sleep_ms(20);
+      continue;
+    }
+    if (rc != ECHOMQ_OK) {
+      record("claim_err", "\"rc\":%d,\"t0\":%.3f,\"t1\":%.3f", rc, t0, t1);
+      sleep_ms(50);
+      continue;
+    }
+    record_delivery(j, "claim", t0, t1);
+    uint64_t id = echomq_job_id(j), tok = echomq_job_token(j);
+    sleep_ms(chance(0.03) ? (long)(lease + 500) : (long)(next_rand() % 10));
+    const char *op;
+    int outcome = 0;
+    double s0 = now_ms();
+    if (chance(0.08)) {
+      op = "fail";
+      rc = echomq_fail(c, queue, id, tok, "chaos: a failed attempt", 0, &outcome);
+    } else {
+      op = "ack";
+      char result[96];
+      int n = snprintf(result, sizeof result, "%s:%llu", who, (unsigned long long)tok);
+      rc = echomq_ack_result(c, queue, id, tok, result, (size_t)n);
+    }
+    record("settle", "\"op\":\"%s\",\"id\":%llu,\"tok\":%llu,\"rc\":%d,\"outcome\":%d,\"t0\":%.3f,\"t1\":%.3f",
+           op, (unsigned long long)id, (unsigned long long)tok, rc, outcome, s0, now_ms());
+    echomq_job_free(j);
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 8) {
+    fprintf(stderr, "usage: %s produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE]\n", argv[0]);
+    return 2;
+  }
+  const char *mode = argv[1], *url = argv[2], *queue = argv[3];
+  who = argv[5];
+  rng = strtoull(argv[6], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
+  split_lanes(argv[7]);
+  double rate = argc > 8 ? atof(argv[8]) : 50;
+  if (nlanes == 0) return 2;
+  hist = fopen(argv[4], "a");
+  if (!hist) return 2;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  record("start", "\"mode\":\"%s\",\"pid\":%ld,\"t1\":%.3f", mode, (long)getpid(), now_ms());
+  int rc = 0;
+  if (strcmp(mode, "engine") == 0) {
+    rc = engine(url, queue);
+  } else {
+    echomq_client_options co = ECHOMQ_CLIENT_OPTIONS_INIT;
+    co.connect_timeout_ms = 1000;
+    co.command_timeout_ms = 2000;
+    echomq_client *c = NULL;
+    if (echomq_client_new(&c, &co) != ECHOMQ_OK) return 2;
+    /* The server may be down while a process starts: try until it answers. */
+    while (!stopping && echomq_client_connect(c, url) != ECHOMQ_OK) sleep_ms(200);
+    if (strcmp(mode, "produce") == 0) rc = produce(c, queue, rate);
+    else if (strcmp(mode, "claim") == 0) rc = claim_loop(c, queue);
+    else rc = 2;
+    echomq_client_free(c);
+  }
+  record("stop", "\"rc\":%d,\"t1\":%.3f", rc, now_ms());
+  fclose(hist);
+  return rc;
+}

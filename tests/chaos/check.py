@@ -1,0 +1,314 @@
+"""The checker: reads a run directory (every process's history, the
+nemesis's faults, the final state) and reports every violation of the
+guarantees, each with the seed and an excerpt of the history.
+
+The rules (tests/chaos/README.md, "What the checker checks"):
+
+- lost          an acknowledged enqueue that did not end completed or dead,
+                outside a loss window
+- unfinished    a job still pending, leased or delayed after the drain
+- refused_ran   an enqueue refused with a status that promises nothing was
+                written (any error but ETIMEOUT) whose payload was delivered
+- twice         a job completed twice: two `completed` entries in the server's
+                event stream, or two accepted acks by plain claimers, the
+                first outside a loss window
+- stale         a settlement accepted from a holder that was not the job's
+                current delivery: a plain claimer's accepted settle sent after
+                a later token was handed out, or a completed job whose result
+                (written by its holder: "who:token") names another token than
+                the job's record
+- token_reused  two deliveries of one job with one token
+- token_order   a delivery claimed after another was handed out, with a
+                token that is not greater
+- limit         a sample of the server's lane figures with a lane or a
+                tenant above its limit
+- verify        `verify` not clean at the end, before any repair
+
+Loss windows: the writes that a fault may take back by the docs
+(docs/operations.md, "What survives what"): under appendfsync everysec,
+calls answered within EVERYSEC_WINDOW_MS before a kill -9 of the primary;
+for a failover, calls answered from FAILOVER_LEAD_MS before it began until
+the old primary was demoted (plus FAILOVER_TAIL_MS). Under appendfsync
+always a kill -9 has no window.
+
+Features that land later add their rule to RULES (README, "Adding a
+feature").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hist import read_run  # noqa: E402
+
+EVERYSEC_WINDOW_MS = 2500  # Valkey postpones an AOF write up to 2 s behind a slow fsync, + margin
+FAILOVER_LEAD_MS = 1000  # replication lag on loopback, with margin
+FAILOVER_TAIL_MS = 500
+ETIMEOUT = -11
+EXCERPT_LINES = 14
+FIGURES = ("enqueued", "unknown", "completed", "dead", "lost", "lost_in_window", "duplicated", "redelivered",
+           "samples", "violations")
+
+Event = Dict[str, Any]
+
+
+@dataclass
+class Violation:
+    rule: str
+    job: int
+    what: str
+    excerpt: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """A run's history, indexed."""
+
+    meta: Dict[str, Any]
+    events: List[Event]
+    windows: List[Tuple[float, float, str]]
+    by_job: Dict[int, List[Event]]
+    enq_ok: Dict[int, Event]
+    deliveries: Dict[int, List[Event]]
+    settles: Dict[int, List[Event]]
+    srv: Dict[int, List[Event]]
+    final: Dict[int, Event]
+    samples: List[Event]
+    verify: Optional[List[str]]
+    faults: List[Event]
+
+    def in_window(self, t: float) -> Optional[str]:
+        for lo, hi, why in self.windows:
+            if lo <= t <= hi:
+                return why
+        return None
+
+    def window_between(self, a: float, b: float) -> Optional[str]:
+        for lo, hi, why in self.windows:
+            if lo <= b and a <= hi:
+                return why
+        return None
+
+
+def load(run_dir: Path) -> Run:
+    meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
+    events = read_run(run_dir)
+    faults = [e for e in events if e.get("ev") == "fault"]
+    windows: List[Tuple[float, float, str]] = []
+    for f in faults:
+        if not f.get("ok"):
+            continue
+        if f["kind"] == "server_kill" and f.get("fsync") == "everysec":
+            windows.append((f["crash"] - EVERYSEC_WINDOW_MS, f["crash"], "kill -9 under eversec at %.0f" % f["crash"]))
+        elif f["kind"] == "failover":
+            windows.append((f["start"] - FAILOVER_LEAD_MS, f["end"] + FAILOVER_TAIL_MS,
+                            "failover %.0f..%.0f" % (f["start"], f["end"])))
+    by_job: Dict[int, List[Event]] = defaultdict(list)
+    enq_ok: Dict[int, Event] = {}
+    deliveries: Dict[int, List[Event]] = defaultdict(list)
+    settles: Dict[int, List[Event]] = defaultdict(list)
+    srv: Dict[int, List[Event]] = defaultdict(list)
+    final: Dict[int, Event] = {}
+    samples: List[Event] = []
+    verify: Optional[List[str]] = None
+    pl_id: Dict[str, int] = {}
+    for e in events:
+        ev = e.get("ev")
+        jid = int(e.get("id") or 0)
+        if ev == "deliver":
+            deliveries[jid].append(e)
+            pl_id.setdefault(e.get("pl", ""), jid)
+        elif ev == "enq" and e.get("rc") == 0 and jid:
+            enq_ok[jid] = e
+        elif ev == "settle":
+            settles[jid].append(e)
+        elif ev == "srv" and jid:
+            srv[jid].append(e)
+        elif ev == "final":
+            final[jid] = e
+        elif ev == "sample":
+            samples.append(e)
+        elif ev == "verify":
+            verify = e.get("lines", [])
+        if jid and ev in ("deliver", "enq", "settle", "report", "srv", "final"):
+            by_job[jid].append(e)
+    # An enqueue with an unknown or refused outcome names its job only by
+    # its payload: file it under the id that payload was delivered with.
+    for e in events:
+        if e.get("ev") == "enq" and e.get("rc") != 0 and e.get("pl") in pl_id:
+            by_job[pl_id[e["pl"]]].append(e)
+    return Run(meta, events, windows, by_job, enq_ok, deliveries, settles, srv, final, samples, verify, faults)
+
+
+def named_ids(run_dir: Path) -> Set[int]:
+    """Every job id a run's history names (the final state looks each up)."""
+    ids: Set[int] = set()
+    for e in read_run(run_dir):
+        if e.get("ev") in ("enq", "deliver", "srv") and e.get("id"):
+            ids.add(int(e["id"]))
+    return ids
+
+
+# -- the rules ----------------------------------------------------------------
+
+def rule_lost(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    for jid, e in run.enq_ok.items():
+        f = run.final.get(jid)
+        state = f["state"] if f else "unknown"
+        if state in ("completed", "dead"):
+            continue
+        if state in ("pending", "leased", "delayed"):
+            out.append(Violation("unfinished", jid, f"acknowledged enqueue still {state} after the drain"))
+            continue
+        why = run.in_window(e["t1"])
+        if why:
+            figures["lost_in_window"] += 1
+            continue
+        out.append(Violation("lost", jid, f"enqueue answered id {jid} at {e['t1']:.0f}, job {state} at the end"))
+
+
+def rule_refused_ran(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    delivered = {d.get("pl"): jid for jid, ds in run.deliveries.items() for d in ds}
+    for e in run.events:
+        if e.get("ev") == "enq" and e.get("rc", 0) < 0 and e["rc"] != ETIMEOUT and e.get("pl") in delivered:
+            out.append(Violation("refused_ran", delivered[e["pl"]],
+                                 f"enqueue of {e['pl']} answered {e['rc']} (nothing written) but was delivered"))
+
+
+def rule_twice(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    for jid, es in run.srv.items():
+        done = [e for e in es if e.get("type") == "completed"]
+        if len(done) > 1:
+            figures["duplicated"] += 1
+            why = run.in_window(done[0]["t1"])
+            if not why:
+                out.append(Violation("twice", jid, f"{len(done)} completed entries in the server's event stream"))
+    for jid, ss in run.settles.items():
+        acks = [s for s in ss if s.get("op") == "ack" and s.get("rc") == 0]
+        if len(acks) > 1 and not run.in_window(acks[0]["t1"]):
+            out.append(Violation("twice", jid, f"{len(acks)} accepted acks: tokens {[s['tok'] for s in acks]}"))
+
+
+def rule_stale(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    for jid, ss in run.settles.items():
+        ds = run.deliveries.get(jid, [])
+        for s in ss:
+            if s.get("rc") != 0:
+                continue
+            later = [d for d in ds if d["tok"] > s["tok"] and d["t1"] < s["t0"]]
+            if later and not run.window_between(later[0]["t1"], s["t0"]):
+                out.append(Violation("stale", jid, f"{s['op']} by {s['who']} with token {s['tok']} accepted after "
+                                                   f"token {later[0]['tok']} was handed to {later[0]['who']}"))
+    for jid, f in run.final.items():
+        if f.get("state") != "completed" or ":" not in f.get("result", ""):
+            continue
+        tok = f["result"].rsplit(":", 1)[1]
+        if tok.isdigit() and int(tok) != int(f.get("tok", 0)):
+            out.append(Violation("stale", jid, f"completed by {f['result']} but the job's current token was "
+                                               f"{f.get('tok')}: a stale holder's ack was accepted"))
+
+
+def rule_tokens(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    for jid, ds in run.deliveries.items():
+        figures["redelivered"] += int(len(ds) > 1)
+        seen: Dict[int, Event] = {}
+        for d in ds:
+            first = seen.get(d["tok"])
+            if first is not None and not run.in_window(first["t1"]):
+                out.append(Violation("token_reused", jid, f"token {d['tok']} handed to {first['who']} and {d['who']}"))
+            seen.setdefault(d["tok"], d)
+        plain = [d for d in ds if d.get("how") != "engine"]  # their t0 is the claim's send time
+        for d2 in plain:
+            for d1 in ds:
+                if d1 is d2 or d1["t1"] >= d2["t0"] or d2["tok"] > d1["tok"]:
+                    continue
+                if run.window_between(d1["t0"], d2["t1"]):
+                    continue  # d1's claim may be the write a fault took back (docs: fails safe)
+                out.append(Violation("token_order", jid, f"token {d2['tok']} ({d2['who']}, claimed from "
+                                                         f"{d2['t0']:.0f}) not above {d1['tok']} ({d1['who']}, "
+                                                         f"handed out at {d1['t1']:.0f})"))
+
+
+def rule_limits(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    figures["samples"] = len(run.samples)
+    for s in run.samples:
+        for group, active, limit in s.get("lanes", []):
+            if limit is not None and active > limit:
+                out.append(Violation("limit", 0, f"sample at {s['t1']:.0f}: {group!r} active {active} > limit {limit}",
+                                     [json.dumps(s)[:400]]))
+
+
+def rule_verify(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    if run.verify is None:
+        out.append(Violation("verify", 0, "no final verify was recorded (the run did not finish)"))
+    elif run.verify:
+        out.append(Violation("verify", 0, f"verify found {len(run.verify)} problems", run.verify[:EXCERPT_LINES]))
+
+
+RULES: List[Callable[[Run, List[Violation], Dict[str, int]], None]] = [
+    rule_lost, rule_refused_ran, rule_twice, rule_stale, rule_tokens, rule_limits, rule_verify,
+    # Schedules (issue 36), cancel and deadlines (37), flows (38) add theirs
+    # here when they land: README, "Adding a feature".
+]
+
+
+# -- the report -----------------------------------------------------------------
+
+@dataclass
+class Report:
+    run: Run
+    violations: List[Violation]
+    figures: Dict[str, int]
+
+    def summary(self) -> Dict[str, Any]:
+        by_rule: Dict[str, int] = defaultdict(int)
+        for v in self.violations:
+            by_rule[v.rule] += 1
+        return {"seed": self.run.meta.get("seed"), "fsync": self.run.meta.get("fsync"),
+                "faults": self.run.meta.get("faults_injected", {}), "figures": self.figures,
+                "violations": dict(by_rule), "drained": self.run.meta.get("drained")}
+
+    def text(self) -> str:
+        m, f = self.run.meta, self.figures
+        lines = [f"reproduce: {m.get('repro', '?')}",
+                 f"seed {m.get('seed')}, appendfsync {m.get('fsync')}, faults {m.get('faults_injected', {})}",
+                 f"jobs: {f['enqueued']} enqueues acknowledged ({f['unknown']} unknown outcomes), "
+                 f"{f['completed']} completed, {f['dead']} dead, {f['lost']} lost "
+                 f"({f['lost_in_window']} inside a loss window), {f['duplicated']} completed twice, "
+                 f"{f['redelivered']} delivered more than once, {f['samples']} limit samples",
+                 f"violations: {len(self.violations)}"]
+        shown: Dict[str, int] = defaultdict(int)
+        for v in self.violations:
+            shown[v.rule] += 1
+            if shown[v.rule] > 5:
+                continue
+            lines.append(f"  [{v.rule}] job {v.job}: {v.what}  (seed {m.get('seed')})")
+            excerpt = v.excerpt or [json.dumps(e, separators=(",", ":"))[:300]
+                                    for e in self.run.by_job.get(v.job, [])[:EXCERPT_LINES]]
+            lines.extend("      " + x for x in excerpt)
+        for rule, n in shown.items():
+            if n > 5:
+                lines.append(f"  [{rule}] ... and {n - 5} more")
+        return "\n".join(lines)
+
+
+def check_run(run_dir: Path) -> Report:
+    run = load(Path(run_dir))
+    figures: Dict[str, int] = dict.fromkeys(FIGURES, 0)
+    figures["enqueued"] = len(run.enq_ok)
+    figures["unknown"] = sum(1 for e in run.events if e.get("ev") == "enq" and e.get("rc") == ETIMEOUT)
+    states = [f.get("state") for f in run.final.values()]
+    figures["completed"] = states.count("completed")
+    figures["dead"] = states.count("dead")
+    violations: List[Violation] = []
+    for rule in RULES:
+        rule(run, violations, figures)
+    figures["lost"] = sum(1 for v in violations if v.rule == "lost")
+    figures["violations"] = len(violations)
+    return Report(run, violations, figures)

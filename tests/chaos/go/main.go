@@ -1,0 +1,171 @@
+// The Go side of the chaos workload (tests/chaos/README.md): a producer or
+// a worker engine that records every action to a history file, one JSON
+// object a line (the format is in tests/chaos/README.md).
+//
+//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R]
+//
+// Runs until SIGTERM or SIGINT: a producer stops, an engine drains.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/echomq/echomq/bindings/go/echomq"
+)
+
+type history struct {
+	mu  sync.Mutex
+	f   *os.File
+	who string
+}
+
+// record writes one line {"ev":ev,"who":who,"lang":"go",...fields} at once
+// (a kill -9 leaves at most a cut last line).
+func (h *history) record(ev string, fields map[string]any) {
+	fields["ev"], fields["who"], fields["lang"] = ev, h.who, "go"
+	b, _ := json.Marshal(fields)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.f.Write(append(b, '\n'))
+}
+
+func nowMS() float64 { return float64(time.Now().UnixNano()) / 1e6 }
+
+func code(err error) int {
+	if err == nil {
+		return 0
+	}
+	var e *echomq.Error
+	if errors.As(err, &e) {
+		return int(e.Code)
+	}
+	return -99
+}
+
+func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64) {
+	var c *echomq.Client
+	for c == nil && ctx.Err() == nil {
+		var err error
+		c, err = echomq.Dial(ctx, url, echomq.WithConnectTimeout(time.Second), echomq.WithCommandTimeout(2*time.Second))
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	q := c.Queue(queue)
+	gap := time.Duration(float64(time.Second) / rate)
+	for seq := 1; ctx.Err() == nil; seq++ {
+		lane := lanes[rng.Intn(len(lanes))]
+		var opts []echomq.EnqueueOption
+		delay, maxAtt := 0, 0
+		if rng.Float64() < 0.1 {
+			delay = rng.Intn(1500)
+			opts = append(opts, echomq.WithDelay(time.Duration(delay)*time.Millisecond))
+		}
+		if rng.Float64() < 0.3 {
+			maxAtt = 1 + rng.Intn(4)
+			opts = append(opts, echomq.WithMaxAttempts(uint32(maxAtt)))
+		}
+		payload := fmt.Sprintf("%s:%d", h.who, seq)
+		t0 := nowMS()
+		// A context that is not the run's: a stop must not cut a call short
+		// into an unknown outcome the history could not tell from a fault.
+		id, err := q.Enqueue(context.Background(), lane, []byte(payload), opts...)
+		t1 := nowMS()
+		if err != nil {
+			id = 0
+		}
+		h.record("enq", map[string]any{"seq": seq, "lane": lane, "pl": payload, "id": id, "rc": code(err),
+			"delay": delay, "max": maxAtt, "t0": t0, "t1": t1})
+		if err != nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(gap/2 + time.Duration(rng.Int63n(int64(gap)+1)))
+	}
+}
+
+func engine(ctx context.Context, h *history, seed int64, url, queue string) {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewSource(seed))
+	w := &echomq.Worker{
+		URL: url, Queue: queue, Concurrency: 4, Lease: 3 * time.Second, RetryIn: echomq.RetryNow,
+		IdleWait: time.Second, DrainTimeout: 5 * time.Second,
+		DialOptions: []echomq.DialOption{echomq.WithConnectTimeout(time.Second), echomq.WithCommandTimeout(3 * time.Second)},
+		OnError:     func(error) {},
+		Handler: func(_ context.Context, j *echomq.Job) error {
+			t1 := nowMS()
+			h.record("deliver", map[string]any{"how": "engine", "id": j.ID, "tok": j.Token, "att": j.Attempt,
+				"max": j.MaxAttempts, "lane": j.Group, "pl": string(j.Payload),
+				"lease_until": j.LeaseUntil.UnixMilli(), "enq_at": j.EnqueuedAt.UnixMilli(), "t0": t1, "t1": t1})
+			mu.Lock()
+			work, p := rng.Intn(15), rng.Float64()
+			mu.Unlock()
+			time.Sleep(time.Duration(work) * time.Millisecond)
+			op := "ack"
+			var err error
+			switch {
+			case p < 0.08:
+				op, err = "fail", errors.New("chaos: a failed attempt")
+			case p < 0.10:
+				op, err = "discard", echomq.Discard(errors.New("chaos: discarded"))
+			default:
+				j.SetResult([]byte(fmt.Sprintf("%s:%d", h.who, j.Token)))
+			}
+			h.record("report", map[string]any{"op": op, "id": j.ID, "tok": j.Token, "rc": 0, "t0": nowMS(), "t1": nowMS()})
+			return err
+		},
+	}
+	// Run retries its start while the server is away.
+	for ctx.Err() == nil {
+		if err := w.Run(ctx); err == nil || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func main() {
+	mode := flag.String("mode", "", "produce or engine")
+	url := flag.String("url", "", "server URL")
+	queue := flag.String("queue", "", "queue name")
+	path := flag.String("history", "", "history file")
+	who := flag.String("who", "go", "process name in the history")
+	seed := flag.Int64("seed", 1, "seed of the process's choices")
+	lanes := flag.String("lanes", "", "comma-separated lanes")
+	rate := flag.Float64("rate", 50, "enqueues per second")
+	flag.Parse()
+	f, err := os.OpenFile(*path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	h := &history{f: f, who: *who}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	h.record("start", map[string]any{"mode": *mode, "pid": os.Getpid(), "t1": nowMS()})
+	switch *mode {
+	case "produce":
+		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate)
+	case "engine":
+		engine(ctx, h, *seed, *url, *queue)
+	default:
+		fmt.Fprintln(os.Stderr, "unknown -mode")
+		os.Exit(2)
+	}
+	h.record("stop", map[string]any{"rc": 0, "t1": nowMS()})
+	f.Close()
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""A soak: chaos runs one after another for a wall-clock budget, seeds
+counting up from --seed, appendfsync alternating always / everysec, then a
+table of what was injected and what the checker found.
+
+    python3 tests/chaos/soak.py --hours 1 [--seed 1000] [--run-seconds 60] [--out DIR]
+
+Each run keeps its directory under DIR (the servers' files only when it
+failed); the table goes to stdout and DIR/table.txt, and is rewritten after
+every run, so an interrupted soak still has its figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from nemesis import FAULTS  # noqa: E402
+
+
+def table(rows: List[Dict[str, Any]], seconds: float, command: str) -> str:
+    faults: Dict[str, int] = {k: 0 for k in FAULTS}
+    fig: Dict[str, int] = {}
+    failing: List[str] = []
+    for r in rows:
+        for k, n in r.get("faults", {}).items():
+            faults[k] = faults.get(k, 0) + n
+        for k, n in r.get("figures", {}).items():
+            fig[k] = fig.get(k, 0) + n
+        if r.get("violations") or r.get("error"):
+            failing.append(f"seed {r.get('seed')} ({r.get('fsync')}): {r.get('violations') or r.get('error')}")
+    by_fsync = {m: sum(1 for r in rows if r.get("fsync") == m) for m in ("always", "everysec")}
+    out = [f"soak: {len(rows)} runs in {seconds / 3600:.2f} h ({by_fsync['always']} under appendfsync always, "
+           f"{by_fsync['everysec']} under everysec)", f"command: {command}", "",
+           "| fault injected | count |", "|---|---|"]
+    out += [f"| {k} | {n} |" for k, n in faults.items()]
+    out += [f"| all faults | {sum(faults.values())} |", "", "| figure | count |", "|---|---|"]
+    names = [("enqueued", "enqueues acknowledged"), ("unknown", "enqueues with an unknown outcome (ETIMEOUT)"),
+             ("completed", "jobs completed"), ("dead", "jobs dead-lettered (out of attempts or discarded)"),
+             ("redelivered", "jobs delivered more than once"),
+             ("lost_in_window", "acknowledged enqueues lost inside a stated loss window"),
+             ("lost", "acknowledged enqueues lost outside a window"),
+             ("duplicated", "jobs completed twice (all inside a loss window unless a violation)"),
+             ("samples", "limit samples"), ("violations", "violations")]
+    out += [f"| {label} | {fig.get(k, 0)} |" for k, label in names]
+    out += ["", "failing seeds: " + ("none" if not failing else "")] + [f"  {x}" for x in failing]
+    return "\n".join(out)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--hours", type=float, default=1.0)
+    p.add_argument("--seed", type=int, default=1000)
+    p.add_argument("--run-seconds", type=float, default=60.0, help="seconds of faults per run (default 60)")
+    p.add_argument("--out", default="/tmp/emq-soak")
+    p.add_argument("--build", default=None)
+    a = p.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    command = f"python3 tests/chaos/soak.py --hours {a.hours:g} --seed {a.seed} --run-seconds {a.run_seconds:g}"
+    start = time.monotonic()
+    rows: List[Dict[str, Any]] = []
+    seed = a.seed
+    text = table(rows, 0.0, command)
+    while time.monotonic() - start < a.hours * 3600:
+        fsync = "always" if seed % 2 == 0 else "everysec"
+        run_dir = out / f"seed-{seed}"
+        cmd = [sys.executable, str(HERE / "chaos.py"), "run", "--seed", str(seed), "--duration", str(a.run_seconds),
+               "--fsync", fsync, "--out", str(run_dir)]
+        if a.build:
+            cmd += ["--build", a.build]
+        with open(out / f"seed-{seed}.log", "w") as log:
+            rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
+        summary = run_dir / "summary.json"
+        if summary.exists():
+            rows.append(json.loads(summary.read_text()))
+        else:
+            rows.append({"seed": seed, "fsync": fsync, "error": f"exit {rc}, no summary (see {out}/seed-{seed}.log)"})
+        text = table(rows, time.monotonic() - start, command)
+        (out / "table.txt").write_text(text + "\n")
+        seed += 1
+    print(text)
+    return 0 if all(not r.get("violations") and not r.get("error") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

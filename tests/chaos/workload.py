@@ -1,0 +1,212 @@
+"""The Python side of the chaos workload (tests/chaos/README.md), one process
+per role, each writing its own history file (one JSON object a line):
+
+    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R]
+    workload.py engine   URL QUEUE HISTORY WHO SEED LANES
+    workload.py claim    URL QUEUE HISTORY WHO SEED LANES
+    workload.py collect  URL QUEUE HISTORY WHO SEED LANES   # the server's event stream
+    workload.py sample   URL QUEUE HISTORY WHO SEED LANES   # lane figures, for the limits
+
+Every role runs until SIGTERM or SIGINT (a producer stops, an engine
+drains, a claimer settles what it holds, the collector reads what is left).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import signal
+import threading
+import time
+from typing import Any, Callable, Dict, Optional
+
+import echomq
+
+from hist import History, now_ms
+
+stopping = threading.Event()
+
+
+def _code(e: BaseException) -> int:
+    return int(getattr(e, "code", -99) or -99)
+
+
+def _connect(url: str, timeout: float = 2.0) -> echomq.Client:
+    """A client, once the server answers (it may be down while a run starts)."""
+    while True:
+        try:
+            return echomq.connect(url, timeout=timeout, connect_timeout=1.0)
+        except echomq.EchoMQError:
+            if stopping.wait(0.2):
+                raise SystemExit(0)
+
+
+def delivery(h: History, job: echomq.Job, how: str, t0: float, t1: float) -> None:
+    h.record(
+        "deliver", how=how, id=job.id, tok=job.token, att=job.attempt, max=job.max_attempts, lane=job.group,
+        pl=job.payload.decode("utf-8", "replace"), t0=t0, t1=t1,
+        lease_until=int((job.lease_until or 0) * 1000), enq_at=int(job.enqueued_at * 1000),
+    )
+
+
+def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
+    q = _connect(a.url).queue(a.queue)
+    lanes = a.lanes.split(",")
+    gap = 1.0 / a.rate
+    seq = 0
+    while not stopping.is_set():
+        seq += 1
+        lane = rng.choice(lanes)
+        delay = rng.randrange(1500) if rng.random() < 0.1 else 0
+        max_att = rng.randint(1, 4) if rng.random() < 0.3 else 0
+        pl = f"{a.who}:{seq}"
+        t0 = now_ms()
+        rc, jid = 0, 0
+        try:
+            jid = int(q.enqueue(lane, pl, delay=delay / 1000.0 if delay else None, max_attempts=max_att or None))
+        except echomq.EchoMQError as e:
+            rc = _code(e)
+        h.record("enq", seq=seq, lane=lane, pl=pl, id=jid, rc=rc, delay=delay, max=max_att, t0=t0, t1=now_ms())
+        if rc:
+            time.sleep(0.02)
+        time.sleep(gap / 2 + rng.random() * gap)
+
+
+def engine(a: argparse.Namespace, h: History, rng: random.Random) -> None:
+    q = _connect(a.url, timeout=3.0).queue(a.queue)
+    lock = threading.Lock()
+
+    def handler(job: echomq.Job) -> Any:
+        t1 = now_ms()
+        delivery(h, job, "engine", t1, t1)
+        with lock:
+            work, p = rng.random() * 0.015, rng.random()
+        time.sleep(work)
+        op = "fail" if p < 0.08 else "discard" if p < 0.10 else "ack"
+        h.record("report", op=op, id=job.id, tok=job.token, rc=0, t0=now_ms(), t1=now_ms())
+        if op == "fail":
+            raise RuntimeError("chaos: a failed attempt")
+        if op == "discard":
+            raise echomq.DiscardJob("chaos: discarded")
+        return f"{a.who}:{job.token}".encode()
+
+    w = echomq.Worker(q, handler, concurrency=3, lease=3.0, wait=1.0, drain_timeout=5.0, on_error=lambda e: None)
+    threading.Thread(target=lambda: (stopping.wait(), w.stop()), daemon=True).start()
+    while not stopping.is_set():
+        try:
+            w.run(handle_signals=False)
+        except echomq.EchoMQError:
+            stopping.wait(0.2)
+
+
+def claim(a: argparse.Namespace, h: History, rng: random.Random) -> None:
+    """Claims by hand (one, a batch, a weighted turn), settles by hand; now
+    and then holds a job past its lease, whose settlement must be refused."""
+    q = _connect(a.url).queue(a.queue)
+    lease = 2.0
+    while not stopping.is_set():
+        how = rng.choice(["claim", "claim", "batch", "wclaim"])
+        t0 = now_ms()
+        try:
+            if how == "claim":
+                got = q.claim(lease)
+                jobs = [] if got is None else [got]
+            elif how == "batch":
+                jobs = q.claim_batch(rng.randint(2, 6), lease, weighted=rng.random() < 0.5)
+            else:
+                jobs = q.wclaim(lease, max=4)
+        except echomq.EchoMQError as e:
+            h.record("claim_err", how=how, rc=_code(e), t0=t0, t1=now_ms())
+            time.sleep(0.05)
+            continue
+        t1 = now_ms()
+        if not jobs:
+            time.sleep(0.02)
+            continue
+        for job in jobs:
+            delivery(h, job, how, t0, t1)
+        if rng.random() < 0.03:
+            time.sleep(lease + 0.5)
+        for job in jobs:
+            time.sleep(rng.random() * 0.005)
+            op = "fail" if rng.random() < 0.08 else "ack"
+            s0, rc, outcome = now_ms(), 0, 0
+            try:
+                if op == "fail":
+                    outcome = int(job.fail("chaos: a failed attempt", retry_in=0))
+                else:
+                    job.ack_result(f"{a.who}:{job.token}")
+            except echomq.EchoMQError as e:
+                rc = _code(e)
+            h.record("settle", op=op, id=job.id, tok=job.token, rc=rc, outcome=outcome, t0=s0, t1=now_ms())
+
+
+def collect(a: argparse.Namespace, h: History, rng: random.Random) -> None:
+    """Copies the queue's event stream (the server's own record, with its
+    times) into the history. After an error it reads again from a minute
+    back: a restart or a failover may have lost entries and minted new ones
+    below the cursor; entries already copied are skipped."""
+    q = _connect(a.url).queue(a.queue)
+    seen: set = set()
+    after = "0"
+    while not stopping.is_set():
+        try:
+            for e in q.events(after, follow=True, block=0.5, count=1000):
+                after = e.stream_id
+                key = (e.stream_id, e.type, e.id, e.attempt)
+                if key in seen:
+                    continue
+                seen.add(key)
+                extra = {k: v.decode("utf-8", "replace") for k, v in e.fields.items()
+                         if k not in ("type", "id", "lane", "attempt", "time")}
+                h.record("srv", type=e.type, id=e.id, lane=e.lane, att=e.attempt, srv_t=int(e.time * 1000),
+                         sid=e.stream_id, x=extra, t1=now_ms())
+                if stopping.is_set():
+                    break
+        except echomq.EchoMQError:
+            ms = int(after.split("-")[0]) if after != "0" else 0
+            after = "%d-0" % max(ms - 60000, 0) if ms else "0"
+            stopping.wait(0.2)
+
+
+def sample(a: argparse.Namespace, h: History, rng: random.Random) -> None:
+    """Samples every lane's (and tenant's) active count against its limit,
+    and the queue's figures, about four times a second."""
+    q = _connect(a.url).queue(a.queue)
+    while not stopping.wait(0.25):
+        t0 = now_ms()
+        try:
+            lanes = [(ln.group, ln.active, ln.limit) for ln in q.lanes()]
+            st = q.stats()
+        except echomq.EchoMQError as e:
+            h.record("sample_err", rc=_code(e), t0=t0, t1=now_ms())
+            continue
+        h.record("sample", lanes=lanes, pending=st.pending, leased=st.leased, delayed=st.delayed,
+                 dead=st.dead, t0=t0, t1=now_ms())
+
+
+ROLES: Dict[str, Callable[[argparse.Namespace, History, random.Random], None]] = {
+    "produce": produce, "engine": engine, "claim": claim, "collect": collect, "sample": sample,
+}
+
+
+def main(argv: Optional[list] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("role", choices=sorted(ROLES))
+    for name in ("url", "queue", "history", "who"):
+        p.add_argument(name)
+    p.add_argument("seed", type=int)
+    p.add_argument("lanes")
+    p.add_argument("--rate", type=float, default=50.0)
+    a = p.parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stopping.set())
+    h = History(a.history, a.who, "py")
+    h.record("start", mode=a.role, pid=__import__("os").getpid(), t1=now_ms())
+    ROLES[a.role](a, h, random.Random(a.seed))
+    h.record("stop", rc=0, t1=now_ms())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
