@@ -150,6 +150,7 @@ class Topology:
     """A primary, a replica and a Sentinel."""
 
     def __init__(self, root: Path, fsync: str, shim: Optional[str]) -> None:
+        root.mkdir(parents=True, exist_ok=True)
         self.clock_file = root / "clock_offset_ms"
         self.clock_file.write_text("0")
         self.nodes: List[Node] = [Node(n, root, fsync, shim, self.clock_file) for n in ("n1", "n2")]

@@ -82,7 +82,7 @@ class Nemesis:
         return {
             "worker_kill": lambda: {"pick": r.random()},
             "server_kill": lambda: {"down_s": r.uniform(0.1, 1.5)},
-            "failover": lambda: {},
+            "failover": lambda: {"how": r.choice(["live", "crash"])},
             "client_kill": lambda: {"secs": r.uniform(1, 3), "every_ms": r.uniform(3, 20)},
             "pause": lambda: {"ms": r.randint(300, 2000), "mode": r.choice(["ALL", "WRITE"])},
             "debug_sleep": lambda: {"secs": round(r.uniform(0.3, 2.0), 2)},
@@ -118,22 +118,32 @@ class Nemesis:
         self.topo.restart(p)
         return {"node": p.name, "crash": crash, "fsync": p.fsync, "up": now_ms()}
 
-    def _failover(self) -> dict:
+    def _failover(self, how: str) -> dict:
+        """SENTINEL FAILOVER with the old primary running ("live": it takes
+        writes until the Sentinel demotes it, at its next look at the old
+        primary, up to about 10 s later) or killed just before ("crash": it
+        restarts as a replica of the new one)."""
         old = self.topo.primary()
         if not self.topo.wait_replica_synced(10.0):
             raise RuntimeError("no replica in sync")
         start = now_ms()
+        if how == "crash":
+            old.kill9()
         self.topo.sentinel.call("SENTINEL", "FAILOVER", "chaos")
         if not wait_until(lambda: self.topo.sentinel.primary_port() != old.port, 20.0, 0.05):
+            if how == "crash":
+                self.topo.restart(old)
             raise RuntimeError("the Sentinel did not switch primaries in 20 s")
         new = self.topo.primary()
+        if how == "crash":
+            self.topo.restart(old)  # as a replica of the new primary
+            return {"old": old.name, "new": new.name, "start": start, "end": start}
 
         def demoted() -> bool:
-            info = old.call("INFO", "replication")
-            return b"role:slave" in info
+            return b"role:slave" in old.call("INFO", "replication")
         # Until the old primary is a replica it may still take writes that
         # the new one never sees: the end of the loss window.
-        wait_until(demoted, 20.0, 0.05)
+        wait_until(demoted, 30.0, 0.05)
         return {"old": old.name, "new": new.name, "start": start, "end": now_ms()}
 
     def _client_kill(self, secs: float, every_ms: float) -> dict:
