@@ -166,6 +166,7 @@ def final_state(url: str, run_dir: Path) -> None:
                 h.record("final", id=jid, state="absent")
             else:
                 h.record("final", id=jid, state=j.state, tok=j.token, att=j.attempt, lane=j.group,
+                         enq_at=int(round(j.enqueued_at * 1000)),
                          result=j.result.decode("utf-8", "replace"), err=j.last_error)
 
 

@@ -132,7 +132,9 @@ static int engine(const char *url, const char *queue) {
     if (rc == ECHOMQ_EMPTY) continue;
     if (rc != ECHOMQ_OK) break;
     record_delivery(j, "engine", t0, now_ms());
-    sleep_ms((long)(next_rand() % 15));
+    /* Now and then a slow job (0.2-1 s): a stale holder's settlement then
+     * meets a job that another holder still holds. */
+    sleep_ms(chance(0.05) ? 200 + (long)(next_rand() % 800) : (long)(next_rand() % 15));
     const char *op = "ack";
     double s0 = now_ms();
     if (chance(0.08)) {
@@ -176,7 +178,8 @@ static int claim_loop(echomq_client *c, const char *queue) {
     }
     record_delivery(j, "claim", t0, t1);
     uint64_t id = echomq_job_id(j), tok = echomq_job_token(j);
-    sleep_ms(chance(0.03) ? (long)(lease + 500) : (long)(next_rand() % 10));
+    /* 10 %: held up to 0.3 s past its lease, while another holder may have it. */
+    sleep_ms(chance(0.1) ? (long)(lease + (long)(next_rand() % 300)) : (long)(next_rand() % 10));
     const char *op;
     int outcome = 0;
     double s0 = now_ms();

@@ -66,18 +66,24 @@ class Violation:
     excerpt: List[str] = field(default_factory=list)
 
 
+Key = Tuple[int, int]  # a job: its id and its server enqueue time (ms)
+
+
 @dataclass
 class Run:
-    """A run's history, indexed."""
+    """A run's history, indexed. A job is keyed by its id and its enqueue
+    time (Key): a fault that takes writes back can take back the id counter
+    too, and the id is then given again to another job."""
 
     meta: Dict[str, Any]
     events: List[Event]
     windows: List[Tuple[float, float, str]]
-    by_job: Dict[int, List[Event]]
-    enq_ok: Dict[int, Event]
-    deliveries: Dict[int, List[Event]]
-    settles: Dict[int, List[Event]]
-    srv: Dict[int, List[Event]]
+    offsets: List[Tuple[float, int]]  # (client ms, the servers' clock offset from then on)
+    by_job: Dict[int, List[Event]]  # every line naming a job id, for excerpts
+    enq_ok: List[Event]
+    deliveries: Dict[Key, List[Event]]
+    settles: Dict[Key, List[Event]]
+    srv: Dict[int, List[List[Event]]]  # per id, in stream order, split at each enqueue
     final: Dict[int, Event]
     samples: List[Event]
     verify: Optional[List[str]]
@@ -95,41 +101,78 @@ class Run:
                 return why
         return None
 
+    def offsets_during(self, t0: float, t1: float) -> List[int]:
+        """The clock offsets in force at some time in [t0 - 50, t1 + 50]
+        (the shim reads its file every 5 ms)."""
+        cur, out = 0, []
+        for t, off in self.offsets:
+            if t <= t0 - 50:
+                cur = off
+            elif t <= t1 + 50:
+                out.append(off)
+        return [cur] + out
+
+    def same_job(self, enq: Event, fin: Event) -> bool:
+        """Whether the final record `fin` is the job `enq` enqueued: one of
+        its deliveries carried the enqueue's payload, or (never delivered)
+        the server's enqueue time falls inside the call, on the servers'
+        clock."""
+        ds = self.deliveries.get((fin["id"], fin.get("enq_at", -1)))
+        if ds:
+            return any(d.get("pl") == enq["pl"] for d in ds)
+        at = fin.get("enq_at", -1)
+        return any(enq["t0"] + off - 50 <= at <= enq["t1"] + off + 50
+                   for off in self.offsets_during(enq["t0"], enq["t1"]))
+
+
+def _sid(e: Event) -> Tuple[int, int]:
+    ms, _, seq = e.get("sid", "0-0").partition("-")
+    return int(ms), int(seq or 0)
+
 
 def load(run_dir: Path) -> Run:
     meta = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
     events = read_run(run_dir)
     faults = [e for e in events if e.get("ev") == "fault"]
     windows: List[Tuple[float, float, str]] = []
+    offsets: List[Tuple[float, int]] = []
     for f in faults:
         if not f.get("ok"):
             continue
         if f["kind"] == "server_kill" and f.get("fsync") == "everysec":
-            windows.append((f["crash"] - EVERYSEC_WINDOW_MS, f["crash"], "kill -9 under eversec at %.0f" % f["crash"]))
+            windows.append((f["crash"] - EVERYSEC_WINDOW_MS, f["crash"], "kill -9 under everysec at %.0f" % f["crash"]))
         elif f["kind"] == "failover":
             windows.append((f["start"] - FAILOVER_LEAD_MS, f["end"] + FAILOVER_TAIL_MS,
-                            "failover %.0f..%.0f" % (f["start"], f["end"])))
+                            "failover (%s) %.0f..%.0f" % (f.get("how", "?"), f["start"], f["end"])))
+        elif f["kind"] == "clock_step":
+            offsets.append((f["t0"], f["offset_ms"]))
+        if f["kind"] == "heal":
+            offsets.append((f["t1"], 0))
+    offsets.sort()
     by_job: Dict[int, List[Event]] = defaultdict(list)
-    enq_ok: Dict[int, Event] = {}
-    deliveries: Dict[int, List[Event]] = defaultdict(list)
-    settles: Dict[int, List[Event]] = defaultdict(list)
-    srv: Dict[int, List[Event]] = defaultdict(list)
+    enq_ok: List[Event] = []
+    deliveries: Dict[Key, List[Event]] = defaultdict(list)
+    settles: Dict[Key, List[Event]] = defaultdict(list)
+    srv_flat: Dict[int, List[Event]] = defaultdict(list)
     final: Dict[int, Event] = {}
     samples: List[Event] = []
     verify: Optional[List[str]] = None
+    key_of: Dict[Tuple[str, int, int], Key] = {}  # (who, id, token) -> the delivery's job
     pl_id: Dict[str, int] = {}
     for e in events:
         ev = e.get("ev")
         jid = int(e.get("id") or 0)
         if ev == "deliver":
-            deliveries[jid].append(e)
+            key = (jid, int(e.get("enq_at", 0)))
+            deliveries[key].append(e)
+            key_of[(e["who"], jid, e["tok"])] = key
             pl_id.setdefault(e.get("pl", ""), jid)
         elif ev == "enq" and e.get("rc") == 0 and jid:
-            enq_ok[jid] = e
+            enq_ok.append(e)
         elif ev == "settle":
-            settles[jid].append(e)
+            settles[key_of.get((e["who"], jid, e["tok"]), (jid, -1))].append(e)
         elif ev == "srv" and jid:
-            srv[jid].append(e)
+            srv_flat[jid].append(e)
         elif ev == "final":
             final[jid] = e
         elif ev == "sample":
@@ -143,7 +186,17 @@ def load(run_dir: Path) -> Run:
     for e in events:
         if e.get("ev") == "enq" and e.get("rc") != 0 and e.get("pl") in pl_id:
             by_job[pl_id[e["pl"]]].append(e)
-    return Run(meta, events, windows, by_job, enq_ok, deliveries, settles, srv, final, samples, verify, faults)
+    srv: Dict[int, List[List[Event]]] = {}
+    for jid, es in srv_flat.items():
+        es.sort(key=_sid)
+        parts: List[List[Event]] = [[]]
+        for e in es:
+            if e.get("type") == "enqueued" and parts[-1]:
+                parts.append([])
+            parts[-1].append(e)
+        srv[jid] = parts
+    return Run(meta, events, windows, offsets, by_job, enq_ok, deliveries, settles, srv, final, samples, verify,
+               faults)
 
 
 def named_ids(run_dir: Path) -> Set[int]:
@@ -158,23 +211,26 @@ def named_ids(run_dir: Path) -> Set[int]:
 # -- the rules ----------------------------------------------------------------
 
 def rule_lost(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
-    for jid, e in run.enq_ok.items():
+    for e in run.enq_ok:
+        jid = e["id"]
         f = run.final.get(jid)
         state = f["state"] if f else "unknown"
-        if state in ("completed", "dead"):
+        if f is not None and state != "absent" and not run.same_job(e, f):
+            state = "gone (its id now names another job)"
+        elif state in ("completed", "dead"):
             continue
-        if state in ("pending", "leased", "delayed"):
-            out.append(Violation("unfinished", jid, f"acknowledged enqueue still {state} after the drain"))
+        elif state in ("pending", "leased", "delayed"):
+            out.append(Violation("unfinished", jid, f"acknowledged enqueue of {e['pl']} still {state} after the drain"))
             continue
-        why = run.in_window(e["t1"])
-        if why:
+        if run.in_window(e["t1"]):
             figures["lost_in_window"] += 1
             continue
-        out.append(Violation("lost", jid, f"enqueue answered id {jid} at {e['t1']:.0f}, job {state} at the end"))
+        out.append(Violation("lost", jid, f"enqueue of {e['pl']} answered id {jid} at {e['t1']:.0f}; "
+                                          f"at the end the job is {state}"))
 
 
 def rule_refused_ran(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
-    delivered = {d.get("pl"): jid for jid, ds in run.deliveries.items() for d in ds}
+    delivered = {d.get("pl"): key[0] for key, ds in run.deliveries.items() for d in ds}
     for e in run.events:
         if e.get("ev") == "enq" and e.get("rc", 0) < 0 and e["rc"] != ETIMEOUT and e.get("pl") in delivered:
             out.append(Violation("refused_ran", delivered[e["pl"]],
@@ -182,29 +238,30 @@ def rule_refused_ran(run: Run, out: List[Violation], figures: Dict[str, int]) ->
 
 
 def rule_twice(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
-    for jid, es in run.srv.items():
-        done = [e for e in es if e.get("type") == "completed"]
-        if len(done) > 1:
-            figures["duplicated"] += 1
-            why = run.in_window(done[0]["t1"])
-            if not why:
-                out.append(Violation("twice", jid, f"{len(done)} completed entries in the server's event stream"))
-    for jid, ss in run.settles.items():
+    for jid, parts in run.srv.items():
+        for es in parts:
+            done = [e for e in es if e.get("type") == "completed"]
+            if len(done) > 1:
+                figures["duplicated"] += 1
+                if not run.in_window(done[0]["t1"]):
+                    out.append(Violation("twice", jid, f"{len(done)} completed entries in the server's event stream "
+                                                       f"(stream ids {[e['sid'] for e in done]})"))
+    for key, ss in run.settles.items():
         acks = [s for s in ss if s.get("op") == "ack" and s.get("rc") == 0]
         if len(acks) > 1 and not run.in_window(acks[0]["t1"]):
-            out.append(Violation("twice", jid, f"{len(acks)} accepted acks: tokens {[s['tok'] for s in acks]}"))
+            out.append(Violation("twice", key[0], f"{len(acks)} accepted acks: tokens {[s['tok'] for s in acks]}"))
 
 
 def rule_stale(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
-    for jid, ss in run.settles.items():
-        ds = run.deliveries.get(jid, [])
+    for key, ss in run.settles.items():
+        ds = run.deliveries.get(key, [])
         for s in ss:
             if s.get("rc") != 0:
                 continue
             later = [d for d in ds if d["tok"] > s["tok"] and d["t1"] < s["t0"]]
             if later and not run.window_between(later[0]["t1"], s["t0"]):
-                out.append(Violation("stale", jid, f"{s['op']} by {s['who']} with token {s['tok']} accepted after "
-                                                   f"token {later[0]['tok']} was handed to {later[0]['who']}"))
+                out.append(Violation("stale", key[0], f"{s['op']} by {s['who']} with token {s['tok']} accepted "
+                                                      f"after token {later[0]['tok']} was handed to {later[0]['who']}"))
     for jid, f in run.final.items():
         if f.get("state") != "completed" or ":" not in f.get("result", ""):
             continue
@@ -215,7 +272,8 @@ def rule_stale(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
 
 
 def rule_tokens(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
-    for jid, ds in run.deliveries.items():
+    for key, ds in run.deliveries.items():
+        jid = key[0]
         figures["redelivered"] += int(len(ds) > 1)
         seen: Dict[int, Event] = {}
         for d in ds:

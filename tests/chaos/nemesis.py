@@ -82,7 +82,7 @@ class Nemesis:
         return {
             "worker_kill": lambda: {"pick": r.random()},
             "server_kill": lambda: {"down_s": r.uniform(0.1, 1.5)},
-            "failover": lambda: {"how": r.choice(["live", "crash"])},
+            "failover": lambda: {"how": r.choice(["live", "crash", "crash"])},
             "client_kill": lambda: {"secs": r.uniform(1, 3), "every_ms": r.uniform(3, 20)},
             "pause": lambda: {"ms": r.randint(300, 2000), "mode": r.choice(["ALL", "WRITE"])},
             "debug_sleep": lambda: {"secs": round(r.uniform(0.3, 2.0), 2)},
@@ -147,13 +147,17 @@ class Nemesis:
         return {"old": old.name, "new": new.name, "start": start, "end": now_ms()}
 
     def _client_kill(self, secs: float, every_ms: float) -> dict:
-        p = self.topo.primary()
-        killed, end = 0, time.monotonic() + secs
-        with p.resp(2.0) as r:
-            while time.monotonic() < end:
-                killed += int(r("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"))
-                time.sleep(every_ms / 1000.0)
-        return {"node": p.name, "killed": killed}
+        killed, errors, end = 0, 0, time.monotonic() + secs
+        while time.monotonic() < end:
+            try:  # the primary may change or restart under a storm: ask again
+                with self.topo.primary().resp(2.0) as r:
+                    while time.monotonic() < end:
+                        killed += int(r("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes"))
+                        time.sleep(every_ms / 1000.0)
+            except (OSError, RespError, StopIteration):
+                errors += 1
+                time.sleep(0.05)
+        return {"killed": killed, "errors": errors}
 
     def _pause(self, ms: int, mode: str) -> dict:
         p = self.topo.primary()

@@ -45,7 +45,7 @@ def delivery(h: History, job: echomq.Job, how: str, t0: float, t1: float) -> Non
     h.record(
         "deliver", how=how, id=job.id, tok=job.token, att=job.attempt, max=job.max_attempts, lane=job.group,
         pl=job.payload.decode("utf-8", "replace"), t0=t0, t1=t1,
-        lease_until=int((job.lease_until or 0) * 1000), enq_at=int(job.enqueued_at * 1000),
+        lease_until=int(round((job.lease_until or 0) * 1000)), enq_at=int(round(job.enqueued_at * 1000)),
     )
 
 
@@ -80,7 +80,8 @@ def engine(a: argparse.Namespace, h: History, rng: random.Random) -> None:
         t1 = now_ms()
         delivery(h, job, "engine", t1, t1)
         with lock:
-            work, p = rng.random() * 0.015, rng.random()
+            slow = rng.random() < 0.05  # a stale holder's settlement then meets a holder
+            work, p = (0.2 + rng.random() * 0.8) if slow else rng.random() * 0.015, rng.random()
         time.sleep(work)
         op = "fail" if p < 0.08 else "discard" if p < 0.10 else "ack"
         h.record("report", op=op, id=job.id, tok=job.token, rc=0, t0=now_ms(), t1=now_ms())
@@ -125,8 +126,8 @@ def claim(a: argparse.Namespace, h: History, rng: random.Random) -> None:
             continue
         for job in jobs:
             delivery(h, job, how, t0, t1)
-        if rng.random() < 0.03:
-            time.sleep(lease + 0.5)
+        if rng.random() < 0.1:  # held up to 0.3 s past the lease, while another holder may have it
+            time.sleep(lease + rng.random() * 0.3)
         for job in jobs:
             time.sleep(rng.random() * 0.005)
             op = "fail" if rng.random() < 0.08 else "ack"

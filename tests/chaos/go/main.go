@@ -113,6 +113,9 @@ func engine(ctx context.Context, h *history, seed int64, url, queue string) {
 				"lease_until": j.LeaseUntil.UnixMilli(), "enq_at": j.EnqueuedAt.UnixMilli(), "t0": t1, "t1": t1})
 			mu.Lock()
 			work, p := rng.Intn(15), rng.Float64()
+			if rng.Float64() < 0.05 { // a slow job: a stale holder's settlement then meets a holder
+				work = 200 + rng.Intn(800)
+			}
 			mu.Unlock()
 			time.Sleep(time.Duration(work) * time.Millisecond)
 			op := "ack"
