@@ -118,12 +118,19 @@ static int engine(const char *url, const char *queue) {
   o.command_timeout_ms = 3000;
   o.report_outcomes = 1;
   echomq_worker *w = NULL;
-  if (echomq_worker_new(&w, url, queue, &o) != ECHOMQ_OK) return 2;
-  int rc = echomq_worker_start(w);
-  if (rc != ECHOMQ_OK) {
-    fprintf(stderr, "%s: worker start: %s\n", who, echomq_strerror(rc));
+  int rc = ECHOMQ_ECONN;
+  /* The server may be down or failing over while the engine starts: try
+   * until it answers, as the Python and Go workloads do. */
+  while (!stopping && rc != ECHOMQ_OK) {
     echomq_worker_free(w);
-    return 2;
+    w = NULL;
+    if (echomq_worker_new(&w, url, queue, &o) != ECHOMQ_OK) return 2;
+    rc = echomq_worker_start(w);
+    if (rc != ECHOMQ_OK) sleep_ms(200);
+  }
+  if (rc != ECHOMQ_OK) {
+    echomq_worker_free(w);
+    return 0;
   }
   while (!stopping) {
     echomq_job *j = NULL;
