@@ -3,10 +3,11 @@
 # library and checks that the checker reports it; then restores the tree and
 # the build, also on an error. Never part of CI: it edits the checkout.
 #   tests/chaos/break.sh stale-token|ring-fix|limit [SEED] [SECONDS]
-# The patches (tests/chaos/breaks/*.patch) change lua/ only; the workload is
-# the C one (producer, engine, claimer: echomq_chaos_client is relinked with
-# the broken scripts), the collector and the sampler keep the installed
-# Python package (they only read, through scripts the patches leave alone).
+# The patches (tests/chaos/breaks/*.patch) change lua/ only. The C workload
+# (producer, engine, claimer: echomq_chaos_client, relinked here) runs the
+# broken scripts; the Python and Go processes keep their own copy of the
+# library (the installed package, build/prefix), so the broken calls are the
+# C processes' among correct ones, as with one bad client in a fleet.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -28,7 +29,7 @@ trap restore EXIT
 cmake --build "$build" -j2 --target echomq_chaos_client >/dev/null
 out=$(mktemp -d "/tmp/emq-break-$name-XXXXXX")
 set +e
-"$python" "$here/chaos.py" run --seed "$seed" --duration "$secs" --langs c --out "$out/run"
+"$python" "$here/chaos.py" run --seed "$seed" --duration "$secs" --out "$out/run"
 rc=$?
 set -e
 if [ "$rc" = 1 ]; then

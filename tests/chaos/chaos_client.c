@@ -185,8 +185,8 @@ static int claim_loop(echomq_client *c, const char *queue) {
     }
     record_delivery(j, "claim", t0, t1);
     uint64_t id = echomq_job_id(j), tok = echomq_job_token(j);
-    /* 10 %: held up to 0.3 s past its lease, while another holder may have it. */
-    sleep_ms(chance(0.1) ? (long)(lease + (long)(next_rand() % 300)) : (long)(next_rand() % 10));
+    /* 10 %: held up to 1 s past its lease, while another holder may have it. */
+    sleep_ms(chance(0.1) ? (long)(lease + (long)(next_rand() % 1000)) : (long)(next_rand() % 10));
     const char *op;
     int outcome = 0;
     double s0 = now_ms();

@@ -126,8 +126,8 @@ def claim(a: argparse.Namespace, h: History, rng: random.Random) -> None:
             continue
         for job in jobs:
             delivery(h, job, how, t0, t1)
-        if rng.random() < 0.1:  # held up to 0.3 s past the lease, while another holder may have it
-            time.sleep(lease + rng.random() * 0.3)
+        if rng.random() < 0.1:  # held up to 1 s past the lease, while another holder may have it
+            time.sleep(lease + rng.random())
         for job in jobs:
             time.sleep(rng.random() * 0.005)
             op = "fail" if rng.random() < 0.08 else "ack"
