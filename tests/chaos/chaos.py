@@ -45,7 +45,7 @@ def lane_plan(rng: random.Random) -> Dict[str, dict]:
     plan: Dict[str, dict] = {f"l{i}": {} for i in range(4)}
     plan["w3"] = {"weight": 3}
     plan["lim1"] = {"limit": 1}
-    plan["lim2"] = {"limit": 2, "weight": 2}
+    plan["lim2"] = {"limit": 2, "weight": 3}
     plan["rate"] = {"rate": (rng.choice([20, 40]), 1.0)}
     plan["ta/a"], plan["ta/b"], plan["tb/a"] = {}, {"limit": 2}, {}
     plan["ta/"] = {"limit": 3}  # the tenant's own row: its limit over its lanes

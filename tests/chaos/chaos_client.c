@@ -117,6 +117,7 @@ static int engine(const char *url, const char *queue) {
   o.connect_timeout_ms = 1000;
   o.command_timeout_ms = 3000;
   o.report_outcomes = 1;
+  o.weighted = 1; /* weighted turns (wclaim), as the Python claimer's wclaim */
   echomq_worker *w = NULL;
   int rc = ECHOMQ_ECONN;
   /* The server may be down or failing over while the engine starts: try

@@ -172,9 +172,9 @@ def collect(a: argparse.Namespace, h: History, rng: random.Random) -> None:
 
 def sample(a: argparse.Namespace, h: History, rng: random.Random) -> None:
     """Samples every lane's (and tenant's) active count against its limit,
-    and the queue's figures, about four times a second."""
+    and the queue's figures, about ten times a second."""
     q = _connect(a.url).queue(a.queue)
-    while not stopping.wait(0.25):
+    while not stopping.wait(0.1):
         t0 = now_ms()
         try:
             lanes = [(ln.group, ln.active, ln.limit) for ln in q.lanes()]
