@@ -2,7 +2,8 @@
 # Runs every test: installs what is missing, builds, then the C/C++ suite
 # (ctest), the Python suite and the CLI suite (pytest), the dashboard suite
 # (pytest, headless Chromium), the Go suite
-# (go vet + go test -race), every README code block (tests/docs), the packaging tests (pytest: the wheel, the Go
+# (go vet + go test -race), every README code block (tests/docs), two seeded chaos runs (tests/chaos),
+# the packaging tests (pytest: the wheel, the Go
 # module as an outside user gets it), smoke runs of the demo and the
 # benchmarks (the peer benchmarks install their peers themselves), the C/C++ suite again under ASan+UBSan and under TSan
 # (build/asan, build/tsan), and a bounded libFuzzer run over input
@@ -92,6 +93,16 @@ step "README code blocks (tests/docs: about 25 s)"
   ECHOMQ_BUILD_DIR="$build" CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp" \
     python3 -m pytest -q tests/docs
 )
+
+# Two fixed seeds of the randomized fault checker (tests/chaos/README.md):
+# a live workload in C, Python and Go against a primary, a replica and a
+# Sentinel while a nemesis injects faults; the checker reads the history.
+# A failing seed prints the one command that runs it again.
+step "chaos runs (tests/chaos: two fixed seeds, about 2 minutes)"
+for seed_fsync in "1 always" "2 everysec"; do
+  set -- $seed_fsync
+  ECHOMQ_BUILD_DIR="$build" python3 tests/chaos/chaos.py run --seed "$1" --duration 40 --fsync "$2"
+done
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
 ECHOMQ_DIST_DIR="$build/dist" ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q tests/packaging
