@@ -126,6 +126,7 @@ class Sentinel:
         self.proc = subprocess.Popen([os.environ.get("VALKEY_SENTINEL", "valkey-sentinel"), str(conf)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not wait_until(lambda: self.primary_port() == primary_port, 20.0):
+            self.stop()
             raise RuntimeError(f"valkey-sentinel did not come up (see {self.dir}/sentinel.log)")
 
     def call(self, *args, timeout: float = 2.0):
@@ -155,10 +156,14 @@ class Topology:
         self.clock_file.write_text("0")
         self.nodes: List[Node] = [Node(n, root, fsync, shim, self.clock_file) for n in ("n1", "n2")]
         self.sentinel: Optional[Sentinel] = None
-        self.nodes[0].start()
-        self.nodes[1].start(replicaof=self.nodes[0].port)
-        self.wait_replica_synced(30.0)
-        self.sentinel = Sentinel(root, self.nodes[0].port)
+        try:
+            self.nodes[0].start()
+            self.nodes[1].start(replicaof=self.nodes[0].port)
+            self.wait_replica_synced(30.0)
+            self.sentinel = Sentinel(root, self.nodes[0].port)
+        except BaseException:
+            self.stop_all()  # what did start is stopped by its PID
+            raise
 
     @property
     def url(self) -> str:

@@ -4,7 +4,6 @@ object a line, one file per process, merged by the checker."""
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from pathlib import Path
