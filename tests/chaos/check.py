@@ -23,6 +23,8 @@ The rules (tests/chaos/README.md, "What the checker checks"):
 - limit         a sample of the server's lane figures with a lane or a
                 tenant above its limit
 - verify        `verify` not clean at the end, before any repair
+- tick_twice    a schedule's tick fired more than once (twice is allowed
+                inside a loss window, as the schedules docs state)
 
 Loss windows: the writes that a fault may take back by the docs
 (docs/operations.md, "What survives what"): under appendfsync everysec,
@@ -53,7 +55,7 @@ FAILOVER_TAIL_MS = 500
 ETIMEOUT = -11
 EXCERPT_LINES = 14
 FIGURES = ("enqueued", "unknown", "completed", "dead", "lost", "lost_in_window", "duplicated", "redelivered",
-           "samples", "violations")
+           "samples", "ticks", "ticks_refired_in_window", "violations")
 
 Event = Dict[str, Any]
 
@@ -311,10 +313,33 @@ def rule_verify(run: Run, out: List[Violation], figures: Dict[str, int]) -> None
         out.append(Violation("verify", 0, f"verify found {len(run.verify)} problems", run.verify[:EXCERPT_LINES]))
 
 
+def rule_schedules(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
+    """Every schedule tick fires once: the `fired` entries of the event
+    stream (issue 36, a no-op until a run's queue has schedules). The
+    schedules docs allow a second fire of a tick after a failover lost the
+    first: twice is counted inside a loss window, never more."""
+    fires: Dict[Tuple[str, str], List[Event]] = defaultdict(list)
+    for parts in run.srv.values():
+        for es in parts:
+            for e in es:
+                if e.get("type") == "fired":
+                    fires[(e["x"].get("schedule", ""), e["x"].get("tick", ""))].append(e)
+    figures["ticks"] = len(fires)
+    for (name, tick), es in fires.items():
+        if len(es) == 1:
+            continue
+        if len(es) == 2 and run.in_window(es[0]["t1"]):
+            figures["ticks_refired_in_window"] += 1
+            continue
+        out.append(Violation("tick_twice", es[0]["id"], f"schedule {name!r} tick {tick} fired {len(es)} times",
+                             [json.dumps(e, separators=(",", ":"))[:300] for e in es]))
+
+
 RULES: List[Callable[[Run, List[Violation], Dict[str, int]], None]] = [
     rule_lost, rule_refused_ran, rule_twice, rule_stale, rule_tokens, rule_limits, rule_verify,
-    # Schedules (issue 36), cancel and deadlines (37), flows (38) add theirs
-    # here when they land: README, "Adding a feature".
+    rule_schedules,
+    # Cancel and deadlines (issue 37) and flows (38) add theirs here when
+    # they land: README, "Adding a feature".
 ]
 
 
