@@ -4,6 +4,7 @@ counting up from --seed, appendfsync alternating always / everysec, then a
 table of what was injected and what the checker found.
 
     python3 tests/chaos/soak.py --hours 1 [--seed 1000] [--run-seconds 60] [--out DIR]
+    python3 tests/chaos/soak.py --recheck --out DIR     # the checker again over kept runs
 
 Each run keeps its directory under DIR (the servers' files only when it
 failed); the table goes to stdout and DIR/table.txt, and is rewritten after
@@ -54,6 +55,21 @@ def table(rows: List[Dict[str, Any]], seconds: float, command: str) -> str:
     return "\n".join(out)
 
 
+def recheck(out: Path) -> int:
+    """The table again from the runs kept in `out`, each checked anew (after
+    a change of the checker)."""
+    import check
+    rows = []
+    for run_dir in sorted(out.glob("seed-*/"), key=lambda d: int(d.name.split("-")[1])):
+        if (run_dir / "run.json").exists():
+            s = check.check_run(run_dir).summary()
+            (run_dir / "summary.json").write_text(json.dumps(s, indent=1))
+            rows.append(s)
+    meta = json.loads((out / "soak.json").read_text()) if (out / "soak.json").exists() else {}
+    print(table(rows, meta.get("seconds", 0.0), meta.get("command", "?")))
+    return 0 if all(not r.get("violations") for r in rows) else 1
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hours", type=float, default=1.0)
@@ -61,8 +77,12 @@ def main() -> int:
     p.add_argument("--run-seconds", type=float, default=60.0, help="seconds of faults per run (default 60)")
     p.add_argument("--out", default="/tmp/emq-soak")
     p.add_argument("--build", default=None)
+    p.add_argument("--recheck", action="store_true",
+                   help="run the checker again over the runs kept in --out and print the table (no new runs)")
     a = p.parse_args()
     out = Path(a.out)
+    if a.recheck:
+        return recheck(out)
     out.mkdir(parents=True, exist_ok=True)
     command = f"python3 tests/chaos/soak.py --hours {a.hours:g} --seed {a.seed} --run-seconds {a.run_seconds:g}"
     start = time.monotonic()
@@ -85,6 +105,7 @@ def main() -> int:
             rows.append({"seed": seed, "fsync": fsync, "error": f"exit {rc}, no summary (see {out}/seed-{seed}.log)"})
         text = table(rows, time.monotonic() - start, command)
         (out / "table.txt").write_text(text + "\n")
+        (out / "soak.json").write_text(json.dumps({"seconds": time.monotonic() - start, "command": command}))
         seed += 1
     print(text)
     return 0 if all(not r.get("violations") and not r.get("error") for r in rows) else 1
