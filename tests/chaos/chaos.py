@@ -215,6 +215,10 @@ def run(a: argparse.Namespace) -> int:
             "plan": plan, "cost_mode": cost_mode, "repro": repro_command(a), "started": now_ms()}
     topo: Optional[Topology] = None
     procs: Optional[Procs] = None
+    # A last bound on the whole run, whatever hangs: the finally below still
+    # stops every process by its PID.
+    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("the run passed its time bound")))
+    signal.alarm(int(a.duration + a.drain + 300))
     print(f"chaos: seed {a.seed}, {a.duration:g} s, appendfsync {a.fsync}, run directory {run_dir}", flush=True)
     try:
         topo = Topology(run_dir / "servers", a.fsync, str(shim) if shim.exists() else None)
@@ -240,6 +244,7 @@ def run(a: argparse.Namespace) -> int:
         final_state(topo.url, run_dir)
         meta["faults_injected"] = nem.counts
     finally:
+        signal.alarm(0)
         meta["ended"] = now_ms()
         (run_dir / "run.json").write_text(json.dumps(meta, indent=1))
         if procs is not None:
