@@ -187,6 +187,10 @@ def drain(url: str, seconds: float) -> bool:
     return False
 
 
+def _out_of_time(*_: object) -> None:
+    raise TimeoutError("the run passed its time bound")
+
+
 def repro_command(a: argparse.Namespace) -> str:
     parts = [f"python3 tests/chaos/chaos.py run --seed {a.seed} --duration {a.duration:g} --fsync {a.fsync}"]
     if a.langs != ",".join(LANG_ALL):
@@ -217,7 +221,7 @@ def run(a: argparse.Namespace) -> int:
     procs: Optional[Procs] = None
     # A last bound on the whole run, whatever hangs: the finally below still
     # stops every process by its PID.
-    signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("the run passed its time bound")))
+    signal.signal(signal.SIGALRM, _out_of_time)
     signal.alarm(int(a.duration + a.drain + 300))
     print(f"chaos: seed {a.seed}, {a.duration:g} s, appendfsync {a.fsync}, run directory {run_dir}", flush=True)
     try:
