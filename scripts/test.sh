@@ -98,10 +98,10 @@ step "README code blocks (tests/docs: about 25 s)"
 # a live workload in C, Python and Go against a primary, a replica and a
 # Sentinel while a nemesis injects faults; the checker reads the history.
 # A failing seed prints the one command that runs it again.
-step "chaos runs (tests/chaos: two fixed seeds, about 2.5 minutes)"
+step "chaos runs (tests/chaos: two fixed seeds, about 2 minutes)"
 for seed_fsync in "1 always" "2 everysec"; do
   set -- $seed_fsync
-  ECHOMQ_BUILD_DIR="$build" python3 tests/chaos/chaos.py run --seed "$1" --duration 40 --fsync "$2"
+  ECHOMQ_BUILD_DIR="$build" python3 tests/chaos/chaos.py run --seed "$1" --duration 30 --fsync "$2"
 done
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
