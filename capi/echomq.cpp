@@ -20,43 +20,7 @@ namespace {
 #define STR2(x) #x
 #define STR(x) STR2(x)
 
-int ok(echomq_client* c) {
-  c->errcode = ECHOMQ_OK;
-  c->errmsg.clear();
-  return ECHOMQ_OK;
-}
-
-int record(echomq_client* c, int code, const char* msg) {
-  c->errcode = code;
-  try {
-    c->errmsg = msg;
-  } catch (...) {
-    c->errmsg.clear();  // out of memory for the message itself
-  }
-  return code;
-}
-
-// Runs fn on a live handle; maps every exception to a status on c. A call
-// that wrote and was not confirmed durable in time is ECHOMQ_UNCONFIRMED.
-template <class F>
-int guarded(echomq_client* c, F&& fn) {
-  if (!c) return ECHOMQ_EINVAL;
-  try {
-    c->core.beginCall();
-    fn();
-    const std::string why = c->core.confirmWrites();
-    if (!why.empty()) return record(c, ECHOMQ_UNCONFIRMED, why.c_str());
-    return ok(c);
-  } catch (const echomq::Error& e) {
-    return record(c, e.code(), e.what());
-  } catch (const std::bad_alloc&) {
-    return record(c, ECHOMQ_ENOMEM, "out of memory");
-  } catch (const std::exception& e) {
-    return record(c, ECHOMQ_EINTERNAL, e.what());
-  } catch (...) {
-    return record(c, ECHOMQ_EINTERNAL, "unknown internal error");
-  }
-}
+using emqcapi::guarded;
 
 template <class F>
 int guardedNoClient(F&& fn) {
@@ -281,16 +245,17 @@ void echomq_job_list_free(echomq_job_list* l) { delete l; }
 /* ---- enqueue ---- */
 
 int echomq_enqueue_options_init(echomq_enqueue_options* opts, unsigned int version) {
-  if (!opts || (version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 &&
-                version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 && version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1))
+  if (!opts || version < ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 || version > ECHOMQ_ENQUEUE_OPTIONS_VERSION)
     return ECHOMQ_EINVAL;
   const echomq_enqueue_options d = ECHOMQ_ENQUEUE_OPTIONS_INIT;
   // An older caller's struct ends after its version's last field: only that
-  // prefix is written (version 1: max_attempts; 2: dedup_window_ms; 3: keep_last).
+  // prefix is written (version 1: max_attempts; 2: dedup_window_ms; 3:
+  // keep_last; 4: cost_estimate).
   size_t n = sizeof d;
   if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_1) n = offsetof(echomq_enqueue_options, idempotency_key);
   if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_2) n = offsetof(echomq_enqueue_options, keep_ms);
   if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_3) n = offsetof(echomq_enqueue_options, cost_estimate);
+  if (version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_4) n = offsetof(echomq_enqueue_options, at_ms);
   std::memcpy(opts, &d, n);
   opts->version = version;
   return ECHOMQ_OK;
@@ -306,12 +271,12 @@ struct EnqueueOpts {
   int64_t keep_ms = 0;
   uint64_t keep_last = 0;
   uint64_t estimate = 0;
+  int64_t at = 0;
 };
 EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
   EnqueueOpts o;
   if (!opts) return o;
-  if (opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 &&
-      opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 && opts->version != ECHOMQ_ENQUEUE_OPTIONS_VERSION_1)
+  if (opts->version < ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 || opts->version > ECHOMQ_ENQUEUE_OPTIONS_VERSION)
     echomq::invalid("enqueue options: unknown version " + std::to_string(opts->version));
   o.delay = opts->delay_ms;
   o.maxatt = opts->max_attempts;
@@ -331,6 +296,11 @@ EnqueueOpts readEnqueueOptions(const echomq_enqueue_options* opts) {
     o.estimate = opts->cost_estimate;
     echomq::checkEstimate(o.estimate);
   }
+  if (opts->version >= 5) {
+    o.at = opts->at_ms;
+    echomq::checkRange("at_ms", o.at, 0, ECHOMQ_ID_MAX);
+    if (o.at > 0 && o.delay > 0) echomq::invalid("delay_ms and at_ms exclude each other");
+  }
   return o;
 }
 }  // namespace
@@ -343,13 +313,13 @@ int echomq_enqueue(echomq_client* c, const char* queue, const char* group, const
     if (!group) echomq::invalid("group name is NULL");
     std::vector<echomq::NewJob> one{{group, std::strlen(group), payload, payload_len}};
     if (!o.key) {
-      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate);
+      auto ids = c->core.enqueue(queue, one, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate, o.at);
       if (id_out) *id_out = ids.front();
       return;
     }
     one[0].key = o.key;
     one[0].key_len = std::strlen(o.key);
-    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate);
+    auto r = c->core.enqueueKeyed(queue, one, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate, o.at);
     if (id_out) *id_out = r.ids.front();
     dup = r.duplicate.front();
   });
@@ -428,10 +398,10 @@ int echomq_enqueue_batch(echomq_client* c, const char* queue, echomq_batch* b,
                       b->payloads[i].size(), b->keys[i].data(), b->keys[i].size()});
     b->duplicate.clear();
     if (!b->keyed) {
-      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate);
+      b->ids = c->core.enqueue(queue, jobs, o.delay, o.maxatt, o.keep_ms, o.keep_last, o.estimate, o.at);
       return;
     }
-    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate);
+    auto r = c->core.enqueueKeyed(queue, jobs, o.delay, o.maxatt, o.window, o.keep_ms, o.keep_last, o.estimate, o.at);
     b->ids = std::move(r.ids);
     b->duplicate = std::move(r.duplicate);
   });

@@ -7,7 +7,8 @@
 # - the fixed keys of a queue, in order: lua/keys.txt. A script gets exactly
 #   the keys it uses (K.<name>), in that order; its header's "-- KEYS:" line
 #   must name the same keys (the build fails and prints the right line);
-# - status codes, outcomes and bounds: the public header echomq.h. The
+# - status codes, outcomes and bounds: the public headers (echomq.h and the
+#   topic headers beside it). The
 #   prelude defines, as Lua locals, the ones a script uses (ECHOMQ_ dropped).
 # A script with a line `--@function` (the hot paths) also gets a Valkey
 # function library (emq_library below; cpp/script_runner.cpp calls it).
@@ -107,7 +108,15 @@ foreach(line IN LISTS key_lines)
   endif()
 endforeach()
 
-file(READ "${HEADER}" header)
+# The umbrella header and its topic headers beside it (echomq/*.h).
+get_filename_component(header_dir "${HEADER}" DIRECTORY)
+file(GLOB header_files "${header_dir}/*.h")
+list(SORT header_files)
+set(header "")
+foreach(h IN LISTS header_files)
+  file(READ "${h}" text)
+  string(APPEND header "${text}\n")
+endforeach()
 set(CONST_NAMES "")
 string(REGEX MATCHALL "ECHOMQ_[A-Z_]+ = -?[0-9]+" enums "${header}")
 foreach(e IN LISTS enums)

@@ -97,13 +97,15 @@ std::string Client::confirmWrites() {
 }
 
 Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                           uint32_t max_attempts) {
+                           uint32_t max_attempts, int64_t at_ms) {
   const QueueKeys& k = keysFor(queue);
-  checkEnqueue(jobs, delay_ms, max_attempts);
+  checkEnqueue(jobs, delay_ms, max_attempts, at_ms);
   // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
   start(Script::Enqueue, k);
-  argv_.own(delay_ms);
+  // An absolute due time goes as "@<ms>", read against the server's clock.
+  if (at_ms > 0) argv_.own("@" + std::to_string(at_ms));
+  else argv_.own(delay_ms);
   argv_.own(static_cast<long long>(max_attempts));
   argv_.own(static_cast<long long>(jobs.size()));
   for (const NewJob& j : jobs) {
@@ -114,11 +116,13 @@ Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, i
 }
 
 void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
-                          uint32_t max_attempts) const {
+                          uint32_t max_attempts, int64_t at_ms) const {
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > kBatchMax)
     echomq::fail(kTooLarge, "batch holds more than " + std::to_string(kBatchMax) + " jobs");
   checkRange("delay_ms", delay_ms, 0, kDelayMaxMs);
+  checkRange("at_ms", at_ms, 0, kIdMax);
+  if (at_ms > 0 && delay_ms > 0) invalid("delay_ms and at_ms exclude each other");
   checkRange("max_attempts", max_attempts, 0, kAttemptsMax);
   for (const NewJob& j : jobs) {
     checkLaneBytes(j.group, j.group_len);
@@ -134,10 +138,10 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate) {
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
   checkKeep(keep_ms, keep_last);
   checkEstimate(estimate);
-  startEnqueue(queue, jobs, delay_ms, max_attempts);
+  startEnqueue(queue, jobs, delay_ms, max_attempts, at_ms);
   addKeep(argv_, keep_ms, keep_last);
   addEstimate(argv_, estimate);
   ReplyPtr r = run(Script::Enqueue);

@@ -56,6 +56,9 @@ struct Job {
   int64_t finished_at_ms = 0;
   std::string progress;
   std::string result;
+  // A tick's job (lookup only): its schedule and the tick's time.
+  std::string schedule;
+  int64_t tick_ms = 0;
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the cap, so attempts - (cap - max).
   uint32_t attempt() const {
@@ -158,7 +161,8 @@ class Client {
 #include "queue_ops.inc"
 
   // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
-  void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
+  void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts,
+                    int64_t at_ms = 0) const;
   // The record of a sharded queue (cpp/shard_record.cpp): its shard
   // queues' names in shard order; empty for a plain queue.
   std::vector<std::string> shardNames(const char* queue);
@@ -170,7 +174,9 @@ class Client {
   const QueueKeys& keysFor(const char* queue);
   // Validates an enqueue and starts its script call (jobs and options).
   Argv& startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                     uint32_t max_attempts);
+                     uint32_t max_attempts, int64_t at_ms);
+  // One call of the schedules script (lua/schedules.lua), decoded.
+  std::vector<ScheduleInfo> readSchedules(const char* queue, const char* verb, const char* arg, size_t count);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);

@@ -2,7 +2,9 @@
 --[[ enqueue: add n jobs in one call (ids consecutive in mint order).
 -- KEYS: seq ring gweight glimit gactive paused leases delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap idem idemexp gdebt est
 -- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] delay ms (0 = ready now)   ARGV[3] max attempts (0 = queue default)
+-- ARGV[2] delay ms (0 = ready now), or "@<ms>": due at that server time (ms
+--   since the epoch; a time past is due now, one more than DELAY_MAX_MS
+--   ahead is EINVAL)   ARGV[3] max attempts (0 = queue default)
 -- ARGV[4] n   then n pairs: group, payload
 -- then, with idempotency keys only: window ms, n keys ("" = none)
 -- then, to retain these jobs' outcomes (lua/outconf.lua): "keep", keep ms,
@@ -31,6 +33,9 @@
 --@include emit
 
 local delay = argInt(ARGV[2], 0, DELAY_MAX_MS)
+-- An absolute due time, against the server's clock (read below).
+local at = not delay and string.sub(ARGV[2] or '', 1, 1) == '@' and argInt(string.sub(ARGV[2], 2), 0, ID_MAX)
+if at then delay = 0 end
 local maxatt = argInt(ARGV[3], 0, ATTEMPTS_MAX)
 local n = argInt(ARGV[4], 1, BATCH_MAX)
 if not delay or not maxatt or not n then return { EINVAL, 'enqueue: bad delay, max attempts or count' } end
@@ -65,6 +70,10 @@ local window = keyed and argInt(ARGV[5 + 2 * n], 1, DEDUP_WINDOW_MAX_MS)
 if keyed and not window then return { EINVAL, 'enqueue: bad dedup window' } end
 local bad = layoutError()
 if bad then return bad end
+if at then
+  delay = math.max(at - serverNowMs(), 0)
+  if delay > DELAY_MAX_MS then return { EINVAL, 'enqueue: at is more than ' .. S(DELAY_MAX_MS) .. ' ms ahead' } end
+end
 -- Entries to enqueue (E: argument index of their group); duplicates get
 -- the first job's id and write nothing.
 local E, dupOf, keyAt = {}, {}, {}

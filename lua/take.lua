@@ -43,6 +43,7 @@
 --@include turns
 --@include takeGuard
 --@include cost
+--@include fire
 
 local lease = argInt(ARGV[2], 0, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 0, BATCH_MAX)
@@ -127,6 +128,8 @@ local due = n > 0 and dueWork(now, RECOVER_MAX) or nil
 local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
 local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
+-- Schedules (lua/includes/fire.lua): the ticks due now, read before any write.
+local ticks = SCHED and n > 0 and Fire.lib().due(now, checked) or nil
 -- While outcomes are on, the keys of their work too (lua/includes/okey.lua:
 -- not in K, so not in the checks above).
 if OUTCOMES then
@@ -175,6 +178,7 @@ if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
   if debt then rejoinDebt(debt) end
+  if ticks then Fire.lib().fire(ticks, now) end
   taken = serveTurns(n, turns, weighted, plain, lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end

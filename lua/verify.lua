@@ -11,7 +11,8 @@
 --      dead, or finished: a retained completed job), each place holds only
 --      existing jobs, no record, attempt count or outcome is orphaned, and
 --      a delivery state names its job's lane;
---   and: the pending counter, glive per lane, lanes listed in the directory;
+--   and: the pending counter, glive per lane, lanes listed in the directory,
+--   the schedules (lua/includes/schedCheck.lua);
 --   first of all, that every key holds its type (else only those lines).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
 ]]
@@ -21,6 +22,7 @@
 --@include typeGuard
 --@include attcheck
 --@include outcomeCheck
+--@include schedCheck
 
 local bad = layoutError()
 if bad then return bad end
@@ -199,4 +201,5 @@ end
 for g, n in pairs(liveOf) do
   if not live[g] and n ~= 0 then report('counter: glive[' .. g .. '] = ' .. n .. ' but lane has no live job') end
 end
+checkSchedules(report)
 return out

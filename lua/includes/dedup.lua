@@ -1,4 +1,5 @@
 --@include base
+--@include idemStore
 -- Idempotency keys of enqueue: `idem` maps a key to "<job id> <window end
 -- ms>", `idemexp` holds the keys scored by their window end, so expired
 -- keys go in bounded steps and the oldest go first past DEDUP_KEYS_MAX.
@@ -64,21 +65,6 @@ local function rememberKeys(n, first, E, dupOf, keyAt, window, now)
       exp[#exp + 1] = S(now + window); exp[#exp + 1] = key
     end
   end
-  local old = rcall('ZRANGEBYSCORE', K.idemexp, '-inf', S(now), 'LIMIT', 0, RECOVER_MAX + #E)
-  if #old > 0 then
-    callSliced('HDEL', K.idem, old)
-    callSliced('ZREM', K.idemexp, old)
-  end
-  if #set > 0 then
-    callSliced('HSET', K.idem, set)
-    callSliced('ZADD', K.idemexp, exp)
-    local over = rcall('ZCARD', K.idemexp) - DEDUP_KEYS_MAX
-    if over > 0 then
-      local gone = rcall('ZPOPMIN', K.idemexp, over)
-      local names = {}
-      for j = 1, #gone, 2 do names[#names + 1] = gone[j] end
-      callSliced('HDEL', K.idem, names)
-    end
-  end
+  Idem.lib().store(K.idem, K.idemexp, set, exp, now, RECOVER_MAX + #E)
   return dedupReply(n, first, #E, dupOf, idOf)
 end

@@ -2,6 +2,7 @@
 --@include record
 --@include counts
 --@include attcheck
+--@include schedCheck
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
 -- from where the jobs really are (lane pending sets, leases, delayed, dead,
@@ -32,13 +33,14 @@
 --     and the tenant entries in the ring;
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
+--   G: the schedules (lua/includes/schedCheck.lua), in one step;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
 -- should be quiet (workers stopped): the tally is only exact when no job
 -- moves between the calls. One call that finishes the walk is atomic.
 -- Returns {OK, next cursor ('' = done), change...}.
-local PHASES = 'LDXFEKHJAQPTVCRIOUWS'
+local PHASES = 'LDXFEKHJAQPTVCRIOUWGS'
 local function repairStep(apply, cursor, budget)
   local out = { OK, '' }
   local function say(msg) out[#out + 1] = msg end
@@ -431,6 +433,7 @@ local function repairStep(apply, cursor, budget)
   end
   steps.U = function() return walkTenants(K.gactive) end
   steps.W = function() return walkTenants(K.glive) end
+  steps.G = function() mendSchedules(say, w); return nil, 1 end
   steps.S = function()
     local pc = pendingCount()
     if pc > total then

@@ -1,4 +1,5 @@
 --@include attempt
+--@include fire
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
 -- path that recovers them can check its keys first (no half writes).
@@ -46,10 +47,11 @@ local function rejoinThrottled(due)
     end
   end
 end
--- Milliseconds until the next delayed job falls due, lease expires or lane
--- gets its token, -1 if none (0: more is due now than one call brings back).
+-- Milliseconds until the next delayed job falls due, lease expires, lane
+-- gets its token or schedule ticks, -1 if none (0: more is due now than one
+-- call brings back).
 local function nextDue(now)
-  local best = -1
+  local best = SCHED and Fire.lib().nextIn(now) or -1
   for _, key in ipairs({ K.delayed, K.leases, K.throttled }) do
     local h = rcall('ZRANGE', key, 0, 0, 'WITHSCORES')
     if h[2] and h[1] ~= ZSET_MARK then

@@ -1,0 +1,70 @@
+--@include okey
+--@include record
+--@include ticks
+-- Schedules (docs/keys.md, "Schedules"; docs/operations.md, "Periodic
+-- jobs"). Their keys are built from the prefix, like the outcome keys, so
+-- the claim path takes no more keys than it did without them:
+--   s:<name>  hash   one schedule: its spec and its state (fields below)
+--   sdue      zset   armed schedules (not paused, not ended) by next tick
+--   sdir      zset   every schedule by name (score 0): the listing
+--   sjob      hash   job id -> "<tick ms> <schedule name>" of a tick's job
+--   sjobs     zset   the same ids by when they were fired (the sweep's order)
+-- The config field `sched` is '1' while the queue has a schedule: the one
+-- flag the claim path reads (lua/includes/base.lua).
+-- Hash fields. Spec: kind ('every' or 'cron'), every (ms), cron (as
+-- written), cronx (canonical), zone (its name), tzr (its rules:
+-- lua/includes/ticks.lua), lane, payload, maxatt, keepms, keeplast, est,
+-- start, end, limit (0 = none), missed ('once' or 'skip': MISSED_*),
+-- grace (ms), overlap ('fire' or 'skip': OVERLAP_*); spec and tspec (the whole spec and its timing part, as
+-- compared by an upsert). State: anchor (an `every` grid's first tick),
+-- next (the tick it fires next), last (the latest tick handled: fired or
+-- skipped; no tick at or before it fires again), ftick, fat, fjob (the
+-- latest tick fired, when, its job), runs, skips, paused ('1'), ended
+-- ('limit' or 'end'), created, updated.
+-- Made on first use (Sched.lib()): one local in a script that includes it.
+local Sched = {}
+function Sched.lib()
+  if Sched.L then return Sched.L end
+  local L = { ticks = Ticks.lib() }
+  function L.key(name) return P .. 's:' .. name end
+  -- A schedule's hash as a table (empty when absent).
+  function L.read(name)
+    local h, r = {}, rcall('HGETALL', L.key(name))
+    for i = 1, #r, 2 do h[r[i]] = r[i + 1] end
+    return h
+  end
+  -- Where job id is: 'pending', 'leased', 'delayed', 'dead' or
+  -- 'completed' (retained), nil when it is gone (acked and not retained,
+  -- or deleted). (Words, not the JOB_* numbers: each constant a script
+  -- uses is a local of its own, and take is near Lua's 200.)
+  function L.place(id)
+    if not id or id == '' then return nil end
+    local rec = rcall('HGET', K.jobs, id)
+    if not rec then
+      return rcall('ZSCORE', okey('done'), id) and 'completed' or nil
+    end
+    if rcall('ZSCORE', K.leases, id) then return 'leased' end
+    if rcall('ZSCORE', K.delayed, id) then return 'delayed' end
+    if rcall('ZSCORE', pendingKey((unpackRecord(rec))), id) then return 'pending' end
+    return 'dead'
+  end
+  -- The queue's flag: on while it has a schedule, off with the last.
+  function L.flag()
+    if rcall('ZCARD', okey('sdir')) > 0 then
+      rcall('HSET', K.config, 'sched', '1')
+    else
+      rcall('HDEL', K.config, 'sched')
+    end
+  end
+  -- Is h an armed schedule whose fields all read (so a fire cannot fail
+  -- part-way)? Its timing is checked apart (L.ticks.timing).
+  function L.armed(h)
+    if not h.lane or not h.payload or h.paused or h.ended then return false end
+    for _, f in ipairs({ 'maxatt', 'keepms', 'keeplast', 'est', 'limit', 'grace', 'runs', 'skips' }) do
+      if not string.match(h[f] or '', '^%d+$') then return false end
+    end
+    return (h.missed == 'once' or h.missed == 'skip') and (h.overlap == 'fire' or h.overlap == 'skip')
+  end
+  Sched.L = L
+  return L
+end
