@@ -259,6 +259,8 @@ void Worker::pump(Router& client, bool extender) {
       idle_ = false;
       passWake = true;
     }
+    if (idle_ && dueAt_ >= 0 && now >= dueAt_) idle_ = false;  // due work (a tick, a delayed job)
+    if (!idle_) dueAt_ = -1;
     if (stopping_ && !buffer_.empty()) {
       // Prefetched, never started: back to their lanes at once.
       for (const Job& j : buffer_) {
@@ -299,6 +301,7 @@ void Worker::pump(Router& client, bool extender) {
         }
       }
       if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
+      if (idle_ && dueAt_ >= 0 && (wake < 0 || dueAt_ < wake)) wake = dueAt_;
       if (wake >= 0) {
         pumpCv_.wait_until(lk, at(std::max(wake, now + 1)));
       } else {
@@ -391,6 +394,7 @@ void Worker::pump(Router& client, bool extender) {
           idle_ = true;
           int64_t due = r.claimed.next_due_ms;
           waitMs_ = due >= 0 ? std::min(o_.idle_wait_ms, due + 1) : o_.idle_wait_ms;
+          dueAt_ = due >= 0 && due < o_.idle_wait_ms ? steadyMs() + due : -1;
         }
         backoffMs_ = 0;
         lk.unlock();

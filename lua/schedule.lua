@@ -1,6 +1,6 @@
 --[[ schedule: create or change a schedule, or remove, pause or resume one
 -- (docs/operations.md, "Periodic jobs"; keys: lua/includes/sched.lua).
--- KEYS: seq gactive leases delayed glive gserved config jobs att
+-- KEYS: seq gactive leases delayed glive gserved config wake jobs att
 -- ARGV[1] key prefix "emq:{q}:"   ARGV[2] "upsert" | "remove" | "pause" | "resume"
 -- ARGV[3] schedule name: 1..SCHEDULE_NAME_MAX bytes of [A-Za-z0-9_.:-]
 -- upsert, then: kind ("every" | "cron"), every ms (1..SCHEDULE_EVERY_MAX_MS;
@@ -32,6 +32,12 @@ end
 local function refuse(msg) return { EINVAL, 'schedule ' .. name .. ': ' .. msg } end
 local Sc = Sched.lib()
 local T = Sc.ticks
+-- A claimer asleep on the server (a worker engine, a blocking claim) waits
+-- until its last next due time, which knew nothing of a tick armed now:
+-- one wake-up token makes one of them claim again and learn it.
+local function wakeOne()
+  if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
+end
 local spec, h
 if verb == 'upsert' then
   if #ARGV ~= 21 then return refuse('argument count does not match') end
@@ -78,7 +84,10 @@ elseif verb ~= 'remove' and verb ~= 'pause' and verb ~= 'resume' then
 end
 local bad = layoutError()
 if bad then return bad end
-local want = { [K.config] = 'hash', [Sc.key(name)] = 'hash', [okey('sdue')] = 'zset', [okey('sdir')] = 'zset' }
+local want = { [Sc.key(name)] = 'hash', [okey('sdue')] = 'zset', [okey('sdir')] = 'zset' }
+for _, k in ipairs({ 'config', 'wake', 'leases', 'delayed', 'gactive', 'glive', 'gserved', 'att' }) do  -- and the marks
+  want[K[k]] = KEY_TYPES[k]
+end
 bad = typeGuard(want)
 if bad then return bad end
 local now = serverNowMs()
@@ -103,6 +112,7 @@ if verb ~= 'upsert' then
     if nxt then
       rcall('HSET', Sc.key(name), 'next', S(nxt))
       rcall('ZADD', okey('sdue'), S(nxt), name)
+      wakeOne()
     end
   end
   return { OK }
@@ -145,7 +155,10 @@ if ended then
   rcall('ZREM', okey('sdue'), name)
 else
   rcall('HDEL', Sc.key(name), 'ended')
-  if not old.paused and nxt then rcall('ZADD', okey('sdue'), nxt, name) end
+  if not old.paused and nxt then
+    rcall('ZADD', okey('sdue'), nxt, name)
+    if rearm then wakeOne() end
+  end
 end
 rcall('ZADD', okey('sdir'), 0, name)
 -- The marks a claim's keys keep (lua/includes/marks.lua): enqueue writes
