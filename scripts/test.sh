@@ -72,7 +72,7 @@ step "Go tests (go vet, go test -race)"
   # Go's build cache does not notice a changed C library (`go help cache`):
   # a stamp of the installed header and archive in the cgo flags rebuilds the
   # cgo packages, and relinks, whenever libechomq changes.
-  stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+  stamp=$(cat "$build"/prefix/include/echomq/*.h "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
   export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
   go vet ./...
   go test -race -count=1 ./...

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_de56646be73b446f(const char*);
+  void cgo_panic__capi_5162aeb79ad7236c(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_de56646be73b446f(p);
+  cgo_panic__capi_5162aeb79ad7236c(p);
 }
 
 
@@ -816,11 +816,197 @@ uint64_t emqgo_c_heap_in_use(void) {
   return (uint64_t)(m.uordblks + m.hblkhd);
 }
 
+/* ---- schedules (echomq/schedules.h) ------------------------------------ */
+
+/* Enqueue with every option (an absolute due time among them): one shim
+ * for any combination; key NULL or "" = none. */
+int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
+                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
+                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
+                      uint64_t cost_estimate, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key && *key ? key : NULL;
+  o.dedup_window_ms = window_ms;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
+                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
+enum {
+  EMQGO_SPEC_EVERY_MS = 0,
+  EMQGO_SPEC_MAX_ATTEMPTS,
+  EMQGO_SPEC_KEEP_MS,
+  EMQGO_SPEC_KEEP_LAST,
+  EMQGO_SPEC_COST_ESTIMATE,
+  EMQGO_SPEC_START_AT_MS,
+  EMQGO_SPEC_END_AT_MS,
+  EMQGO_SPEC_LIMIT,
+  EMQGO_SPEC_MISSED,
+  EMQGO_SPEC_GRACE_MS,
+  EMQGO_SPEC_OVERLAP,
+  EMQGO_SPEC_NUMS
+};
+
+/* Upsert schedule `name` with the numbers of its spec (EMQGO_SPEC_*; cron
+ * and zone "" = none); statuses[0] gets what changed, statuses[1] its
+ * next tick. */
+int emqgo_schedule_upsert(echomq_client *c, const char *queue, const char *name, const char *cron,
+                          const char *zone, const char *lane, const char *payload, size_t payload_len,
+                          int64_t *nums, size_t n, int64_t *statuses, size_t sn) {
+  echomq_schedule_options o = ECHOMQ_SCHEDULE_OPTIONS_INIT;
+  int changed = 0, rc;
+  int64_t next = 0;
+  if (n < EMQGO_SPEC_NUMS || sn < 2) return ECHOMQ_EINVAL;
+  o.every_ms = nums[EMQGO_SPEC_EVERY_MS];
+  o.cron = cron && *cron ? cron : NULL;
+  o.zone = zone && *zone ? zone : NULL;
+  o.lane = lane;
+  o.payload = payload;
+  o.payload_len = payload_len;
+  o.max_attempts = (uint32_t)nums[EMQGO_SPEC_MAX_ATTEMPTS];
+  o.keep_ms = nums[EMQGO_SPEC_KEEP_MS];
+  o.keep_last = (uint64_t)nums[EMQGO_SPEC_KEEP_LAST];
+  o.cost_estimate = (uint64_t)nums[EMQGO_SPEC_COST_ESTIMATE];
+  o.start_at_ms = nums[EMQGO_SPEC_START_AT_MS];
+  o.end_at_ms = nums[EMQGO_SPEC_END_AT_MS];
+  o.limit = (uint64_t)nums[EMQGO_SPEC_LIMIT];
+  o.missed = (int)nums[EMQGO_SPEC_MISSED];
+  o.grace_ms = nums[EMQGO_SPEC_GRACE_MS];
+  o.overlap = (int)nums[EMQGO_SPEC_OVERLAP];
+  rc = echomq_schedule_upsert(c, queue, name, &o, &changed, &next);
+  statuses[0] = changed;
+  statuses[1] = next;
+  return rc;
+}
+
+int echomq_schedule_remove(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_pause(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_resume(echomq_client *c, const char *queue, const char *name);
+size_t echomq_schedule_list_count(const echomq_schedule_list *l);
+const char *echomq_schedule_list_next(const echomq_schedule_list *l);
+void echomq_schedule_list_free(echomq_schedule_list *l);
+
+/* A page of schedules (after "" = from the first), or one by name
+ * (`name` not ""): the list's address in *OUT_HANDLE. */
+int emqgo_schedules(echomq_client *c, const char *queue, const char *name, const char *after, size_t count,
+                    uint64_t *OUT_HANDLE) {
+  echomq_schedule_list *l = NULL;
+  int rc = name && *name ? echomq_schedule_get(c, queue, name, &l) : echomq_schedules(c, queue, after, count, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* The numbers of a schedule as read, in this order (EMQGO_SCHED_* indexes). */
+enum {
+  EMQGO_SCHED_EVERY_MS = 0,
+  EMQGO_SCHED_PAYLOAD_LEN,
+  EMQGO_SCHED_MAX_ATTEMPTS,
+  EMQGO_SCHED_KEEP_MS,
+  EMQGO_SCHED_KEEP_LAST,
+  EMQGO_SCHED_COST_ESTIMATE,
+  EMQGO_SCHED_START_AT_MS,
+  EMQGO_SCHED_END_AT_MS,
+  EMQGO_SCHED_LIMIT,
+  EMQGO_SCHED_MISSED,
+  EMQGO_SCHED_GRACE_MS,
+  EMQGO_SCHED_OVERLAP,
+  EMQGO_SCHED_PAUSED,
+  EMQGO_SCHED_NEXT_AT_MS,
+  EMQGO_SCHED_LAST_TICK_MS,
+  EMQGO_SCHED_FIRED_TICK_MS,
+  EMQGO_SCHED_FIRED_AT_MS,
+  EMQGO_SCHED_FIRED_JOB,
+  EMQGO_SCHED_FIRED_STATE,
+  EMQGO_SCHED_RUNS,
+  EMQGO_SCHED_SKIPS,
+  EMQGO_SCHED_CREATED_AT_MS,
+  EMQGO_SCHED_UPDATED_AT_MS,
+  EMQGO_SCHED_NUMS
+};
+
+void emqgo_schedule_numbers(const echomq_schedule_list *l, size_t i, int64_t *nums, size_t n) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  int64_t v[EMQGO_SCHED_NUMS];
+  size_t k;
+  if (s == NULL) return;
+  v[EMQGO_SCHED_EVERY_MS] = s->every_ms;
+  v[EMQGO_SCHED_PAYLOAD_LEN] = (int64_t)s->payload_len;
+  v[EMQGO_SCHED_MAX_ATTEMPTS] = s->max_attempts;
+  v[EMQGO_SCHED_KEEP_MS] = s->keep_ms;
+  v[EMQGO_SCHED_KEEP_LAST] = (int64_t)s->keep_last;
+  v[EMQGO_SCHED_COST_ESTIMATE] = (int64_t)s->cost_estimate;
+  v[EMQGO_SCHED_START_AT_MS] = s->start_at_ms;
+  v[EMQGO_SCHED_END_AT_MS] = s->end_at_ms;
+  v[EMQGO_SCHED_LIMIT] = (int64_t)s->limit;
+  v[EMQGO_SCHED_MISSED] = s->missed;
+  v[EMQGO_SCHED_GRACE_MS] = s->grace_ms;
+  v[EMQGO_SCHED_OVERLAP] = s->overlap;
+  v[EMQGO_SCHED_PAUSED] = s->paused;
+  v[EMQGO_SCHED_NEXT_AT_MS] = s->next_at_ms;
+  v[EMQGO_SCHED_LAST_TICK_MS] = s->last_tick_ms;
+  v[EMQGO_SCHED_FIRED_TICK_MS] = s->fired_tick_ms;
+  v[EMQGO_SCHED_FIRED_AT_MS] = s->fired_at_ms;
+  v[EMQGO_SCHED_FIRED_JOB] = (int64_t)s->fired_job;
+  v[EMQGO_SCHED_FIRED_STATE] = s->fired_state;
+  v[EMQGO_SCHED_RUNS] = (int64_t)s->runs;
+  v[EMQGO_SCHED_SKIPS] = (int64_t)s->skips;
+  v[EMQGO_SCHED_CREATED_AT_MS] = s->created_at_ms;
+  v[EMQGO_SCHED_UPDATED_AT_MS] = s->updated_at_ms;
+  for (k = 0; k < n && k < EMQGO_SCHED_NUMS; k++) nums[k] = v[k];
+}
+
+/* Text of schedule i: what = 0 name, 1 cron, 2 zone, 3 lane, 4 ended. */
+const char *emqgo_schedule_text(const echomq_schedule_list *l, size_t i, int what) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s == NULL) return "";
+  switch (what) {
+    case 0: return s->name;
+    case 1: return s->cron;
+    case 2: return s->zone;
+    case 3: return s->lane;
+    default: return s->ended;
+  }
+}
+
+void emqgo_schedule_payload_copy(const echomq_schedule_list *l, size_t i, char *buf, size_t cap) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s != NULL && s->payload_len > 0) memcpy(buf, s->payload, s->payload_len < cap ? s->payload_len : cap);
+}
+
+/* The next ticks of schedule `name` into nums (room for n); *OUT_U64 gets how many. */
+int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, int64_t *nums, size_t n,
+                        uint64_t *OUT_U64) {
+  size_t got = 0;
+  int rc = echomq_schedule_next(c, queue, name, n, nums, &got);
+  *OUT_U64 = got;
+  return rc;
+}
+
+/* The schedule and tick of a looked-up job ("" and 0 for none). */
+const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
+int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
+void _wrap_Swig_free_capi_5162aeb79ad7236c(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -830,7 +1016,7 @@ void _wrap_Swig_free_capi_de56646be73b446f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_5162aeb79ad7236c(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -843,7 +1029,7 @@ void *_wrap_Swig_malloc_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -854,7 +1040,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -865,7 +1051,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -876,7 +1062,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_OK_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -887,7 +1073,7 @@ intgo _wrap_ECHOMQ_OK_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EMPTY_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -898,7 +1084,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -909,7 +1095,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINVAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -920,7 +1106,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -931,7 +1117,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -942,7 +1128,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESTALE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -953,7 +1139,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -964,7 +1150,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EFULL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -975,7 +1161,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELEASED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -986,7 +1172,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -997,7 +1183,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1008,7 +1194,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PENDING_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1019,7 +1205,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ECONN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1030,7 +1216,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1041,7 +1227,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1052,7 +1238,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETLS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1063,7 +1249,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ESERVER_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1074,7 +1260,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1085,7 +1271,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EPROTO_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1096,7 +1282,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EBUSY_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1107,7 +1293,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ELOADING_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1118,7 +1304,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1129,7 +1315,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EOOM_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1140,7 +1326,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1151,7 +1337,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1162,7 +1348,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1173,7 +1359,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1184,7 +1370,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1195,7 +1381,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1206,7 +1392,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1217,7 +1403,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1228,7 +1414,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1239,7 +1425,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1250,7 +1436,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1261,7 +1447,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1272,7 +1458,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1283,7 +1469,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1294,7 +1480,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1305,7 +1491,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1316,7 +1502,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1327,7 +1513,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1338,7 +1524,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1349,7 +1535,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1360,7 +1546,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1371,7 +1557,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1382,7 +1568,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -1393,7 +1579,106 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_NEXT_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_LIST_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_MISSED_FIRE_ONCE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_MISSED_SKIP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_OVERLAP_FIRE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_OVERLAP_SKIP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_UNCHANGED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_CREATED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_UPDATED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_5162aeb79ad7236c(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1409,7 +1694,7 @@ _gostring_ _wrap_strerror_capi_de56646be73b446f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_de56646be73b446f() {
+intgo _wrap_version_capi_5162aeb79ad7236c() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1705,7 @@ intgo _wrap_version_capi_de56646be73b446f() {
 }
 
 
-_gostring_ _wrap_version_string_capi_de56646be73b446f() {
+_gostring_ _wrap_version_string_capi_5162aeb79ad7236c() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1434,7 +1719,7 @@ _gostring_ _wrap_version_string_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1452,7 +1737,7 @@ intgo _wrap_check_queue_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1470,7 +1755,7 @@ intgo _wrap_check_group_name_capi_de56646be73b446f(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1490,7 +1775,7 @@ intgo _wrap_client_connect_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1500,7 +1785,7 @@ void _wrap_client_free_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1516,7 +1801,7 @@ _gostring_ _wrap_client_errmsg_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1529,7 +1814,7 @@ intgo _wrap_client_errcode_capi_de56646be73b446f(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1542,7 +1827,7 @@ intgo _wrap_client_connected_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1552,7 +1837,7 @@ void _wrap_client_cancel_capi_de56646be73b446f(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1565,7 +1850,7 @@ intgo _wrap_client_ping_capi_de56646be73b446f(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1581,7 +1866,7 @@ _gostring_ _wrap_job_group_capi_de56646be73b446f(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1597,7 +1882,7 @@ _gostring_ _wrap_job_last_error_capi_de56646be73b446f(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1607,7 +1892,7 @@ void _wrap_job_free_capi_de56646be73b446f(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1620,7 +1905,7 @@ long long _wrap_job_list_count_capi_de56646be73b446f(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1635,7 +1920,7 @@ struct echomq_job *_wrap_job_list_at_capi_de56646be73b446f(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1645,7 +1930,7 @@ void _wrap_job_list_free_capi_de56646be73b446f(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
+struct echomq_batch *_wrap_batch_create_capi_5162aeb79ad7236c() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1656,7 +1941,7 @@ struct echomq_batch *_wrap_batch_create_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1682,7 +1967,7 @@ intgo _wrap_batch_add_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1695,7 +1980,7 @@ long long _wrap_batch_count_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1710,7 +1995,7 @@ long long _wrap_batch_id_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1743,7 +2028,7 @@ intgo _wrap_batch_add_keyed_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1758,7 +2043,7 @@ intgo _wrap_batch_duplicate_capi_de56646be73b446f(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1780,7 +2065,7 @@ intgo _wrap_delete_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1790,7 +2075,7 @@ void _wrap_batch_clear_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1800,7 +2085,7 @@ void _wrap_batch_free_capi_de56646be73b446f(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1824,7 +2109,7 @@ intgo _wrap_ack_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1854,7 +2139,7 @@ intgo _wrap_ack_result_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1884,7 +2169,7 @@ intgo _wrap_progress_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1908,7 +2193,7 @@ intgo _wrap_set_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1928,7 +2213,7 @@ intgo _wrap_clear_retention_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1952,7 +2237,7 @@ intgo _wrap_set_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1972,7 +2257,7 @@ intgo _wrap_clear_events_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1985,7 +2270,7 @@ long long _wrap_event_list_count_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2003,7 +2288,7 @@ _gostring_ _wrap_event_list_id_capi_de56646be73b446f(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2018,7 +2303,7 @@ long long _wrap_event_list_nfields_capi_de56646be73b446f(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2038,7 +2323,7 @@ _gostring_ _wrap_event_list_name_capi_de56646be73b446f(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2048,7 +2333,7 @@ void _wrap_event_list_free_capi_de56646be73b446f(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2087,7 +2372,7 @@ intgo _wrap_extend_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2116,7 +2401,7 @@ intgo _wrap_set_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2143,7 +2428,7 @@ intgo _wrap_clear_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2172,7 +2457,7 @@ intgo _wrap_set_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2199,7 +2484,7 @@ intgo _wrap_clear_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2226,7 +2511,7 @@ intgo _wrap_pause_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2253,7 +2538,7 @@ intgo _wrap_resume_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2275,7 +2560,7 @@ intgo _wrap_set_default_weight_capi_de56646be73b446f(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2297,7 +2582,7 @@ intgo _wrap_set_default_limit_capi_de56646be73b446f(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2319,7 +2604,7 @@ intgo _wrap_set_default_max_attempts_capi_de56646be73b446f(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2352,7 +2637,7 @@ intgo _wrap_set_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2379,7 +2664,7 @@ intgo _wrap_clear_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2405,7 +2690,7 @@ intgo _wrap_set_default_rate_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2434,7 +2719,7 @@ intgo _wrap_throttle_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2463,7 +2748,7 @@ intgo _wrap_set_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2490,7 +2775,7 @@ intgo _wrap_clear_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2512,7 +2797,7 @@ intgo _wrap_set_default_cap_capi_de56646be73b446f(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2534,7 +2819,7 @@ intgo _wrap_set_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2567,7 +2852,7 @@ intgo _wrap_get_cost_mode_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2589,7 +2874,7 @@ intgo _wrap_set_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2618,7 +2903,7 @@ intgo _wrap_charge_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2631,7 +2916,7 @@ long long _wrap_lane_list_count_capi_de56646be73b446f(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2641,7 +2926,7 @@ void _wrap_lane_list_free_capi_de56646be73b446f(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2680,7 +2965,7 @@ intgo _wrap_redrive_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2713,7 +2998,7 @@ intgo _wrap_redrive_all_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2726,7 +3011,7 @@ intgo _wrap_worker_start_capi_de56646be73b446f(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2741,7 +3026,7 @@ intgo _wrap_worker_done_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2762,7 +3047,7 @@ intgo _wrap_worker_done_result_capi_de56646be73b446f(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2786,7 +3071,7 @@ intgo _wrap_worker_fail_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2808,7 +3093,7 @@ intgo _wrap_worker_discard_capi_de56646be73b446f(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2842,7 +3127,7 @@ intgo _wrap_worker_settle_capi_de56646be73b446f(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2859,7 +3144,7 @@ intgo _wrap_worker_stop_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2869,7 +3154,7 @@ void _wrap_worker_free_capi_de56646be73b446f(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2891,7 +3176,7 @@ intgo _wrap_shards_create_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2904,7 +3189,7 @@ long long _wrap_report_count_capi_de56646be73b446f(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2922,7 +3207,7 @@ _gostring_ _wrap_report_at_capi_de56646be73b446f(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -2932,7 +3217,7 @@ void _wrap_report_free_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2948,7 +3233,7 @@ _gostring_ _wrap_report_cursor_capi_de56646be73b446f(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ID_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -2960,7 +3245,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -2972,7 +3257,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -2984,7 +3269,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -2996,7 +3281,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3008,7 +3293,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3020,7 +3305,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3032,7 +3317,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3044,7 +3329,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STATE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3056,7 +3341,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3068,7 +3353,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3080,7 +3365,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3092,7 +3377,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3104,7 +3389,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3116,7 +3401,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3128,7 +3413,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LANES_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3140,7 +3425,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_RING_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3152,7 +3437,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3164,7 +3449,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3176,7 +3461,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3188,7 +3473,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3200,7 +3485,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3212,7 +3497,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3224,7 +3509,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3236,7 +3521,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3248,7 +3533,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3260,7 +3545,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3272,7 +3557,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3284,7 +3569,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3296,7 +3581,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3308,7 +3593,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3320,7 +3605,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3332,7 +3617,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3344,7 +3629,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3356,7 +3641,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3368,7 +3653,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3380,7 +3665,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3392,7 +3677,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3404,7 +3689,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3416,7 +3701,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3428,7 +3713,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3440,7 +3725,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3452,7 +3737,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3464,7 +3749,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3476,7 +3761,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3488,7 +3773,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3500,7 +3785,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3512,7 +3797,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3524,7 +3809,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3536,7 +3821,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3548,7 +3833,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3560,7 +3845,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3572,7 +3857,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3584,7 +3869,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3596,7 +3881,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3608,7 +3893,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3620,7 +3905,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3632,7 +3917,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3644,7 +3929,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3656,7 +3941,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3668,7 +3953,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3680,7 +3965,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3692,7 +3977,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -3704,7 +3989,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_de56646be73b446f() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_5162aeb79ad7236c(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3727,7 +4012,7 @@ struct echomq_client *_wrap_client_create_capi_de56646be73b446f(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3743,7 +4028,7 @@ void _wrap_job_numbers_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3761,7 +4046,7 @@ void _wrap_job_outcome_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3817,7 +4102,7 @@ intgo _wrap_enqueue_with_capi_de56646be73b446f(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3854,7 +4139,7 @@ intgo _wrap_wait_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3898,7 +4183,7 @@ intgo _wrap_events_read_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3915,7 +4200,7 @@ long long _wrap_event_value_len_capi_de56646be73b446f(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3935,7 +4220,7 @@ void _wrap_event_value_copy_capi_de56646be73b446f(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -3951,7 +4236,7 @@ void _wrap_job_payload_copy_capi_de56646be73b446f(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4001,7 +4286,7 @@ intgo _wrap_enqueue_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4027,7 +4312,7 @@ intgo _wrap_enqueue_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4088,7 +4373,7 @@ intgo _wrap_enqueue_keyed_capi_de56646be73b446f(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4118,7 +4403,7 @@ intgo _wrap_enqueue_batch_window_capi_de56646be73b446f(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4153,7 +4438,7 @@ intgo _wrap_get_job_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4190,7 +4475,7 @@ intgo _wrap_purge_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4216,7 +4501,7 @@ intgo _wrap_queues_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4249,7 +4534,7 @@ intgo _wrap_shards_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4284,7 +4569,7 @@ intgo _wrap_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4321,7 +4606,7 @@ intgo _wrap_wclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4358,7 +4643,7 @@ intgo _wrap_bclaim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4397,7 +4682,7 @@ intgo _wrap_ack_claim_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4443,7 +4728,7 @@ intgo _wrap_fail_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4469,7 +4754,7 @@ intgo _wrap_stats_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4502,7 +4787,7 @@ intgo _wrap_get_wait_figures_capi_de56646be73b446f(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4535,7 +4820,7 @@ intgo _wrap_lane_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4577,7 +4862,7 @@ intgo _wrap_lanes_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4595,7 +4880,7 @@ _gostring_ _wrap_lane_list_group_capi_de56646be73b446f(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4613,7 +4898,7 @@ void _wrap_lane_list_numbers_capi_de56646be73b446f(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4629,7 +4914,7 @@ _gostring_ _wrap_lane_list_cursor_capi_de56646be73b446f(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4666,7 +4951,7 @@ intgo _wrap_dead_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4699,7 +4984,7 @@ intgo _wrap_verify_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4743,7 +5028,7 @@ intgo _wrap_repair_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4783,7 +5068,7 @@ intgo _wrap_doctor_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4821,7 +5106,7 @@ intgo _wrap_ack_many_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4860,7 +5145,7 @@ intgo _wrap_claim_batch_capi_de56646be73b446f(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4872,7 +5157,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4884,7 +5169,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4896,7 +5181,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4908,7 +5193,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4920,7 +5205,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4932,7 +5217,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4944,7 +5229,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4956,7 +5241,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4968,7 +5253,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4980,7 +5265,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -4992,7 +5277,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5004,7 +5289,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5016,7 +5301,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_de56646be73b446f() {
 }
 
 
-void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_5162aeb79ad7236c(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5030,7 +5315,7 @@ void _wrap_worker_defaults_capi_de56646be73b446f(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_5162aeb79ad7236c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5074,7 +5359,7 @@ intgo _wrap_worker_create_capi_de56646be73b446f(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5093,7 +5378,7 @@ intgo _wrap_worker_last_error_capi_de56646be73b446f(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5121,7 +5406,7 @@ intgo _wrap_worker_next_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5133,7 +5418,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5145,7 +5430,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5157,7 +5442,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5169,7 +5454,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5181,7 +5466,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5193,7 +5478,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5205,7 +5490,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5217,7 +5502,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5229,7 +5514,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5241,7 +5526,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5253,7 +5538,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5265,7 +5550,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5277,7 +5562,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5289,7 +5574,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_5162aeb79ad7236c() {
   int result;
   intgo _swig_go_result;
   
@@ -5301,7 +5586,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_de56646be73b446f() {
 }
 
 
-intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5320,12 +5605,909 @@ intgo _wrap_worker_stats_capi_de56646be73b446f(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_de56646be73b446f() {
+long long _wrap_c_heap_in_use_capi_5162aeb79ad7236c() {
   uint64_t result;
   long long _swig_go_result;
   
   
   result = (uint64_t)emqgo_c_heap_in_use();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  int64_t arg6 ;
+  int64_t arg7 ;
+  uint32_t arg8 ;
+  char *arg9 = (char *) 0 ;
+  int64_t arg10 ;
+  int64_t arg11 ;
+  uint64_t arg12 ;
+  uint64_t arg13 ;
+  uint64_t *arg14 = (uint64_t *) 0 ;
+  uint64_t temp14 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  arg6 = (int64_t)_swig_go_4; 
+  arg7 = (int64_t)_swig_go_5; 
+  arg8 = (uint32_t)_swig_go_6; 
+  
+  arg9 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
+  arg9[_swig_go_7.n] = '\0';
+  
+  arg10 = (int64_t)_swig_go_8; 
+  arg11 = (int64_t)_swig_go_9; 
+  arg12 = (uint64_t)_swig_go_10; 
+  arg13 = (uint64_t)_swig_go_11; 
+  {
+    if (_swig_go_12.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg14 = &temp14;
+  }
+  
+  result = (int)emqgo_enqueue_all(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,(char const *)arg9,arg10,arg11,arg12,arg13,arg14);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_12.array;
+    a[0] = temp14;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg9); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_batch_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t arg4 ;
+  int64_t arg5 ;
+  uint32_t arg6 ;
+  int64_t arg7 ;
+  uint64_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint32_t)_swig_go_5; 
+  arg7 = (int64_t)_swig_go_6; 
+  arg8 = (uint64_t)_swig_go_7; 
+  
+  result = (int)emqgo_enqueue_batch_all(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_EVERY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_START_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_END_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_MISSED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_MISSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_GRACE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_OVERLAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_NUMS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_upsert_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int64_t *arg9 = (int64_t *) 0 ;
+  size_t arg10 ;
+  int64_t *arg11 = (int64_t *) 0 ;
+  size_t arg12 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  arg9 = (int64_t *)_swig_go_7.array;
+  arg10 = (size_t)_swig_go_7.len;
+  
+  
+  arg11 = (int64_t *)_swig_go_8.array;
+  arg12 = (size_t)_swig_go_8.len;
+  
+  
+  result = (int)emqgo_schedule_upsert(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8,arg9,arg10,arg11,arg12);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg4); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_remove_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_remove(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_pause(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_resume(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_schedule_list_count_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  result = echomq_schedule_list_count((struct echomq_schedule_list const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_schedule_list_next_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  result = (char *)echomq_schedule_list_next((struct echomq_schedule_list const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_list_free_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  echomq_schedule_list_free(arg1);
+  
+}
+
+
+intgo _wrap_schedules_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (size_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_schedules(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_EVERY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_PAYLOAD_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_START_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_END_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_MISSED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_MISSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_GRACE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_OVERLAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_PAUSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_NEXT_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_LAST_TICK_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_TICK_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_JOB;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_STATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_RUNS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_RUNS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_SKIPS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_CREATED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_UPDATED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_NUMS_capi_5162aeb79ad7236c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_numbers_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  emqgo_schedule_numbers((struct echomq_schedule_list const *)arg1,arg2,arg3,arg4);
+  
+}
+
+
+_gostring_ _wrap_schedule_text_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (char *)emqgo_schedule_text((struct echomq_schedule_list const *)arg1,arg2,arg3);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_payload_copy_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  emqgo_schedule_payload_copy((struct echomq_schedule_list const *)arg1,arg2,arg3,arg4);
+  
+}
+
+
+intgo _wrap_schedule_next_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (int64_t *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  {
+    if (_swig_go_4.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_schedule_next(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_4.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg3); 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_job_schedule_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)emqgo_job_schedule((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_job_tick_ms_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (int64_t)emqgo_job_tick_ms((struct echomq_job const *)arg1);
   _swig_go_result = result; 
   return _swig_go_result;
 }
