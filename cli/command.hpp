@@ -36,6 +36,7 @@ void add_job_commands(std::vector<Command> &out);
 void add_top_command(std::vector<Command> &out);
 void add_ops_commands(std::vector<Command> &out);
 void add_outcome_commands(std::vector<Command> &out);
+void add_schedule_commands(std::vector<Command> &out);
 
 /// Prints a job looked up by id (job, wait): text, or one JSON object.
 void show_job(Context &ctx, const echomq_job *j);

@@ -48,6 +48,8 @@ echomq_enqueue_options enqueue_options(const Args &a) {
   if (a.has("dedup-window"))
     o.dedup_window_ms = parse_seconds_ms(a.get("dedup-window"), 1, ECHOMQ_DEDUP_WINDOW_MAX_MS, "--dedup-window");
   if (a.has("delay")) o.delay_ms = parse_seconds_ms(a.get("delay"), 0, ECHOMQ_DELAY_MAX_MS, "--delay");
+  if (a.has("at") && a.has("delay")) throw usage_error("enqueue: give --delay or --at, not both");
+  if (a.has("at")) o.at_ms = parse_rfc3339_ms(a.get("at"), "--at");
   if (a.has("max-attempts"))
     o.max_attempts = static_cast<uint32_t>(
         parse_uint(a.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
@@ -308,6 +310,7 @@ void add_job_commands(std::vector<Command> &out) {
        "GROUP '-' each line is GROUP<TAB>PAYLOAD. All lines are checked before any\n"
        "is sent. Prints the job id (or the count and id range).",
        {{"delay", 0, "S", "seconds before the job becomes ready (decimals allowed)"},
+        {"at", 0, "T", "when the job becomes ready, RFC 3339 (server clock; past = now)"},
         {"key", 0, "K", "idempotency key: a key seen within its window adds nothing"},
         {"dedup-window", 0, "S", "seconds the key is remembered (default 86400, at most 7 days)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
