@@ -5,7 +5,8 @@ prints (the same metric names, docs/operations.md): jobs by state, lanes,
 lanes in the ring, paused lanes, the counters, and the ``top`` deepest lanes
 (depth > 0; at most 100, so the label cardinality stays bounded).  Each
 scrape reads the queues afresh (one stats call and one walk of the lanes
-per queue).  Lane series carry the lane's tenant (``tenant``, "" for none)
+per queue, and a read of its schedules: fires, skips and the lateness of
+each one's latest fired tick).  Lane series carry the lane's tenant (``tenant``, "" for none)
 and, for the same lanes, the wait and share figures while the queue records
 them and the cost-mode figures while it is in cost mode.  Needs the
 ``prometheus_client`` package.
@@ -69,6 +70,13 @@ class QueueCollector:
         cost_v = GaugeMetricFamily("echomq_lane_cost_v", "Cost mode: cost charged divided by weight.", labels=ll)
         out = GaugeMetricFamily("echomq_lane_sits_out", "Cost mode: 1 while over its share, off the ring.",
                                 labels=ll)
+        sl = ["queue", "schedule"]
+        fires = CounterMetricFamily("echomq_schedule_fires", "Ticks the schedule fired (one job each).", labels=sl)
+        skips = CounterMetricFamily("echomq_schedule_skips",
+                                    "Ticks the schedule skipped: missed, late, overlapping, lane full or fired already.",
+                                    labels=sl)
+        late = GaugeMetricFamily("echomq_schedule_lateness_seconds",
+                                 "How late its latest fired tick fired: from its time to its enqueue.", labels=sl)
         for name in self._queues:
             q = self._client.queue(name)
             s = q.stats()
@@ -93,6 +101,11 @@ class QueueCollector:
                     if lane.cost_v is not None or lane.sits_out:
                         cost_v.add_metric(key, -1.0 if lane.cost_v is None else lane.cost_v)
                         out.add_metric(key, 1 if lane.sits_out else 0)
+            for sched in q.schedules:
+                fires.add_metric([name, sched.name], sched.runs)
+                skips.add_metric([name, sched.name], sched.skips)
+                if sched.lateness is not None:
+                    late.add_metric([name, sched.name], sched.lateness.total_seconds())
         yield jobs
         yield lanes
         yield ready
@@ -106,6 +119,9 @@ class QueueCollector:
         yield fair
         yield cost_v
         yield out
+        yield fires
+        yield skips
+        yield late
 
 
 def serve(url: str, queues: Sequence[str], *, port: int = 9808, addr: str = "127.0.0.1", top: int = 10):
