@@ -71,13 +71,14 @@ if verb == 'upsert' then
   local why = laneNameProblem(g)
   if why then return refuse(why) end
   if h['end'] ~= '0' and h['end'] + 0 <= h.start + 0 then return refuse('its end is not after its start') end
-  -- Equal specs are equal strings: each part with its length.
+  -- Equal specs are equal strings (each part with its length), kept as
+  -- their SHA1: short values keep the hash a listpack (docs/keys.md).
   local parts, tparts = {}, {}
   for i, v in ipairs(a) do
     if i ~= 6 then parts[#parts + 1] = #v .. ':' .. v end
   end
   for _, i in ipairs({ 1, 2, 4, 5, 13 }) do tparts[#tparts + 1] = #a[i] .. ':' .. a[i] end
-  h.spec, h.tspec = table.concat(parts, ','), table.concat(tparts, ',')
+  h.spec, h.tspec = redis.sha1hex(table.concat(parts, ',')), redis.sha1hex(table.concat(tparts, ','))
   spec = h
 elseif verb ~= 'remove' and verb ~= 'pause' and verb ~= 'resume' then
   return { EINVAL, 'schedule: unknown verb' }

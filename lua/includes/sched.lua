@@ -15,8 +15,8 @@
 -- written), cronx (canonical), zone (its name), tzr (its rules:
 -- lua/includes/ticks.lua), lane, payload, maxatt, keepms, keeplast, est,
 -- start, end, limit (0 = none), missed ('once' or 'skip': MISSED_*),
--- grace (ms), overlap ('fire' or 'skip': OVERLAP_*); spec and tspec (the whole spec and its timing part, as
--- compared by an upsert). State: anchor (an `every` grid's first tick),
+-- grace (ms), overlap ('fire' or 'skip': OVERLAP_*); spec and tspec (SHA1s
+-- of the whole spec and of its timing part, as compared by an upsert). State: anchor (an `every` grid's first tick),
 -- next (the tick it fires next), last (the latest tick handled: fired or
 -- skipped; no tick at or before it fires again), ftick, fat, fjob (the
 -- latest tick fired, when, its job), runs, skips, paused ('1'), ended
