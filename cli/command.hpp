@@ -44,6 +44,9 @@ void show_job(Context &ctx, const echomq_job *j);
 /// Check a group name with the library's own rule (no I/O); usage error if bad.
 void require_group_name(const std::string &group);
 
+/// All of standard input (throws CliError when it cannot be read).
+std::string read_stdin();
+
 /// Write text to stdout in full (handles short writes); throws on EPIPE-like errors.
 void print(const std::string &text);
 

@@ -15,21 +15,6 @@
 namespace emqcli {
 namespace {
 
-std::string read_stdin() {
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw CliError(kExitFailure, "cannot read standard input");
-    }
-    data.append(buf, static_cast<size_t>(n));
-  }
-  return data;
-}
-
 void check_payload_size(size_t len, const std::string &where) {
   if (len > ECHOMQ_DEFAULT_MAX_PAYLOAD)
     throw usage_error(where + "payload is " + grouped(len) + " bytes, over the limit of " +
@@ -301,6 +286,21 @@ int cmd_redrive(Context &ctx) {
 }
 
 }  // namespace
+
+std::string read_stdin() {
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw CliError(kExitFailure, "cannot read standard input");
+    }
+    data.append(buf, static_cast<size_t>(n));
+  }
+  return data;
+}
 
 void add_job_commands(std::vector<Command> &out) {
   out.push_back(

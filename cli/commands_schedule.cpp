@@ -1,8 +1,5 @@
 // `echomq schedule add|rm|ls|pause|resume|next`: a queue's periodic jobs
 // (echomq/schedules.h). Every argument is checked before any I/O.
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,21 +23,6 @@ void require_schedule_name(const std::string &name) {
                       std::to_string(ECHOMQ_SCHEDULE_NAME_MAX) + " bytes of [A-Za-z0-9_.:-])");
 }
 
-std::string read_all_stdin() {
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw CliError(kExitFailure, "cannot read standard input");
-    }
-    data.append(buf, static_cast<size_t>(n));
-  }
-  return data;
-}
-
 // The options that only `add` takes.
 const char *const kSpecOptions[] = {"lane",  "every", "cron",  "zone",    "payload", "max-attempts", "keep",
                                     "keep-last", "cost-estimate", "start", "end", "limit", "missed", "grace",
@@ -59,7 +41,7 @@ int cmd_add(Context &ctx, const std::string &name, std::string &payload) {
   if (a.has("cron")) o.cron = cron.c_str();
   if (a.has("zone")) o.zone = zone.c_str();
   payload = a.get("payload");
-  if (payload == "-") payload = read_all_stdin();
+  if (payload == "-") payload = read_stdin();
   if (payload.size() > ECHOMQ_DEFAULT_MAX_PAYLOAD) throw usage_error("schedule add: the payload is over the limit");
   o.payload = payload.data();
   o.payload_len = payload.size();

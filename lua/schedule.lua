@@ -101,7 +101,6 @@ if verb ~= 'upsert' then
     rcall('DEL', Sc.key(name))
     rcall('ZREM', okey('sdue'), name)
     rcall('ZREM', okey('sdir'), name)
-    Sc.flag()
   elseif verb == 'pause' then
     rcall('ZREM', okey('sdue'), name)
     rcall('HSET', Sc.key(name), 'paused', '1', 'updated', S(now))
@@ -116,6 +115,7 @@ if verb ~= 'upsert' then
       wakeOne()
     end
   end
+  Sc.arm()
   return { OK }
 end
 
@@ -165,9 +165,10 @@ rcall('ZADD', okey('sdir'), 0, name)
 -- The marks a claim's keys keep (lua/includes/marks.lua): enqueue writes
 -- them, and a queue may get its jobs from schedules only.
 markKeys()
--- The queue's flags: schedules on; a tenant's lane turns the tenant paths
+-- The queue's fields: its earliest tick (the one a claim reads); a tenant's lane turns the tenant paths
 -- on (lua/enqueue.lua); a job's own retention turns outcomes on.
-rcall('HSET', K.config, 'sched', '1', 'layout', KEY_LAYOUT)
+Sc.arm()
+rcall('HSET', K.config, 'layout', KEY_LAYOUT)
 if tenantOf(spec.lane) then rcall('HSET', K.config, 'tenants', '1') end
 if spec.keepms ~= '0' or spec.keeplast ~= '0' then rcall('HSET', K.config, 'outcomes', '1', 'keepjob', '1') end
 return { OK, exists and 2 or 1, nxt or -1 }

@@ -129,7 +129,7 @@ local plain = n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
 local weighted = ARGV[5] == '1'
 local checked = takeGuard(ackIds, fails, due, n, plain, weighted, string.find(flags, 'w', 1, true))
 -- Schedules (lua/includes/fire.lua): the ticks due now, read before any write.
-local ticks = SCHED and n > 0 and Fire.lib().due(now, checked) or nil
+local ticks = SCHED and n > 0 and SCHED <= now and Fire.lib().due(now, checked) or nil
 -- While outcomes are on, the keys of their work too (lua/includes/okey.lua:
 -- not in K, so not in the checks above).
 if OUTCOMES then
@@ -178,7 +178,7 @@ if n > 0 and not (refused > 0 and string.find(flags, 's', 1, true)) then
   recover(due, now)
   rejoinThrottled(due)
   if debt then rejoinDebt(debt) end
-  if ticks then Fire.lib().fire(ticks, now) end
+  if ticks then SCHED = Fire.lib().fire(ticks, now) end  -- the next tick, for nextDue
   taken = serveTurns(n, turns, weighted, plain, lease, now, nonce, out)
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end

@@ -1,6 +1,7 @@
 // schedules.cpp — what periodic jobs cost and how late their ticks fire
 // (echomq/schedules.h):
-// - a claim on a queue holding 10,000 schedules, none due, against the same
+// - a claim on a queue holding 10,000 schedules (1,000 in a quick run), none
+//   due, against the same
 //   claim on a queue with none, round by round: jobs/s and the server CPU
 //   per claim (from the INFO cpu delta), with the ratio;
 // - the memory of a schedule (used_memory around 10,000 upserts);
@@ -18,7 +19,9 @@ namespace bench {
 namespace {
 
 constexpr uint64_t kLanes = 100;
-constexpr int kSchedules = 10000;
+
+/// 10,000 schedules in a full run; 1,000 in a quick one (the smoke run in CI).
+int schedule_count(const Context &ctx) { return ctx.sz.runs >= 5 ? 10000 : 1000; }
 
 /// Upserts n schedules on q, each every day from a day ahead: none due
 /// during the run. False after an error (logged).
@@ -37,17 +40,19 @@ bool add_idle_schedules(echomq_client *c, const std::string &q, int n) {
 void claim_cost(Context &ctx, echomq_client *c) {
   const uint64_t claims = ctx.sz.ops1;
   ctx.fresh();
-  const std::string none = ctx.queue + ".sched.none", many = ctx.queue + ".sched.10k";
+  const std::string none = ctx.queue + ".sched.none", many = ctx.queue + ".sched.many";
   const uint64_t jobs = kLanes * (claims * ctx.sz.runs / kLanes + 2);
   const Shape flat{"flat", 0, 0};
   if (!fill(c, none, flat, kLanes, jobs) || !fill(c, many, flat, kLanes, jobs)) return;
-  if (!add_idle_schedules(c, many, kSchedules)) return;
+  const int n = schedule_count(ctx);
+  if (!add_idle_schedules(c, many, n)) return;
   std::vector<std::vector<double>> cpu(2);
   const std::string qs[] = {none, many};
-  const char *labels[] = {"no schedules", "10,000 schedules, none due"};
+  const std::string count = schedule_count(ctx) == 10000 ? "10,000" : "1,000";
+  const std::string labels[] = {"no schedules", count + " schedules, none due"};
   std::vector<Variant> vs;
   for (size_t k = 0; k < 2; ++k) {
-    vs.push_back({"schedules", std::string("claim loop, ") + labels[k], [&, k](int) {
+    vs.push_back({"schedules", "claim loop, " + labels[k], [&, k](int) {
                     double us = 0;
                     double r = claim_rate(ctx, c, qs[k], claims, &us);
                     cpu[k].push_back(us);
@@ -55,19 +60,20 @@ void claim_cost(Context &ctx, echomq_client *c) {
                   }});
   }
   ctx.rounds(1, "jobs/s", vs, 0, labels[0]);
-  add_paired(ctx, "schedules", {"server CPU/claim, no schedules", "server CPU/claim, 10,000 schedules, none due"},
-             cpu, "us", labels[0]);
+  add_paired(ctx, "schedules", {"server CPU/claim, " + labels[0], "server CPU/claim, " + labels[1]}, cpu, "us",
+             labels[0]);
   ctx.checkpoint("schedules", many);
 }
 
 void memory(Context &ctx, echomq_client *c) {
-  ctx.measure("schedules", "memory per schedule (every, 10,000)", 1, "bytes", [&](int) {
+  const int n = schedule_count(ctx);
+  ctx.measure("schedules", "memory per schedule (every, " + count_name(uint64_t(n)) + ")", 1, "bytes", [&](int) {
     ctx.fresh();
     const std::string q = ctx.queue + ".sched.mem";
     if (!fill(c, q, Shape{"flat", 0, 0}, 1, 1)) return 0.0;  // the queue's own keys first
     int64_t before = ctx.admin->used_memory();
-    if (!add_idle_schedules(c, q, kSchedules)) return 0.0;
-    return double(ctx.admin->used_memory() - before) / kSchedules;
+    if (!add_idle_schedules(c, q, n)) return 0.0;
+    return double(ctx.admin->used_memory() - before) / n;
   });
 }
 
@@ -132,7 +138,7 @@ std::vector<double> lateness(Context &ctx, echomq_client *c, uint64_t backlog, i
 }
 
 void tick_lateness(Context &ctx, echomq_client *c) {
-  const int ticks = ctx.sz.runs >= 5 ? 100 : 30;
+  const int ticks = ctx.sz.runs >= 5 ? 100 : 10;
   for (uint64_t backlog : {uint64_t(0), uint64_t(200000)}) {
     const std::string how = backlog ? "engine busy on a backlog (100 lanes, 1 ms handlers)" : "idle engine";
     std::vector<double> all;

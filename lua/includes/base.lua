@@ -110,8 +110,10 @@ local TENANTS
 -- WAITS: the window, in seconds, of the queue's wait figures (config field
 -- `waits`), nil while they are off (lua/includes/waits.lua).
 local WAITS
--- SCHED: the queue's `sched` flag (config), '1' while it has a schedule
--- (lua/includes/sched.lua): until then a claim looks at no schedule.
+-- SCHED: the queue's `sched` (config): the next tick (server ms) of its
+-- earliest armed schedule, nil while none is armed (lua/includes/sched.lua):
+-- a claim looks at no schedule before that time, so a schedule that is not
+-- due costs it nothing but this field.
 local SCHED
 local function layoutError()
   local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'sched')
@@ -119,7 +121,7 @@ local function layoutError()
   COST_Q = tonumber(c[4] or '')
   TENANTS = c[5]
   WAITS = tonumber(c[6] or '')
-  SCHED = c[7]
+  SCHED = tonumber(c[7] or '')
   if c[2] then
     return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }

@@ -4,11 +4,12 @@
 --@include emit
 --@include typeGuard
 -- The promotion of due schedule ticks, run by every claim call of a queue
--- with schedules (lua/take.lua, its recovery step), as due delayed jobs
--- are: no scheduler process. At most SCHEDULE_FIRE_MAX schedules per call;
--- a schedule that is not due costs a claim nothing (one ZRANGEBYSCORE of
--- sdue's head). Firing a tick enqueues its job and moves the schedule on in
--- the same script: one job per tick, whoever claims.
+-- with schedules once its earliest tick is due (config `sched`, read with
+-- the layout: lua/take.lua, its recovery step), as due delayed jobs are: no
+-- scheduler process. At most SCHEDULE_FIRE_MAX schedules per call; a
+-- schedule that is not due costs a claim nothing. Firing a tick enqueues its
+-- job and moves the schedule on in the same script: one job per tick,
+-- whoever claims.
 -- Made on first use (Fire.lib()), so a claim of a queue without schedules
 -- creates none of it, and take gains one local.
 local Fire = {}
@@ -19,10 +20,10 @@ function Fire.lib()
   local T = Sc.ticks
   -- The schedules due at `now`, read before the call's first write, with
   -- every key their fires may write added to `checked` (key -> type, for
-  -- typeGuard). nil when none is due.
+  -- typeGuard). Empty when none is (config `sched` ran ahead: F.fire sets it).
   function F.due(now, checked)
     local names = rcall('ZRANGEBYSCORE', okey('sdue'), '-inf', S(now), 'LIMIT', 0, SCHEDULE_FIRE_MAX)
-    if #names == 0 then return nil end
+    if #names == 0 then return {} end
     for name, key in pairs(K) do checked[key] = KEY_TYPES[name] end
     for _, name in ipairs({ 'sdue', 'sdir', 'sjob', 'sjobs', 'idem', 'idemexp', 'keep', 'events' }) do
       checked[okey(name)] = KEY_TYPES[name]
@@ -134,17 +135,12 @@ function Fire.lib()
     rcall('HSET', Sc.key(name), unpack(set))
   end
   -- Fires the schedules F.due read (their hashes as read then: nothing else
-  -- in the call changes them).
+  -- in the call changes them); returns the next tick of the earliest armed
+  -- schedule now (config `sched`, nil for none), part of the claim's next
+  -- due time, so an idle engine's wait wakes for it (recover.lua, nextDue).
   function F.fire(due, now)
     for _, d in ipairs(due) do fireOne(d.name, d.h, d.ok, now) end
-  end
-  -- Ms until the first armed schedule's next tick (0 when one is due), -1
-  -- when none: part of a claim's next due time, so an idle engine's wait on
-  -- the server wakes for it (lua/includes/recover.lua, nextDue).
-  function F.nextIn(now)
-    local h = rcall('ZRANGE', okey('sdue'), 0, 0, 'WITHSCORES')
-    if not h[2] then return -1 end
-    return math.max(0, tonumber(h[2]) - now)
+    return Sc.arm()
   end
   Fire.L = F
   return F

@@ -1,5 +1,4 @@
 --@include attempt
---@include fire
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
 -- path that recovers them can check its keys first (no half writes).
@@ -51,7 +50,7 @@ end
 -- gets its token or schedule ticks, -1 if none (0: more is due now than one
 -- call brings back).
 local function nextDue(now)
-  local best = SCHED and Fire.lib().nextIn(now) or -1
+  local best = SCHED and math.max(0, SCHED - now) or -1
   for _, key in ipairs({ K.delayed, K.leases, K.throttled }) do
     local h = rcall('ZRANGE', key, 0, 0, 'WITHSCORES')
     if h[2] and h[1] ~= ZSET_MARK then

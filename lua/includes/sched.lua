@@ -9,8 +9,9 @@
 --   sdir      zset   every schedule by name (score 0): the listing
 --   sjob      hash   job id -> "<tick ms> <schedule name>" of a tick's job
 --   sjobs     zset   the same ids by when they were fired (the sweep's order)
--- The config field `sched` is '1' while the queue has a schedule: the one
--- flag the claim path reads (lua/includes/base.lua).
+-- The config field `sched` holds the next tick of the earliest armed
+-- schedule (sdue's head score), absent while none is armed: the one field
+-- the claim path reads (lua/includes/base.lua), kept by every write to sdue.
 -- Hash fields. Spec: kind ('every' or 'cron'), every (ms), cron (as
 -- written), cronx (canonical), zone (its name), tzr (its rules:
 -- lua/includes/ticks.lua), lane, payload, maxatt, keepms, keeplast, est,
@@ -48,13 +49,16 @@ function Sched.lib()
     if rcall('ZSCORE', pendingKey((unpackRecord(rec))), id) then return 'pending' end
     return 'dead'
   end
-  -- The queue's flag: on while it has a schedule, off with the last.
-  function L.flag()
-    if rcall('ZCARD', okey('sdir')) > 0 then
-      rcall('HSET', K.config, 'sched', '1')
-    else
+  -- Sets config `sched` to sdue's head (after any write to sdue) and
+  -- returns it as a number; nil (and the field gone) when sdue is empty.
+  function L.arm()
+    local h = rcall('ZRANGE', okey('sdue'), 0, 0, 'WITHSCORES')
+    if not h[2] then
       rcall('HDEL', K.config, 'sched')
+      return nil
     end
+    rcall('HSET', K.config, 'sched', h[2])
+    return tonumber(h[2])
   end
   -- Is h an armed schedule whose fields all read (so a fire cannot fail
   -- part-way)? Its timing is checked apart (L.ticks.timing).

@@ -3,10 +3,22 @@
 -- What verify (lua/verify.lua) and repair (lua/includes/mend.lua) know of
 -- schedules (lua/includes/sched.lua): every schedule is listed in sdir and
 -- has a readable hash; sdue holds exactly the armed ones (not paused, not
--- ended), each scored by its next tick; the config flag `sched` is on
--- exactly while sdir holds a schedule; sjob and sjobs hold the same job ids.
+-- ended), each scored by its next tick; the config field `sched` holds
+-- sdue's head score (absent when sdue is empty); sjob and sjobs hold the
+-- same job ids.
 -- An sjob entry whose job is gone is not a fault (fires drop them lazily);
 -- repair drops them all.
+-- A line for the first schedule key (sdue, sdir, sjob, sjobs) that holds
+-- the wrong type, or nil.
+local function schedKeyTypeProblem()
+  for _, name in ipairs({ 'sdue', 'sdir', 'sjob', 'sjobs' }) do
+    local got = rcall('TYPE', okey(name))['ok']
+    if got ~= 'none' and got ~= KEY_TYPES[name] then
+      return 'type: ' .. okey(name) .. ' holds a ' .. got .. ', not a ' .. KEY_TYPES[name]
+    end
+  end
+  return nil
+end
 -- Why schedule `name` (its hash h) is unsound, or nil: a hash that is
 -- missing or does not read as a schedule.
 local function schedProblem(name, h)
@@ -20,13 +32,8 @@ local function schedProblem(name, h)
 end
 -- Calls report(line) for each fault of the schedules.
 local function checkSchedules(report)
-  for _, name in ipairs({ 'sdue', 'sdir', 'sjob', 'sjobs' }) do
-    local got = rcall('TYPE', okey(name))['ok']
-    if got ~= 'none' and got ~= KEY_TYPES[name] then
-      report('type: ' .. okey(name) .. ' holds a ' .. got .. ', not a ' .. KEY_TYPES[name])
-      return
-    end
-  end
+  local bad = schedKeyTypeProblem()
+  if bad then report(bad); return end
   local listed = {}
   for _, name in ipairs(rcall('ZRANGE', okey('sdir'), 0, -1)) do listed[name] = true end
   local cursor = '0'
@@ -39,9 +46,11 @@ local function checkSchedules(report)
       elseif not listed[name] then report('schedule: ' .. name .. ' has a hash but is not listed in sdir') end
     end
   until cursor == '0'
-  local flag = rcall('HGET', K.config, 'sched')
-  if next(listed) and not flag then report('schedule: the config flag sched is off, but the queue has schedules') end
-  if not next(listed) and flag then report('schedule: the config flag sched is on, but the queue has no schedule') end
+  local head = rcall('ZRANGE', okey('sdue'), 0, 0, 'WITHSCORES')[2]
+  local field = rcall('HGET', K.config, 'sched')
+  if tonumber(head or '') ~= tonumber(field or '') then
+    report('schedule: config sched is ' .. (field or 'absent') .. ', the earliest next tick in sdue ' .. (head or 'none'))
+  end
   local armedAt = {}
   for name in pairs(listed) do
     local h = Sched.lib().read(name)
@@ -75,13 +84,8 @@ end
 -- mend.lua's phases do (w writes only when applying). Bounded by the
 -- schedules and the entries of sjob: one step.
 local function mendSchedules(say, w)
-  for _, name in ipairs({ 'sdue', 'sdir', 'sjob', 'sjobs' }) do
-    local got = rcall('TYPE', okey(name))['ok']
-    if got ~= 'none' and got ~= KEY_TYPES[name] then
-      say('type: ' .. okey(name) .. ' holds a ' .. got .. ' (schedules not repaired)')
-      return
-    end
-  end
+  local bad = schedKeyTypeProblem()
+  if bad then say(bad .. ' (schedules not repaired)'); return end
   local listed = {}
   for _, name in ipairs(rcall('ZRANGE', okey('sdir'), 0, -1)) do
     if rcall('EXISTS', Sched.lib().key(name)) == 0 then
@@ -133,9 +137,17 @@ local function mendSchedules(say, w)
       w('ZADD', okey('sdue'), nx, name)
     end
   end
-  local flag = rcall('HGET', K.config, 'sched')
-  if next(listed) and not flag then say('config: sched on (the queue has schedules)'); w('HSET', K.config, 'sched', '1') end
-  if not next(listed) and flag then say('config: sched off (the queue has no schedule)'); w('HDEL', K.config, 'sched') end
+  -- After the fixes above: what sdue's head will be.
+  local head
+  for name, nx in pairs(want) do
+    if not head or tonumber(nx) < head then head = tonumber(nx) end
+  end
+  local field = tonumber(rcall('HGET', K.config, 'sched') or '')
+  if field ~= head then
+    say('config: sched ' .. (field and S(field) or 'absent') .. ' -> ' .. (head and S(head) or 'absent') ..
+      ' (the earliest next tick)')
+    if head then w('HSET', K.config, 'sched', S(head)) else w('HDEL', K.config, 'sched') end
+  end
   local kept = {}
   for _, id in ipairs(rcall('HKEYS', okey('sjob'))) do
     if not Sched.lib().place(id) then

@@ -2,7 +2,7 @@
 # Checks the dynamic symbol table of libechomq:
 #   - every defined, exported symbol starts with echomq_ (the version node
 #     itself, an absolute symbol such as ECHOMQ_0, is allowed);
-#   - every function the public header declares is exported;
+#   - every function the public headers declare is exported;
 #   - the SONAME is the expected one.
 # usage: check-exports.sh LIBRARY EXPECTED_SONAME HEADER
 set -euo pipefail
@@ -26,7 +26,9 @@ if [ -n "$stray" ]; then
   status=1
 fi
 
-declared=$(grep -E '^ECHOMQ_API' "$header" | grep -oE 'echomq_[a-z0-9_]+\(' | tr -d '(' | sort -u)
+# The umbrella header and the topic headers beside it.
+declared=$(cat "$header" "$(dirname "$header")"/*.h | grep -E '^ECHOMQ_API' | grep -oE 'echomq_[a-z0-9_]+\(' |
+  tr -d '(' | sort -u)
 missing=$(comm -23 <(echo "$declared") <(echo "$exported"))
 if [ -n "$missing" ]; then
   echo "FAIL: declared in the header but not exported:" >&2

@@ -506,7 +506,7 @@ TEST_CASE("verify reports the schedules' keys out of step and repair mends them"
   raw.must({"ZADD", p + "sdue", "5", "b"});       // due at another time than its next tick
   raw.must({"ZADD", p + "sdue", "5", "ghost"});   // no such schedule
   raw.must({"ZREM", p + "sdir", "b"});            // a hash not listed
-  raw.must({"HDEL", p + "config", "sched"});      // the flag off
+  raw.must({"HDEL", p + "config", "sched"});      // the earliest tick unknown
   auto lines = violations(c.get(), q);
   auto has = [&](const std::string &s) {
     for (const auto &l : lines)
@@ -517,7 +517,7 @@ TEST_CASE("verify reports the schedules' keys out of step and repair mends them"
   CHECK(has("schedule: a is armed but not in sdue"));
   CHECK(has("schedule: b has a hash but is not listed in sdir"));
   CHECK(has("schedule: sdue holds ghost"));
-  CHECK(has("the config flag sched is off"));
+  CHECK(has("config sched is absent"));
   CHECK(repair_all(c.get(), q).size() >= 4);
   require_verified(c.get(), q);
   CHECK(repair_all(c.get(), q).empty());
