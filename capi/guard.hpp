@@ -1,10 +1,13 @@
-// Every extern "C" body runs inside guard(): any exception becomes a status
-// code, so nothing ever crosses the ABI. One mapping for every file of capi/.
+// The one boundary helper of capi/: every extern "C" body runs inside
+// guard() (a call without a client handle) or guarded() (a call on one).
+// Any exception becomes a status code, so nothing ever crosses the ABI; one
+// ladder of catches maps them all (guardWith).
 #pragma once
 
 #include <exception>
 #include <new>
 #include <string>
+#include <type_traits>
 
 #include "echomq/echomq.h"
 #include "error.hpp"
@@ -12,27 +15,43 @@
 
 namespace emqcapi {
 
-// Runs fn (returning a status) and maps every exception to a status.
+// Runs fn: its status, or ECHOMQ_OK when it returns nothing.
 template <class F>
-int guard(F&& fn) noexcept {
-  try {
+int statusOf(F&& fn) {
+  if constexpr (std::is_void_v<decltype(fn())>) {
+    fn();
+    return ECHOMQ_OK;
+  } else {
     return fn();
-  } catch (const echomq::Error& e) {
-    return e.code();
-  } catch (const std::bad_alloc&) {
-    return ECHOMQ_ENOMEM;
-  } catch (...) {
-    return ECHOMQ_EINTERNAL;
   }
 }
 
-inline int clientOk(echomq_client* c) {
-  c->errcode = ECHOMQ_OK;
-  c->errmsg.clear();
-  return ECHOMQ_OK;
+// Runs fn (statusOf); an exception becomes onError(status, message), which
+// must not throw.
+template <class F, class E>
+int guardWith(F&& fn, E&& onError) noexcept {
+  try {
+    return statusOf(fn);
+  } catch (const echomq::Error& e) {
+    return onError(e.code(), e.what());
+  } catch (const std::bad_alloc&) {
+    return onError(ECHOMQ_ENOMEM, "out of memory");
+  } catch (const std::exception& e) {
+    return onError(ECHOMQ_EINTERNAL, e.what());
+  } catch (...) {
+    return onError(ECHOMQ_EINTERNAL, "unknown internal error");
+  }
 }
 
-inline int clientError(echomq_client* c, int code, const char* msg) {
+// A call without a client handle: the status alone.
+template <class F>
+int guard(F&& fn) noexcept {
+  return guardWith(fn, [](int code, const char*) { return code; });
+}
+
+// Records the status and message of the call on c (what
+// echomq_client_errcode / _errmsg read); returns the status.
+inline int record(echomq_client* c, int code, const char* msg) noexcept {
   c->errcode = code;
   try {
     c->errmsg = msg;
@@ -42,27 +61,28 @@ inline int clientError(echomq_client* c, int code, const char* msg) {
   return code;
 }
 
-// Runs fn on a live client handle; maps every exception to a status and
-// the handle's message. A call that wrote and was not confirmed durable in
-// time is ECHOMQ_UNCONFIRMED.
+// A call on client c: fn's status (ECHOMQ_OK when it returns nothing; a
+// non-negative status such as ECHOMQ_EMPTY leaves no message), or the
+// error it threw, recorded on c. A call that wrote and was not confirmed
+// durable in time is ECHOMQ_UNCONFIRMED with the reason as its message.
 template <class F>
 int guarded(echomq_client* c, F&& fn) noexcept {
   if (!c) return ECHOMQ_EINVAL;
-  try {
-    c->core.beginCall();
-    fn();
-    const std::string why = c->core.confirmWrites();
-    if (!why.empty()) return clientError(c, ECHOMQ_UNCONFIRMED, why.c_str());
-    return clientOk(c);
-  } catch (const echomq::Error& e) {
-    return clientError(c, e.code(), e.what());
-  } catch (const std::bad_alloc&) {
-    return clientError(c, ECHOMQ_ENOMEM, "out of memory");
-  } catch (const std::exception& e) {
-    return clientError(c, ECHOMQ_EINTERNAL, e.what());
-  } catch (...) {
-    return clientError(c, ECHOMQ_EINTERNAL, "unknown internal error");
-  }
+  return guardWith(
+      [&] {
+        c->core.beginCall();
+        const int st = statusOf(fn);
+        const std::string why = c->core.confirmWrites();
+        if (!why.empty()) return record(c, ECHOMQ_UNCONFIRMED, why.c_str());
+        record(c, ECHOMQ_OK, "");
+        return st;
+      },
+      [&](int code, const char* msg) { return record(c, code, msg); });
+}
+
+// Throws EINVAL for a NULL out-parameter.
+inline void requireOut(const void* p, const char* name) {
+  if (!p) echomq::invalid(std::string(name) + " is NULL");
 }
 
 }  // namespace emqcapi

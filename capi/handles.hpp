@@ -1,4 +1,4 @@
-// Definitions of the opaque handles of echomq.h (C++ inside, C outside).
+// Definitions of the opaque handles of the C API (C++ inside, C outside).
 #pragma once
 
 #include <string>
@@ -20,6 +20,13 @@ struct echomq_job {
 
 struct echomq_job_list {
   std::vector<echomq_job> jobs;
+  // A new list owning `from`'s jobs.
+  static echomq_job_list* of(std::vector<echomq::Job>&& from) {
+    auto* l = new echomq_job_list();
+    l->jobs.reserve(from.size());
+    for (auto& j : from) l->jobs.push_back(echomq_job{std::move(j)});
+    return l;
+  }
 };
 
 struct echomq_batch {

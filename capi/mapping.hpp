@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
+#include "client.hpp"
 #include "echomq/echomq.h"
+#include "error.hpp"
 #include "types.hpp"
+#include "worker.hpp"
 
 namespace emqcapi {
 
@@ -17,6 +21,8 @@ EMQ_SAME(kEmpty, ECHOMQ_EMPTY);
 EMQ_SAME(kUnconfirmed, ECHOMQ_UNCONFIRMED);
 EMQ_SAME(kDuplicate, ECHOMQ_DUPLICATE);
 EMQ_SAME(kPending, ECHOMQ_PENDING);
+EMQ_SAME(kWillRetry, ECHOMQ_WILL_RETRY);
+EMQ_SAME(kWillDie, ECHOMQ_WILL_DIE);
 EMQ_SAME(kLeased, ECHOMQ_ELEASED);
 EMQ_SAME(kShards, ECHOMQ_ESHARDS);
 EMQ_SAME(kInvalid, ECHOMQ_EINVAL);
@@ -55,6 +61,8 @@ EMQ_SAME(kAttemptsMax, ECHOMQ_ATTEMPTS_MAX);
 EMQ_SAME(kWeightMax, ECHOMQ_WEIGHT_MAX);
 EMQ_SAME(kLimitMax, ECHOMQ_LIMIT_MAX);
 EMQ_SAME(kWclaimMax, ECHOMQ_WCLAIM_MAX);
+EMQ_SAME(kPageMax, ECHOMQ_PAGE_MAX);
+EMQ_SAME(kWaitMaxMs, ECHOMQ_WAIT_MAX_MS);
 EMQ_SAME(kReasonMax, ECHOMQ_REASON_MAX);
 EMQ_SAME(kIdMax, ECHOMQ_ID_MAX);
 EMQ_SAME(kRecoverMax, ECHOMQ_RECOVER_MAX);
@@ -87,6 +95,28 @@ EMQ_SAME(kDoctorWarn, ECHOMQ_DOCTOR_WARN);
 EMQ_SAME(kDoctorFail, ECHOMQ_DOCTOR_FAIL);
 #undef EMQ_SAME
 
+// The timeouts and durability waits the client and worker options share,
+// into the core's options; EINVAL when one is out of range.
+inline void setConnection(echomq::ClientOptions& o, int connect_ms, int command_ms, int wait_replicas,
+                          int wait_aof, int wait_timeout_ms) {
+  if (connect_ms < 1 || command_ms < 1) echomq::invalid("connect and command timeouts must be >= 1 ms");
+  if (!echomq::Durability::valid(wait_replicas, wait_aof, wait_timeout_ms))
+    echomq::invalid("wait_replicas, wait_aof or wait_timeout_ms out of range");
+  o.timeouts.connect_ms = connect_ms;
+  o.timeouts.command_ms = command_ms;
+  o.durability.replicas = wait_replicas;
+  o.durability.aof = wait_aof != 0;
+  o.durability.timeout_ms = wait_timeout_ms;
+}
+
+// A name into a fixed C buffer of N bytes: cut to N - 1, NUL-terminated.
+template <size_t N>
+void copyName(char (&to)[N], const std::string& from) {
+  const size_t n = std::min(from.size(), N - 1);
+  std::memcpy(to, from.data(), n);
+  to[n] = '\0';
+}
+
 inline echomq_queue_stats toC(const echomq::QueueStats& s) {
   echomq_queue_stats o{};
   o.version = ECHOMQ_QUEUE_STATS_VERSION;
@@ -113,7 +143,7 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   echomq_lane_info o;
   std::memset(&o, 0, sizeof o);
   o.version = ECHOMQ_LANE_INFO_VERSION;
-  std::memcpy(o.group, l.group.data(), std::min<size_t>(l.group.size(), ECHOMQ_GROUP_NAME_MAX));
+  copyName(o.group, l.group);
   o.depth = l.depth;
   o.active = l.active;
   o.limit = l.limit;
@@ -134,7 +164,7 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.next_token_at_ms = l.next_token_at_ms;
   o.cap = l.cap;
   o.cap_is_default = l.cap_is_default;
-  std::memcpy(o.tenant, l.tenant.data(), std::min<size_t>(l.tenant.size(), ECHOMQ_GROUP_NAME_MAX));
+  copyName(o.tenant, l.tenant);
   o.is_tenant = l.is_tenant;
   o.wait_samples = l.wait_samples;
   o.wait_p50_ms = l.wait_p50_ms;
@@ -144,6 +174,26 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.fair_share = l.fair_share;
   o.cost_v = l.cost_v;
   o.sits_out = l.sits_out;
+  return o;
+}
+
+inline echomq_worker_stats toC(const echomq::WorkerStats& s) {
+  echomq_worker_stats o{};
+  o.version = ECHOMQ_WORKER_STATS_VERSION;
+  o.claimed = s.claimed;
+  o.done = s.done;
+  o.failed = s.failed;
+  o.released = s.released;
+  o.extended = s.extended;
+  o.lost = s.lost;
+  o.round_trips = s.round_trips;
+  o.errors = s.errors;
+  o.running = s.running;
+  o.buffered = s.buffered;
+  o.retried = s.retried;
+  o.delayed = s.delayed;
+  o.dead = s.dead;
+  o.unconfirmed = s.unconfirmed;
   return o;
 }
 

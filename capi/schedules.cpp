@@ -12,6 +12,7 @@
 #include "guard.hpp"
 #include "handles.hpp"
 #include "types.hpp"
+#include "versioned.hpp"
 
 // The core's numbers are the header's.
 #define EMQ_SAME(core, c) static_assert(static_cast<long long>(echomq::core) == static_cast<long long>(c), #c)
@@ -42,10 +43,11 @@ namespace {
 
 using emqcapi::guarded;
 
-echomq::ScheduleSpec readSpec(const echomq_schedule_options* o) {
-  if (!o) echomq::invalid("schedule options are NULL (every_ms or cron, and lane, are required)");
-  if (o->version != ECHOMQ_SCHEDULE_OPTIONS_VERSION)
-    echomq::invalid("schedule options: unknown version " + std::to_string(o->version));
+echomq::ScheduleSpec readSpec(const echomq_schedule_options* opts) {
+  if (!opts) echomq::invalid("schedule options are NULL (every_ms or cron, and lane, are required)");
+  const echomq_schedule_options read =
+      emqcapi::readVersioned(opts, echomq_schedule_options ECHOMQ_SCHEDULE_OPTIONS_INIT, "schedule options");
+  const echomq_schedule_options* o = &read;
   if (!o->lane) echomq::invalid("schedule options: lane is NULL");
   if (o->payload_len > 0 && !o->payload) echomq::invalid("payload is NULL with a non-zero length");
   echomq::ScheduleSpec s;
@@ -117,10 +119,7 @@ echomq_schedule_list* makeList(std::vector<echomq::ScheduleInfo> v) {
 extern "C" {
 
 int echomq_schedule_options_init(echomq_schedule_options* opts, unsigned int version) {
-  if (!opts || version != ECHOMQ_SCHEDULE_OPTIONS_VERSION) return ECHOMQ_EINVAL;
-  const echomq_schedule_options d = ECHOMQ_SCHEDULE_OPTIONS_INIT;
-  *opts = d;
-  return ECHOMQ_OK;
+  return emqcapi::initVersioned(opts, version, echomq_schedule_options ECHOMQ_SCHEDULE_OPTIONS_INIT);
 }
 
 int echomq_schedule_upsert(echomq_client* c, const char* queue, const char* name,

@@ -319,7 +319,7 @@ TakeResult Client::settleClaim(const char* queue, const std::vector<Settlement>&
 ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
   checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
-  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 1, kWaitMaxMs);
   const std::string& wake = k.key("wake");
   int64_t deadline = steadyMs() + timeout_ms;
   Connection::CancellableScope guard(conn_);
@@ -340,7 +340,7 @@ ClaimResult Client::bclaim(const char* queue, int64_t lease_ms, int64_t timeout_
 
 bool Client::waitForWork(const char* queue, int64_t timeout_ms) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 1, kWaitMaxMs);
   Connection::CancellableScope guard(conn_);
   return blockPop(k.key("wake"), timeout_ms);
 }
@@ -668,7 +668,7 @@ std::vector<LaneInfo> Client::lanes(const char* queue, const char* after, size_t
                                             bool& more) {
   const QueueKeys& k = keysFor(queue);
   if (after && *after) checkGroupName(after);
-  checkRange("count", static_cast<long long>(count), 1, 10000);
+  checkRange("count", static_cast<long long>(count), 1, kPageMax);
   start(Script::Lanes, k);
   argv_.ref("page", 4);
   argv_.ref(after ? after : "", after ? std::strlen(after) : 0);
@@ -680,7 +680,7 @@ std::vector<LaneInfo> Client::lanes(const char* queue, const char* after, size_t
 
 std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("count", static_cast<long long>(count), 1, 10000);
+  checkRange("count", static_cast<long long>(count), 1, kPageMax);
   if (offset > (1ULL << 53)) invalid("offset is too large");
   start(Script::Dead, k);
   argv_.own(std::to_string(offset));
@@ -711,7 +711,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
 
 uint64_t Client::redrive(const char* queue, const uint64_t* ids, size_t n) {
   const QueueKeys& k = keysFor(queue);
-  checkRange("id count", static_cast<long long>(n), 1, 10000);
+  checkRange("id count", static_cast<long long>(n), 1, kPageMax);
   if (!ids) invalid("ids is NULL");
   for (size_t i = 0; i < n; ++i)
     if (ids[i] == 0) invalid("job id must be >= 1");

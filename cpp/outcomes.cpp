@@ -76,7 +76,7 @@ void Client::progress(const char* queue, uint64_t id, uint64_t token, const char
 bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& out) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
-  checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 0, kWaitMaxMs);
   Connection::CancellableScope guard(conn_);
   const std::string ids = std::to_string(id);
   start(Script::Wait, k);
@@ -108,7 +108,7 @@ std::vector<std::vector<std::string>> Client::readEvents(const char* queue, cons
                                                          size_t count, int64_t block_ms) {
   const QueueKeys& k = keysFor(queue);
   if (count < 1 || count > kBatchMax) invalid("count must be 1.." + std::to_string(kBatchMax));
-  checkRange("block_ms", block_ms, 0, 24LL * 3600 * 1000);
+  checkRange("block_ms", block_ms, 0, kWaitMaxMs);
   if (after.empty() || after.size() > 64) invalid("bad stream id");
   for (char ch : after)
     if (!((ch >= '0' && ch <= '9') || ch == '-' || ch == '$')) invalid("bad stream id: " + after);

@@ -236,7 +236,7 @@ int64_t Router::shardedExtendMany(Shards& s, const uint64_t* ids, const uint64_t
 }
 
 bool Router::shardedWait(Shards& s, int64_t timeout_ms) {
-  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 1, kWaitMaxMs);
   const int64_t deadline = steadyMs() + timeout_ms;
   for (size_t k = 0;; ++k) {
     if (canceled_.exchange(false)) echomq::fail(kCanceled, "the wait was canceled");
@@ -250,7 +250,7 @@ bool Router::shardedWait(Shards& s, int64_t timeout_ms) {
 
 ClaimResult Router::shardedBclaim(Shards& s, int64_t lease_ms, int64_t timeout_ms) {
   checkRange("lease_ms", lease_ms, 1, kLeaseMaxMs);
-  checkRange("timeout_ms", timeout_ms, 1, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 1, kWaitMaxMs);
   const int64_t deadline = steadyMs() + timeout_ms;
   for (;;) {
     ClaimResult r = shardedClaim(s, lease_ms, 1, false, false);
@@ -307,7 +307,7 @@ std::vector<LaneInfo> Router::shardedLanes(Shards& s, const char* after, size_t 
 }
 
 std::vector<Job> Router::shardedDead(Shards& s, uint64_t offset, size_t count) {
-  checkRange("count", static_cast<long long>(count), 1, 10000);
+  checkRange("count", static_cast<long long>(count), 1, kPageMax);
   if (offset + count > kShardedDeadDepthMax)
     invalid("a sharded queue's dead list is paged to a depth of " + std::to_string(kShardedDeadDepthMax) +
             " jobs (offset + count)");

@@ -1,7 +1,7 @@
 // The core's own statuses, bounds and result types. The core knows nothing
-// of the C API: capi/echomq.cpp is the one file that sees both sides, maps
-// these one to one onto echomq.h and static_asserts that every number
-// matches (the scripts get theirs from echomq.h at build time).
+// of the C API: capi/mapping.hpp is the one file that sees both sides, maps
+// these one to one onto the C headers and static_asserts that every number
+// matches (the scripts get theirs from echomq/common.h at build time).
 #pragma once
 
 #include <cstddef>
@@ -17,6 +17,8 @@ enum Status : int {
   kUnconfirmed = 2,  // done, but not confirmed durable in time
   kDuplicate = 3,    // enqueue with a key seen within its window
   kPending = 4,      // waitJob: not finished when the wait ran out
+  kWillRetry = 5,    // a worker's report: the failed job will be retried
+  kWillDie = 6,      // a worker's report: the failed job will be dead-lettered
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
@@ -60,6 +62,8 @@ constexpr uint32_t kAttemptsMax = 1000000;
 constexpr uint32_t kWeightMax = 1000000;
 constexpr uint32_t kLimitMax = 1000000000;
 constexpr uint32_t kWclaimMax = 10000;
+constexpr size_t kPageMax = 10000;              // entries of one page (lanes, dead, redrive ids)
+constexpr int64_t kWaitMaxMs = 24LL * 3600 * 1000;  // longest wait of a call or engine option
 constexpr size_t kReasonMax = 4096;
 constexpr int64_t kIdMax = 9007199254740991LL;  // ids and tokens stay below 2^53
 constexpr uint32_t kRecoverMax = 32;

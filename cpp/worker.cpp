@@ -39,8 +39,9 @@ Worker::Worker(const std::string& url, const std::string& queue, const WorkerOpt
   if (o_.prefetch == 0) o_.prefetch = o_.slots;
   checkRange("prefetch", o_.prefetch, 1, o_.slots);
   checkRange("lease_ms", o.lease_ms, 1, kLeaseMaxMs);
-  checkRange("idle_wait_ms", o.idle_wait_ms, 1, 24LL * 3600 * 1000);
+  checkRange("idle_wait_ms", o.idle_wait_ms, 1, kWaitMaxMs);
   checkRange("target_wait_ms", o.target_wait_ms, 0, kTargetWaitMaxMs);
+  checkRange("idle_timeout_ms", o.idle_timeout_ms, 0, kWaitMaxMs);
   if (o.retry_delay_ms != kRetryBackoff && o.retry_delay_ms != kRetryDeadNow)
     checkRange("retry_delay_ms", o.retry_delay_ms, 0, kDelayMaxMs);
   // A bad URL, or a TLS file that cannot be read, is refused here, before any I/O.
@@ -70,6 +71,7 @@ void Worker::start() {
     throw;
   }
   started_ = true;
+  activeMs_ = steadyMs();
   pumpThread_ = std::thread([this] { pump(pumpClient_, true); });
   // A second pump only where it may overlap (mayClaim): otherwise it would
   // only wake on every report and find nothing to send.
@@ -79,7 +81,7 @@ void Worker::start() {
 }
 
 bool Worker::next(int64_t timeout_ms, Job& out) {
-  checkRange("timeout_ms", timeout_ms, 0, 24LL * 3600 * 1000);
+  checkRange("timeout_ms", timeout_ms, 0, kWaitMaxMs);
   std::unique_lock<std::mutex> lk(mu_);
   if (!started_) invalid("worker not started");
   // The handlers: host threads running a job or asking for one.
@@ -93,13 +95,15 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
   out = std::move(buffer_.front());
   buffer_.pop_front();
   auto h = held_.find(out.id);
-  if (h != held_.end()) h->second.startedUs = steadyUs();
+  const int64_t nowUs = steadyUs();
+  if (h != held_.end()) h->second.startedUs = nowUs;
+  activeMs_ = nowUs / 1000;
   pumpCv_.notify_one();  // room in the buffer: time to claim more
   return true;
 }
 
-void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
-                    std::string reason, std::string result, int64_t cost) {
+int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
+                   std::string reason, std::string result, int64_t cost) {
   if (result.size() > kResultMax)
     fail(kTooLarge, "result of " + std::to_string(result.size()) + " bytes is over the limit of " +
                         std::to_string(kResultMax));
@@ -111,22 +115,37 @@ void Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms
   std::lock_guard<std::mutex> lk(mu_);
   if (finished_) fail(kCanceled, "the worker has stopped; the job comes back when its lease expires");
   auto it = held_.find(id);
-  if (it == held_.end() || it->second.token != token)
-    fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or its lease was lost)");
+  if (it == held_.end() || it->second.token != token) {
+    auto lost = lost_.find(id);
+    if (lost != lost_.end() && lost->second == token) {
+      lost_.erase(lost);
+      fail(o_.report_outcomes ? kStale : kNotFound,
+           "job " + std::to_string(id) + ": its lease was lost while it ran (an extension was refused); " +
+               "it may run elsewhere");
+    }
+    fail(kNotFound, "job " + std::to_string(id) + " is not held by this worker (reported already, or never handed out)");
+  }
   const int64_t startedUs = it->second.startedUs;
-  noteHandlerTime(startedUs);
+  const int64_t nowUs = steadyUs();  // one clock read for the handler time, the cost and the idle timer
+  noteHandlerTime(startedUs, nowUs);
   // The cost goes with the settlement, charged to the job's lane (no-op
   // unless the queue is in cost mode); measured: at least 1 µs.
   Settlement s{id, token, ok, 0, std::move(reason)};
   s.lane = std::move(it->second.lane);
   s.cost = cost != kCostMeasured ? static_cast<uint64_t>(cost)
-                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : steadyUs() - startedUs));
+                                 : static_cast<uint64_t>(std::max<int64_t>(1, startedUs < 0 ? 1 : nowUs - startedUs));
+  const bool last = it->second.last;
   held_.erase(it);
+  activeMs_ = nowUs / 1000;
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
   s.retry_delay_ms = ok ? 0 : delay;
   if (ok) s.result = std::move(result);
   outbox_.push_back(std::move(s));
   pumpCv_.notify_one();
+  // The fail script's rule (lua/includes/attempt.lua): dead when the
+  // delivery used the last attempt of its budget, or when told so.
+  if (ok || !o_.report_outcomes) return kOk;
+  return last || delay == kRetryDeadNow ? kWillDie : kWillRetry;
 }
 
 bool Worker::stop(bool drain, int64_t timeout_ms) {
@@ -200,6 +219,20 @@ void Worker::noteUnconfirmed(const std::string& why) {
   ++stats_.unconfirmed;
 }
 
+int64_t Worker::idleDeadline(int64_t now) {
+  if (o_.idle_timeout_ms == 0 || stopping_ || !held_.empty() || inFlight_ > 0 || !outbox_.empty()) return -1;
+  const int64_t at = activeMs_ + o_.idle_timeout_ms;
+  if (now >= at) {
+    // As a drain with nothing running: next() says ECANCELED from now on.
+    stopping_ = true;
+    drain_ = true;
+    jobsCv_.notify_all();
+    waitCv_.notify_all();
+    pumpCv_.notify_all();
+  }
+  return at;
+}
+
 std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) {
   std::vector<std::pair<uint64_t, uint64_t>> due;
   for (const auto& [id, h] : held_)
@@ -207,9 +240,9 @@ std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) 
   return due;
 }
 
-void Worker::noteHandlerTime(int64_t startedUs) {
+void Worker::noteHandlerTime(int64_t startedUs, int64_t nowUs) {
   if (startedUs < 0) return;
-  double us = static_cast<double>(std::max<int64_t>(steadyUs() - startedUs, 1));
+  double us = static_cast<double>(std::max<int64_t>(nowUs - startedUs, 1));
   handlerUs_ = handlerUs_ == 0 ? us : handlerUs_ + (us - handlerUs_) * kHandlerWeight;
 }
 
@@ -302,6 +335,9 @@ void Worker::pump(Router& client, bool extender) {
       }
       if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
       if (idle_ && dueAt_ >= 0 && (wake < 0 || dueAt_ < wake)) wake = dueAt_;
+      const int64_t idleAt = idleDeadline(now);
+      if (idleAt >= 0 && now >= idleAt) continue;  // the idle timeout ran out: stopping now
+      if (idleAt >= 0 && (wake < 0 || idleAt < wake)) wake = idleAt;
       if (wake >= 0) {
         pumpCv_.wait_until(lk, at(std::max(wake, now + 1)));
       } else {
@@ -352,6 +388,7 @@ void Worker::pump(Router& client, bool extender) {
             it->second.deadline = t0 + o_.lease_ms;
             ++stats_.extended;
           } else {  // lost: never hand it out, and its report will be refused
+            if (it->second.startedUs >= 0) lost_[ids[i]] = toks[i];
             held_.erase(it);
             ++stats_.lost;
             buffer_.erase(std::remove_if(buffer_.begin(), buffer_.end(),
@@ -385,7 +422,10 @@ void Worker::pump(Router& client, bool extender) {
           }
         }
         for (Job& j : r.claimed.jobs) {
-          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group};
+          // The fail script dead-letters once attempts reach the cap.
+          const bool last = j.cap > 0 ? j.attempts >= j.cap : j.attempt() >= j.max_attempts;
+          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group, last};
+          activeMs_ = t0;
           buffer_.push_back(std::move(j));
           ++stats_.claimed;
         }

@@ -19,6 +19,8 @@
 
 namespace echomq {
 
+// The C API sets every field from ECHOMQ_WORKER_OPTIONS_INIT
+// (echomq/worker.h), the one home of the defaults.
 struct WorkerOptions {
   ClientOptions client;
   uint32_t slots = 8;     // jobs held at once, running or prefetched
@@ -30,6 +32,12 @@ struct WorkerOptions {
   // Latency-bounded prefetch: claims keep about this much handler work
   // unstarted (0 = fixed prefetch: every claim fills the free slots).
   int64_t target_wait_ms = 5;
+  // Stop by itself after holding no job for this long (0 = never).
+  int64_t idle_timeout_ms = 0;
+  // report() returns what becomes of the job (kOk, kWillRetry, kWillDie)
+  // and refuses a job whose lease was lost with kStale; else kOk and
+  // kNotFound.
+  bool report_outcomes = false;
 };
 
 struct WorkerStats {
@@ -55,13 +63,18 @@ class Worker {
   bool next(int64_t timeout_ms, Job& out);
   // Reports a job handed out by next(). retry_delay_ms: as a settlement, or
   // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
-  // worker does not hold, ECANCELED after stop.
+  // worker does not hold, ECANCELED after stop; with report_outcomes, ESTALE
+  // for a job whose lease it learnt was lost while it ran.
   // result: an ack's result (0..kResultMax bytes, ETOOLARGE), kept when the
   // job's outcome is retained. cost: what the job's work cost, charged to its
   // lane in a queue's cost mode; kCostMeasured = the handler time from next()
   // to this report, in µs.
-  void report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
-              std::string result = {}, int64_t cost = kCostMeasured);
+  // Returns kOk, or with report_outcomes what the settlement will do with a
+  // failed job (kWillRetry, kWillDie) by the fail script's rule: dead when
+  // this delivery used the last attempt of its budget or the delay is
+  // kRetryDeadNow. It holds when the settlement lands (the lease still ours).
+  int report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
+             std::string result = {}, int64_t cost = kCostMeasured);
   // drain: finish what is running (until timeout_ms) and settle it; abandon:
   // stop at once (running jobs come back by their leases). Prefetched jobs
   // go back to their lanes at once in both. Returns false when running jobs
@@ -79,6 +92,7 @@ class Worker {
     uint64_t token;
     int64_t deadline;  // local steady ms by which the lease ends at the latest
     std::string lane;
+    bool last;               // this delivery used the last attempt of its budget
     int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered); its cost's start
   };
   // The loop of one pump thread, on its own connection; only the first
@@ -90,8 +104,8 @@ class Worker {
   // Under mu_: how many jobs the engine may hold now, running or unstarted
   // (latency-bounded prefetch; slots when fixed or not measured yet).
   uint32_t holdCap() const;
-  // Under mu_: a job handed out at startedUs was reported now.
-  void noteHandlerTime(int64_t startedUs);
+  // Under mu_: a job handed out at startedUs was reported at nowUs.
+  void noteHandlerTime(int64_t startedUs, int64_t nowUs);
   // Is the prefetch deep enough for two calls in flight (and a second pump)?
   bool overlaps() const;
   void waiter();
@@ -100,6 +114,9 @@ class Worker {
   void noteUnconfirmed(const std::string& why);
   // Under mu_: jobs held whose lease is past half its length.
   std::vector<std::pair<uint64_t, uint64_t>> dueForExtension(int64_t now);
+  // Under mu_: the steady ms at which the idle timeout stops the engine
+  // (-1: not idle, or no idle timeout); at or past it, starts the stop.
+  int64_t idleDeadline(int64_t now);
 
   std::string url_, queue_;
   WorkerOptions o_;
@@ -116,6 +133,10 @@ class Worker {
   std::condition_variable waitCv_;   // the waiter waits here
   std::deque<Job> buffer_;           // claimed, not yet handed out
   std::unordered_map<uint64_t, Held> held_;  // every job leased to this worker
+  // Handed-out jobs whose lease an extension found lost (id -> token), until
+  // they are reported: report() then says so (ESTALE with report_outcomes).
+  std::unordered_map<uint64_t, uint64_t> lost_;
+  int64_t activeMs_ = 0;  // steady ms of the start, or of the last job claimed, handed out or reported
   std::vector<Settlement> outbox_;
   WorkerStats stats_;
   bool started_ = false, stopping_ = false, drain_ = false, finished_ = false;

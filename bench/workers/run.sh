@@ -37,8 +37,8 @@ pycheck() {
   python3 -c 'import echomq; print(echomq.version(), getattr(echomq, "KEY_LAYOUT", 0))'
 }
 want="$(sed -n 's/^#define ECHOMQ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
-  "$build/prefix/include/echomq/echomq.h" | paste -sd.) \
-$(sed -n 's/^#define ECHOMQ_KEY_LAYOUT \([0-9]*\)$/\1/p' "$build/prefix/include/echomq/echomq.h")"
+  "$build/prefix/include/echomq/common.h" | paste -sd.) \
+$(sed -n 's/^#define ECHOMQ_KEY_LAYOUT \([0-9]*\)$/\1/p' "$build/prefix/include/echomq/common.h")"
 if [ "$(pycheck)" != "$want" ]; then
   echo "the echomq Python package is $(pycheck), the build is $want: pip install . first" \
     "(or point PYTHONPATH at this build's package)" >&2

@@ -13,7 +13,7 @@ export PATH="$PATH:/usr/local/go/bin"
 . "$root/scripts/prefix.sh"
 # The Go package links libechomq.a by default: no LD_LIBRARY_PATH needed.
 # Go's build cache does not notice a rebuilt libechomq: a stamp in the cgo flags does.
-stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+stamp=$(cat "$build"/prefix/include/echomq/*.h "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
 export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
 
 server=$(mktemp -d)/valkey

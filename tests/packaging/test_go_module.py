@@ -67,7 +67,7 @@ MAIN_GO = textwrap.dedent("""\
 
 
 def _version() -> str:
-    h = (ROOT / "capi/include/echomq/echomq.h").read_text()
+    h = (ROOT / "capi/include/echomq/common.h").read_text()
     parts = [re.search(rf"#define ECHOMQ_VERSION_{p} (\d+)", h).group(1) for p in ("MAJOR", "MINOR", "PATCH")]
     return "v" + ".".join(parts)
 

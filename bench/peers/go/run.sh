@@ -20,7 +20,7 @@ export PATH="$PATH:/usr/local/go/bin"
 export LD_LIBRARY_PATH="$build/prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Go's build cache does not see a changed C library: a stamp of it in the
 # cgo flags relinks when libechomq changes (as scripts/test.sh does).
-stamp=$(cat "$build/prefix/include/echomq/echomq.h" "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+stamp=$(cat "$build"/prefix/include/echomq/*.h "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
 export CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp"
 
 work=$(mktemp -d)

@@ -29,8 +29,8 @@ fi
 
 # The echomq package must be this build's: same version and key layout.
 want="$(sed -n 's/^#define ECHOMQ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
-  "$root/capi/include/echomq/echomq.h" | paste -sd.) \
-$(sed -n 's/^#define ECHOMQ_KEY_LAYOUT \([0-9]*\)$/\1/p' "$root/capi/include/echomq/echomq.h")"
+  "$root/capi/include/echomq/common.h" | paste -sd.) \
+$(sed -n 's/^#define ECHOMQ_KEY_LAYOUT \([0-9]*\)$/\1/p' "$root/capi/include/echomq/common.h")"
 have=$("$venv/bin/python" -c 'import echomq; print(echomq.version(), echomq.KEY_LAYOUT)' 2>/dev/null || true)
 if [ "$have" != "$want" ]; then
   echo "run.sh: the echomq package in $venv is '${have:-missing}', this tree is $want:" \

@@ -6,7 +6,8 @@
  *
  *   echomq::ClientPtr c;
  *   { echomq_client *raw = nullptr;
- *     if (echomq_client_connect(&raw, url, NULL) == ECHOMQ_OK) c.reset(raw); }
+ *     if (echomq_client_new(&raw, NULL) == ECHOMQ_OK) c.reset(raw); }
+ *   if (c && echomq_client_connect(c.get(), url) != ECHOMQ_OK) ... echomq_client_errmsg(c.get())
  *
  * Thread safety is the C API's: one thread at a time per handle
  * (echomq_worker: any number). The deleters never throw.

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The statuses, the export macro and the client and job handles. */
-#include "echomq.h"
+/* The statuses, the limits, the export macro and the handle types. */
+#include "common.h"
 
 #ifdef __cplusplus
 extern "C" {

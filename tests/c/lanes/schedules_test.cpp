@@ -567,36 +567,3 @@ TEST_CASE("enqueue at a time, read against the server's clock", "[schedules][at]
   CHECK(echomq_job_due_at_ms(get_job(c.get(), q, echomq_batch_id(b.get(), 0)).get()) == now + 600000);
   require_verified(c.get(), q);
 }
-
-TEST_CASE("a caller built against enqueue options version 4 has no at_ms", "[schedules][at][abi]") {
-  // A version-4 struct ends before at_ms: what follows it is not read.
-  struct V4 {
-    unsigned int version;
-    int64_t delay_ms;
-    uint32_t max_attempts;
-    const char *idempotency_key;
-    int64_t dedup_window_ms;
-    int64_t keep_ms;
-    uint64_t keep_last;
-    uint64_t cost_estimate;
-  };
-  static_assert(sizeof(V4) == offsetof(echomq_enqueue_options, at_ms), "version 4 ends where at_ms starts");
-  // Garbage after the struct, where at_ms would be: never read.
-  struct {
-    V4 v4;
-    int64_t garbage;
-  } buf;
-  std::memset(&buf, 0xAB, sizeof buf);
-  REQUIRE(echomq_enqueue_options_init(reinterpret_cast<echomq_enqueue_options *>(&buf.v4),
-                                      ECHOMQ_ENQUEUE_OPTIONS_VERSION_4) == ECHOMQ_OK);
-  CHECK(buf.v4.version == ECHOMQ_ENQUEUE_OPTIONS_VERSION_4);
-  CHECK(buf.v4.delay_ms == 0);
-  CHECK(buf.v4.cost_estimate == 0);
-  CHECK(buf.garbage == static_cast<int64_t>(0xABABABABABABABABULL));  // init wrote only version 4's fields
-  auto c = connect_client();
-  const std::string q = fresh_queue("at-v4");
-  uint64_t id = 0;
-  EMQ_REQUIRE_OK(c.get(), echomq_enqueue(c.get(), q.c_str(), "L", "x", 1,
-                                         reinterpret_cast<const echomq_enqueue_options *>(&buf.v4), &id));
-  CHECK(echomq_job_state_of(get_job(c.get(), q, id).get()) == ECHOMQ_JOB_PENDING);
-}

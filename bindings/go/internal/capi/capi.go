@@ -310,328 +310,336 @@ typedef _goslice_ swig_type_280;
 typedef _goslice_ swig_type_281;
 typedef _gostring_ swig_type_282;
 typedef long long swig_type_283;
-extern void _wrap_Swig_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_5162aeb79ad7236c(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5162aeb79ad7236c(void);
-extern swig_type_1 _wrap_strerror_capi_5162aeb79ad7236c(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_5162aeb79ad7236c(void);
-extern swig_type_2 _wrap_version_string_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_check_queue_name_capi_5162aeb79ad7236c(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_5162aeb79ad7236c(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern void _wrap_job_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_batch_add_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern void _wrap_batch_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_ack_result_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
-extern swig_intgo _wrap_progress_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
-extern swig_intgo _wrap_set_retention_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
-extern swig_intgo _wrap_clear_retention_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_36 arg2);
-extern swig_intgo _wrap_set_events_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_event_list_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_41 _wrap_event_list_id_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_event_list_nfields_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_44 arg2);
-extern swig_type_45 _wrap_event_list_name_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern void _wrap_event_list_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
-extern swig_intgo _wrap_set_weight_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
-extern swig_intgo _wrap_set_limit_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_intgo _wrap_pause_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_resume_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
-extern swig_intgo _wrap_set_cap_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
-extern swig_intgo _wrap_clear_cap_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_89 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
-extern swig_type_93 _wrap_lane_list_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4);
-extern swig_intgo _wrap_redrive_all_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
-extern swig_intgo _wrap_worker_start_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_5162aeb79ad7236c(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_5162aeb79ad7236c(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3);
-extern swig_intgo _wrap_worker_fail_capi_5162aeb79ad7236c(uintptr_t arg1, uintptr_t arg2, swig_type_100 arg3, swig_type_101 arg4);
-extern swig_intgo _wrap_worker_discard_capi_5162aeb79ad7236c(uintptr_t arg1, uintptr_t arg2, swig_type_102 arg3);
-extern swig_intgo _wrap_worker_settle_capi_5162aeb79ad7236c(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_103 arg4, swig_type_104 arg5, swig_type_105 arg6, swig_type_106 arg7);
-extern swig_intgo _wrap_worker_stop_capi_5162aeb79ad7236c(uintptr_t arg1, swig_intgo arg2, swig_type_107 arg3);
-extern void _wrap_worker_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_108 arg2, swig_intgo arg3);
-extern swig_type_109 _wrap_report_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_110 _wrap_report_at_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_111 arg2);
-extern void _wrap_report_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_112 _wrap_report_cursor_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_5162aeb79ad7236c(void);
-extern uintptr_t _wrap_client_create_capi_5162aeb79ad7236c(swig_intgo arg1, swig_intgo arg2, swig_type_113 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_114 arg2);
-extern void _wrap_job_outcome_copy_capi_5162aeb79ad7236c(uintptr_t arg1, swig_intgo arg2, swig_type_115 arg3);
-extern swig_intgo _wrap_enqueue_with_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_intgo arg6, swig_type_120 arg7, swig_type_121 arg8, swig_type_122 arg9, swig_type_123 arg10);
-extern swig_intgo _wrap_wait_job_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_type_127 arg5);
-extern swig_intgo _wrap_events_read_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5, swig_type_132 arg6);
-extern swig_type_133 _wrap_event_value_len_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern void _wrap_event_value_copy_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3, swig_type_138 arg4);
-extern void _wrap_job_payload_copy_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_139 arg2);
-extern swig_intgo _wrap_enqueue_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, swig_intgo arg6, swig_type_144 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_145 arg2, uintptr_t arg3, swig_type_146 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4, swig_type_150 arg5, swig_intgo arg6, swig_type_151 arg7, swig_type_152 arg8, swig_type_153 arg9, swig_type_154 arg10);
-extern swig_intgo _wrap_enqueue_batch_window_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_155 arg2, uintptr_t arg3, swig_type_156 arg4, swig_intgo arg5, swig_type_157 arg6, swig_type_158 arg7);
-extern swig_intgo _wrap_get_job_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4);
-extern swig_intgo _wrap_purge_lane_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_164 arg6);
-extern swig_intgo _wrap_queues_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_165 arg2);
-extern swig_intgo _wrap_shards_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3);
-extern swig_intgo _wrap_claim_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_type_170 arg4);
-extern swig_intgo _wrap_wclaim_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_intgo arg4, swig_type_173 arg5);
-extern swig_intgo _wrap_bclaim_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
-extern swig_intgo _wrap_ack_claim_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6);
-extern swig_intgo _wrap_fail_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_type_185 arg4, swig_type_186 arg5, swig_type_187 arg6, swig_type_188 arg7);
-extern swig_intgo _wrap_stats_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_191 arg2, swig_type_192 arg3);
-extern swig_intgo _wrap_lane_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4);
-extern swig_intgo _wrap_lanes_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
-extern swig_type_200 _wrap_lane_list_group_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_201 arg2);
-extern void _wrap_lane_list_numbers_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
-extern swig_type_204 _wrap_lane_list_cursor_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5);
-extern swig_intgo _wrap_verify_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
-extern swig_intgo _wrap_repair_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_211 arg2, swig_intgo arg3, swig_type_212 arg4, swig_type_213 arg5, swig_type_214 arg6);
-extern swig_intgo _wrap_doctor_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
-extern swig_intgo _wrap_ack_many_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5);
-extern swig_intgo _wrap_claim_batch_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_224 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_5162aeb79ad7236c(void);
-extern void _wrap_worker_defaults_capi_5162aeb79ad7236c(swig_type_225 arg1);
-extern swig_intgo _wrap_worker_create_capi_5162aeb79ad7236c(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_230 arg2);
-extern swig_intgo _wrap_worker_next_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_worker_stats_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_233 arg2);
-extern swig_type_234 _wrap_c_heap_in_use_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_enqueue_all_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6, swig_intgo arg7, swig_type_240 arg8, swig_type_241 arg9, swig_type_242 arg10, swig_type_243 arg11, swig_type_244 arg12, swig_type_245 arg13);
-extern swig_intgo _wrap_enqueue_batch_all_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_246 arg2, uintptr_t arg3, swig_type_247 arg4, swig_type_248 arg5, swig_intgo arg6, swig_type_249 arg7, swig_type_250 arg8);
-extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_schedule_upsert_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_251 arg2, swig_type_252 arg3, swig_type_253 arg4, swig_type_254 arg5, swig_type_255 arg6, swig_type_256 arg7, swig_type_257 arg8, swig_type_258 arg9);
-extern swig_intgo _wrap_schedule_remove_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_259 arg2, swig_type_260 arg3);
-extern swig_intgo _wrap_schedule_pause_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3);
-extern swig_intgo _wrap_schedule_resume_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
-extern swig_type_265 _wrap_schedule_list_count_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_266 _wrap_schedule_list_next_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern void _wrap_schedule_list_free_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_intgo _wrap_schedules_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_267 arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5, swig_type_271 arg6);
-extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5162aeb79ad7236c(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_5162aeb79ad7236c(void);
-extern void _wrap_schedule_numbers_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_schedule_text_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_275 arg2, swig_intgo arg3);
-extern void _wrap_schedule_payload_copy_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_276 arg2, swig_type_277 arg3);
-extern swig_intgo _wrap_schedule_next_capi_5162aeb79ad7236c(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
-extern swig_type_282 _wrap_job_schedule_capi_5162aeb79ad7236c(uintptr_t arg1);
-extern swig_type_283 _wrap_job_tick_ms_capi_5162aeb79ad7236c(uintptr_t arg1);
+extern void _wrap_Swig_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_62b40982fd857b58(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_62b40982fd857b58(void);
+extern swig_type_1 _wrap_strerror_capi_62b40982fd857b58(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_62b40982fd857b58(void);
+extern swig_type_2 _wrap_version_string_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_check_queue_name_capi_62b40982fd857b58(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_62b40982fd857b58(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_62b40982fd857b58(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_62b40982fd857b58(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_62b40982fd857b58(uintptr_t arg1);
+extern void _wrap_job_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_62b40982fd857b58(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_batch_add_capi_62b40982fd857b58(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_62b40982fd857b58(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_62b40982fd857b58(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_62b40982fd857b58(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_62b40982fd857b58(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_62b40982fd857b58(uintptr_t arg1);
+extern void _wrap_batch_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_62b40982fd857b58(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_ack_result_capi_62b40982fd857b58(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
+extern swig_intgo _wrap_progress_capi_62b40982fd857b58(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
+extern swig_intgo _wrap_set_retention_capi_62b40982fd857b58(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
+extern swig_intgo _wrap_clear_retention_capi_62b40982fd857b58(uintptr_t arg1, swig_type_36 arg2);
+extern swig_intgo _wrap_set_events_capi_62b40982fd857b58(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_62b40982fd857b58(uintptr_t arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_event_list_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_41 _wrap_event_list_id_capi_62b40982fd857b58(uintptr_t arg1, swig_type_42 arg2);
+extern swig_type_43 _wrap_event_list_nfields_capi_62b40982fd857b58(uintptr_t arg1, swig_type_44 arg2);
+extern swig_type_45 _wrap_event_list_name_capi_62b40982fd857b58(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
+extern void _wrap_event_list_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_62b40982fd857b58(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
+extern swig_intgo _wrap_set_weight_capi_62b40982fd857b58(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_62b40982fd857b58(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
+extern swig_intgo _wrap_set_limit_capi_62b40982fd857b58(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_62b40982fd857b58(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
+extern swig_intgo _wrap_pause_capi_62b40982fd857b58(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_intgo _wrap_resume_capi_62b40982fd857b58(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_62b40982fd857b58(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_62b40982fd857b58(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_62b40982fd857b58(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_62b40982fd857b58(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_62b40982fd857b58(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_62b40982fd857b58(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_62b40982fd857b58(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
+extern swig_intgo _wrap_set_cap_capi_62b40982fd857b58(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
+extern swig_intgo _wrap_clear_cap_capi_62b40982fd857b58(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_62b40982fd857b58(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_62b40982fd857b58(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_62b40982fd857b58(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_62b40982fd857b58(uintptr_t arg1, swig_type_89 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_62b40982fd857b58(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
+extern swig_type_93 _wrap_lane_list_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_62b40982fd857b58(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4);
+extern swig_intgo _wrap_redrive_all_capi_62b40982fd857b58(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
+extern swig_intgo _wrap_worker_start_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_62b40982fd857b58(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_62b40982fd857b58(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3);
+extern swig_intgo _wrap_worker_fail_capi_62b40982fd857b58(uintptr_t arg1, uintptr_t arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_worker_discard_capi_62b40982fd857b58(uintptr_t arg1, uintptr_t arg2, swig_type_102 arg3);
+extern swig_intgo _wrap_worker_settle_capi_62b40982fd857b58(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_103 arg4, swig_type_104 arg5, swig_type_105 arg6, swig_type_106 arg7);
+extern swig_intgo _wrap_worker_stop_capi_62b40982fd857b58(uintptr_t arg1, swig_intgo arg2, swig_type_107 arg3);
+extern void _wrap_worker_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_62b40982fd857b58(uintptr_t arg1, swig_type_108 arg2, swig_intgo arg3);
+extern swig_type_109 _wrap_report_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_110 _wrap_report_at_capi_62b40982fd857b58(uintptr_t arg1, swig_type_111 arg2);
+extern void _wrap_report_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_112 _wrap_report_cursor_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_62b40982fd857b58(void);
+extern uintptr_t _wrap_client_create_capi_62b40982fd857b58(swig_intgo arg1, swig_intgo arg2, swig_type_113 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_62b40982fd857b58(uintptr_t arg1, swig_type_114 arg2);
+extern void _wrap_job_outcome_copy_capi_62b40982fd857b58(uintptr_t arg1, swig_intgo arg2, swig_type_115 arg3);
+extern swig_intgo _wrap_enqueue_with_capi_62b40982fd857b58(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_intgo arg6, swig_type_120 arg7, swig_type_121 arg8, swig_type_122 arg9, swig_type_123 arg10);
+extern swig_intgo _wrap_wait_job_capi_62b40982fd857b58(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_type_127 arg5);
+extern swig_intgo _wrap_events_read_capi_62b40982fd857b58(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5, swig_type_132 arg6);
+extern swig_type_133 _wrap_event_value_len_capi_62b40982fd857b58(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern void _wrap_event_value_copy_capi_62b40982fd857b58(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3, swig_type_138 arg4);
+extern void _wrap_job_payload_copy_capi_62b40982fd857b58(uintptr_t arg1, swig_type_139 arg2);
+extern swig_intgo _wrap_enqueue_capi_62b40982fd857b58(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, swig_intgo arg6, swig_type_144 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_62b40982fd857b58(uintptr_t arg1, swig_type_145 arg2, uintptr_t arg3, swig_type_146 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_62b40982fd857b58(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4, swig_type_150 arg5, swig_intgo arg6, swig_type_151 arg7, swig_type_152 arg8, swig_type_153 arg9, swig_type_154 arg10);
+extern swig_intgo _wrap_enqueue_batch_window_capi_62b40982fd857b58(uintptr_t arg1, swig_type_155 arg2, uintptr_t arg3, swig_type_156 arg4, swig_intgo arg5, swig_type_157 arg6, swig_type_158 arg7);
+extern swig_intgo _wrap_get_job_capi_62b40982fd857b58(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4);
+extern swig_intgo _wrap_purge_lane_capi_62b40982fd857b58(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_164 arg6);
+extern swig_intgo _wrap_queues_capi_62b40982fd857b58(uintptr_t arg1, swig_type_165 arg2);
+extern swig_intgo _wrap_shards_capi_62b40982fd857b58(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3);
+extern swig_intgo _wrap_claim_capi_62b40982fd857b58(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_type_170 arg4);
+extern swig_intgo _wrap_wclaim_capi_62b40982fd857b58(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_intgo arg4, swig_type_173 arg5);
+extern swig_intgo _wrap_bclaim_capi_62b40982fd857b58(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
+extern swig_intgo _wrap_ack_claim_capi_62b40982fd857b58(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6);
+extern swig_intgo _wrap_fail_capi_62b40982fd857b58(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_type_185 arg4, swig_type_186 arg5, swig_type_187 arg6, swig_type_188 arg7);
+extern swig_intgo _wrap_stats_capi_62b40982fd857b58(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_62b40982fd857b58(uintptr_t arg1, swig_type_191 arg2, swig_type_192 arg3);
+extern swig_intgo _wrap_lane_capi_62b40982fd857b58(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4);
+extern swig_intgo _wrap_lanes_capi_62b40982fd857b58(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
+extern swig_type_200 _wrap_lane_list_group_capi_62b40982fd857b58(uintptr_t arg1, swig_type_201 arg2);
+extern void _wrap_lane_list_numbers_capi_62b40982fd857b58(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
+extern swig_type_204 _wrap_lane_list_cursor_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_62b40982fd857b58(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5);
+extern swig_intgo _wrap_verify_capi_62b40982fd857b58(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
+extern swig_intgo _wrap_repair_capi_62b40982fd857b58(uintptr_t arg1, swig_type_211 arg2, swig_intgo arg3, swig_type_212 arg4, swig_type_213 arg5, swig_type_214 arg6);
+extern swig_intgo _wrap_doctor_capi_62b40982fd857b58(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
+extern swig_intgo _wrap_ack_many_capi_62b40982fd857b58(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5);
+extern swig_intgo _wrap_claim_batch_capi_62b40982fd857b58(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_224 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_62b40982fd857b58(void);
+extern void _wrap_worker_defaults_capi_62b40982fd857b58(swig_type_225 arg1);
+extern swig_intgo _wrap_worker_create_capi_62b40982fd857b58(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_62b40982fd857b58(uintptr_t arg1, swig_type_230 arg2);
+extern swig_intgo _wrap_worker_next_capi_62b40982fd857b58(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_worker_stats_capi_62b40982fd857b58(uintptr_t arg1, swig_type_233 arg2);
+extern swig_type_234 _wrap_c_heap_in_use_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_enqueue_all_capi_62b40982fd857b58(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6, swig_intgo arg7, swig_type_240 arg8, swig_type_241 arg9, swig_type_242 arg10, swig_type_243 arg11, swig_type_244 arg12, swig_type_245 arg13);
+extern swig_intgo _wrap_enqueue_batch_all_capi_62b40982fd857b58(uintptr_t arg1, swig_type_246 arg2, uintptr_t arg3, swig_type_247 arg4, swig_type_248 arg5, swig_intgo arg6, swig_type_249 arg7, swig_type_250 arg8);
+extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_schedule_upsert_capi_62b40982fd857b58(uintptr_t arg1, swig_type_251 arg2, swig_type_252 arg3, swig_type_253 arg4, swig_type_254 arg5, swig_type_255 arg6, swig_type_256 arg7, swig_type_257 arg8, swig_type_258 arg9);
+extern swig_intgo _wrap_schedule_remove_capi_62b40982fd857b58(uintptr_t arg1, swig_type_259 arg2, swig_type_260 arg3);
+extern swig_intgo _wrap_schedule_pause_capi_62b40982fd857b58(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3);
+extern swig_intgo _wrap_schedule_resume_capi_62b40982fd857b58(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
+extern swig_type_265 _wrap_schedule_list_count_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_266 _wrap_schedule_list_next_capi_62b40982fd857b58(uintptr_t arg1);
+extern void _wrap_schedule_list_free_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_intgo _wrap_schedules_capi_62b40982fd857b58(uintptr_t arg1, swig_type_267 arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5, swig_type_271 arg6);
+extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_62b40982fd857b58(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_62b40982fd857b58(void);
+extern void _wrap_schedule_numbers_capi_62b40982fd857b58(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
+extern swig_type_274 _wrap_schedule_text_capi_62b40982fd857b58(uintptr_t arg1, swig_type_275 arg2, swig_intgo arg3);
+extern void _wrap_schedule_payload_copy_capi_62b40982fd857b58(uintptr_t arg1, swig_type_276 arg2, swig_type_277 arg3);
+extern swig_intgo _wrap_schedule_next_capi_62b40982fd857b58(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
+extern swig_type_282 _wrap_job_schedule_capi_62b40982fd857b58(uintptr_t arg1);
+extern swig_type_283 _wrap_job_tick_ms_capi_62b40982fd857b58(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -658,8 +666,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_5162aeb79ad7236c
-func cgo_panic__capi_5162aeb79ad7236c(p *byte) {
+//export cgo_panic__capi_62b40982fd857b58
+func cgo_panic__capi_62b40982fd857b58(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -671,13 +679,13 @@ func cgo_panic__capi_5162aeb79ad7236c(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_5162aeb79ad7236c(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_62b40982fd857b58(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -809,7 +817,7 @@ type ScheduleList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -817,7 +825,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -825,7 +833,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -833,7 +841,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -841,7 +849,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -849,7 +857,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -857,7 +865,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -865,7 +873,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -873,7 +881,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -881,7 +889,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -889,7 +897,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -897,7 +905,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -905,7 +913,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -913,7 +921,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -921,7 +929,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -929,15 +937,31 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_62b40982fd857b58())
 	return swig_r
 }
 
 var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
+func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
+
+func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
+
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -945,7 +969,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -953,7 +977,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -961,7 +985,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -969,7 +993,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -977,7 +1001,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -985,7 +1009,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -993,7 +1017,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1001,7 +1025,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1009,7 +1033,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1017,7 +1041,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1025,7 +1049,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1033,7 +1057,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1041,7 +1065,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1049,7 +1073,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1057,7 +1081,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1065,7 +1089,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1073,7 +1097,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1081,7 +1105,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1089,7 +1113,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1097,7 +1121,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1105,7 +1129,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1113,7 +1137,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1121,7 +1145,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1129,7 +1153,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1137,7 +1161,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1145,7 +1169,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1153,7 +1177,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1161,7 +1185,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1169,7 +1193,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1177,7 +1201,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1185,7 +1209,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1193,7 +1217,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1201,15 +1225,47 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
 var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
+func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
+
+func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
+
+func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT()
+
+func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT()
+
 func _swig_getECHOMQ_SCHEDULE_NEXT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1217,7 +1273,7 @@ var ECHOMQ_SCHEDULE_NEXT_MAX int = _swig_getECHOMQ_SCHEDULE_NEXT_MAX()
 
 func _swig_getECHOMQ_SCHEDULE_LIST_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1225,7 +1281,7 @@ var ECHOMQ_SCHEDULE_LIST_MAX int = _swig_getECHOMQ_SCHEDULE_LIST_MAX()
 
 func _swig_getECHOMQ_MISSED_FIRE_ONCE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1233,7 +1289,7 @@ var ECHOMQ_MISSED_FIRE_ONCE int = _swig_getECHOMQ_MISSED_FIRE_ONCE()
 
 func _swig_getECHOMQ_MISSED_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1241,7 +1297,7 @@ var ECHOMQ_MISSED_SKIP int = _swig_getECHOMQ_MISSED_SKIP()
 
 func _swig_getECHOMQ_OVERLAP_FIRE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1249,7 +1305,7 @@ var ECHOMQ_OVERLAP_FIRE int = _swig_getECHOMQ_OVERLAP_FIRE()
 
 func _swig_getECHOMQ_OVERLAP_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1257,7 +1313,7 @@ var ECHOMQ_OVERLAP_SKIP int = _swig_getECHOMQ_OVERLAP_SKIP()
 
 func _swig_getECHOMQ_SCHEDULE_UNCHANGED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1265,7 +1321,7 @@ var ECHOMQ_SCHEDULE_UNCHANGED int = _swig_getECHOMQ_SCHEDULE_UNCHANGED()
 
 func _swig_getECHOMQ_SCHEDULE_CREATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1273,7 +1329,7 @@ var ECHOMQ_SCHEDULE_CREATED int = _swig_getECHOMQ_SCHEDULE_CREATED()
 
 func _swig_getECHOMQ_SCHEDULE_UPDATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -1282,7 +1338,7 @@ var ECHOMQ_SCHEDULE_UPDATED int = _swig_getECHOMQ_SCHEDULE_UPDATED()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_5162aeb79ad7236c(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_62b40982fd857b58(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1291,13 +1347,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_5162aeb79ad7236c())
+	swig_r = (uint)(C._wrap_version_capi_62b40982fd857b58())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_5162aeb79ad7236c()
+	swig_r_p := C._wrap_version_string_capi_62b40982fd857b58()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1307,7 +1363,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_5162aeb79ad7236c(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_62b40982fd857b58(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1317,7 +1373,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_5162aeb79ad7236c(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_62b40982fd857b58(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1328,7 +1384,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1337,13 +1393,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1353,33 +1409,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1389,7 +1445,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1398,13 +1454,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1412,18 +1468,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_5162aeb79ad7236c()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_62b40982fd857b58()))
 	return swig_r
 }
 
@@ -1432,7 +1488,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1445,7 +1501,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1453,7 +1509,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -1463,7 +1519,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1480,7 +1536,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1489,7 +1545,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1498,12 +1554,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1512,7 +1568,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1526,7 +1582,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1543,7 +1599,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1559,7 +1615,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1570,7 +1626,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1583,7 +1639,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1594,7 +1650,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1604,7 +1660,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1612,7 +1668,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1623,7 +1679,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
 	return swig_r
 }
 
@@ -1632,7 +1688,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1641,7 +1697,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1652,7 +1708,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1668,7 +1724,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1683,7 +1739,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1699,7 +1755,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1714,7 +1770,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1729,7 +1785,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1744,7 +1800,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1759,7 +1815,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1771,7 +1827,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1783,7 +1839,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1798,7 +1854,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1813,7 +1869,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1830,7 +1886,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1843,7 +1899,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1859,7 +1915,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1874,7 +1930,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1889,7 +1945,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1901,7 +1957,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1913,7 +1969,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1928,7 +1984,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1941,7 +1997,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1954,13 +2010,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1969,7 +2025,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1987,7 +2043,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2000,7 +2056,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2008,7 +2064,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2017,7 +2073,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2030,7 +2086,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2042,7 +2098,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2058,7 +2114,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_worker_settle_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_type_104(_swig_i_4), C.swig_type_105(_swig_i_5), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_worker_settle_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_type_104(_swig_i_4), C.swig_type_105(_swig_i_5), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2073,13 +2129,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_107(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2087,7 +2143,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2097,7 +2153,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2105,7 +2161,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2114,13 +2170,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2129,7 +2185,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2137,7 +2193,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2145,7 +2201,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2153,7 +2209,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2161,7 +2217,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2169,7 +2225,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2177,7 +2233,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2185,7 +2241,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2193,7 +2249,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2201,7 +2257,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2209,7 +2265,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2217,7 +2273,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2225,7 +2281,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2233,7 +2289,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2241,7 +2297,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2249,7 +2305,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2257,7 +2313,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2265,7 +2321,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2273,7 +2329,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2281,7 +2337,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2289,7 +2345,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2297,7 +2353,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2305,7 +2361,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2313,7 +2369,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2321,7 +2377,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2329,7 +2385,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2337,7 +2393,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2345,7 +2401,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2353,7 +2409,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2361,7 +2417,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2369,7 +2425,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2377,7 +2433,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2385,7 +2441,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2393,7 +2449,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2401,7 +2457,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2409,7 +2465,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2417,7 +2473,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2425,7 +2481,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2433,7 +2489,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2441,7 +2497,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2449,7 +2505,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2457,7 +2513,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2465,7 +2521,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2473,7 +2529,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2481,7 +2537,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2489,7 +2545,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2497,7 +2553,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2505,7 +2561,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2513,7 +2569,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2521,7 +2577,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2529,7 +2585,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2537,7 +2593,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2545,7 +2601,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2553,7 +2609,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2561,7 +2617,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2569,7 +2625,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2577,7 +2633,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2585,7 +2641,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2593,7 +2649,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2601,7 +2657,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2609,7 +2665,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2617,7 +2673,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2625,7 +2681,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -2639,14 +2695,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_5162aeb79ad7236c(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_113(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_62b40982fd857b58(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_113(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2656,7 +2712,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2674,7 +2730,7 @@ func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_with_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_120(_swig_i_6), C.swig_type_121(_swig_i_7), C.swig_type_122(_swig_i_8), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_9))))
+	swig_r = (int)(C._wrap_enqueue_with_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_120(_swig_i_6), C.swig_type_121(_swig_i_7), C.swig_type_122(_swig_i_8), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2697,7 +2753,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2715,7 +2771,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), C.swig_type_131(_swig_i_4), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), C.swig_type_131(_swig_i_4), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2733,7 +2789,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2)))
 	return swig_r
 }
 
@@ -2742,7 +2798,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), C.swig_type_137(_swig_i_2), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), C.swig_type_137(_swig_i_2), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2751,7 +2807,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2766,7 +2822,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_3)), C.swig_type_143(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_3)), C.swig_type_143(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2789,7 +2845,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2808,7 +2864,7 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3)), C.swig_type_150(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_6)), C.swig_type_152(_swig_i_7), C.swig_type_153(_swig_i_8), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_9))))
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3)), C.swig_type_150(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_6)), C.swig_type_152(_swig_i_7), C.swig_type_153(_swig_i_8), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2836,7 +2892,7 @@ func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_156(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_157(_swig_i_5), C.swig_type_158(_swig_i_6)))
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_156(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_157(_swig_i_5), C.swig_type_158(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2849,7 +2905,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2867,7 +2923,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2884,7 +2940,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2896,7 +2952,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2912,7 +2968,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2929,7 +2985,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2946,7 +3002,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), C.swig_type_176(_swig_i_3), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), C.swig_type_176(_swig_i_3), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2964,7 +3020,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), C.swig_type_181(_swig_i_4), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), C.swig_type_181(_swig_i_4), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2983,7 +3039,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_type_185(_swig_i_3), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_4)), C.swig_type_187(_swig_i_5), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_type_185(_swig_i_3), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_4)), C.swig_type_187(_swig_i_5), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3001,7 +3057,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3016,7 +3072,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3032,7 +3088,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3052,7 +3108,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2)), C.swig_type_198(_swig_i_3), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2)), C.swig_type_198(_swig_i_3), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3069,7 +3125,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_201(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_201(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3080,7 +3136,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3089,7 +3145,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3103,7 +3159,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2), C.swig_type_207(_swig_i_3), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2), C.swig_type_207(_swig_i_3), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3118,7 +3174,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3136,7 +3192,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)), C.swig_type_213(_swig_i_4), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)), C.swig_type_213(_swig_i_4), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3155,7 +3211,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3175,7 +3231,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3199,7 +3255,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3211,7 +3267,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3219,7 +3275,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3227,7 +3283,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3235,7 +3291,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3243,7 +3299,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3251,7 +3307,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3259,7 +3315,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3267,7 +3323,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3275,7 +3331,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3283,7 +3339,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3291,7 +3347,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3299,15 +3355,31 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
 var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
+func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
+
+func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_62b40982fd857b58())
+	return swig_r
+}
+
+var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
+
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3315,7 +3387,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_5162aeb79ad7236c(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_62b40982fd857b58(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3327,7 +3399,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_5162aeb79ad7236c(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_62b40982fd857b58(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3347,7 +3419,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3359,7 +3431,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3368,7 +3440,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3376,7 +3448,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3384,7 +3456,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3392,7 +3464,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3400,7 +3472,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3408,7 +3480,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3416,7 +3488,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3424,7 +3496,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3432,7 +3504,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3440,7 +3512,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3448,7 +3520,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3456,7 +3528,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3464,7 +3536,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3472,7 +3544,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3480,7 +3552,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3490,7 +3562,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3499,7 +3571,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_5162aeb79ad7236c())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3518,7 +3590,7 @@ func Enqueue_all(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64,
 	_swig_i_10 := arg11
 	_swig_i_11 := arg12
 	_swig_i_12 := arg13
-	swig_r = (int)(C._wrap_enqueue_all_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), C.swig_type_238(_swig_i_4), C.swig_type_239(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_7)), C.swig_type_241(_swig_i_8), C.swig_type_242(_swig_i_9), C.swig_type_243(_swig_i_10), C.swig_type_244(_swig_i_11), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_12))))
+	swig_r = (int)(C._wrap_enqueue_all_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), C.swig_type_238(_swig_i_4), C.swig_type_239(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_7)), C.swig_type_241(_swig_i_8), C.swig_type_242(_swig_i_9), C.swig_type_243(_swig_i_10), C.swig_type_244(_swig_i_11), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_12))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3547,7 +3619,7 @@ func Enqueue_batch_all(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 in
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_enqueue_batch_all_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_247(_swig_i_3), C.swig_type_248(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_249(_swig_i_6), C.swig_type_250(_swig_i_7)))
+	swig_r = (int)(C._wrap_enqueue_batch_all_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_247(_swig_i_3), C.swig_type_248(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_249(_swig_i_6), C.swig_type_250(_swig_i_7)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3556,7 +3628,7 @@ func Enqueue_batch_all(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 in
 
 func _swig_getEMQGO_SPEC_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3564,7 +3636,7 @@ var EMQGO_SPEC_EVERY_MS int = _swig_getEMQGO_SPEC_EVERY_MS()
 
 func _swig_getEMQGO_SPEC_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3572,7 +3644,7 @@ var EMQGO_SPEC_MAX_ATTEMPTS int = _swig_getEMQGO_SPEC_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SPEC_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3580,7 +3652,7 @@ var EMQGO_SPEC_KEEP_MS int = _swig_getEMQGO_SPEC_KEEP_MS()
 
 func _swig_getEMQGO_SPEC_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3588,7 +3660,7 @@ var EMQGO_SPEC_KEEP_LAST int = _swig_getEMQGO_SPEC_KEEP_LAST()
 
 func _swig_getEMQGO_SPEC_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3596,7 +3668,7 @@ var EMQGO_SPEC_COST_ESTIMATE int = _swig_getEMQGO_SPEC_COST_ESTIMATE()
 
 func _swig_getEMQGO_SPEC_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3604,7 +3676,7 @@ var EMQGO_SPEC_START_AT_MS int = _swig_getEMQGO_SPEC_START_AT_MS()
 
 func _swig_getEMQGO_SPEC_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3612,7 +3684,7 @@ var EMQGO_SPEC_END_AT_MS int = _swig_getEMQGO_SPEC_END_AT_MS()
 
 func _swig_getEMQGO_SPEC_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3620,7 +3692,7 @@ var EMQGO_SPEC_LIMIT int = _swig_getEMQGO_SPEC_LIMIT()
 
 func _swig_getEMQGO_SPEC_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3628,7 +3700,7 @@ var EMQGO_SPEC_MISSED int = _swig_getEMQGO_SPEC_MISSED()
 
 func _swig_getEMQGO_SPEC_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3636,7 +3708,7 @@ var EMQGO_SPEC_GRACE_MS int = _swig_getEMQGO_SPEC_GRACE_MS()
 
 func _swig_getEMQGO_SPEC_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3644,7 +3716,7 @@ var EMQGO_SPEC_OVERLAP int = _swig_getEMQGO_SPEC_OVERLAP()
 
 func _swig_getEMQGO_SPEC_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3661,7 +3733,7 @@ func Schedule_upsert(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 st
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_schedule_upsert_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_schedule_upsert_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3694,7 +3766,7 @@ func Schedule_remove(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_remove_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_remove_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3709,7 +3781,7 @@ func Schedule_pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_pause_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_pause_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3724,7 +3796,7 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_resume_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_resume_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3737,14 +3809,14 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 func Schedule_list_count(arg1 ScheduleList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_schedule_list_count_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_schedule_list_count_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_schedule_list_next_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_schedule_list_next_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3753,7 +3825,7 @@ func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 
 func Schedule_list_free(arg1 ScheduleList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_schedule_list_free_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	C._wrap_schedule_list_free_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 }
 
 func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
@@ -3764,7 +3836,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_schedules_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_schedules_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3782,7 +3854,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 
 func _swig_getEMQGO_SCHED_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3790,7 +3862,7 @@ var EMQGO_SCHED_EVERY_MS int = _swig_getEMQGO_SCHED_EVERY_MS()
 
 func _swig_getEMQGO_SCHED_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3798,7 +3870,7 @@ var EMQGO_SCHED_PAYLOAD_LEN int = _swig_getEMQGO_SCHED_PAYLOAD_LEN()
 
 func _swig_getEMQGO_SCHED_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3806,7 +3878,7 @@ var EMQGO_SCHED_MAX_ATTEMPTS int = _swig_getEMQGO_SCHED_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SCHED_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3814,7 +3886,7 @@ var EMQGO_SCHED_KEEP_MS int = _swig_getEMQGO_SCHED_KEEP_MS()
 
 func _swig_getEMQGO_SCHED_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3822,7 +3894,7 @@ var EMQGO_SCHED_KEEP_LAST int = _swig_getEMQGO_SCHED_KEEP_LAST()
 
 func _swig_getEMQGO_SCHED_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3830,7 +3902,7 @@ var EMQGO_SCHED_COST_ESTIMATE int = _swig_getEMQGO_SCHED_COST_ESTIMATE()
 
 func _swig_getEMQGO_SCHED_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3838,7 +3910,7 @@ var EMQGO_SCHED_START_AT_MS int = _swig_getEMQGO_SCHED_START_AT_MS()
 
 func _swig_getEMQGO_SCHED_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3846,7 +3918,7 @@ var EMQGO_SCHED_END_AT_MS int = _swig_getEMQGO_SCHED_END_AT_MS()
 
 func _swig_getEMQGO_SCHED_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3854,7 +3926,7 @@ var EMQGO_SCHED_LIMIT int = _swig_getEMQGO_SCHED_LIMIT()
 
 func _swig_getEMQGO_SCHED_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3862,7 +3934,7 @@ var EMQGO_SCHED_MISSED int = _swig_getEMQGO_SCHED_MISSED()
 
 func _swig_getEMQGO_SCHED_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3870,7 +3942,7 @@ var EMQGO_SCHED_GRACE_MS int = _swig_getEMQGO_SCHED_GRACE_MS()
 
 func _swig_getEMQGO_SCHED_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3878,7 +3950,7 @@ var EMQGO_SCHED_OVERLAP int = _swig_getEMQGO_SCHED_OVERLAP()
 
 func _swig_getEMQGO_SCHED_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3886,7 +3958,7 @@ var EMQGO_SCHED_PAUSED int = _swig_getEMQGO_SCHED_PAUSED()
 
 func _swig_getEMQGO_SCHED_NEXT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3894,7 +3966,7 @@ var EMQGO_SCHED_NEXT_AT_MS int = _swig_getEMQGO_SCHED_NEXT_AT_MS()
 
 func _swig_getEMQGO_SCHED_LAST_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3902,7 +3974,7 @@ var EMQGO_SCHED_LAST_TICK_MS int = _swig_getEMQGO_SCHED_LAST_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3910,7 +3982,7 @@ var EMQGO_SCHED_FIRED_TICK_MS int = _swig_getEMQGO_SCHED_FIRED_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3918,7 +3990,7 @@ var EMQGO_SCHED_FIRED_AT_MS int = _swig_getEMQGO_SCHED_FIRED_AT_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_JOB() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3926,7 +3998,7 @@ var EMQGO_SCHED_FIRED_JOB int = _swig_getEMQGO_SCHED_FIRED_JOB()
 
 func _swig_getEMQGO_SCHED_FIRED_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3934,7 +4006,7 @@ var EMQGO_SCHED_FIRED_STATE int = _swig_getEMQGO_SCHED_FIRED_STATE()
 
 func _swig_getEMQGO_SCHED_RUNS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3942,7 +4014,7 @@ var EMQGO_SCHED_RUNS int = _swig_getEMQGO_SCHED_RUNS()
 
 func _swig_getEMQGO_SCHED_SKIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3950,7 +4022,7 @@ var EMQGO_SCHED_SKIPS int = _swig_getEMQGO_SCHED_SKIPS()
 
 func _swig_getEMQGO_SCHED_CREATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3958,7 +4030,7 @@ var EMQGO_SCHED_CREATED_AT_MS int = _swig_getEMQGO_SCHED_CREATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_UPDATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3966,7 +4038,7 @@ var EMQGO_SCHED_UPDATED_AT_MS int = _swig_getEMQGO_SCHED_UPDATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_5162aeb79ad7236c())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_62b40982fd857b58())
 	return swig_r
 }
 
@@ -3976,7 +4048,7 @@ func Schedule_numbers(arg1 ScheduleList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_numbers_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_numbers_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3987,7 +4059,7 @@ func Schedule_text(arg1 ScheduleList, arg2 int64, arg3 int) (_swig_ret string) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_schedule_text_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_275(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_schedule_text_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_275(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3998,7 +4070,7 @@ func Schedule_payload_copy(arg1 ScheduleList, arg2 int64, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_payload_copy_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), C.swig_type_276(_swig_i_1), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_payload_copy_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), C.swig_type_276(_swig_i_1), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4011,7 +4083,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_schedule_next_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_schedule_next_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4030,7 +4102,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 func Job_schedule(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_schedule_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_schedule_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4040,6 +4112,6 @@ func Job_schedule(arg1 Job) (_swig_ret string) {
 func Job_tick_ms(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_tick_ms_capi_5162aeb79ad7236c(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_tick_ms_capi_62b40982fd857b58(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }

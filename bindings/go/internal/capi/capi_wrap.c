@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_5162aeb79ad7236c(const char*);
+  void cgo_panic__capi_62b40982fd857b58(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_5162aeb79ad7236c(p);
+  cgo_panic__capi_62b40982fd857b58(p);
 }
 
 
@@ -694,6 +694,8 @@ enum {
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_TARGET_WAIT_MS,
+  EMQGO_WOPT_REPORT_OUTCOMES, /* worker options version 4 */
+  EMQGO_WOPT_IDLE_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -714,6 +716,8 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
+  v[EMQGO_WOPT_REPORT_OUTCOMES] = o.report_outcomes;
+  v[EMQGO_WOPT_IDLE_TIMEOUT_MS] = o.idle_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -733,7 +737,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
       nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS ||
+      nums[EMQGO_WOPT_REPORT_OUTCOMES] < 0 || nums[EMQGO_WOPT_REPORT_OUTCOMES] > 1)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -747,6 +752,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
+  o.report_outcomes = (int)nums[EMQGO_WOPT_REPORT_OUTCOMES];
+  o.idle_timeout_ms = nums[EMQGO_WOPT_IDLE_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
@@ -1006,7 +1013,7 @@ int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_5162aeb79ad7236c(void *_swig_go_0) {
+void _wrap_Swig_free_capi_62b40982fd857b58(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1016,7 +1023,7 @@ void _wrap_Swig_free_capi_5162aeb79ad7236c(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_5162aeb79ad7236c(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_62b40982fd857b58(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1029,7 +1036,7 @@ void *_wrap_Swig_malloc_capi_5162aeb79ad7236c(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1040,7 +1047,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1058,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1069,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_OK_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1080,7 @@ intgo _wrap_ECHOMQ_OK_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EMPTY_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1091,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1102,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EINVAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1113,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1124,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1135,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ESTALE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1146,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1157,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EFULL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1168,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ELEASED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1172,7 +1179,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1183,7 +1190,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1194,7 +1201,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_PENDING_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1205,7 +1212,29 @@ intgo _wrap_ECHOMQ_PENDING_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_RETRY);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WILL_DIE_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WILL_DIE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1216,7 +1245,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1227,7 +1256,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1238,7 +1267,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ETLS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1249,7 +1278,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ESERVER_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1260,7 +1289,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1271,7 +1300,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EPROTO_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1282,7 +1311,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EBUSY_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1293,7 +1322,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ELOADING_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1304,7 +1333,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1315,7 +1344,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EOOM_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1326,7 +1355,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1337,7 +1366,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1348,7 +1377,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1359,7 +1388,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1370,7 +1399,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1381,7 +1410,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1392,7 +1421,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1403,7 +1432,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1414,7 +1443,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1425,7 +1454,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1436,7 +1465,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1447,7 +1476,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1458,7 +1487,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1469,7 +1498,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1480,7 +1509,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1491,7 +1520,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1502,7 +1531,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1513,7 +1542,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1524,7 +1553,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1564,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1546,7 +1575,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1557,7 +1586,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1568,7 +1597,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1579,7 +1608,51 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_PAGE_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_HANDLERS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WORKER_DRAIN_MS_DEFAULT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1590,7 +1663,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1601,7 +1674,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +1685,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1623,7 +1696,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1634,7 +1707,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1645,7 +1718,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1656,7 +1729,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1740,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5162aeb79ad7236c() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -1678,7 +1751,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5162aeb79ad7236c() {
 }
 
 
-_gostring_ _wrap_strerror_capi_5162aeb79ad7236c(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_62b40982fd857b58(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1694,7 +1767,7 @@ _gostring_ _wrap_strerror_capi_5162aeb79ad7236c(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_5162aeb79ad7236c() {
+intgo _wrap_version_capi_62b40982fd857b58() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1705,7 +1778,7 @@ intgo _wrap_version_capi_5162aeb79ad7236c() {
 }
 
 
-_gostring_ _wrap_version_string_capi_5162aeb79ad7236c() {
+_gostring_ _wrap_version_string_capi_62b40982fd857b58() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1719,7 +1792,7 @@ _gostring_ _wrap_version_string_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_check_queue_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1737,7 +1810,7 @@ intgo _wrap_check_queue_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1755,7 +1828,7 @@ intgo _wrap_check_group_name_capi_5162aeb79ad7236c(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1775,7 +1848,7 @@ intgo _wrap_client_connect_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1785,7 +1858,7 @@ void _wrap_client_free_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1801,7 +1874,7 @@ _gostring_ _wrap_client_errmsg_capi_5162aeb79ad7236c(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1814,7 +1887,7 @@ intgo _wrap_client_errcode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1827,7 +1900,7 @@ intgo _wrap_client_connected_capi_5162aeb79ad7236c(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1837,7 +1910,7 @@ void _wrap_client_cancel_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1850,7 +1923,7 @@ intgo _wrap_client_ping_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1866,7 +1939,7 @@ _gostring_ _wrap_job_group_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1882,7 +1955,7 @@ _gostring_ _wrap_job_last_error_capi_5162aeb79ad7236c(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1892,7 +1965,7 @@ void _wrap_job_free_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1905,7 +1978,7 @@ long long _wrap_job_list_count_capi_5162aeb79ad7236c(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1920,7 +1993,7 @@ struct echomq_job *_wrap_job_list_at_capi_5162aeb79ad7236c(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1930,7 +2003,7 @@ void _wrap_job_list_free_capi_5162aeb79ad7236c(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_5162aeb79ad7236c() {
+struct echomq_batch *_wrap_batch_create_capi_62b40982fd857b58() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1941,7 +2014,7 @@ struct echomq_batch *_wrap_batch_create_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_batch_add_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1967,7 +2040,7 @@ intgo _wrap_batch_add_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1980,7 +2053,7 @@ long long _wrap_batch_count_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1995,7 +2068,7 @@ long long _wrap_batch_id_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2028,7 +2101,7 @@ intgo _wrap_batch_add_keyed_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2043,7 +2116,7 @@ intgo _wrap_batch_duplicate_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2065,7 +2138,7 @@ intgo _wrap_delete_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2075,7 +2148,7 @@ void _wrap_batch_clear_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2085,7 +2158,7 @@ void _wrap_batch_free_capi_5162aeb79ad7236c(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2109,7 +2182,7 @@ intgo _wrap_ack_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2139,7 +2212,7 @@ intgo _wrap_ack_result_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2169,7 +2242,7 @@ intgo _wrap_progress_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2193,7 +2266,7 @@ intgo _wrap_set_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2213,7 +2286,7 @@ intgo _wrap_clear_retention_capi_5162aeb79ad7236c(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2237,7 +2310,7 @@ intgo _wrap_set_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2257,7 +2330,7 @@ intgo _wrap_clear_events_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2270,7 +2343,7 @@ long long _wrap_event_list_count_capi_5162aeb79ad7236c(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2288,7 +2361,7 @@ _gostring_ _wrap_event_list_id_capi_5162aeb79ad7236c(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2303,7 +2376,7 @@ long long _wrap_event_list_nfields_capi_5162aeb79ad7236c(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2323,7 +2396,7 @@ _gostring_ _wrap_event_list_name_capi_5162aeb79ad7236c(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2333,7 +2406,7 @@ void _wrap_event_list_free_capi_5162aeb79ad7236c(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2372,7 +2445,7 @@ intgo _wrap_extend_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2401,7 +2474,7 @@ intgo _wrap_set_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2428,7 +2501,7 @@ intgo _wrap_clear_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2457,7 +2530,7 @@ intgo _wrap_set_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2484,7 +2557,7 @@ intgo _wrap_clear_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2511,7 +2584,7 @@ intgo _wrap_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2538,7 +2611,7 @@ intgo _wrap_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2560,7 +2633,7 @@ intgo _wrap_set_default_weight_capi_5162aeb79ad7236c(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2582,7 +2655,7 @@ intgo _wrap_set_default_limit_capi_5162aeb79ad7236c(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2604,7 +2677,7 @@ intgo _wrap_set_default_max_attempts_capi_5162aeb79ad7236c(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2637,7 +2710,7 @@ intgo _wrap_set_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2664,7 +2737,7 @@ intgo _wrap_clear_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2690,7 +2763,7 @@ intgo _wrap_set_default_rate_capi_5162aeb79ad7236c(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2719,7 +2792,7 @@ intgo _wrap_throttle_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2748,7 +2821,7 @@ intgo _wrap_set_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2775,7 +2848,7 @@ intgo _wrap_clear_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2797,7 +2870,7 @@ intgo _wrap_set_default_cap_capi_5162aeb79ad7236c(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2819,7 +2892,7 @@ intgo _wrap_set_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2852,7 +2925,7 @@ intgo _wrap_get_cost_mode_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2874,7 +2947,7 @@ intgo _wrap_set_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2903,7 +2976,7 @@ intgo _wrap_charge_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2916,7 +2989,7 @@ long long _wrap_lane_list_count_capi_5162aeb79ad7236c(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2926,7 +2999,7 @@ void _wrap_lane_list_free_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2965,7 +3038,7 @@ intgo _wrap_redrive_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2998,7 +3071,7 @@ intgo _wrap_redrive_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3011,7 +3084,7 @@ intgo _wrap_worker_start_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3026,7 +3099,7 @@ intgo _wrap_worker_done_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3047,7 +3120,7 @@ intgo _wrap_worker_done_result_capi_5162aeb79ad7236c(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3071,7 +3144,7 @@ intgo _wrap_worker_fail_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3093,7 +3166,7 @@ intgo _wrap_worker_discard_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3127,7 +3200,7 @@ intgo _wrap_worker_settle_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3144,7 +3217,7 @@ intgo _wrap_worker_stop_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3154,7 +3227,7 @@ void _wrap_worker_free_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3176,7 +3249,7 @@ intgo _wrap_shards_create_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3189,7 +3262,7 @@ long long _wrap_report_count_capi_5162aeb79ad7236c(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_62b40982fd857b58(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3207,7 +3280,7 @@ _gostring_ _wrap_report_at_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3217,7 +3290,7 @@ void _wrap_report_free_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_5162aeb79ad7236c(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3233,7 +3306,7 @@ _gostring_ _wrap_report_cursor_capi_5162aeb79ad7236c(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_ID_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3245,7 +3318,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3257,7 +3330,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3269,7 +3342,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3281,7 +3354,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3293,7 +3366,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3305,7 +3378,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3317,7 +3390,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3329,7 +3402,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_STATE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3341,7 +3414,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3353,7 +3426,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3365,7 +3438,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3377,7 +3450,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3389,7 +3462,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3401,7 +3474,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3413,7 +3486,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_LANES_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3425,7 +3498,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_RING_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3437,7 +3510,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3449,7 +3522,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3461,7 +3534,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3473,7 +3546,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3485,7 +3558,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3497,7 +3570,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3509,7 +3582,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3521,7 +3594,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3533,7 +3606,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3545,7 +3618,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3557,7 +3630,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3569,7 +3642,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3581,7 +3654,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3593,7 +3666,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3605,7 +3678,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3617,7 +3690,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3629,7 +3702,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3641,7 +3714,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3653,7 +3726,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3665,7 +3738,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3677,7 +3750,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3689,7 +3762,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3701,7 +3774,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3713,7 +3786,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3725,7 +3798,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3737,7 +3810,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3749,7 +3822,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3761,7 +3834,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3773,7 +3846,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3785,7 +3858,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3797,7 +3870,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3809,7 +3882,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3821,7 +3894,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3833,7 +3906,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_CAP_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3845,7 +3918,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3857,7 +3930,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3869,7 +3942,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3881,7 +3954,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3893,7 +3966,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3905,7 +3978,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3917,7 +3990,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3929,7 +4002,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3941,7 +4014,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3953,7 +4026,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3965,7 +4038,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3977,7 +4050,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -3989,7 +4062,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_5162aeb79ad7236c(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_62b40982fd857b58(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4012,7 +4085,7 @@ struct echomq_client *_wrap_client_create_capi_5162aeb79ad7236c(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4028,7 +4101,7 @@ void _wrap_job_numbers_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4046,7 +4119,7 @@ void _wrap_job_outcome_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4102,7 +4175,7 @@ intgo _wrap_enqueue_with_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4139,7 +4212,7 @@ intgo _wrap_wait_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4183,7 +4256,7 @@ intgo _wrap_events_read_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4200,7 +4273,7 @@ long long _wrap_event_value_len_capi_5162aeb79ad7236c(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_5162aeb79ad7236c(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4220,7 +4293,7 @@ void _wrap_event_value_copy_capi_5162aeb79ad7236c(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4236,7 +4309,7 @@ void _wrap_job_payload_copy_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4286,7 +4359,7 @@ intgo _wrap_enqueue_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4312,7 +4385,7 @@ intgo _wrap_enqueue_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4373,7 +4446,7 @@ intgo _wrap_enqueue_keyed_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4403,7 +4476,7 @@ intgo _wrap_enqueue_batch_window_capi_5162aeb79ad7236c(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4438,7 +4511,7 @@ intgo _wrap_get_job_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4475,7 +4548,7 @@ intgo _wrap_purge_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4501,7 +4574,7 @@ intgo _wrap_queues_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4534,7 +4607,7 @@ intgo _wrap_shards_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4569,7 +4642,7 @@ intgo _wrap_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4606,7 +4679,7 @@ intgo _wrap_wclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4643,7 +4716,7 @@ intgo _wrap_bclaim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4682,7 +4755,7 @@ intgo _wrap_ack_claim_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4728,7 +4801,7 @@ intgo _wrap_fail_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4754,7 +4827,7 @@ intgo _wrap_stats_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4787,7 +4860,7 @@ intgo _wrap_get_wait_figures_capi_5162aeb79ad7236c(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4820,7 +4893,7 @@ intgo _wrap_lane_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4862,7 +4935,7 @@ intgo _wrap_lanes_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4880,7 +4953,7 @@ _gostring_ _wrap_lane_list_group_capi_5162aeb79ad7236c(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4898,7 +4971,7 @@ void _wrap_lane_list_numbers_capi_5162aeb79ad7236c(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_5162aeb79ad7236c(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4914,7 +4987,7 @@ _gostring_ _wrap_lane_list_cursor_capi_5162aeb79ad7236c(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4951,7 +5024,7 @@ intgo _wrap_dead_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4984,7 +5057,7 @@ intgo _wrap_verify_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5028,7 +5101,7 @@ intgo _wrap_repair_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5068,7 +5141,7 @@ intgo _wrap_doctor_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5106,7 +5179,7 @@ intgo _wrap_ack_many_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5145,7 +5218,7 @@ intgo _wrap_claim_batch_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5157,7 +5230,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5169,7 +5242,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5181,7 +5254,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5193,7 +5266,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5205,7 +5278,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5217,7 +5290,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5229,7 +5302,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5241,7 +5314,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5253,7 +5326,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5265,7 +5338,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5277,7 +5350,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5289,7 +5362,31 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_REPORT_OUTCOMES;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_62b40982fd857b58() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WOPT_IDLE_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WOPT_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5301,7 +5398,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-void _wrap_worker_defaults_capi_5162aeb79ad7236c(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_62b40982fd857b58(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5315,7 +5412,7 @@ void _wrap_worker_defaults_capi_5162aeb79ad7236c(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_5162aeb79ad7236c(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_62b40982fd857b58(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5359,7 +5456,7 @@ intgo _wrap_worker_create_capi_5162aeb79ad7236c(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5378,7 +5475,7 @@ intgo _wrap_worker_last_error_capi_5162aeb79ad7236c(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5406,7 +5503,7 @@ intgo _wrap_worker_next_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5418,7 +5515,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5430,7 +5527,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5442,7 +5539,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5454,7 +5551,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5466,7 +5563,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5478,7 +5575,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5490,7 +5587,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5502,7 +5599,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5514,7 +5611,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5526,7 +5623,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5538,7 +5635,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5550,7 +5647,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5562,7 +5659,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5574,7 +5671,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5586,7 +5683,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_worker_stats_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5605,7 +5702,7 @@ intgo _wrap_worker_stats_capi_5162aeb79ad7236c(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_5162aeb79ad7236c() {
+long long _wrap_c_heap_in_use_capi_62b40982fd857b58() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5616,7 +5713,7 @@ long long _wrap_c_heap_in_use_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_enqueue_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
+intgo _wrap_enqueue_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5683,7 +5780,7 @@ intgo _wrap_enqueue_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_enqueue_batch_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
+intgo _wrap_enqueue_batch_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -5715,7 +5812,7 @@ intgo _wrap_enqueue_batch_all_capi_5162aeb79ad7236c(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5727,7 +5824,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5739,7 +5836,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5751,7 +5848,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5763,7 +5860,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5775,7 +5872,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5787,7 +5884,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5799,7 +5896,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5811,7 +5908,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5823,7 +5920,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5835,7 +5932,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5847,7 +5944,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -5859,7 +5956,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5925,7 +6022,7 @@ intgo _wrap_schedule_upsert_capi_5162aeb79ad7236c(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5952,7 +6049,7 @@ intgo _wrap_schedule_remove_capi_5162aeb79ad7236c(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5979,7 +6076,7 @@ intgo _wrap_schedule_pause_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6006,7 +6103,7 @@ intgo _wrap_schedule_resume_capi_5162aeb79ad7236c(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6019,7 +6116,7 @@ long long _wrap_schedule_list_count_capi_5162aeb79ad7236c(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6035,7 +6132,7 @@ _gostring_ _wrap_schedule_list_next_capi_5162aeb79ad7236c(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6045,7 +6142,7 @@ void _wrap_schedule_list_free_capi_5162aeb79ad7236c(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6094,7 +6191,7 @@ intgo _wrap_schedules_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6106,7 +6203,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6118,7 +6215,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6130,7 +6227,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6142,7 +6239,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6154,7 +6251,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6166,7 +6263,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6178,7 +6275,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6190,7 +6287,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6202,7 +6299,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6214,7 +6311,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6226,7 +6323,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6238,7 +6335,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6250,7 +6347,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6262,7 +6359,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6274,7 +6371,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6286,7 +6383,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6298,7 +6395,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6310,7 +6407,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6322,7 +6419,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6334,7 +6431,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6346,7 +6443,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6358,7 +6455,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6370,7 +6467,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5162aeb79ad7236c() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_5162aeb79ad7236c() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_62b40982fd857b58() {
   int result;
   intgo _swig_go_result;
   
@@ -6382,7 +6479,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_5162aeb79ad7236c() {
 }
 
 
-void _wrap_schedule_numbers_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6400,7 +6497,7 @@ void _wrap_schedule_numbers_capi_5162aeb79ad7236c(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6420,7 +6517,7 @@ _gostring_ _wrap_schedule_text_capi_5162aeb79ad7236c(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_5162aeb79ad7236c(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6438,7 +6535,7 @@ void _wrap_schedule_payload_copy_capi_5162aeb79ad7236c(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6484,7 +6581,7 @@ intgo _wrap_schedule_next_capi_5162aeb79ad7236c(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6500,7 +6597,7 @@ _gostring_ _wrap_job_schedule_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_5162aeb79ad7236c(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;

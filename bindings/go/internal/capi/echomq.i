@@ -125,6 +125,8 @@ struct echomq_schedule_list {};
 %constant int ECHOMQ_ESHARDS = ECHOMQ_ESHARDS;
 %constant int ECHOMQ_DUPLICATE = ECHOMQ_DUPLICATE;
 %constant int ECHOMQ_PENDING = ECHOMQ_PENDING;
+%constant int ECHOMQ_WILL_RETRY = ECHOMQ_WILL_RETRY;
+%constant int ECHOMQ_WILL_DIE = ECHOMQ_WILL_DIE;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -161,6 +163,10 @@ struct echomq_schedule_list {};
 %constant int ECHOMQ_JOB_COMPLETED = ECHOMQ_JOB_COMPLETED;
 %constant int ECHOMQ_EVENTS_ENQUEUED = ECHOMQ_EVENTS_ENQUEUED;
 %constant int ECHOMQ_TARGET_WAIT_MAX_MS = ECHOMQ_TARGET_WAIT_MAX_MS;
+%constant int ECHOMQ_PAGE_MAX = ECHOMQ_PAGE_MAX;
+%constant int ECHOMQ_WAIT_MAX_MS = ECHOMQ_WAIT_MAX_MS;
+%constant int ECHOMQ_WORKER_HANDLERS_DEFAULT = ECHOMQ_WORKER_HANDLERS_DEFAULT;
+%constant int ECHOMQ_WORKER_DRAIN_MS_DEFAULT = ECHOMQ_WORKER_DRAIN_MS_DEFAULT;
 %constant int ECHOMQ_SCHEDULE_NEXT_MAX = ECHOMQ_SCHEDULE_NEXT_MAX;
 %constant int ECHOMQ_SCHEDULE_LIST_MAX = ECHOMQ_SCHEDULE_LIST_MAX;
 %constant int ECHOMQ_MISSED_FIRE_ONCE = ECHOMQ_MISSED_FIRE_ONCE;
@@ -780,6 +786,8 @@ enum {
   EMQGO_WOPT_WAIT_AOF,
   EMQGO_WOPT_WAIT_TIMEOUT_MS,
   EMQGO_WOPT_TARGET_WAIT_MS,
+  EMQGO_WOPT_REPORT_OUTCOMES, /* worker options version 4 */
+  EMQGO_WOPT_IDLE_TIMEOUT_MS,
   EMQGO_WOPT_NUMS
 };
 
@@ -800,6 +808,8 @@ void emqgo_worker_defaults(int64_t *nums, size_t n) {
   v[EMQGO_WOPT_WAIT_AOF] = o.wait_aof;
   v[EMQGO_WOPT_WAIT_TIMEOUT_MS] = o.wait_timeout_ms;
   v[EMQGO_WOPT_TARGET_WAIT_MS] = o.target_wait_ms;
+  v[EMQGO_WOPT_REPORT_OUTCOMES] = o.report_outcomes;
+  v[EMQGO_WOPT_IDLE_TIMEOUT_MS] = o.idle_timeout_ms;
   for (i = 0; i < n && i < EMQGO_WOPT_NUMS; i++) nums[i] = v[i];
 }
 
@@ -819,7 +829,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
       nums[EMQGO_WOPT_WAIT_REPLICAS] < -1 || nums[EMQGO_WOPT_WAIT_REPLICAS] > 2147483647 ||
       nums[EMQGO_WOPT_WAIT_AOF] < 0 || nums[EMQGO_WOPT_WAIT_AOF] > 1 ||
       nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] < 0 || nums[EMQGO_WOPT_WAIT_TIMEOUT_MS] > 2147483647 ||
-      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS)
+      nums[EMQGO_WOPT_TARGET_WAIT_MS] < 0 || nums[EMQGO_WOPT_TARGET_WAIT_MS] > ECHOMQ_TARGET_WAIT_MAX_MS ||
+      nums[EMQGO_WOPT_REPORT_OUTCOMES] < 0 || nums[EMQGO_WOPT_REPORT_OUTCOMES] > 1)
     return ECHOMQ_EINVAL;
   o.slots = (unsigned int)nums[EMQGO_WOPT_SLOTS];
   o.prefetch = (unsigned int)nums[EMQGO_WOPT_PREFETCH];
@@ -833,6 +844,8 @@ int emqgo_worker_create(const char *url, const char *queue, int64_t *nums, size_
   o.wait_aof = (int)nums[EMQGO_WOPT_WAIT_AOF];
   o.wait_timeout_ms = (int)nums[EMQGO_WOPT_WAIT_TIMEOUT_MS];
   o.target_wait_ms = (int)nums[EMQGO_WOPT_TARGET_WAIT_MS];
+  o.report_outcomes = (int)nums[EMQGO_WOPT_REPORT_OUTCOMES];
+  o.idle_timeout_ms = nums[EMQGO_WOPT_IDLE_TIMEOUT_MS];
   rc = echomq_worker_new(&w, url, queue, &o);
   *OUT_HANDLE = (uint64_t)(uintptr_t)w;
   return rc;
