@@ -540,8 +540,11 @@ class Worker:
                 self._hook("dead", job, exc)
             return status
         reason = _reason(exc)
-        log.warning("job %d (lane %r, attempt %d/%d) failed: %s", job.id, job.group, job.attempt,
-                    job.max_attempts, reason)
+        # A retried attempt is routine (INFO); a dead letter wants a look (WARNING).
+        last = job.attempt >= job.max_attempts
+        log.log(logging.WARNING if last else logging.INFO, "job %d (lane %r, attempt %d/%d) failed, %s: %s",
+                job.id, job.group, job.attempt, job.max_attempts, "dead-lettered" if last else "will be retried",
+                reason)
         log.debug("traceback of job %d", job.id, exc_info=exc)
         with self._lock:
             self._failed += 1

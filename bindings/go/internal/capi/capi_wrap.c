@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_62b40982fd857b58(const char*);
+  void cgo_panic__capi_8987bd7ba0dc706e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_62b40982fd857b58(p);
+  cgo_panic__capi_8987bd7ba0dc706e(p);
 }
 
 
@@ -250,6 +250,7 @@ enum {
   EMQGO_STATS_DEFAULT_LIMIT,
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
+  EMQGO_STATS_TENANTS,
   EMQGO_STATS_NUMS
 };
 
@@ -536,6 +537,7 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_LIMIT] = (int64_t)s.default_limit;
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
+  v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -1013,7 +1015,7 @@ int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_62b40982fd857b58(void *_swig_go_0) {
+void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1023,7 +1025,7 @@ void _wrap_Swig_free_capi_62b40982fd857b58(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_62b40982fd857b58(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1036,7 +1038,7 @@ void *_wrap_Swig_malloc_capi_62b40982fd857b58(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1047,7 +1049,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1058,7 +1060,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1069,7 +1071,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1080,7 +1082,7 @@ intgo _wrap_ECHOMQ_OK_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1091,7 +1093,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1102,7 +1104,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1113,7 +1115,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1124,7 +1126,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1135,7 +1137,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1146,7 +1148,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1157,7 +1159,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1168,7 +1170,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1179,7 +1181,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1190,7 +1192,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1201,7 +1203,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1212,7 +1214,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1223,7 +1225,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1234,7 +1236,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1245,7 +1247,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1256,7 +1258,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1267,7 +1269,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1278,7 +1280,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1289,7 +1291,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1300,7 +1302,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1311,7 +1313,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1322,7 +1324,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1333,7 +1335,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1344,7 +1346,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1355,7 +1357,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1366,7 +1368,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1377,7 +1379,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1388,7 +1390,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1399,7 +1401,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1410,7 +1412,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1421,7 +1423,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1432,7 +1434,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1443,7 +1445,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1454,7 +1456,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1465,7 +1467,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1476,7 +1478,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1487,7 +1489,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1498,7 +1500,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1509,7 +1511,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1520,7 +1522,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1531,7 +1533,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1542,7 +1544,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1553,7 +1555,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1564,7 +1566,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1575,7 +1577,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1586,7 +1588,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1597,7 +1599,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1608,7 +1610,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1619,7 +1621,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1630,7 +1632,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1641,7 +1643,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1652,7 +1654,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1663,7 +1665,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1674,7 +1676,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1685,7 +1687,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1696,7 +1698,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1707,7 +1709,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1718,7 +1720,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1729,7 +1731,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1740,7 +1742,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_62b40982fd857b58() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1751,7 +1753,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_62b40982fd857b58() {
 }
 
 
-_gostring_ _wrap_strerror_capi_62b40982fd857b58(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1767,7 +1769,7 @@ _gostring_ _wrap_strerror_capi_62b40982fd857b58(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_62b40982fd857b58() {
+intgo _wrap_version_capi_8987bd7ba0dc706e() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1778,7 +1780,7 @@ intgo _wrap_version_capi_62b40982fd857b58() {
 }
 
 
-_gostring_ _wrap_version_string_capi_62b40982fd857b58() {
+_gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1792,7 +1794,7 @@ _gostring_ _wrap_version_string_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_check_queue_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1810,7 +1812,7 @@ intgo _wrap_check_queue_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1828,7 +1830,7 @@ intgo _wrap_check_group_name_capi_62b40982fd857b58(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1848,7 +1850,7 @@ intgo _wrap_client_connect_capi_62b40982fd857b58(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1858,7 +1860,7 @@ void _wrap_client_free_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1874,7 +1876,7 @@ _gostring_ _wrap_client_errmsg_capi_62b40982fd857b58(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1887,7 +1889,7 @@ intgo _wrap_client_errcode_capi_62b40982fd857b58(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1900,7 +1902,7 @@ intgo _wrap_client_connected_capi_62b40982fd857b58(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1910,7 +1912,7 @@ void _wrap_client_cancel_capi_62b40982fd857b58(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1923,7 +1925,7 @@ intgo _wrap_client_ping_capi_62b40982fd857b58(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1939,7 +1941,7 @@ _gostring_ _wrap_job_group_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1955,7 +1957,7 @@ _gostring_ _wrap_job_last_error_capi_62b40982fd857b58(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1965,7 +1967,7 @@ void _wrap_job_free_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1978,7 +1980,7 @@ long long _wrap_job_list_count_capi_62b40982fd857b58(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1993,7 +1995,7 @@ struct echomq_job *_wrap_job_list_at_capi_62b40982fd857b58(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2003,7 +2005,7 @@ void _wrap_job_list_free_capi_62b40982fd857b58(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_62b40982fd857b58() {
+struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2014,7 +2016,7 @@ struct echomq_batch *_wrap_batch_create_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_batch_add_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2040,7 +2042,7 @@ intgo _wrap_batch_add_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2053,7 +2055,7 @@ long long _wrap_batch_count_capi_62b40982fd857b58(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2068,7 +2070,7 @@ long long _wrap_batch_id_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2101,7 +2103,7 @@ intgo _wrap_batch_add_keyed_capi_62b40982fd857b58(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2116,7 +2118,7 @@ intgo _wrap_batch_duplicate_capi_62b40982fd857b58(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2138,7 +2140,7 @@ intgo _wrap_delete_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2148,7 +2150,7 @@ void _wrap_batch_clear_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2158,7 +2160,7 @@ void _wrap_batch_free_capi_62b40982fd857b58(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2182,7 +2184,7 @@ intgo _wrap_ack_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2212,7 +2214,7 @@ intgo _wrap_ack_result_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2242,7 +2244,7 @@ intgo _wrap_progress_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2266,7 +2268,7 @@ intgo _wrap_set_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2286,7 +2288,7 @@ intgo _wrap_clear_retention_capi_62b40982fd857b58(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2310,7 +2312,7 @@ intgo _wrap_set_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2330,7 +2332,7 @@ intgo _wrap_clear_events_capi_62b40982fd857b58(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2343,7 +2345,7 @@ long long _wrap_event_list_count_capi_62b40982fd857b58(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2361,7 +2363,7 @@ _gostring_ _wrap_event_list_id_capi_62b40982fd857b58(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2376,7 +2378,7 @@ long long _wrap_event_list_nfields_capi_62b40982fd857b58(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2396,7 +2398,7 @@ _gostring_ _wrap_event_list_name_capi_62b40982fd857b58(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2406,7 +2408,7 @@ void _wrap_event_list_free_capi_62b40982fd857b58(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2445,7 +2447,7 @@ intgo _wrap_extend_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2474,7 +2476,7 @@ intgo _wrap_set_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2501,7 +2503,7 @@ intgo _wrap_clear_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2530,7 +2532,7 @@ intgo _wrap_set_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2557,7 +2559,7 @@ intgo _wrap_clear_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2584,7 +2586,7 @@ intgo _wrap_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2611,7 +2613,7 @@ intgo _wrap_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2633,7 +2635,7 @@ intgo _wrap_set_default_weight_capi_62b40982fd857b58(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2655,7 +2657,7 @@ intgo _wrap_set_default_limit_capi_62b40982fd857b58(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2677,7 +2679,7 @@ intgo _wrap_set_default_max_attempts_capi_62b40982fd857b58(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2710,7 +2712,7 @@ intgo _wrap_set_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2737,7 +2739,7 @@ intgo _wrap_clear_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2763,7 +2765,7 @@ intgo _wrap_set_default_rate_capi_62b40982fd857b58(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2792,7 +2794,7 @@ intgo _wrap_throttle_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2821,7 +2823,7 @@ intgo _wrap_set_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2848,7 +2850,7 @@ intgo _wrap_clear_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2870,7 +2872,7 @@ intgo _wrap_set_default_cap_capi_62b40982fd857b58(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2892,7 +2894,7 @@ intgo _wrap_set_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2925,7 +2927,7 @@ intgo _wrap_get_cost_mode_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2947,7 +2949,7 @@ intgo _wrap_set_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2976,7 +2978,7 @@ intgo _wrap_charge_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2989,7 +2991,7 @@ long long _wrap_lane_list_count_capi_62b40982fd857b58(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2999,7 +3001,7 @@ void _wrap_lane_list_free_capi_62b40982fd857b58(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3038,7 +3040,7 @@ intgo _wrap_redrive_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3071,7 +3073,7 @@ intgo _wrap_redrive_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3084,7 +3086,7 @@ intgo _wrap_worker_start_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3099,7 +3101,7 @@ intgo _wrap_worker_done_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3120,7 +3122,7 @@ intgo _wrap_worker_done_result_capi_62b40982fd857b58(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3144,7 +3146,7 @@ intgo _wrap_worker_fail_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3166,7 +3168,7 @@ intgo _wrap_worker_discard_capi_62b40982fd857b58(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3200,7 +3202,7 @@ intgo _wrap_worker_settle_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3217,7 +3219,7 @@ intgo _wrap_worker_stop_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3227,7 +3229,7 @@ void _wrap_worker_free_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3249,7 +3251,7 @@ intgo _wrap_shards_create_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3262,7 +3264,7 @@ long long _wrap_report_count_capi_62b40982fd857b58(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_62b40982fd857b58(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3280,7 +3282,7 @@ _gostring_ _wrap_report_at_capi_62b40982fd857b58(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3290,7 +3292,7 @@ void _wrap_report_free_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_62b40982fd857b58(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3306,7 +3308,7 @@ _gostring_ _wrap_report_cursor_capi_62b40982fd857b58(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3318,7 +3320,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3330,7 +3332,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3342,7 +3344,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3354,7 +3356,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3366,7 +3368,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3378,7 +3380,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3390,7 +3392,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3402,7 +3404,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3414,7 +3416,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3426,7 +3428,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3438,7 +3440,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3450,7 +3452,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3462,7 +3464,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3474,7 +3476,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3486,7 +3488,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3498,7 +3500,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3510,7 +3512,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3522,7 +3524,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3534,7 +3536,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3546,7 +3548,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3558,7 +3560,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3570,7 +3572,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3584,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3596,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3608,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +3620,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +3632,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +3644,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +3656,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +3668,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +3680,19 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_TENANTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3690,7 +3704,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3702,7 +3716,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3714,7 +3728,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3726,7 +3740,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3738,7 +3752,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3750,7 +3764,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3762,7 +3776,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3774,7 +3788,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3786,7 +3800,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3798,7 +3812,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3810,7 +3824,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3822,7 +3836,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3834,7 +3848,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3846,7 +3860,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3858,7 +3872,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3870,7 +3884,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3882,7 +3896,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3894,7 +3908,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3906,7 +3920,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3918,7 +3932,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3930,7 +3944,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3942,7 +3956,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3954,7 +3968,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3966,7 +3980,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3978,7 +3992,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3990,7 +4004,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4002,7 +4016,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4014,7 +4028,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4026,7 +4040,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4038,7 +4052,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4050,7 +4064,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4062,7 +4076,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_62b40982fd857b58() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_62b40982fd857b58(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4085,7 +4099,7 @@ struct echomq_client *_wrap_client_create_capi_62b40982fd857b58(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4101,7 +4115,7 @@ void _wrap_job_numbers_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4119,7 +4133,7 @@ void _wrap_job_outcome_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4175,7 +4189,7 @@ intgo _wrap_enqueue_with_capi_62b40982fd857b58(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4212,7 +4226,7 @@ intgo _wrap_wait_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4256,7 +4270,7 @@ intgo _wrap_events_read_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4273,7 +4287,7 @@ long long _wrap_event_value_len_capi_62b40982fd857b58(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_62b40982fd857b58(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4293,7 +4307,7 @@ void _wrap_event_value_copy_capi_62b40982fd857b58(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4309,7 +4323,7 @@ void _wrap_job_payload_copy_capi_62b40982fd857b58(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4359,7 +4373,7 @@ intgo _wrap_enqueue_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4385,7 +4399,7 @@ intgo _wrap_enqueue_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4446,7 +4460,7 @@ intgo _wrap_enqueue_keyed_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4476,7 +4490,7 @@ intgo _wrap_enqueue_batch_window_capi_62b40982fd857b58(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4511,7 +4525,7 @@ intgo _wrap_get_job_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4548,7 +4562,7 @@ intgo _wrap_purge_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4574,7 +4588,7 @@ intgo _wrap_queues_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4607,7 +4621,7 @@ intgo _wrap_shards_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4642,7 +4656,7 @@ intgo _wrap_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4679,7 +4693,7 @@ intgo _wrap_wclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4716,7 +4730,7 @@ intgo _wrap_bclaim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4755,7 +4769,7 @@ intgo _wrap_ack_claim_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4801,7 +4815,7 @@ intgo _wrap_fail_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4827,7 +4841,7 @@ intgo _wrap_stats_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4860,7 +4874,7 @@ intgo _wrap_get_wait_figures_capi_62b40982fd857b58(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4893,7 +4907,7 @@ intgo _wrap_lane_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4935,7 +4949,7 @@ intgo _wrap_lanes_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4953,7 +4967,7 @@ _gostring_ _wrap_lane_list_group_capi_62b40982fd857b58(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4971,7 +4985,7 @@ void _wrap_lane_list_numbers_capi_62b40982fd857b58(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_62b40982fd857b58(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4987,7 +5001,7 @@ _gostring_ _wrap_lane_list_cursor_capi_62b40982fd857b58(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5024,7 +5038,7 @@ intgo _wrap_dead_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5057,7 +5071,7 @@ intgo _wrap_verify_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5101,7 +5115,7 @@ intgo _wrap_repair_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5141,7 +5155,7 @@ intgo _wrap_doctor_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5179,7 +5193,7 @@ intgo _wrap_ack_many_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5218,7 +5232,7 @@ intgo _wrap_claim_batch_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5230,7 +5244,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5242,7 +5256,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5254,7 +5268,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5266,7 +5280,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5278,7 +5292,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5290,7 +5304,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5302,7 +5316,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5314,7 +5328,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5326,7 +5340,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5338,7 +5352,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5350,7 +5364,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5362,7 +5376,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5374,7 +5388,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5386,7 +5400,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5398,7 +5412,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_62b40982fd857b58() {
 }
 
 
-void _wrap_worker_defaults_capi_62b40982fd857b58(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5412,7 +5426,7 @@ void _wrap_worker_defaults_capi_62b40982fd857b58(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_62b40982fd857b58(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5456,7 +5470,7 @@ intgo _wrap_worker_create_capi_62b40982fd857b58(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5475,7 +5489,7 @@ intgo _wrap_worker_last_error_capi_62b40982fd857b58(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5503,7 +5517,7 @@ intgo _wrap_worker_next_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5515,7 +5529,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5527,7 +5541,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5539,7 +5553,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5551,7 +5565,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5563,7 +5577,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5575,7 +5589,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5587,7 +5601,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5599,7 +5613,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5611,7 +5625,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5623,7 +5637,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5635,7 +5649,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5647,7 +5661,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5659,7 +5673,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5671,7 +5685,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5683,7 +5697,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_worker_stats_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5702,7 +5716,7 @@ intgo _wrap_worker_stats_capi_62b40982fd857b58(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_62b40982fd857b58() {
+long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5713,7 +5727,7 @@ long long _wrap_c_heap_in_use_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_enqueue_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
+intgo _wrap_enqueue_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5780,7 +5794,7 @@ intgo _wrap_enqueue_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_enqueue_batch_all_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
+intgo _wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -5812,7 +5826,7 @@ intgo _wrap_enqueue_batch_all_capi_62b40982fd857b58(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5824,7 +5838,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5836,7 +5850,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5848,7 +5862,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5860,7 +5874,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5872,7 +5886,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5884,7 +5898,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5896,7 +5910,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5908,7 +5922,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5920,7 +5934,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5932,7 +5946,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5944,7 +5958,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5956,7 +5970,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6022,7 +6036,7 @@ intgo _wrap_schedule_upsert_capi_62b40982fd857b58(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6049,7 +6063,7 @@ intgo _wrap_schedule_remove_capi_62b40982fd857b58(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6076,7 +6090,7 @@ intgo _wrap_schedule_pause_capi_62b40982fd857b58(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6103,7 +6117,7 @@ intgo _wrap_schedule_resume_capi_62b40982fd857b58(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6116,7 +6130,7 @@ long long _wrap_schedule_list_count_capi_62b40982fd857b58(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6132,7 +6146,7 @@ _gostring_ _wrap_schedule_list_next_capi_62b40982fd857b58(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6142,7 +6156,7 @@ void _wrap_schedule_list_free_capi_62b40982fd857b58(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6191,7 +6205,7 @@ intgo _wrap_schedules_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6203,7 +6217,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6215,7 +6229,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6227,7 +6241,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6239,7 +6253,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6251,7 +6265,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6263,7 +6277,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6275,7 +6289,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6287,7 +6301,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6299,7 +6313,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6311,7 +6325,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6323,7 +6337,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6335,7 +6349,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6347,7 +6361,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6359,7 +6373,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6371,7 +6385,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6383,7 +6397,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6395,7 +6409,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6407,7 +6421,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6419,7 +6433,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6431,7 +6445,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6443,7 +6457,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6455,7 +6469,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6467,7 +6481,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_62b40982fd857b58() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_62b40982fd857b58() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -6479,7 +6493,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_62b40982fd857b58() {
 }
 
 
-void _wrap_schedule_numbers_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6497,7 +6511,7 @@ void _wrap_schedule_numbers_capi_62b40982fd857b58(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6517,7 +6531,7 @@ _gostring_ _wrap_schedule_text_capi_62b40982fd857b58(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_62b40982fd857b58(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6535,7 +6549,7 @@ void _wrap_schedule_payload_copy_capi_62b40982fd857b58(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_62b40982fd857b58(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6581,7 +6595,7 @@ intgo _wrap_schedule_next_capi_62b40982fd857b58(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6597,7 +6611,7 @@ _gostring_ _wrap_job_schedule_capi_62b40982fd857b58(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_62b40982fd857b58(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
