@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "args.hpp"
 #include "client.hpp"
 #include "cron.hpp"
 #include "error.hpp"
@@ -64,27 +65,12 @@ int Client::upsertSchedule(const char* queue, const char* name, const ScheduleSp
   } else if (!spec.zone.empty()) {
     invalid("a zone goes with a cron schedule only");
   }
-  start(Script::Schedule, k);
-  argv_.ref("upsert", 6);
-  argv_.own(std::string(name));
-  argv_.own(std::string(spec.every_ms ? "every" : "cron"));
-  argv_.own(spec.every_ms);
-  argv_.own(std::string(spec.cron));
-  argv_.own(std::move(cronx));
-  argv_.own(std::move(zone));
-  argv_.own(std::move(rules));
-  argv_.ref(spec.lane);
-  argv_.ref(spec.payload);
-  argv_.own(static_cast<long long>(spec.max_attempts));
-  argv_.own(spec.keep_ms);
-  argv_.own(std::to_string(spec.keep_last));
-  argv_.own(std::to_string(spec.cost_estimate));
-  argv_.own(spec.start_at_ms);
-  argv_.own(spec.end_at_ms);
-  argv_.own(std::to_string(spec.limit));
-  argv_.own(static_cast<long long>(spec.missed));
-  argv_.own(spec.grace_ms > 0 ? spec.grace_ms : kScheduleGraceDefaultMs);
-  argv_.own(static_cast<long long>(spec.overlap));
+  // (Values the writer references stay alive until the call is run.)
+  call<args::Schedule::Upsert>(Script::Schedule, k)
+      .fixed(name, spec.every_ms ? "every" : "cron", spec.every_ms, spec.cron, cronx, zone, rules, spec.lane,
+             spec.payload, spec.max_attempts, spec.keep_ms, spec.keep_last, spec.cost_estimate, spec.start_at_ms,
+             spec.end_at_ms, spec.limit, spec.missed, spec.grace_ms > 0 ? spec.grace_ms : kScheduleGraceDefaultMs,
+             spec.overlap);
   ReplyPtr r = run(Script::Schedule);
   scriptStatus(r.get(), "schedule");
   if (r->elements != 3) echomq::fail(kProto, "schedule: unexpected reply length");
@@ -96,28 +82,27 @@ int Client::upsertSchedule(const char* queue, const char* name, const ScheduleSp
 void Client::removeSchedule(const char* queue, const char* name) {
   const QueueKeys& k = keysFor(queue);
   checkScheduleName(name);
-  start(Script::Schedule, k);
-  argv_.ref("remove", 6);
-  argv_.ref(name, std::strlen(name));
+  call<args::Schedule::Remove>(Script::Schedule, k).fixed(name);
   scriptStatus(run(Script::Schedule).get(), "schedule");
 }
 
 void Client::pauseSchedule(const char* queue, const char* name, bool paused) {
   const QueueKeys& k = keysFor(queue);
   checkScheduleName(name);
-  start(Script::Schedule, k);
-  argv_.ref(paused ? "pause" : "resume", paused ? 5 : 6);
-  argv_.ref(name, std::strlen(name));
+  if (paused)
+    call<args::Schedule::Pause>(Script::Schedule, k).fixed(name);
+  else
+    call<args::Schedule::Resume>(Script::Schedule, k).fixed(name);
   scriptStatus(run(Script::Schedule).get(), "schedule");
 }
 
-std::vector<ScheduleInfo> Client::readSchedules(const char* queue, const char* verb, const char* arg,
+std::vector<ScheduleInfo> Client::readSchedules(const char* queue, const char* after, const char* name,
                                                 size_t count) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Schedules, k);
-  argv_.ref(verb, std::strlen(verb));
-  argv_.ref(arg, std::strlen(arg));
-  if (count) argv_.own(static_cast<long long>(count));
+  if (name)
+    call<args::Schedules::One>(Script::Schedules, k).fixed(name);
+  else
+    call<args::Schedules::Page>(Script::Schedules, k).fixed(after, count);
   ReplyPtr r = run(Script::Schedules);
   scriptStatus(r.get(), "schedules");
   using F = reply::Schedule;
@@ -166,14 +151,14 @@ std::vector<ScheduleInfo> Client::readSchedules(const char* queue, const char* v
 std::vector<ScheduleInfo> Client::schedules(const char* queue, const char* after, size_t count, bool& more) {
   if (after && *after) checkScheduleName(after);
   checkRange("count", static_cast<long long>(count), 1, static_cast<long long>(kScheduleListMax));
-  auto v = readSchedules(queue, "page", after ? after : "", count);
+  auto v = readSchedules(queue, after ? after : "", nullptr, count);
   more = v.size() == count;
   return v;
 }
 
 ScheduleInfo Client::schedule(const char* queue, const char* name) {
   checkScheduleName(name);
-  auto v = readSchedules(queue, "one", name, 0);
+  auto v = readSchedules(queue, nullptr, name, 0);
   if (v.size() != 1) echomq::fail(kProto, "schedules: unexpected reply length");
   return v[0];
 }
@@ -182,10 +167,7 @@ std::vector<int64_t> Client::nextTicks(const char* queue, const char* name, size
   const QueueKeys& k = keysFor(queue);
   checkScheduleName(name);
   checkRange("n", static_cast<long long>(n), 1, static_cast<long long>(kScheduleNextMax));
-  start(Script::Schedules, k);
-  argv_.ref("next", 4);
-  argv_.ref(name, std::strlen(name));
-  argv_.own(static_cast<long long>(n));
+  call<args::Schedules::Next>(Script::Schedules, k).fixed(name, n);
   ReplyPtr r = run(Script::Schedules);
   scriptStatus(r.get(), "schedules");
   uint64_t m = u64(r.get(), 1, "schedules");

@@ -2,26 +2,23 @@
 --[[ schedules: a queue's schedules and their next ticks (read-only;
 -- keys: lua/includes/sched.lua).
 -- KEYS: seq leases delayed config jobs
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] "page": ARGV[3] after (a name; "" = from the start), ARGV[4]
---   count 1..SCHEDULE_LIST_MAX: the schedules named after it, in byte order;
---   "one": ARGV[3] name;
---   "next": ARGV[3] name, ARGV[4] n 1..SCHEDULE_NEXT_MAX: its next n ticks
---   (server ms): from its armed next tick, or for a paused one from when a
---   resume now would arm it; fewer past its end or its limit of runs, none
---   once it ended.
+-- ARGV (lua/args.txt, `schedules/<mode>`):
+--   page: after (a name; "" = from the start), count 1..SCHEDULE_LIST_MAX:
+--   the schedules named after it, in byte order;
+--   one: name;
+--   next: name, count 1..SCHEDULE_NEXT_MAX: its next ticks (server ms):
+--   from its armed next tick, or for a paused one from when a resume now
+--   would arm it; fewer past its end or its limit of runs, none once it
+--   ended.
 -- Returns {OK, n, n `schedule` rows (lua/replies.txt)} for page and one
 -- (one: ENOTFOUND when there is none), {OK, n, n times} for next;
 -- {EINVAL, msg}.
 ]]
+--@include args
 --@include sched
 
-local Sc = Sched.lib()
-local verb, arg = ARGV[2], ARGV[3]
-if type(arg) ~= 'string' or #arg > SCHEDULE_NAME_MAX then return { EINVAL, 'schedules: bad name' } end
-local bad = layoutError()
-if bad then return bad end
 local out = { OK, 0 }
+-- Appends the `schedule` row of schedule `name` (its hash h).
 local function row(name, h)
   local o = #out
   out[o + SCHEDULE_NAME] = name
@@ -50,7 +47,7 @@ local function row(name, h)
   out[o + SCHEDULE_FIRED_JOB] = h.fjob or '0'
   local places = { pending = JOB_PENDING, leased = JOB_LEASED, delayed = JOB_DELAYED, dead = JOB_DEAD,
                    completed = JOB_COMPLETED }
-  out[o + SCHEDULE_FIRED_STATE] = places[Sc.place(h.fjob) or ''] or 0
+  out[o + SCHEDULE_FIRED_STATE] = places[Sched.place(h.fjob) or ''] or 0
   out[o + SCHEDULE_RUNS] = h.runs or '0'
   out[o + SCHEDULE_SKIPS] = h.skips or '0'
   out[o + SCHEDULE_CREATED_AT] = h.created or '0'
@@ -58,32 +55,41 @@ local function row(name, h)
   out[2] = out[2] + 1
 end
 
-if verb == 'page' then
-  local count = argInt(ARGV[4], 1, SCHEDULE_LIST_MAX)
-  if not count then return { EINVAL, 'schedules: count must be 1..' .. SCHEDULE_LIST_MAX } end
-  local names = rcall('ZRANGEBYLEX', okey('sdir'), arg == '' and '-' or '(' .. arg, '+', 'LIMIT', 0, count)
-  for _, name in ipairs(names) do row(name, Sc.read(name)) end
+-- The next `count` ticks of schedule h (after the first checks).
+local function nextTicks(h, count)
+  local n = argInt(count, 1, SCHEDULE_NEXT_MAX)
+  if not n then return { EINVAL, 'schedules: n must be 1..' .. SCHEDULE_NEXT_MAX } end
+  local s = Ticks.timing(h)
+  if not s or h.ended then return out end
+  local limit, runs = tonumber(h.limit or '0') or 0, tonumber(h.runs or '0') or 0
+  if limit > 0 then n = math.min(n, math.max(limit - runs, 0)) end
+  local t = tonumber(h.next or '')
+  if h.paused or not t then t = Ticks.next(s, math.max(serverNowMs(), tonumber(h.last or '') or 0)) end
+  while t and out[2] < n do
+    out[#out + 1] = S(t)
+    out[2] = out[2] + 1
+    t = Ticks.next(s, t)
+  end
   return out
 end
-local h = Sc.read(arg)
+
+local A, bad = readArgs()
+if not A then return bad end
+local arg = A.mode == 'page' and A.after or A.name
+if #arg > SCHEDULE_NAME_MAX then return { EINVAL, 'schedules: bad name' } end
+bad = layoutError()
+if bad then return bad end
+if A.mode == 'page' then
+  local count = argInt(A.count, 1, SCHEDULE_LIST_MAX)
+  if not count then return { EINVAL, 'schedules: count must be 1..' .. SCHEDULE_LIST_MAX } end
+  local names = rcall('ZRANGEBYLEX', okey('sdir'), arg == '' and '-' or '(' .. arg, '+', 'LIMIT', 0, count)
+  for _, name in ipairs(names) do row(name, Sched.read(name)) end
+  return out
+end
+local h = Sched.read(arg)
 if not h.spec then return { ENOTFOUND, 'schedule ' .. arg .. ' not found' } end
-if verb == 'one' then
+if A.mode == 'one' then
   row(arg, h)
   return out
 end
-if verb ~= 'next' then return { EINVAL, 'schedules: unknown verb' } end
-local n = argInt(ARGV[4], 1, SCHEDULE_NEXT_MAX)
-if not n then return { EINVAL, 'schedules: n must be 1..' .. SCHEDULE_NEXT_MAX } end
-local T = Sc.ticks
-local s = T.timing(h)
-if not s or h.ended then return out end
-local limit, runs = tonumber(h.limit or '0') or 0, tonumber(h.runs or '0') or 0
-if limit > 0 then n = math.min(n, math.max(limit - runs, 0)) end
-local t = tonumber(h.next or '')
-if h.paused or not t then t = T.next(s, math.max(serverNowMs(), tonumber(h.last or '') or 0)) end
-while t and out[2] < n do
-  out[#out + 1] = S(t)
-  out[2] = out[2] + 1
-  t = T.next(s, t)
-end
-return out
+return nextTicks(h, A.count)
