@@ -194,10 +194,13 @@ TEST_CASE("an idle worker engine's wait on the server wakes for the next tick", 
   int64_t first = 0;
   EMQ_REQUIRE_OK(c.get(), echomq_schedule_upsert(c.get(), q.c_str(), "wake", &s, nullptr, &first));
   // The upsert wakes one sleeper, which learns the first tick; from then on
-  // every claim's next due time is the next tick.
+  // every claim's next due time is the next tick, and the engine claims
+  // again at that time by its own clock: a wait on the server would end only
+  // at the server's timer resolution (100 ms at hz 10), about 50 ms late on
+  // the median.
   std::vector<int64_t> late;
-  const int64_t until = mono_ms() + 10000;
-  while (late.size() < 8 && mono_ms() < until) {
+  const int64_t until = mono_ms() + 15000;
+  while (late.size() < 16 && mono_ms() < until) {
     echomq_job *j = nullptr;
     if (echomq_worker_next(w.get(), 500, &j) != ECHOMQ_OK) continue;
     JobPtr looked = get_job(c.get(), q, echomq_job_id(j));
@@ -207,8 +210,9 @@ TEST_CASE("an idle worker engine's wait on the server wakes for the next tick", 
     echomq_worker_done(w.get(), j);
     echomq_job_free(j);
   }
- REQUIRE(late.size() == 8);
-  INFO("lateness of ticks 1..8 (ms): " << [&] { std::string s; for (auto l : late) s += std::to_string(l) + " "; return s; }());
+  REQUIRE(late.size() == 16);
+  INFO("lateness of ticks 1..16 (ms): " << [&] { std::string s; for (auto l : late) s += std::to_string(l) + " "; return s; }());
   CHECK(percentile(late, 1.0) < 100);
+  CHECK(percentile(late, 0.5) <= 20);
   echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000);
 }
