@@ -26,6 +26,8 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
     echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
   echomq::checkKeep(o.keep_ms, o.keep_last);
   echomq::checkEstimate(o.cost_estimate);
+  echomq::checkRange("at_ms", o.at_ms, 0, ECHOMQ_ID_MAX);
+  if (o.at_ms > 0 && o.delay_ms > 0) echomq::invalid("delay_ms and at_ms exclude each other");
   return o;
 }
 
@@ -34,9 +36,11 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
 echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<echomq::NewJob>& jobs, bool keyed,
                               const echomq_enqueue_options& o) {
   if (!keyed)
-    return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate), {}};
+    return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
+                            o.at_ms),
+            {}};
   return c->core.enqueueKeyed(queue, jobs, o.delay_ms, o.max_attempts, o.dedup_window_ms, o.keep_ms, o.keep_last,
-                              o.cost_estimate);
+                              o.cost_estimate, o.at_ms);
 }
 
 // A claim result as one job (or ECHOMQ_EMPTY, *out NULL).

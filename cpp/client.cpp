@@ -99,11 +99,11 @@ std::string Client::confirmWrites() {
 
 ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                            uint64_t estimate) {
+                            uint64_t estimate, int64_t at_ms) {
   checkKeep(keep_ms, keep_last);
   checkEstimate(estimate);
   const QueueKeys& k = keysFor(queue);
-  checkEnqueue(jobs, delay_ms, max_attempts);
+  checkEnqueue(jobs, delay_ms, max_attempts, at_ms);
   // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
   using L = args::Enqueue;
@@ -117,16 +117,19 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   }
   if (keep_ms != 0 || keep_last != 0) w.option<L::Keep>(keep_ms, keep_last);
   if (estimate != 0) w.option<L::Est>(estimate);
+  if (at_ms > 0) w.option<L::At>(at_ms);
   w.done();
   return run(Script::Enqueue);
 }
 
 void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
-                          uint32_t max_attempts) const {
+                          uint32_t max_attempts, int64_t at_ms) const {
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > kBatchMax)
     echomq::fail(kTooLarge, "batch holds more than " + std::to_string(kBatchMax) + " jobs");
   checkRange("delay_ms", delay_ms, 0, kDelayMaxMs);
+  checkRange("at_ms", at_ms, 0, kIdMax);
+  if (at_ms > 0 && delay_ms > 0) invalid("delay_ms and at_ms exclude each other");
   checkRange("max_attempts", max_attempts, 0, kAttemptsMax);
   for (const NewJob& j : jobs) {
     checkLaneBytes(j.group, j.group_len);
@@ -142,8 +145,8 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate) {
-  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate);
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, at_ms);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());

@@ -86,5 +86,5 @@ if C.n > 0 and not (refused > 0 and strict) then
     rcall('RPUSH', K.wake, '1')
   end
 end
-out[#out + 1] = (taken < C.n) and (more and 0 or nextDue(now)) or -1
+out[#out + 1] = (taken < C.n) and (more and 0 or nextDue(now, Q)) or -1
 return out

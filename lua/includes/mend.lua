@@ -2,6 +2,7 @@
 --@include typeGuard
 --@include mendJobs
 --@include mendLanes
+--@include mendSched
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
 -- from where the jobs really are (lane pending sets, leases, delayed, dead,
@@ -32,6 +33,7 @@
 --     and the tenant entries in the ring;
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
+--   G: the schedules (lua/includes/mendSched.lua), in one step;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
@@ -43,7 +45,7 @@
 -- lua/includes/mendLane.lua. They share the step's state R: apply, budget,
 -- the phase's position pos, the pending jobs counted (total), the tally,
 -- the tenants mended (mendedT), the reply (out) and Q.
-local PHASES = 'LDXFEKHJAQPTVCRIOUWS'
+local PHASES = 'LDXFEKHJAQPTVCRIOUWGS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end
@@ -68,7 +70,7 @@ local function repairStep(Q, apply, cursor, budget)
   if not phase then return { EINVAL, 'repair: bad cursor' } end
   local work = 0
   while work < budget do
-    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase])(R)
+    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase] or MEND_SCHEDULES[phase])(R)
     work = work + math.max(did, 1)
     if nextPos then
       R.pos = nextPos

@@ -18,6 +18,7 @@
  *   echomq/outcomes.h  retention, results, progress, waiting for a job, events
  *   echomq/inspect.h   stats, lanes, dead letters, reports, verify, repair
  *   echomq/ops.h       jobs by id, purge, queues, sharded queues, doctor
+ *   echomq/schedules.h periodic jobs: schedules fired by claims
  */
 #ifndef ECHOMQ_ECHOMQ_H
 #define ECHOMQ_ECHOMQ_H
@@ -31,5 +32,6 @@
 #include "outcomes.h"
 #include "inspect.h"
 #include "ops.h"
+#include "schedules.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */
