@@ -53,8 +53,22 @@ def lane_plan(rng: random.Random) -> Dict[str, dict]:
     return plan
 
 
-def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool) -> None:
+def schedule_plan(rng: random.Random) -> List[str]:
+    """The run's schedules, as "name|lane|every_ms|cron|missed|grace_ms|overlap"
+    (the producers in C, Python and Go parse this form and upsert them again,
+    unchanged, while the run goes on): every-grids on a plain lane, on the
+    limit-1 lane (missed = skip) and on a tenant's lane (overlap = skip), and
+    a cron schedule with seconds (every 2 s) on the weighted lane."""
+    every = rng.choice([800, 1000, 1200])
+    return [f"s_plain|l0|{every}||once|0|fire",
+            f"s_lim1|lim1|{rng.choice([1000, 1500])}||skip|{rng.choice([300, 700])}|fire",
+            f"s_tenant|ta/a|{rng.choice([600, 900])}||once|0|skip",
+            "s_cron|w3|0|*/2 * * * * *|once|0|fire"]
+
+
+def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool, schedules: List[str], run_dir: Path) -> None:
     import echomq
+    from workload import upsert_schedule
     with echomq.connect(url, timeout=5.0) as c:
         q = c.queue(QUEUE)
         q.defaults(max_attempts=3)
@@ -69,6 +83,9 @@ def setup_queue(url: str, plan: Dict[str, dict], cost_mode: bool) -> None:
         q.set_events(500000, enqueued=True)
         if cost_mode:
             q.cost_mode(50000)
+        h = History(str(run_dir / "setup.jsonl"), "setup", "py")
+        for spec in schedules:  # created now: the checker's grid starts at the first tick
+            upsert_schedule(q, h, spec)
         # Feature settings that land later go here (README, "Adding a feature").
 
 
@@ -76,8 +93,9 @@ class Procs:
     """The workload's processes, by name; every one stopped by its PID."""
 
     def __init__(self, run_dir: Path, url: str, seed: int, lanes: List[str], build: Path, go_bin: Optional[Path],
-                 rate: float) -> None:
+                 rate: float, schedules: List[str]) -> None:
         self.run_dir, self.url, self.seed, self.lanes = run_dir, url, seed, ",".join(lanes)
+        self.schedules = ";".join(schedules)
         self.build, self.go_bin, self.rate = build, go_bin, rate
         (run_dir / "logs").mkdir(exist_ok=True)
         self.procs: Dict[str, subprocess.Popen] = {}
@@ -90,13 +108,13 @@ class Procs:
         seed = str(self.seed * 1000 + len(self.procs))
         if lang == "py":
             cmd = [sys.executable, str(HERE / "workload.py"), role, self.url, QUEUE, hist, who, seed, self.lanes,
-                   "--rate", str(self.rate)]
+                   "--rate", str(self.rate), "--schedules", self.schedules]
         elif lang == "c":
             cmd = [str(self.build / "tests" / "echomq_chaos_client"), role, self.url, QUEUE, hist, who, seed,
-                   self.lanes, str(self.rate)]
+                   self.lanes, str(self.rate), self.schedules]
         else:
             cmd = [str(self.go_bin), "-mode", role, "-url", self.url, "-queue", QUEUE, "-history", hist, "-who", who,
-                   "-seed", seed, "-lanes", self.lanes, "-rate", str(self.rate)]
+                   "-seed", seed, "-lanes", self.lanes, "-rate", str(self.rate), "-schedules", self.schedules]
         log = open(self.run_dir / "logs" / f"{who}.log", "a")
         self.procs[who] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.roles[who], self.langs[who] = role, lang
@@ -132,12 +150,13 @@ class Procs:
 
 
 def build_go(build: Path) -> Path:
-    """Builds the Go workload program against the installed library
-    (build/prefix, as scripts/test.sh installs it)."""
+    """Builds the Go workload program against the library installed to
+    build/prefix (as scripts/test.sh installs it)."""
     prefix = build / "prefix"
-    if not (prefix / "lib" / "libechomq.a").exists():
-        subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix)], check=True,
-                       stdout=subprocess.DEVNULL)
+    # Installed every time (it copies only what changed): a prefix older
+    # than the build would give the Go program an old library.
+    subprocess.run(["cmake", "--install", str(build), "--prefix", str(prefix)], check=True,
+                   stdout=subprocess.DEVNULL)
     out = build / "chaos" / "chaos-go"
     out.parent.mkdir(parents=True, exist_ok=True)
     stamp = subprocess.run(f"cat {prefix}/include/echomq/*.h {prefix}/lib/libechomq.a | sha256sum | cut -c1-16",
@@ -199,6 +218,8 @@ def repro_command(a: argparse.Namespace) -> str:
         parts.append(f"--faults {a.faults}")
     if a.rate != 40:
         parts.append(f"--rate {a.rate:g}")
+    if a.no_schedules:
+        parts.append("--no-schedules")
     return " ".join(parts)
 
 
@@ -214,9 +235,12 @@ def run(a: argparse.Namespace) -> int:
     rng = random.Random(a.seed)
     plan = lane_plan(rng)
     cost_mode = rng.random() < 0.3
+    schedules = schedule_plan(rng)  # drawn always: --no-schedules keeps the other draws of the seed
+    if a.no_schedules:
+        schedules = []
     lanes = [ln for ln in plan if not ln.endswith("/")]
     meta = {"seed": a.seed, "duration": a.duration, "fsync": a.fsync, "langs": langs, "faults": a.faults.split(","),
-            "plan": plan, "cost_mode": cost_mode, "repro": repro_command(a), "started": now_ms()}
+            "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "repro": repro_command(a), "started": now_ms()}
     topo: Optional[Topology] = None
     procs: Optional[Procs] = None
     # A last bound on the whole run, whatever hangs: the finally below still
@@ -227,8 +251,8 @@ def run(a: argparse.Namespace) -> int:
     try:
         topo = Topology(run_dir / "servers", a.fsync, str(shim) if shim.exists() else None)
         meta["url"] = topo.url
-        setup_queue(topo.url, plan, cost_mode)
-        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate)
+        setup_queue(topo.url, plan, cost_mode, schedules, run_dir)
+        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate, schedules)
         for lang in langs:
             procs.start(f"{lang}-prod", lang, "produce")
             procs.start(f"{lang}-eng", lang, "engine")
@@ -275,6 +299,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--langs", default=",".join(LANG_ALL), help="workload languages (default py,c,go)")
     r.add_argument("--faults", default=",".join(FAULTS), help="fault kinds (default: all)")
     r.add_argument("--rate", type=float, default=40.0, help="enqueues per second per producer (default 40)")
+    r.add_argument("--no-schedules", action="store_true", help="a queue without schedules")
     r.add_argument("--out", help="run directory (default: a new temporary one)")
     r.add_argument("--keep", action="store_true", help="keep the servers' files of a clean run")
     r.add_argument("--build", default=os.environ.get("ECHOMQ_BUILD_DIR", str(ROOT / "build")))

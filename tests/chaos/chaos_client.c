@@ -2,9 +2,12 @@
  * worker engine or a plain claimer, writing every action to a history file,
  * one JSON object a line (the format is in tests/chaos/README.md).
  *
- *   echomq_chaos_client produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE]
+ *   echomq_chaos_client produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE [SCHEDULES]]
  *
  * LANES: comma-separated lane names. RATE: enqueues per second (produce).
+ * SCHEDULES: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
+ * joined by ';' (chaos.py, schedule_plan): a producer upserts one of them,
+ * unchanged, every 2-6 s, as a process at boot would (nothing may change).
  * Runs until SIGTERM or SIGINT: a producer stops, an engine drains, a
  * claimer settles what it holds. Each line is flushed at once, so a
  * kill -9 leaves at most a cut last line (the checker skips it). */
@@ -78,13 +81,72 @@ static void record_delivery(const echomq_job *j, const char *how, double t0, dou
 static char *lanes[64];
 static int nlanes;
 
+/* The run's schedules, parsed from SCHEDULES: the same spec every time. */
+typedef struct {
+  char *name, *lane, *cron;
+  int64_t every_ms, grace_ms;
+  int missed, overlap;
+} chaos_schedule;
+static chaos_schedule scheds[16];
+static int nscheds;
+
+static void split_schedules(char *s) {
+  char *save = NULL;
+  for (char *item = strtok_r(s, ";", &save); item && nscheds < 16; item = strtok_r(NULL, ";", &save)) {
+    char *f[7] = {0};
+    int n = 0;
+    char *p = item;
+    while (p && n < 7) {
+      f[n++] = p;
+      p = strchr(p, '|');
+      if (p) *p++ = '\0';
+    }
+    if (n != 7 || p) continue; /* not seven fields: chaos.py's bug, ignored */
+    chaos_schedule *d = &scheds[nscheds++];
+    d->name = f[0];
+    d->lane = f[1];
+    d->every_ms = atoll(f[2]);
+    d->cron = f[3][0] ? f[3] : NULL;
+    d->missed = strcmp(f[4], "skip") == 0 ? ECHOMQ_MISSED_SKIP : ECHOMQ_MISSED_FIRE_ONCE;
+    d->grace_ms = atoll(f[5]);
+    d->overlap = strcmp(f[6], "skip") == 0 ? ECHOMQ_OVERLAP_SKIP : ECHOMQ_OVERLAP_FIRE;
+  }
+}
+
+/* Upserts schedule d unchanged (the history's `upsert` line: changed must
+ * be 0, ECHOMQ_SCHEDULE_UNCHANGED). */
+static void upsert_schedule(echomq_client *c, const char *queue, const chaos_schedule *d) {
+  echomq_schedule_options o = ECHOMQ_SCHEDULE_OPTIONS_INIT;
+  char payload[160];
+  int n = snprintf(payload, sizeof payload, "tick:%s", d->name);
+  o.every_ms = d->every_ms;
+  o.cron = d->cron;
+  o.lane = d->lane;
+  o.payload = payload;
+  o.payload_len = (size_t)n;
+  o.missed = d->missed;
+  o.grace_ms = d->grace_ms;
+  o.overlap = d->overlap;
+  int changed = -1;
+  int64_t next = 0;
+  double t0 = now_ms();
+  int rc = echomq_schedule_upsert(c, queue, d->name, &o, &changed, &next);
+  record("upsert", "\"name\":\"%s\",\"rc\":%d,\"changed\":%d,\"next\":%lld,\"t0\":%.3f,\"t1\":%.3f", d->name,
+         rc, changed, (long long)next, t0, now_ms());
+}
+
 static void split_lanes(char *s) {
   for (char *tok = strtok(s, ","); tok && nlanes < 64; tok = strtok(NULL, ",")) lanes[nlanes++] = tok;
 }
 
 static int produce(echomq_client *c, const char *queue, double rate) {
   long gap_us = rate > 0 ? (long)(1e6 / rate) : 10000;
+  double next_upsert = now_ms() + 2000 + (double)(next_rand() % 4000);
   for (unsigned long long seq = 1; !stopping; ++seq) {
+    if (nscheds > 0 && now_ms() >= next_upsert) {
+      upsert_schedule(c, queue, &scheds[next_rand() % (unsigned)nscheds]);
+      next_upsert = now_ms() + 2000 + (double)(next_rand() % 4000);
+    }
     const char *lane = lanes[next_rand() % (unsigned)nlanes];
     echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
     if (chance(0.1)) o.delay_ms = (int64_t)(next_rand() % 1500);
@@ -209,7 +271,8 @@ static int claim_loop(echomq_client *c, const char *queue) {
 
 int main(int argc, char **argv) {
   if (argc < 8) {
-    fprintf(stderr, "usage: %s produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE]\n", argv[0]);
+    fprintf(stderr, "usage: %s produce|engine|claim URL QUEUE HISTORY WHO SEED LANES [RATE [SCHEDULES]]\n",
+            argv[0]);
     return 2;
   }
   const char *mode = argv[1], *url = argv[2], *queue = argv[3];
@@ -217,6 +280,7 @@ int main(int argc, char **argv) {
   rng = strtoull(argv[6], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
   split_lanes(argv[7]);
   double rate = argc > 8 ? atof(argv[8]) : 50;
+  if (argc > 9) split_schedules(argv[9]);
   if (nlanes == 0) return 2;
   hist = fopen(argv[4], "a");
   if (!hist) return 2;

@@ -1,11 +1,15 @@
 """The Python side of the chaos workload (tests/chaos/README.md), one process
 per role, each writing its own history file (one JSON object a line):
 
-    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R]
+    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS]
     workload.py engine   URL QUEUE HISTORY WHO SEED LANES
     workload.py claim    URL QUEUE HISTORY WHO SEED LANES
     workload.py collect  URL QUEUE HISTORY WHO SEED LANES   # the server's event stream
     workload.py sample   URL QUEUE HISTORY WHO SEED LANES   # lane figures, for the limits
+
+SPECS: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
+joined by ';' (chaos.py, schedule_plan); a producer upserts one of them,
+unchanged, every 2-6 s, as a process at boot would (nothing may change).
 
 Every role runs until SIGTERM or SIGINT (a producer stops, an engine
 drains, a claimer settles what it holds, the collector reads what is left).
@@ -49,12 +53,33 @@ def delivery(h: History, job: echomq.Job, how: str, t0: float, t1: float) -> Non
     )
 
 
+def upsert_schedule(q: echomq.Queue, h: History, spec: str) -> None:
+    """Upserts one of the run's schedules unchanged: `changed` must be 0."""
+    name, lane, every_ms, cron, missed, grace_ms, overlap = spec.split("|")
+    t0, rc, changed, nxt = now_ms(), 0, -1, 0
+    try:
+        r = q.schedules.upsert(name, lane=lane, payload=f"tick:{name}",
+                               every=int(every_ms) / 1000.0 if int(every_ms) else None, cron=cron or None,
+                               missed=missed, grace=int(grace_ms) / 1000.0 if int(grace_ms) else None,
+                               overlap=overlap)
+        changed = {"unchanged": 0, "created": 1, "updated": 2}.get(r.changed, -2)
+        nxt = int(round(r.next_at.timestamp() * 1000)) if r.next_at else 0
+    except echomq.EchoMQError as e:
+        rc = _code(e)
+    h.record("upsert", name=name, rc=rc, changed=changed, next=nxt, t0=t0, t1=now_ms())
+
+
 def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
     q = _connect(a.url).queue(a.queue)
     lanes = a.lanes.split(",")
+    specs = [x for x in a.schedules.split(";") if x]
     gap = 1.0 / a.rate
     seq = 0
+    next_upsert = time.monotonic() + 2 + rng.random() * 4
     while not stopping.is_set():
+        if specs and time.monotonic() >= next_upsert:
+            upsert_schedule(q, h, rng.choice(specs))
+            next_upsert = time.monotonic() + 2 + rng.random() * 4
         seq += 1
         lane = rng.choice(lanes)
         delay = rng.randrange(1500) if rng.random() < 0.1 else 0
@@ -199,6 +224,7 @@ def main(argv: Optional[list] = None) -> int:
     p.add_argument("seed", type=int)
     p.add_argument("lanes")
     p.add_argument("--rate", type=float, default=50.0)
+    p.add_argument("--schedules", default="")
     a = p.parse_args(argv)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stopping.set())

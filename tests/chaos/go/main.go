@@ -2,7 +2,11 @@
 // a worker engine that records every action to a history file, one JSON
 // object a line (the format is in tests/chaos/README.md).
 //
-//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R]
+//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R] [-schedules SPECS]
+//
+// SPECS: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
+// joined by ';' (chaos.py, schedule_plan); a producer upserts one of them,
+// unchanged, every 2-6 s, as a process at boot would (nothing may change).
 //
 // Runs until SIGTERM or SIGINT: a producer stops, an engine drains.
 package main
@@ -16,6 +20,7 @@ import (
 	"math/rand"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,7 +58,35 @@ func code(err error) int {
 	return -99
 }
 
-func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64) {
+// upsertSchedule upserts one of the run's schedules unchanged (the history's
+// "upsert" line: changed must be 0).
+func upsertSchedule(q *echomq.Queue, h *history, spec string) {
+	f := strings.Split(spec, "|")
+	if len(f) != 7 {
+		return
+	}
+	every, _ := strconv.Atoi(f[2])
+	grace, _ := strconv.Atoi(f[5])
+	s := echomq.ScheduleSpec{Every: time.Duration(every) * time.Millisecond, Cron: f[3], Lane: f[1],
+		Payload: []byte("tick:" + f[0]), Grace: time.Duration(grace) * time.Millisecond}
+	if f[4] == "skip" {
+		s.Missed = echomq.MissedSkip
+	}
+	if f[6] == "skip" {
+		s.Overlap = echomq.OverlapSkip
+	}
+	t0 := nowMS()
+	changed, next, err := q.UpsertSchedule(context.Background(), f[0], s)
+	ch, nx := int(changed), int64(0)
+	if err != nil {
+		ch = -1
+	} else if !next.IsZero() {
+		nx = next.UnixMilli()
+	}
+	h.record("upsert", map[string]any{"name": f[0], "rc": code(err), "changed": ch, "next": nx, "t0": t0, "t1": nowMS()})
+}
+
+func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64, specs []string) {
 	var c *echomq.Client
 	for c == nil && ctx.Err() == nil {
 		var err error
@@ -68,7 +101,12 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 	defer c.Close()
 	q := c.Queue(queue)
 	gap := time.Duration(float64(time.Second) / rate)
+	nextUpsert := time.Now().Add(2*time.Second + time.Duration(rng.Int63n(int64(4*time.Second))))
 	for seq := 1; ctx.Err() == nil; seq++ {
+		if len(specs) > 0 && time.Now().After(nextUpsert) {
+			upsertSchedule(q, h, specs[rng.Intn(len(specs))])
+			nextUpsert = time.Now().Add(2*time.Second + time.Duration(rng.Int63n(int64(4*time.Second))))
+		}
 		lane := lanes[rng.Intn(len(lanes))]
 		var opts []echomq.EnqueueOption
 		delay, maxAtt := 0, 0
@@ -150,6 +188,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed of the process's choices")
 	lanes := flag.String("lanes", "", "comma-separated lanes")
 	rate := flag.Float64("rate", 50, "enqueues per second")
+	schedules := flag.String("schedules", "", "the run's schedules (produce): name|lane|every_ms|cron|missed|grace_ms|overlap;...")
 	flag.Parse()
 	f, err := os.OpenFile(*path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -162,7 +201,13 @@ func main() {
 	h.record("start", map[string]any{"mode": *mode, "pid": os.Getpid(), "t1": nowMS()})
 	switch *mode {
 	case "produce":
-		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate)
+		var specs []string
+		for _, x := range strings.Split(*schedules, ";") {
+			if x != "" {
+				specs = append(specs, x)
+			}
+		}
+		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate, specs)
 	case "engine":
 		engine(ctx, h, *seed, *url, *queue)
 	default:
