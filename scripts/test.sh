@@ -97,12 +97,17 @@ step "README code blocks (tests/docs: about 25 s)"
 # Two fixed seeds of the randomized fault checker (tests/chaos/README.md):
 # a live workload in C, Python and Go against a primary, a replica and a
 # Sentinel while a nemesis injects faults; the checker reads the history.
-# A failing seed prints the one command that runs it again.
-step "chaos runs (tests/chaos: two fixed seeds, about 2 minutes)"
+# A failing seed prints the one command that runs it again. Then the
+# checker's self-test plants one violation per rule in copies of the first
+# run's history and expects each reported (no server, about 15 s).
+step "chaos runs (tests/chaos: two fixed seeds and the checker's self-test, about 2.5 minutes)"
 for seed_fsync in "1 always" "2 everysec"; do
   set -- $seed_fsync
-  ECHOMQ_BUILD_DIR="$build" python3 tests/chaos/chaos.py run --seed "$1" --duration 30 --fsync "$2"
+  rm -rf "$build/chaos/run-$1"
+  ECHOMQ_BUILD_DIR="$build" python3 tests/chaos/chaos.py run --seed "$1" --duration 30 --fsync "$2" \
+    --out "$build/chaos/run-$1"
 done
+python3 tests/chaos/selftest.py "$build/chaos/run-1"
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"
 ECHOMQ_DIST_DIR="$build/dist" ECHOMQ_PREFIX="$build/prefix" python3 -m pytest -q tests/packaging
