@@ -189,6 +189,27 @@ def final_state(url: str, run_dir: Path) -> None:
                          result=j.result.decode("utf-8", "replace"), err=j.last_error)
 
 
+def pause_schedules(url: str, schedules: List[str], run_dir: Path) -> None:
+    """Pauses the run's schedules before the drain: a tick fired while the
+    workers stop would leave its job behind, which is the run's end and not
+    a fault. A `pause` line a schedule (stop.jsonl); a pause that fails is
+    tried again for up to 10 s (the server may still be coming back)."""
+    import echomq
+    h = History(str(run_dir / "stop.jsonl"), "stop", "py")
+    for spec in schedules:
+        name = spec.split("|")[0]
+        end, rc = time.monotonic() + 10, -99
+        while rc != 0 and time.monotonic() < end:
+            t0, rc = now_ms(), 0
+            try:
+                with echomq.connect(url, timeout=3.0) as c:
+                    c.queue(QUEUE).schedules.pause(name)
+            except echomq.EchoMQError as e:
+                rc = int(getattr(e, "code", -99) or -99)
+                time.sleep(0.3)
+            h.record("pause", name=name, rc=rc, t0=t0, t1=now_ms())
+
+
 def drain(url: str, seconds: float) -> bool:
     """Waits until no job is pending, leased or delayed (twice in a row)."""
     import echomq
@@ -264,6 +285,7 @@ def run(a: argparse.Namespace) -> int:
         nem.run(a.duration)
         nem.heal()
         procs.stop(("produce",))
+        pause_schedules(topo.url, schedules, run_dir)
         drained = drain(topo.url, a.drain)
         meta["drained"] = drained
         procs.stop(("engine", "claim"))
