@@ -25,6 +25,8 @@ The rules (tests/chaos/README.md, "What the checker checks"):
 - verify        `verify` not clean at the end, before any repair
 - the schedules' rules (tick_twice, tick_order, tick_count, tick_lost,
   tick_overlap, upsert_changed): rules_sched.py
+- flow_early (a flow's parent claimed before its last child ended):
+  rules_flows.py, ready for flows
 
 The loss windows, inside which the docs allow a write to be taken back,
 are in run_model.py. Features that land later add their rules to RULES
@@ -43,6 +45,7 @@ from typing import Any, Callable, Dict, List
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_model import (EXCERPT_LINES, ETIMEOUT, FIGURES, Event, Run, Violation, load,  # noqa: E402,F401
                        named_ids)
+from rules_flows import FLOW_RULES  # noqa: E402
 from rules_sched import SCHEDULE_RULES  # noqa: E402
 
 
@@ -154,9 +157,9 @@ def rule_verify(run: Run, out: List[Violation], figures: Dict[str, int]) -> None
 RULES: List[Callable[[Run, List[Violation], Dict[str, int]], None]] = [
     rule_lost, rule_refused_ran, rule_twice, rule_stale, rule_tokens, rule_limits, rule_verify,
     *SCHEDULE_RULES,
-    # Cancel and deadlines (issue 37) and flows (issue 38: "a flow's parent
-    # runs once, after its last child") add theirs here when they land, each
-    # in a rules_<feature>.py as the schedules' are: README, "Adding a feature".
+    *FLOW_RULES,  # ready: nothing to check until the producers write `flow` lines (issue 38)
+    # Cancel and deadlines (issue 37) add theirs here when they land, in a
+    # rules_<feature>.py as the schedules' are: README, "Adding a feature".
 ]
 
 
