@@ -134,8 +134,13 @@ def rule_tick_jobs(run: Run, out: List[Violation], figures: Dict[str, int]) -> N
                                                        f"at the end it is {state}"))
             spec = specs.get(name)
             if spec and spec.overlap == "skip" and prev is not None and not run.window_between(prev["t1"], f["t1"]):
-                ended = [e for part in run.srv.get(int(prev["id"]), []) if any(x is prev for x in part)
-                         for e in part if e.get("type") in TERMINAL]
+                # The previous job's end: its id's first terminal entry on its
+                # lane after its fire, in the collector's order (stream ids do
+                # not order two primaries' entries, and a lost job's id may be
+                # given again).
+                ended = sorted((e for part in run.srv.get(int(prev["id"]), []) for e in part
+                                if e.get("type") in TERMINAL and e.get("lane") == prev.get("lane")
+                                and pos[id(e)] > pos[id(prev)]), key=lambda e: pos[id(e)])
                 if not ended or pos[id(ended[0])] > pos[id(f)]:
                     out.append(Violation("tick_overlap", jid, f"schedule {name!r} (overlap skip) fired tick "
                                                               f"{f['tick']} before job {prev['id']} of tick "
