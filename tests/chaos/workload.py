@@ -183,7 +183,7 @@ def collect(a: argparse.Namespace, h: History, rng: random.Random) -> None:
                 if key in seen:
                     continue
                 seen.add(key)
-                extra = {k: v.decode("utf-8", "replace") for k, v in e.fields.items()
+                extra = {k: v if isinstance(v, str) else v.decode("utf-8", "replace") for k, v in e.fields.items()
                          if k not in ("type", "id", "lane", "attempt", "time")}
                 h.record("srv", type=e.type, id=e.id, lane=e.lane, att=e.attempt, srv_t=int(e.time * 1000),
                          sid=e.stream_id, x=extra, t1=now_ms())
