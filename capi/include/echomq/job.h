@@ -73,6 +73,12 @@ ECHOMQ_API int64_t echomq_job_finished_at_ms(const echomq_job *j);
  * be NULL), "" when none; owned by the job handle. */
 ECHOMQ_API const char *echomq_job_progress(const echomq_job *j, size_t *len);
 ECHOMQ_API const char *echomq_job_result(const echomq_job *j, size_t *len);
+/* Since 0.5.0, for a retained completed job: why its result was not kept
+ * ("" when it was, or when it had none), as "result of N bytes is over
+ * ECHOMQ_RESULT_MAX (65536)" or the reason a host gave
+ * (echomq_job_report.result_dropped). The job completed all the same.
+ * Owned by the job handle. */
+ECHOMQ_API const char *echomq_job_result_dropped(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
 
 /* A list of jobs (wclaim, batch claims, dead listing). Jobs inside are
