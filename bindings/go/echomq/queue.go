@@ -58,12 +58,32 @@ func WithCostEstimate(units uint64) EnqueueOption {
 	return func(c *enqueueConfig) { c.estimate = units }
 }
 
-func enqueueOptions(opts []EnqueueOption) enqueueConfig {
+// enqueueOptions applies opts and gives the numbers of the one enqueue shim
+// (capi EMQGO_EOPT_*), every duration checked in Go's terms first.
+func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
 	var cfg enqueueConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return cfg
+	nums := make([]int64, capi.EMQGO_EOPT_NUMS)
+	var err error
+	if nums[capi.EMQGO_EOPT_DELAY_MS], err = durationMS("WithDelay: the delay", cfg.delay, 0, delayMax); err != nil {
+		return cfg, nil, err
+	}
+	if nums[capi.EMQGO_EOPT_DEDUP_WINDOW_MS], err = durationMS("WithDedupWindow: the window", cfg.window, 0,
+		dedupWindowMax); err != nil {
+		return cfg, nil, err
+	}
+	if nums[capi.EMQGO_EOPT_KEEP_MS], err = durationMS("WithKeep: the time", cfg.keep, 0, keepMax); err != nil {
+		return cfg, nil, err
+	}
+	if cfg.keyed && (cfg.key == "" || hasNUL(cfg.key)) {
+		return cfg, nil, invalid("WithKey: an idempotency key must be 1..256 bytes without NUL")
+	}
+	nums[capi.EMQGO_EOPT_MAX_ATTEMPTS] = int64(cfg.maxAttempts)
+	nums[capi.EMQGO_EOPT_KEEP_LAST] = int64(cfg.keepLast)
+	nums[capi.EMQGO_EOPT_COST_ESTIMATE] = int64(min(cfg.estimate, 1<<63-1))
+	return cfg, nums, nil
 }
 
 // checkNames refuses names a C string cannot carry (an embedded NUL);
@@ -81,34 +101,24 @@ func (q *Queue) checkNames(groups ...string) error {
 }
 
 // Enqueue adds one job to lane group and returns its id. Ids grow in mint
-// order. The payload is binary and may hold NUL bytes. With WithKey, a key
-// seen within its window enqueues nothing: the first job's id comes back
-// with ErrDuplicate.
+// order. The payload is binary and may hold NUL bytes. Every option
+// combines with every other. With WithKey, a key seen within its window
+// enqueues nothing: the first job's id comes back with ErrDuplicate.
 func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts ...EnqueueOption) (uint64, error) {
 	if err := q.checkNames(group); err != nil {
 		return 0, err
 	}
-	cfg := enqueueOptions(opts)
-	if cfg.keyed {
-		if cfg.keep != 0 || cfg.keepLast != 0 {
-			return 0, invalid("WithKeep and WithKey do not combine in this binding")
-		}
-		return q.enqueueKeyed(ctx, group, payload, cfg)
+	cfg, nums, err := enqueueOptions(opts)
+	if err != nil {
+		return 0, err
 	}
 	var id [1]uint64
-	if cfg.keep != 0 || cfg.keepLast != 0 || cfg.estimate != 0 {
-		if cfg.keep < 0 {
-			return 0, invalid("WithKeep: negative time")
-		}
-		_, err := q.c.do(ctx, func(h capi.Client) int {
-			return capi.Enqueue_with(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
-				ceilMS(cfg.keep), uint64(cfg.keepLast), cfg.estimate, id[:])
-		})
-		return id[0], err
-	}
-	_, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, id[:])
 	})
+	if err == nil && Code(rc) == CodeDuplicate {
+		err = ErrDuplicate
+	}
 	return id[0], err
 }
 
@@ -148,7 +158,10 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 	if err := q.checkNames(); err != nil {
 		return nil, nil, err
 	}
-	cfg := enqueueOptions(opts)
+	cfg, nums, err := enqueueOptions(opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	if cfg.keyed {
 		return nil, nil, invalid("a batch takes its idempotency keys per job (KeyedJob.Key), not WithKey")
 	}
@@ -169,10 +182,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
-	_, err = q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window),
-			cfg.estimate)
-	})
+	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums) })
 	if failed(err) {
 		return nil, nil, err
 	}
@@ -196,9 +206,13 @@ func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
 	}
+	ms, err := leaseMS(lease)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Claim(h, q.name, ceilMS(lease), out[:])
+		return capi.Claim(h, q.name, ms, out[:])
 	})
 	return q.claimed(rc, err, out[0])
 }
@@ -213,9 +227,13 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 	if max < 1 || max > wclaimMax {
 		return nil, invalid("wclaim max must be 1.." + strconv.Itoa(wclaimMax))
 	}
+	ms, err := leaseMS(lease)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
+		return capi.Wclaim(h, q.name, ms, uint(max), out[:])
 	})
 	return claimedList(q, out[0], rc, err)
 }
@@ -237,9 +255,13 @@ func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weig
 	if weighted {
 		w = 1
 	}
+	ms, err := leaseMS(lease)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Claim_batch(h, q.name, ceilMS(lease), uint(n), w, out[:])
+		return capi.Claim_batch(h, q.name, ms, uint(n), w, out[:])
 	})
 	return claimedList(q, out[0], rc, err)
 }
@@ -257,6 +279,10 @@ func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err
 	}
+	leaseMs, err := leaseMS(lease)
+	if err != nil {
+		return nil, err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -272,7 +298,7 @@ func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 		}
 		var out [1]uint64
 		rc, err := q.c.doBlocking(ctx, func(h capi.Client) int {
-			return capi.Bclaim(h, q.name, ceilMS(lease), ceilMS(wait), out[:])
+			return capi.Bclaim(h, q.name, leaseMs, ceilMS(wait), out[:])
 		})
 		job, err := q.claimed(rc, err, out[0])
 		if errors.Is(err, ErrEmpty) {

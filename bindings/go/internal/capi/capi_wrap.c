@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_a19b6122fbd832c8(const char*);
+  void cgo_panic__capi_b0fd8bae41d20c07(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_a19b6122fbd832c8(p);
+  cgo_panic__capi_b0fd8bae41d20c07(p);
 }
 
 
@@ -201,14 +201,17 @@ static void* Swig_malloc(int c) {
 
 
 /* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
- * and, for done, the job's result (empty = none): one settlement carries
- * both. The report struct stays on the C side. */
+ * and, for done, the job's result (empty = none) or why it was dropped
+ * ("" = not dropped): one settlement carries all. The report struct stays
+ * on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len,
+                        const char *dropped) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
   r.result = result;
   r.result_len = result_len;
+  r.result_dropped = dropped[0] ? dropped : NULL;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 
@@ -337,20 +340,54 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
- * cost estimate (0 = none). */
-int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
-                       const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
-                       uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
+
+/* Options of an enqueue, in this order (EMQGO_EOPT_* indexes): one shim
+ * takes them all, so every option combines with every other. */
+enum {
+  EMQGO_EOPT_DELAY_MS = 0,
+  EMQGO_EOPT_MAX_ATTEMPTS,
+  EMQGO_EOPT_DEDUP_WINDOW_MS,
+  EMQGO_EOPT_KEEP_MS,
+  EMQGO_EOPT_KEEP_LAST,
+  EMQGO_EOPT_COST_ESTIMATE,
+  EMQGO_EOPT_NUMS
+};
+
+/* The enqueue options from nums (EMQGO_EOPT_NUMS entries); the C library
+ * checks their values. */
+static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_options *o) {
+  echomq_enqueue_options init = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  *o = init;
+  if (n != EMQGO_EOPT_NUMS || nums[EMQGO_EOPT_MAX_ATTEMPTS] < 0 || nums[EMQGO_EOPT_MAX_ATTEMPTS] > UINT32_MAX ||
+      nums[EMQGO_EOPT_KEEP_LAST] < 0 || nums[EMQGO_EOPT_COST_ESTIMATE] < 0)
+    return ECHOMQ_EINVAL;
+  o->delay_ms = nums[EMQGO_EOPT_DELAY_MS];
+  o->max_attempts = (uint32_t)nums[EMQGO_EOPT_MAX_ATTEMPTS];
+  o->dedup_window_ms = nums[EMQGO_EOPT_DEDUP_WINDOW_MS];
+  o->keep_ms = nums[EMQGO_EOPT_KEEP_MS];
+  o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
+  o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
+  return ECHOMQ_OK;
+}
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
+ * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
+  if (rc != ECHOMQ_OK) return rc;
+  o.idempotency_key = key[0] ? key : NULL;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Enqueue a batch with the options in nums (its keys are per job). */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
+  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
@@ -390,50 +427,9 @@ void emqgo_job_payload_copy(const echomq_job *j, char *buf, size_t cap) {
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-int emqgo_enqueue(echomq_client *c, const char *queue, const char *group,
-                  const char *payload, size_t payload_len, int64_t delay_ms,
-                  uint32_t max_attempts, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
-                        int64_t delay_ms, uint32_t max_attempts) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
-/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
-int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
-                        const char *payload, size_t payload_len, int64_t delay_ms,
-                        uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                               uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
 int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
@@ -827,7 +823,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a19b6122fbd832c8(void *_swig_go_0) {
+void _wrap_Swig_free_capi_b0fd8bae41d20c07(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -837,7 +833,7 @@ void _wrap_Swig_free_capi_a19b6122fbd832c8(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a19b6122fbd832c8(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -850,7 +846,7 @@ void *_wrap_Swig_malloc_capi_a19b6122fbd832c8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -861,7 +857,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -872,7 +868,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -883,7 +879,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_OK_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -894,7 +890,7 @@ intgo _wrap_ECHOMQ_OK_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EMPTY_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -905,7 +901,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -916,7 +912,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EINVAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -927,7 +923,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -938,7 +934,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -949,7 +945,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ESTALE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -960,7 +956,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -971,7 +967,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EFULL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -982,7 +978,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ELEASED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -993,7 +989,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1004,7 +1000,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1015,7 +1011,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_PENDING_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1026,7 +1022,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1037,7 +1033,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1048,7 +1044,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ECONN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1059,7 +1055,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1070,7 +1066,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1081,7 +1077,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ETLS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1092,7 +1088,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ESERVER_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1103,7 +1099,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1114,7 +1110,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EPROTO_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1125,7 +1121,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EBUSY_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1136,7 +1132,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ELOADING_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1147,7 +1143,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1158,7 +1154,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EOOM_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1169,7 +1165,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1180,7 +1176,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1191,7 +1187,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1202,7 +1198,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1213,7 +1209,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1224,7 +1220,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1235,7 +1231,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1246,7 +1242,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1257,7 +1253,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1268,7 +1264,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1279,7 +1275,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1290,7 +1286,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1301,7 +1297,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1312,7 +1308,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1323,7 +1319,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1334,7 +1330,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1345,7 +1341,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1356,7 +1352,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1367,7 +1363,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1378,7 +1374,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1389,7 +1385,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1400,7 +1396,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1411,7 +1407,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1422,7 +1418,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1433,7 +1429,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1444,7 +1440,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1455,7 +1451,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -1466,7 +1462,73 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-_gostring_ _wrap_strerror_capi_a19b6122fbd832c8(intgo _swig_go_0) {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_b0fd8bae41d20c07() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_LEASE_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_b0fd8bae41d20c07() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DELAY_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_b0fd8bae41d20c07() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DEDUP_WINDOW_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_b0fd8bae41d20c07() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_KEEP_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_b0fd8bae41d20c07() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_RATE_PERIOD_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_TIMEOUT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1482,7 +1544,7 @@ _gostring_ _wrap_strerror_capi_a19b6122fbd832c8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_a19b6122fbd832c8() {
+intgo _wrap_version_capi_b0fd8bae41d20c07() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1493,7 +1555,7 @@ intgo _wrap_version_capi_a19b6122fbd832c8() {
 }
 
 
-_gostring_ _wrap_version_string_capi_a19b6122fbd832c8() {
+_gostring_ _wrap_version_string_capi_b0fd8bae41d20c07() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1507,7 +1569,7 @@ _gostring_ _wrap_version_string_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_check_queue_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1525,7 +1587,7 @@ intgo _wrap_check_queue_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1543,7 +1605,7 @@ intgo _wrap_check_group_name_capi_a19b6122fbd832c8(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1563,7 +1625,7 @@ intgo _wrap_client_connect_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1573,7 +1635,7 @@ void _wrap_client_free_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1589,7 +1651,7 @@ _gostring_ _wrap_client_errmsg_capi_a19b6122fbd832c8(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1602,7 +1664,7 @@ intgo _wrap_client_errcode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1615,7 +1677,7 @@ intgo _wrap_client_connected_capi_a19b6122fbd832c8(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1625,7 +1687,7 @@ void _wrap_client_cancel_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1638,7 +1700,7 @@ intgo _wrap_client_ping_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1654,7 +1716,7 @@ _gostring_ _wrap_job_group_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1670,7 +1732,23 @@ _gostring_ _wrap_job_last_error_capi_a19b6122fbd832c8(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)echomq_job_result_dropped((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_job_free_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1680,7 +1758,7 @@ void _wrap_job_free_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1693,7 +1771,7 @@ long long _wrap_job_list_count_capi_a19b6122fbd832c8(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1708,7 +1786,7 @@ struct echomq_job *_wrap_job_list_at_capi_a19b6122fbd832c8(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1718,7 +1796,7 @@ void _wrap_job_list_free_capi_a19b6122fbd832c8(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_a19b6122fbd832c8() {
+struct echomq_batch *_wrap_batch_create_capi_b0fd8bae41d20c07() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1729,7 +1807,7 @@ struct echomq_batch *_wrap_batch_create_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_batch_add_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1755,7 +1833,7 @@ intgo _wrap_batch_add_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1768,7 +1846,7 @@ long long _wrap_batch_count_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1783,7 +1861,7 @@ long long _wrap_batch_id_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1816,7 +1894,7 @@ intgo _wrap_batch_add_keyed_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1831,7 +1909,7 @@ intgo _wrap_batch_duplicate_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1853,7 +1931,7 @@ intgo _wrap_delete_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1863,7 +1941,7 @@ void _wrap_batch_clear_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1873,7 +1951,7 @@ void _wrap_batch_free_capi_a19b6122fbd832c8(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1897,7 +1975,7 @@ intgo _wrap_ack_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1927,7 +2005,7 @@ intgo _wrap_ack_result_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1957,7 +2035,7 @@ intgo _wrap_progress_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1981,7 +2059,7 @@ intgo _wrap_set_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2001,7 +2079,7 @@ intgo _wrap_clear_retention_capi_a19b6122fbd832c8(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2025,7 +2103,7 @@ intgo _wrap_set_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2045,7 +2123,7 @@ intgo _wrap_clear_events_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2058,7 +2136,7 @@ long long _wrap_event_list_count_capi_a19b6122fbd832c8(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2076,7 +2154,7 @@ _gostring_ _wrap_event_list_id_capi_a19b6122fbd832c8(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2091,7 +2169,7 @@ long long _wrap_event_list_nfields_capi_a19b6122fbd832c8(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2111,7 +2189,7 @@ _gostring_ _wrap_event_list_name_capi_a19b6122fbd832c8(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2121,7 +2199,7 @@ void _wrap_event_list_free_capi_a19b6122fbd832c8(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2160,7 +2238,7 @@ intgo _wrap_extend_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2189,7 +2267,7 @@ intgo _wrap_set_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2216,7 +2294,7 @@ intgo _wrap_clear_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2245,7 +2323,7 @@ intgo _wrap_set_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2272,7 +2350,7 @@ intgo _wrap_clear_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2299,7 +2377,7 @@ intgo _wrap_pause_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2326,7 +2404,7 @@ intgo _wrap_resume_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2348,7 +2426,7 @@ intgo _wrap_set_default_weight_capi_a19b6122fbd832c8(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2370,7 +2448,7 @@ intgo _wrap_set_default_limit_capi_a19b6122fbd832c8(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2392,7 +2470,7 @@ intgo _wrap_set_default_max_attempts_capi_a19b6122fbd832c8(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2425,7 +2503,7 @@ intgo _wrap_set_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2452,7 +2530,7 @@ intgo _wrap_clear_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2478,7 +2556,7 @@ intgo _wrap_set_default_rate_capi_a19b6122fbd832c8(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2507,7 +2585,7 @@ intgo _wrap_throttle_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2536,7 +2614,7 @@ intgo _wrap_set_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2563,7 +2641,7 @@ intgo _wrap_clear_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2585,7 +2663,7 @@ intgo _wrap_set_default_cap_capi_a19b6122fbd832c8(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2607,7 +2685,7 @@ intgo _wrap_set_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2640,7 +2718,7 @@ intgo _wrap_get_cost_mode_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2662,7 +2740,7 @@ intgo _wrap_set_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2691,7 +2769,7 @@ intgo _wrap_charge_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2704,7 +2782,7 @@ long long _wrap_lane_list_count_capi_a19b6122fbd832c8(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2714,7 +2792,7 @@ void _wrap_lane_list_free_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2753,7 +2831,7 @@ intgo _wrap_redrive_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2786,7 +2864,7 @@ intgo _wrap_redrive_all_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2799,7 +2877,7 @@ intgo _wrap_worker_start_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2814,7 +2892,7 @@ intgo _wrap_worker_done_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2835,7 +2913,7 @@ intgo _wrap_worker_done_result_capi_a19b6122fbd832c8(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2859,7 +2937,7 @@ intgo _wrap_worker_fail_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2881,7 +2959,7 @@ intgo _wrap_worker_discard_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2890,6 +2968,7 @@ intgo _wrap_worker_settle_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0
   uint64_t arg6 ;
   char *arg7 = (char *) 0 ;
   size_t arg8 ;
+  char *arg9 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
   
@@ -2908,14 +2987,20 @@ intgo _wrap_worker_settle_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0
   arg8 = (size_t)_swig_go_6.len;
   
   
-  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8);
+  arg9 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
+  arg9[_swig_go_7.n] = '\0';
+  
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8,(char const *)arg9);
   _swig_go_result = result; 
   free(arg4); 
+  free(arg9); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_worker_stop_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2932,7 +3017,7 @@ intgo _wrap_worker_stop_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2942,7 +3027,7 @@ void _wrap_worker_free_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2964,7 +3049,7 @@ intgo _wrap_shards_create_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2977,7 +3062,7 @@ long long _wrap_report_count_capi_a19b6122fbd832c8(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2995,7 +3080,7 @@ _gostring_ _wrap_report_at_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3005,7 +3090,7 @@ void _wrap_report_free_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_a19b6122fbd832c8(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3021,7 +3106,7 @@ _gostring_ _wrap_report_cursor_capi_a19b6122fbd832c8(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_ID_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3033,7 +3118,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3045,7 +3130,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3057,7 +3142,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3069,7 +3154,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3081,7 +3166,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3093,7 +3178,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3105,7 +3190,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3117,7 +3202,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_STATE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3129,7 +3214,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3141,7 +3226,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3153,7 +3238,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3165,7 +3250,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3177,7 +3262,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3189,7 +3274,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3201,7 +3286,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_LANES_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3213,7 +3298,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_RING_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3225,7 +3310,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3237,7 +3322,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3249,7 +3334,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3261,7 +3346,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3273,7 +3358,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3285,7 +3370,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3297,7 +3382,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3309,7 +3394,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3321,7 +3406,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3333,7 +3418,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3345,7 +3430,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3357,7 +3442,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3369,7 +3454,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3381,7 +3466,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3393,7 +3478,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3405,7 +3490,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3417,7 +3502,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3429,7 +3514,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3441,7 +3526,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3453,7 +3538,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3465,7 +3550,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3477,7 +3562,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3489,7 +3574,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3501,7 +3586,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3513,7 +3598,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3525,7 +3610,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3537,7 +3622,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3549,7 +3634,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3561,7 +3646,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3573,7 +3658,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3585,7 +3670,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3597,7 +3682,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3609,7 +3694,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3621,7 +3706,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_CAP_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3633,7 +3718,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3645,7 +3730,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3657,7 +3742,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3669,7 +3754,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3681,7 +3766,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3693,7 +3778,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3705,7 +3790,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3717,7 +3802,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3729,7 +3814,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3741,7 +3826,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3753,7 +3838,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3765,7 +3850,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -3777,7 +3862,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_a19b6122fbd832c8() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_a19b6122fbd832c8(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_b0fd8bae41d20c07(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3800,7 +3885,7 @@ struct echomq_client *_wrap_client_create_capi_a19b6122fbd832c8(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3816,7 +3901,7 @@ void _wrap_job_numbers_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3834,19 +3919,101 @@ void _wrap_job_outcome_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DELAY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DEDUP_WINDOW_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_NUMS_capi_b0fd8bae41d20c07() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
   char *arg4 = (char *) 0 ;
   size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  int64_t arg8 ;
-  uint64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  char *arg8 = (char *) 0 ;
+  uint64_t *arg9 = (uint64_t *) 0 ;
+  uint64_t temp9 ;
   int result;
   intgo _swig_go_result;
   
@@ -3865,32 +4032,65 @@ intgo _wrap_enqueue_with_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0,
   arg4 = (char *)_swig_go_3.array;
   arg5 = (size_t)_swig_go_3.len;
   
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  arg8 = (int64_t)_swig_go_6; 
-  arg9 = (uint64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
+  
+  arg6 = (int64_t *)_swig_go_4.array;
+  arg7 = (size_t)_swig_go_4.len;
+  
+  
+  arg8 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg8, _swig_go_5.p, _swig_go_5.n);
+  arg8[_swig_go_5.n] = '\0';
+  
   {
-    if (_swig_go_9.len == 0) {
+    if (_swig_go_6.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg11 = &temp11;
+    arg9 = &temp9;
   }
   
-  result = (int)emqgo_enqueue_with(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10,arg11);
+  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
+    unsigned long* a = (unsigned long *) _swig_go_6.array;
+    a[0] = temp9;
   }
   free(arg2); 
   free(arg3); 
+  free(arg8); 
   
   return _swig_go_result;
 }
 
 
-intgo _wrap_wait_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  size_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  
+  arg4 = (int64_t *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_wait_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3927,7 +4127,7 @@ intgo _wrap_wait_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3971,7 +4171,7 @@ intgo _wrap_events_read_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -3988,7 +4188,7 @@ long long _wrap_event_value_len_capi_a19b6122fbd832c8(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_a19b6122fbd832c8(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4008,7 +4208,7 @@ void _wrap_event_value_copy_capi_a19b6122fbd832c8(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4024,174 +4224,7 @@ void _wrap_job_payload_copy_capi_a19b6122fbd832c8(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  uint64_t *arg8 = (uint64_t *) 0 ;
-  uint64_t temp8 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  {
-    if (_swig_go_6.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg8 = &temp8;
-  }
-  
-  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_6.array;
-    a[0] = temp8;
-  }
-  free(arg2); 
-  free(arg3); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  
-  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_keyed_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  char *arg8 = (char *) 0 ;
-  int64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  
-  arg8 = (char *)malloc(_swig_go_6.n + 1);
-  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
-  arg8[_swig_go_6.n] = '\0';
-  
-  arg9 = (int64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
-  {
-    if (_swig_go_9.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg11 = &temp11;
-  }
-  
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10,arg11);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg8); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_window_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int64_t arg6 ;
-  uint64_t arg7 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  arg6 = (int64_t)_swig_go_5; 
-  arg7 = (uint64_t)_swig_go_6; 
-  
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_get_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4226,7 +4259,7 @@ intgo _wrap_get_job_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4263,7 +4296,7 @@ intgo _wrap_purge_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4289,7 +4322,7 @@ intgo _wrap_queues_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4322,7 +4355,7 @@ intgo _wrap_shards_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4357,7 +4390,7 @@ intgo _wrap_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4394,7 +4427,7 @@ intgo _wrap_wclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4431,7 +4464,7 @@ intgo _wrap_bclaim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4470,7 +4503,7 @@ intgo _wrap_ack_claim_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4516,7 +4549,7 @@ intgo _wrap_fail_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4542,7 +4575,7 @@ intgo _wrap_stats_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4575,7 +4608,7 @@ intgo _wrap_get_wait_figures_capi_a19b6122fbd832c8(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4608,7 +4641,7 @@ intgo _wrap_lane_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4650,7 +4683,7 @@ intgo _wrap_lanes_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4668,7 +4701,7 @@ _gostring_ _wrap_lane_list_group_capi_a19b6122fbd832c8(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4686,7 +4719,7 @@ void _wrap_lane_list_numbers_capi_a19b6122fbd832c8(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_a19b6122fbd832c8(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4702,7 +4735,7 @@ _gostring_ _wrap_lane_list_cursor_capi_a19b6122fbd832c8(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4739,7 +4772,7 @@ intgo _wrap_dead_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4772,7 +4805,7 @@ intgo _wrap_verify_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4816,7 +4849,7 @@ intgo _wrap_repair_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4856,7 +4889,7 @@ intgo _wrap_doctor_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4894,7 +4927,7 @@ intgo _wrap_ack_many_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4933,7 +4966,7 @@ intgo _wrap_claim_batch_capi_a19b6122fbd832c8(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -4945,7 +4978,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -4957,7 +4990,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -4969,7 +5002,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -4981,7 +5014,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -4993,7 +5026,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5005,7 +5038,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5017,7 +5050,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5029,7 +5062,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5041,7 +5074,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5053,7 +5086,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5065,7 +5098,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5077,7 +5110,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5089,7 +5122,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5101,7 +5134,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5113,7 +5146,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_a19b6122fbd832c8() {
 }
 
 
-void _wrap_worker_defaults_capi_a19b6122fbd832c8(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_b0fd8bae41d20c07(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5127,7 +5160,7 @@ void _wrap_worker_defaults_capi_a19b6122fbd832c8(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_a19b6122fbd832c8(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5171,7 +5204,7 @@ intgo _wrap_worker_create_capi_a19b6122fbd832c8(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5190,7 +5223,7 @@ intgo _wrap_worker_last_error_capi_a19b6122fbd832c8(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5218,7 +5251,7 @@ intgo _wrap_worker_next_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5230,7 +5263,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5242,7 +5275,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5254,7 +5287,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5266,7 +5299,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5278,7 +5311,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5290,7 +5323,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5302,7 +5335,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5314,7 +5347,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5326,7 +5359,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5338,7 +5371,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5350,7 +5383,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5362,7 +5395,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5374,7 +5407,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5386,7 +5419,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_a19b6122fbd832c8() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0fd8bae41d20c07() {
   int result;
   intgo _swig_go_result;
   
@@ -5398,7 +5431,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_a19b6122fbd832c8() {
 }
 
 
-intgo _wrap_worker_stats_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5417,7 +5450,7 @@ intgo _wrap_worker_stats_capi_a19b6122fbd832c8(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_a19b6122fbd832c8() {
+long long _wrap_c_heap_in_use_capi_b0fd8bae41d20c07() {
   uint64_t result;
   long long _swig_go_result;
   
