@@ -516,7 +516,8 @@ class Worker:
 
     def _result(self, job: Job, result: Any) -> Tuple[Optional[bytes], str]:
         """The job's result as bytes (None: no result), and why it is
-        dropped ("" when it is not)."""
+        dropped ("" when it is not).  A result over RESULT_MAX goes as it
+        is: the engine drops it and records why (report_outcomes)."""
         if result is None:
             return None, ""
         try:
@@ -527,12 +528,12 @@ class Worker:
                 raise TypeError(f"the serializer returned {type(data).__name__}, not bytes or str")
         except Exception as exc:  # the job succeeded all the same
             why = "cannot encode the result: " + _reason(exc)
-        else:
-            if len(data) <= _echomq.RESULT_MAX:
-                return data, ""
-            why = f"result of {len(data)} bytes is over RESULT_MAX ({_echomq.RESULT_MAX})"
-        log.error("job %d (lane %r): result dropped, the job completes without it: %s", job.id, job.group, why)
-        return None, why
+            log.error("job %d (lane %r): result dropped, the job completes without it: %s", job.id, job.group, why)
+            return None, why
+        if len(data) > _echomq.RESULT_MAX:
+            log.error("job %d (lane %r): result dropped, the job completes without it: result of %d bytes is over "
+                      "RESULT_MAX (%d)", job.id, job.group, len(data), _echomq.RESULT_MAX)
+        return data, ""
 
     def _settle(self, job: Job, ref: Any, exc: Optional[BaseException], result: Any) -> None:
         """Reports a handler's outcome to the engine; logs and calls the
