@@ -1,6 +1,10 @@
 // echomq/common.h: status texts, the version, name checks.
 #include "echomq/common.h"
 
+#include <algorithm>
+#include <cstring>
+#include <string>
+
 #include "guard.hpp"
 #include "validate.hpp"
 
@@ -59,6 +63,34 @@ int echomq_check_queue_name(const char* queue) {
 
 int echomq_check_group_name(const char* group) {
   return emqcapi::guard([&] { echomq::checkGroupName(group); });
+}
+
+int echomq_check_name(int kind, const char* name, size_t len, char* buf, size_t buf_size) {
+  // The message goes to the caller's buffer, cut to fit ("" for a good name).
+  auto say = [buf, buf_size](const char* why) noexcept {
+    if (!buf || buf_size == 0) return;
+    const size_t n = std::min(std::strlen(why), buf_size - 1);
+    std::memcpy(buf, why, n);
+    buf[n] = '\0';
+  };
+  say("");
+  return emqcapi::guardWith(
+      [&] {
+        if (!name) echomq::invalid("name is NULL");
+        switch (kind) {
+          case ECHOMQ_NAME_QUEUE:
+            if (std::memchr(name, 0, len)) echomq::invalid("queue name contains a NUL byte");
+            echomq::checkQueueName(std::string(name, len).c_str());
+            break;
+          case ECHOMQ_NAME_GROUP: echomq::checkGroupBytes(name, len); break;
+          case ECHOMQ_NAME_LANE: echomq::checkLaneBytes(name, len); break;
+          default: echomq::invalid("name kind must be ECHOMQ_NAME_QUEUE, _GROUP or _LANE");
+        }
+      },
+      [&](int code, const char* why) noexcept {
+        say(why);
+        return code;
+      });
 }
 
 }  // extern "C"

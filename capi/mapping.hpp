@@ -136,6 +136,7 @@ inline echomq_queue_stats toC(const echomq::QueueStats& s) {
   o.default_limit = s.default_limit;
   o.default_max_attempts = s.default_max_attempts;
   o.server_time_ms = s.server_time_ms;
+  o.tenants = s.tenants;
   return o;
 }
 

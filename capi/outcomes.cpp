@@ -5,6 +5,7 @@
 
 #include "guard.hpp"
 #include "handles.hpp"
+#include "versioned.hpp"
 
 using emqcapi::guarded;
 using emqcapi::requireOut;
@@ -28,6 +29,21 @@ int echomq_set_events(echomq_client* c, const char* queue, uint64_t max_len, int
 
 int echomq_clear_events(echomq_client* c, const char* queue) {
   return guarded(c, [&] { c->core.clearEvents(queue); });
+}
+
+int echomq_get_outcomes(echomq_client* c, const char* queue, echomq_outcome_settings* out) {
+  return guarded(c, [&] {
+    emqcapi::writeVersioned(out, "outcome settings", [&] {
+      const echomq::OutcomeSettings o = c->core.outcomeSettings(queue);
+      echomq_outcome_settings r{};
+      r.version = ECHOMQ_OUTCOME_SETTINGS_VERSION;
+      r.keep_ms = o.keep_ms;
+      r.keep_last = o.keep_last;
+      r.events_max_len = o.events_max_len;
+      r.events_flags = o.events_enqueued ? ECHOMQ_EVENTS_ENQUEUED : 0;
+      return r;
+    });
+  });
 }
 
 int echomq_progress(echomq_client* c, const char* queue, uint64_t id, uint64_t token, const char* value,

@@ -56,7 +56,12 @@ struct Versions<echomq_worker_stats> {
 template <>
 struct Versions<echomq_queue_stats> {
   static constexpr unsigned kCurrent = ECHOMQ_QUEUE_STATS_VERSION;
-  static constexpr size_t kEnd[] = {sizeof(echomq_queue_stats)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+};
+template <>
+struct Versions<echomq_outcome_settings> {
+  static constexpr unsigned kCurrent = ECHOMQ_OUTCOME_SETTINGS_VERSION;
+  static constexpr size_t kEnd[] = {sizeof(echomq_outcome_settings)};
 };
 template <>
 struct Versions<echomq_lane_info> {

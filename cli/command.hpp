@@ -28,6 +28,7 @@ struct Command {
   bool json;             ///< accepts --json
   int (*run)(Context &);
   bool no_queue = false; ///< runs without -q (e.g. `queues`)
+  const char *exits = "";  ///< exit codes of its own beyond 0-3 ("4 no such job, ...")
 };
 
 void add_inspect_commands(std::vector<Command> &out);
@@ -40,8 +41,10 @@ void add_outcome_commands(std::vector<Command> &out);
 /// Prints a job looked up by id (job, wait): text, or one JSON object.
 void show_job(Context &ctx, const echomq_job *j);
 
-/// Check a group name with the library's own rule (no I/O); usage error if bad.
-void require_group_name(const std::string &group);
+/// Check a group name with the library's own rule and message (no I/O);
+/// usage error if bad. kind: ECHOMQ_NAME_GROUP (settings: a lane or a tenant
+/// `T/`) or ECHOMQ_NAME_LANE (a lane that holds jobs).
+void require_group_name(const std::string &group, int kind = ECHOMQ_NAME_GROUP);
 
 /// Write text to stdout in full (handles short writes); throws on EPIPE-like errors.
 void print(const std::string &text);

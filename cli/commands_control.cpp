@@ -181,7 +181,7 @@ int cmd_cost_mode(Context &ctx) {
 int cmd_cap(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   const std::string value = ctx.args.positionals()[1];
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   bool clear = value == "none" || value == "default";
   uint64_t n = clear ? 0 : parse_uint(value, 1, ECHOMQ_CAP_MAX, "cap");
   require_known_lane(ctx, group);
@@ -296,19 +296,24 @@ void add_control_commands(std::vector<Command> &out) {
                  {{"apply", 0, nullptr, "make the changes (default: a dry run)"},
                   {"step", 0, "N", "items walked per round trip, 1..10000 (default 1000)"}},
                  0, 0, true, cmd_repair});
+  out.back().exits = "6 changes to make (a dry run)";
   out.push_back({"pause", "GROUP", "pause a lane: it keeps its jobs and is never served",
                  "Idempotent. Leased jobs of the lane run on; new claims skip it.", {kForce}, 1, 1,
                  true, cmd_pause});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"resume", "GROUP", "resume a paused lane", "Idempotent.", {kForce}, 1, 1, true,
                  cmd_resume});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"weight", "GROUP N|default", "set a lane's weight (jobs per ring turn under wclaim)",
                  "N is 1..1000000; 'default' goes back to the queue default.", {kForce}, 2, 2, true,
                  cmd_weight});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"limit", "GROUP N|none", "set a lane's concurrency ceiling (leased jobs at once)",
                  "N is 1..1000000000; 'none' removes the lane's own ceiling, so the queue\n"
                  "default applies (unlimited unless 'echomq defaults --limit' set one).",
                  {kForce}, 2, 2, true, cmd_limit});
-  out.push_back({"rate", "GROUP JOBS SECONDS [--burst N] | GROUP none",
+  out.back().exits = "4 unknown lane (without --force)";
+  out.push_back({"rate", "GROUP JOBS SECONDS [--burst N] | GROUP none [--force]",
                  "limit how many jobs of a lane start per period (a token bucket on server time)",
                  "At most JOBS jobs of the lane start per SECONDS (decimals allowed), in bursts\n"
                  "of up to --burst (default JOBS). A lane out of tokens leaves the ring and\n"
@@ -316,10 +321,12 @@ void add_control_commands(std::vector<Command> &out) {
                  "rate, so the queue default applies ('echomq defaults --rate').",
                  {kForce, {"burst", 0, "N", "most jobs started at once after a quiet spell"}}, 2, 3,
                  true, cmd_rate});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"throttle", "GROUP SECONDS", "start no job of a lane for a while (back off by hand)",
                  "For a worker told to back off by a downstream service: the lane leaves the\n"
                  "ring and runs again (under its rate, if any) when the time is up.",
                  {kForce}, 2, 2, true, cmd_throttle});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"cost-mode", "[QUANTUM|off]", "show or set the queue's cost mode (turns count work, not jobs)",
                  "In cost mode each lane is charged what its jobs cost (handler time the\n"
                  "worker engine measures, in microseconds, or units the handler reports),\n"
@@ -337,6 +344,7 @@ void add_control_commands(std::vector<Command> &out) {
                  "An enqueue past the cap is refused (a batch whole) and writes nothing.\n"
                  "'none' removes the lane's own cap, so the queue default applies.",
                  {kForce}, 2, 2, true, cmd_cap});
+  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"defaults", "[--weight N] [--limit N|none] [--rate J/SECONDS|none] [--cap N|none] [--max-attempts N]",
                  "show or set the queue-wide defaults for lanes without their own settings",
                  "Without options it only shows them.",

@@ -54,6 +54,7 @@ int cmd_stats(Context &ctx) {
   print(key_values({
       {"queue", ctx.session.queue()},
       {"lanes", grouped(st.lanes)},
+      {"tenants", grouped(st.tenants)},
       {"in ring", grouped(st.ring)},
       {"paused", grouped(st.paused)},
       {"pending", grouped(st.pending)},
@@ -76,10 +77,15 @@ int cmd_lanes(Context &ctx) {
   size_t limit = parse_uint(ctx.args.get("limit", "20"), 0, UINT32_MAX, "--limit");
   size_t page = parse_uint(ctx.args.get("page", "1000"), 1, 10000, "--page");
   LaneTop top = top_lanes(ctx.session, sort, limit, page);
+  fill_tenant_shares(ctx.session, top.rows);
+  // The counts come from the server: the walk may have stopped early.
+  const echomq_queue_stats st = fetch_stats(ctx.session);
   if (ctx.json) {
     Json j;
     j.begin_object().key("queue").str(ctx.session.queue());
     j.key("sort").str(lane_sort_name(sort));
+    j.key("lanes_total").num(st.lanes).key("tenants_total").num(st.tenants);
+    j.key("more").boolean(top.more);
     j.key("lanes").begin_array();
     for (const auto &r : top.rows) lane_json(j, r, 0);
     j.end_array().end_object();
@@ -88,11 +94,15 @@ int cmd_lanes(Context &ctx) {
   }
   // Wait and cost columns only when some row carries those figures.
   const bool waits = any_wait_figures(top.rows), cost = any_cost_figures(top.rows);
+  const bool tenants = any_tenant(top.rows);
   std::vector<std::string> head{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "RATE", "CAP", "PAUSED", "SERVED"};
   std::vector<bool> right{false, true, true, true, true, true, false, true};
   if (waits) {
-    for (const char *h : {"WAIT P50", "WAIT P99", "SHARE", "FAIR"}) head.push_back(h);
-    right.insert(right.end(), 4, true);
+    // A lane's SHARE is of the queue; IN TENANT its part of its tenant's.
+    for (const char *h : {"WAIT P50", "WAIT P99", "SHARE"}) head.push_back(h);
+    if (tenants) head.push_back("IN TENANT");
+    head.push_back("FAIR");
+    right.insert(right.end(), tenants ? 5 : 4, true);
   }
   if (cost) {
     head.push_back("COST V");
@@ -109,19 +119,33 @@ int cmd_lanes(Context &ctx) {
       row.push_back(wait_short(r.wait_p50_ms));
       row.push_back(wait_short(r.wait_p99_ms));
       row.push_back(share_short(r.share));
+      if (tenants) row.push_back(share_short(r.share_in_tenant));
       row.push_back(share_short(r.fair_share));
     }
     if (cost) row.push_back(cost_short(r));
     t.add(row);
   }
-  print(lines_text(t.lines()));
+  std::string out = lines_text(t.lines());
+  // The counts and the rows left out, when there is something to say.
+  if (st.tenants > 0) out += lanes_count_text(st) + "\n";
+  if (top.more) {
+    const std::string how = " (--limit N shows more, --limit 0 all)";
+    if (sort == LaneSort::kName)
+      out += "more rows follow '" + fit_width(top.rows.back().group, 48) + "'" + how + "\n";
+    else
+      out += std::to_string(top.rows.size()) + " of " + grouped(top.scanned) + " rows shown, by " +
+             lane_sort_name(sort) + how + "\n";
+  }
+  print(out);
   return kExitOk;
 }
 
 int cmd_lane(Context &ctx) {
   const std::string &group = ctx.args.positionals()[0];
   require_group_name(group);
-  LaneRow r = fetch_lane(ctx.session, group);
+  std::vector<LaneRow> one{fetch_lane(ctx.session, group)};
+  fill_tenant_shares(ctx.session, one);
+  const LaneRow &r = one[0];
   if (!lane_known(r))
     throw CliError(kExitNotFound, "no such lane '" + group + "' in queue '" +
                                       ctx.session.queue() + "'");
@@ -161,8 +185,12 @@ int cmd_lane(Context &ctx) {
     kv.push_back({"wait p50/p99", wait_short(r.wait_p50_ms) + " / " + wait_short(r.wait_p99_ms) + " (" +
                                       grouped(r.wait_samples) + " first claims)"});
   if (r.share >= 0)
-    kv.push_back({"window share", share_short(r.share) + " of " + grouped(r.window_claims) +
-                                      "-claim window, fair " + share_short(r.fair_share)});
+    kv.push_back({"window share", share_short(r.share) + " of the queue (" + grouped(r.window_claims) +
+                                      " claims in the window)" +
+                                      (r.share_in_tenant >= 0 ? ", " + share_short(r.share_in_tenant) +
+                                                                    " of tenant " + r.tenant
+                                                              : std::string()) +
+                                      ", fair " + share_short(r.fair_share)});
   if (r.cost_v >= 0 || r.sits_out) kv.push_back({"cost v", cost_short(r)});
   print(key_values(kv));
   return kExitOk;
@@ -279,7 +307,7 @@ void add_inspect_commands(std::vector<Command> &out) {
                   {"top", 0, "N", "lanes reported by depth with --format prometheus, 0..100 (default 10)"}},
                  0, 0, true, cmd_stats});
   out.push_back(
-      {"lanes", "[--sort KEY] [--limit N]", "one row per lane: depth, active/limit, weight, paused, served",
+      {"lanes", "[--sort KEY] [--limit N] [--page N]", "one row per lane: depth, active/limit, weight, paused, served",
        "Walks the lanes page by page and keeps only the top N rows, so it works on\n"
        "queues with millions of lanes. Numeric sorts are descending; ties by name.",
        {{"sort", 0, "KEY", "depth (default), active, served or name"},
@@ -290,6 +318,7 @@ void add_inspect_commands(std::vector<Command> &out) {
                  "Exits 4 when the lane is unknown: no jobs pending or leased, never served,\n"
                  "and no settings of its own.",
                  {}, 1, 1, true, cmd_lane});
+  out.back().exits = "4 unknown lane";
   out.push_back({"dead", "[--limit N] [--offset N]", "list dead-lettered jobs, oldest death first", "",
                  {{"limit", 0, "N", "jobs to show, 1..10000 (default 20)"},
                   {"offset", 0, "N", "skip the first N dead jobs (default 0)"}},
@@ -297,6 +326,7 @@ void add_inspect_commands(std::vector<Command> &out) {
   out.push_back({"verify", "", "check the queue invariants; exit 6 and list violations if any",
                  "Runs one server-side check over the whole queue (O(jobs + lanes)).", {}, 0, 0,
                  true, cmd_verify});
+  out.back().exits = "6 violations found";
   out.push_back({"doctor", "[--acl-user NAME]",
                  "check the server the queue runs on; one line of advice per check",
                  "Checks the server version (the 2025 Lua sandbox fixes), maxmemory-policy,\n"
@@ -305,6 +335,7 @@ void add_inspect_commands(std::vector<Command> &out) {
                  "warnings, 9 when a check failed.",
                  {{"acl-user", 0, "NAME", "check this ACL user's permissions (default: the connected user)"}},
                  0, 0, true, cmd_doctor});
+  out.back().exits = "8 warnings, 9 a check failed";
 }
 
 }  // namespace emqcli

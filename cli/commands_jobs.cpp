@@ -80,8 +80,9 @@ int enqueue_lines(Context &ctx, const std::string &group, const echomq_enqueue_o
       g = line.substr(0, tab);
       payload = line.substr(tab + 1);
     }
-    if (echomq_check_group_name(g.c_str()) != ECHOMQ_OK || g.find('\0') != std::string::npos)
-      throw usage_error(where + "bad group name '" + display_bytes(g, 80) + "'");
+    char why[512];
+    if (echomq_check_name(ECHOMQ_NAME_LANE, g.data(), g.size(), why, sizeof why) != ECHOMQ_OK)
+      throw usage_error(where + why);
     check_payload_size(payload.size(), where);
     if (batches.empty() || echomq_batch_count(batches.back().get()) >= chunk) {
       batches.emplace_back(echomq_batch_create());
@@ -131,11 +132,11 @@ int cmd_enqueue(Context &ctx) {
     if (ctx.args.has("key")) throw usage_error("enqueue: --key takes one job (not --lines)");
     if (pos.size() > 1 && pos[1] != "-")
       throw usage_error("enqueue: --lines reads payloads from standard input; drop '" + pos[1] + "'");
-    if (group != "-") require_group_name(group);
+    if (group != "-") require_group_name(group, ECHOMQ_NAME_LANE);
     return enqueue_lines(ctx, group, opts);
   }
   if (ctx.args.has("chunk")) throw usage_error("enqueue: --chunk needs --lines");
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   std::string payload = pos.size() > 1 ? (pos[1] == "-" ? read_stdin() : pos[1]) : std::string();
   check_payload_size(payload.size(), "enqueue: ");
   uint64_t id = 0;
@@ -323,11 +324,13 @@ void add_job_commands(std::vector<Command> &out) {
                   {"wait", 0, "S", "wait up to S seconds on the server for a job"},
                   {"max", 0, "N", "weighted claim of up to N jobs from one lane, 1..10000"}},
                  0, 0, true, cmd_claim});
+  out.back().exits = "7 nothing to claim";
   out.push_back({"ack", "ID TOKEN [--result R]", "acknowledge a leased job: it is done and deleted",
                  "Exits 5 when the token is stale (the lease was lost), 4 when the job is gone.\n"
                  "--result R is kept with the job's outcome when the queue retains outcomes.",
                  {{"result", 0, "R", "the job's result (at most 65536 bytes)"}}, 2, 2, true, cmd_ack});
-  out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S]",
+  out.back().exits = "4 no such job, 5 stale token (the lease was lost)";
+  out.push_back({"fail", "ID TOKEN [--reason R] [--retry-in S | --no-retry]",
                  "fail a leased job's attempt: retry, delay, or dead-letter when out of attempts",
                  "Exits 5 when the token is stale, 4 when the job is gone.",
                  {{"reason", 0, "R", "why it failed (kept as the job's last error)"},
@@ -335,6 +338,7 @@ void add_job_commands(std::vector<Command> &out) {
                    "seconds before the retry (default 0: straight back), or 'backoff'"},
                   {"no-retry", 0, nullptr, "do not retry: dead-letter it now, attempts left or not"}},
                  2, 2, true, cmd_fail});
+  out.back().exits = "4 no such job, 5 stale token (the lease was lost)";
   out.push_back({"redrive", "[ID...|--all]", "move dead jobs back to their lanes with fresh attempts",
                  "Ids that are not dead are skipped.", {{"all", 0, nullptr, "every dead job"}}, 0,
                  SIZE_MAX, true, cmd_redrive});

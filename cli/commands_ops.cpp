@@ -115,7 +115,7 @@ int cmd_delete(Context &ctx) {
 
 int cmd_purge(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
-  require_group_name(group);
+  require_group_name(group, ECHOMQ_NAME_LANE);
   auto step = static_cast<uint32_t>(parse_uint(ctx.args.get("step", "10000"), 1, ECHOMQ_PURGE_MAX, "--step"));
   int clear = ctx.args.has("clear-settings") ? 1 : 0;
   uint64_t cursor = 0, total = 0, removed = 0;
@@ -197,10 +197,12 @@ int cmd_shards(Context &ctx) {
 void add_ops_commands(std::vector<Command> &out) {
   out.push_back({"job", "ID", "look a job up by id: state, lane, attempts, times, last error, payload",
                  "A read-only call. Exits 4 when there is no such job.", {}, 1, 1, true, cmd_job});
+  out.back().exits = "4 no such job";
   out.push_back({"delete", "ID", "delete a pending, delayed or dead job",
                  "Exits 10 when a worker holds the job now (nothing is deleted), 4 when there is no such job.",
                  {}, 1, 1, true, cmd_delete});
-  out.push_back({"purge", "GROUP [--clear-settings]", "delete every waiting job of a lane",
+  out.back().exits = "4 no such job, 10 leased: a worker holds it";
+  out.push_back({"purge", "GROUP [--clear-settings] [--step N]", "delete every waiting job of a lane",
                  "Deletes the lane's pending and delayed jobs in bounded steps (one round trip\n"
                  "each); leased jobs run on and dead jobs stay. The lane's weight, limit, rate,\n"
                  "cap and pause stay unless --clear-settings.",
@@ -219,6 +221,7 @@ void add_ops_commands(std::vector<Command> &out) {
                  "11 when it is sharded with another count, or is a plain queue in use.",
                  {{"create", 0, "N", "create or open the queue as a sharded queue over N shards"}},
                  0, 0, true, cmd_shards});
+  out.back().exits = "11 sharded with another count, or a plain queue in use";
 }
 
 }  // namespace emqcli

@@ -34,6 +34,20 @@ int cmd_wait(Context &ctx) {
   return echomq_job_state_of(job.get()) == ECHOMQ_JOB_DEAD ? kExitDead : kExitOk;
 }
 
+// Fields whose values are numbers in the event format (docs/keys.md,
+// "Events"): JSON gives them as numbers, or null when empty (`id` of a
+// purge or a setting). Every other value stays a string (a lane may be "42").
+bool numeric_event_field(const std::string &name) {
+  return name == "id" || name == "attempt" || name == "time" || name == "retry" || name == "count";
+}
+
+bool decimal(std::string_view v) {
+  if (v.empty() || v.size() > 19 || (v.size() > 1 && v[0] == '0')) return false;
+  for (char ch : v)
+    if (ch < '0' || ch > '9') return false;
+  return true;
+}
+
 // One event as a line: its stream id, then name=value pairs (JSON: an object).
 std::string event_line(const Context &ctx, const echomq_event_list *l, size_t i) {
   const size_t n = echomq_event_list_nfields(l, i);
@@ -45,7 +59,9 @@ std::string event_line(const Context &ctx, const echomq_event_list *l, size_t i)
       const char *v = echomq_event_list_value(l, i, k, &len);
       std::string_view val(v, len);
       std::string name = echomq_event_list_name(l, i, k);
-      if (utf8_valid(val)) j.key(name).str(val);
+      if (numeric_event_field(name) && val.empty()) j.key(name).null();
+      else if (numeric_event_field(name) && decimal(val)) j.key(name).num(static_cast<uint64_t>(std::stoull(std::string(val))));
+      else if (utf8_valid(val)) j.key(name).str(val);
       else j.key(name + "_base64").str(base64(val));
     }
     j.end_object();
@@ -60,9 +76,23 @@ std::string event_line(const Context &ctx, const echomq_event_list *l, size_t i)
   return out + "\n";
 }
 
+echomq_outcome_settings outcome_settings(Context &ctx) {
+  echomq_outcome_settings o{};
+  o.version = ECHOMQ_OUTCOME_SETTINGS_VERSION;
+  ctx.session.check(echomq_get_outcomes(ctx.session.client(), ctx.session.q(), &o), "outcome settings");
+  return o;
+}
+
 int cmd_events(Context &ctx) {
   std::string after = ctx.args.get("from", ctx.args.has("follow") ? "$" : "0");
   const bool follow = ctx.args.has("follow");
+  // A stream that is off records nothing: say so (and how to turn it on)
+  // rather than print nothing, or wait forever with --follow. What a stream
+  // turned off still holds is printed first.
+  const bool off = outcome_settings(ctx).events_max_len == 0;
+  const std::string how = "; turn it on with 'echomq -q " + ctx.session.queue() + " outcomes --events 100000'";
+  if (off && follow)
+    throw CliError(kExitOff, "events: the event stream of queue '" + ctx.session.queue() + "' is off" + how);
   for (;;) {
     echomq_event_list *raw = nullptr;
     ctx.session.check(echomq_events_read(ctx.session.client(), ctx.session.q(), after.c_str(), 1000,
@@ -75,6 +105,8 @@ int cmd_events(Context &ctx) {
     if (n > 0) {
       print(out);
       after = echomq_event_list_id(l.get(), n - 1);
+    } else if (off) {
+      throw CliError(kExitOff, "events: the event stream of queue '" + ctx.session.queue() + "' is off" + how);
     } else if (!follow) {
       return kExitOk;
     }
@@ -123,9 +155,44 @@ int cmd_outcomes(Context &ctx) {
     ctx.session.check(echomq_set_events(c, ctx.session.q(), len, flags), "outcomes --events");
     changed = true;
   }
-  if (!changed) throw usage_error("outcomes: give --keep and/or --last, --no-retention, --events N or --no-events");
-  if (ctx.json) print("{\"queue\":" + json_quote(ctx.session.queue()) + ",\"changed\":true}\n");
-  else print("outcome settings of queue '" + ctx.session.queue() + "' changed\n");
+  if (ctx.args.has("events-enqueued") && !ctx.args.has("events"))
+    throw usage_error("outcomes: --events-enqueued goes with --events N");
+  // Without options it only shows them (as cost-mode and defaults do);
+  // after a change it shows them as they now are.
+  const echomq_outcome_settings o = outcome_settings(ctx);
+  if (ctx.json) {
+    Json j;
+    j.begin_object().key("queue").str(ctx.session.queue()).key("changed").boolean(changed);
+    j.key("retention");
+    if (o.keep_ms == 0 && o.keep_last == 0) {
+      j.null();
+    } else {
+      j.begin_object().key("keep_s");
+      if (o.keep_ms == 0) j.null();
+      else j.num(static_cast<double>(o.keep_ms) / 1000.0);
+      j.key("last");
+      if (o.keep_last == 0) j.null();
+      else j.num(o.keep_last);
+      j.end_object();
+    }
+    j.key("events");
+    if (o.events_max_len == 0) j.null();
+    else j.begin_object().key("max_len").num(o.events_max_len).key("enqueued").boolean(o.events_flags & ECHOMQ_EVENTS_ENQUEUED).end_object();
+    j.end_object();
+    print(j.text() + "\n");
+    return kExitOk;
+  }
+  std::string keep = "off";
+  if (o.keep_ms > 0 || o.keep_last > 0) {
+    keep.clear();
+    if (o.keep_ms > 0) keep = "for " + human_duration(o.keep_ms);
+    if (o.keep_last > 0) keep += std::string(keep.empty() ? "" : ", ") + "the last " + grouped(o.keep_last);
+  }
+  std::string events = o.events_max_len == 0
+                           ? "off"
+                           : "on, about " + grouped(o.events_max_len) + " entries" +
+                                 ((o.events_flags & ECHOMQ_EVENTS_ENQUEUED) ? ", enqueues too" : "");
+  print("queue      " + ctx.session.queue() + "\nretention  " + keep + "\nevents     " + events + "\n");
   return kExitOk;
 }
 
@@ -140,21 +207,26 @@ void add_outcome_commands(std::vector<Command> &out) {
                  "began before it finished.",
                  {{"timeout", 0, "SECONDS", "how long to wait (default 30; 0 = do not wait)"}}, 1, 1, true,
                  cmd_wait});
+  out.back().exits = "4 no such job, 12 not finished in time, 13 the job died";
   out.push_back({"events", "[--follow] [--from STREAM_ID]", "print the queue's event stream",
                  "One line per event (--json: one JSON object per line): its stream id, then\n"
                  "type, id, lane, attempt, time and the type's own fields (docs/keys.md,\n"
                  "\"Events\"). Without --follow it prints what the stream holds and ends; with\n"
                  "it, it prints new events as they come until interrupted. Turn the stream on\n"
-                 "with 'outcomes --events N'.",
+                 "with 'outcomes --events N': on a queue whose stream is off it says so and\n"
+                 "exits 14 (after what the stream still holds, if anything).",
                  {{"follow", 0, nullptr, "wait for new events (from now, unless --from)"},
                   {"from", 0, "STREAM_ID", "start after this stream id (0 = the oldest kept)"}},
                  0, 0, true, cmd_events});
+  out.back().exits = "14 the event stream is off";
   out.push_back({"progress", "ID TOKEN VALUE", "report a leased job's progress (shown by 'job', an event)",
                  "VALUE is at most 1024 bytes. Exits 5 when the token is stale (the lease was\n"
                  "lost), 4 when the job is gone.",
                  {}, 3, 3, true, cmd_progress});
+  out.back().exits = "4 no such job, 5 stale token (the lease was lost)";
   out.push_back({"outcomes", "[--keep SECONDS] [--last N] [--no-retention] [--events N [--events-enqueued]] [--no-events]",
-                 "set the queue's retention of completed jobs and its event stream",
+                 "show or set the queue's retention of completed jobs and its event stream",
+                 "Without options it only shows them; after a change it shows them as they are.\n"
                  "--keep and --last keep the outcome (state, times, attempts, result) of jobs\n"
                  "that complete from now on, for that long and/or while among the last N;\n"
                  "--events N writes the event stream, kept near N entries (--events-enqueued:\n"

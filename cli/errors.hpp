@@ -22,6 +22,7 @@ enum ExitCode : int {
   kExitShards = 11,    ///< shards --create: sharded with another count, or a plain queue in use
   kExitPending = 12,   ///< wait: the job had not finished when the wait ran out
   kExitDead = 13,      ///< wait: the job died (dead-lettered)
+  kExitOff = 14,       ///< events: the queue's event stream is off (it records nothing to read)
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

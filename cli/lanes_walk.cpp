@@ -1,6 +1,8 @@
 #include "lanes_walk.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <queue>
 
 #include "errors.hpp"
@@ -89,34 +91,90 @@ void each_lane(Session &s, size_t page, const std::function<bool(const LaneRow &
   }
 }
 
-LaneTop top_lanes(Session &s, LaneSort sort, size_t limit, size_t page) {
-  LaneTop out;
-  auto cmp = [sort](const LaneRow &a, const LaneRow &b) { return ranks_before(a, b, sort); };
-  // Max-heap under "ranks before": the top is the worst row kept so far.
-  std::priority_queue<LaneRow, std::vector<LaneRow>, decltype(cmp)> heap(cmp);
-  each_lane(s, page, [&](const LaneRow &r) {
+namespace {
+
+// Keeps the best `limit` rows under a numeric sort (0 = all) in a max-heap
+// under "ranks before": its top is the worst row kept so far.
+class TopKeeper {
+ public:
+  TopKeeper(LaneSort sort, size_t limit)
+      : limit_(limit), heap_([sort](const LaneRow &a, const LaneRow &b) { return ranks_before(a, b, sort); }) {}
+  void add(const LaneRow &r, LaneTop &out) {
     ++out.scanned;
-    if (sort == LaneSort::kName) {
-      out.rows.push_back(r);
-      return limit == 0 || out.rows.size() < limit;
+    if (limit_ == 0 || heap_.size() < limit_) {
+      heap_.push(r);
+    } else if (heap_.value_comp()(r, heap_.top())) {
+      heap_.pop();
+      heap_.push(r);
     }
-    if (limit == 0 || heap.size() < limit) {
-      heap.push(r);
-    } else if (ranks_before(r, heap.top(), sort)) {
-      heap.pop();
-      heap.push(r);
-    }
-    return true;
-  });
-  if (sort != LaneSort::kName) {
-    out.rows.reserve(heap.size());
-    while (!heap.empty()) {
-      out.rows.push_back(heap.top());
-      heap.pop();
+  }
+  void finish(LaneTop &out) {
+    out.rows.reserve(heap_.size());
+    while (!heap_.empty()) {
+      out.rows.push_back(heap_.top());
+      heap_.pop();
     }
     std::reverse(out.rows.begin(), out.rows.end());
+    out.more = out.scanned > out.rows.size();
   }
+
+ private:
+  struct Heap : std::priority_queue<LaneRow, std::vector<LaneRow>, std::function<bool(const LaneRow &, const LaneRow &)>> {
+    using priority_queue::priority_queue;
+    const value_compare &value_comp() const { return comp; }
+  };
+  size_t limit_;
+  Heap heap_;
+};
+
+}  // namespace
+
+LaneTop top_lanes(Session &s, LaneSort sort, size_t limit, size_t page) {
+  LaneTop out;
+  if (sort == LaneSort::kName) {
+    each_lane(s, page, [&](const LaneRow &r) {
+      if (limit != 0 && out.rows.size() >= limit) {
+        out.more = true;  // one row past the limit: stop here
+        return false;
+      }
+      ++out.scanned;
+      out.rows.push_back(r);
+      return true;
+    });
+    return out;
+  }
+  TopKeeper keep(sort, limit);
+  each_lane(s, page, [&](const LaneRow &r) {
+    keep.add(r, out);
+    return true;
+  });
+  keep.finish(out);
   return out;
+}
+
+std::pair<LaneTop, LaneTop> top_lanes_and_tenants(Session &s, LaneSort sort, size_t limit) {
+  std::pair<LaneTop, LaneTop> out;
+  TopKeeper lanes(sort, limit), tenants(sort, limit);
+  each_lane(s, 1000, [&](const LaneRow &r) {
+    if (r.is_tenant) tenants.add(r, out.second);
+    else lanes.add(r, out.first);
+    return true;
+  });
+  lanes.finish(out.first);
+  tenants.finish(out.second);
+  return out;
+}
+
+void fill_tenant_shares(Session &s, std::vector<LaneRow> &rows) {
+  std::map<std::string, double> tenant_share;
+  for (const LaneRow &r : rows)
+    if (r.is_tenant) tenant_share[r.tenant] = r.share;
+  for (LaneRow &r : rows) {
+    if (r.tenant.empty() || r.is_tenant || r.share < 0) continue;
+    auto it = tenant_share.find(r.tenant);
+    if (it == tenant_share.end()) it = tenant_share.emplace(r.tenant, fetch_lane(s, r.tenant + "/").share).first;
+    if (it->second > 0) r.share_in_tenant = std::min(1.0, r.share / it->second);
+  }
 }
 
 // The server decides (a lane with live jobs, delayed ones too, or settings

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client.hpp"
@@ -49,6 +50,8 @@ struct LaneRow {
   double share = -1, fair_share = -1;  // -1 = none
   double cost_v = -1;                  // -1 = no charge
   bool sits_out = false;
+  // A lane of a tenant: its part of its tenant's share (fill_tenant_shares); -1 = none.
+  double share_in_tenant = -1;
 };
 
 LaneRow lane_row(const echomq_lane_info &info);
@@ -56,16 +59,27 @@ LaneRow lane_row(const echomq_lane_info &info);
 /// True if `a` is listed before `b` under sort `s`.
 bool ranks_before(const LaneRow &a, const LaneRow &b, LaneSort s);
 
-/// Result of a walk: the best `limit` rows in order, and how many lanes were seen.
+/// Result of a walk: the best `limit` rows in order, how many rows were
+/// seen, and whether rows exist beyond them (a name sort stops at the first
+/// row past the limit, so then `scanned` is not the whole count).
 struct LaneTop {
   std::vector<LaneRow> rows;
   uint64_t scanned = 0;
+  bool more = false;
 };
+
+/// Sets share_in_tenant of each lane of a tenant with a window share: its
+/// share over its tenant's (the tenant's row from `rows`, else read).
+void fill_tenant_shares(Session &s, std::vector<LaneRow> &rows);
 
 /// Walk the lanes with echomq_lanes in pages of `page` and keep the top
 /// `limit` rows (0 = all, which holds every lane in memory). A name sort
 /// stops as soon as it has `limit` rows, since pages come in name order.
 LaneTop top_lanes(Session &s, LaneSort sort, size_t limit, size_t page = 1000);
+
+/// One walk, two tops under a numeric sort: the best `limit` lanes and,
+/// apart, the best `limit` tenant rows (T/), so neither crowds out the other.
+std::pair<LaneTop, LaneTop> top_lanes_and_tenants(Session &s, LaneSort sort, size_t limit);
 
 /// Every lane in name order, one callback per row, one page in memory at a
 /// time; the walk stops early when the callback returns false.

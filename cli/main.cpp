@@ -2,10 +2,12 @@
 // reweight or limit a tenant, move jobs, verify invariants, watch live.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -28,6 +30,13 @@ const std::vector<OptSpec> &global_options() {
   };
   return opts;
 }
+
+// Only without a command: `echomq --version`.
+const OptSpec kVersion = {"version", 0, nullptr, "print the version and exit"};
+
+// The exit codes every command can give; each command adds its own
+// (Command::exits). The numbers: cli/errors.hpp, docs/cli.md.
+const char *kCommonExits = "0 ok, 1 server failure, 2 usage, 3 connection";
 
 const std::vector<Command> &commands() {
   static const std::vector<Command> table = [] {
@@ -67,18 +76,23 @@ std::string general_help() {
   std::string out =
       "usage: echomq [--url URL] [-q QUEUE] COMMAND [ARGS] [--json] [--help]\n\n"
       "Operate an EchoMQ queue: fair lanes for job queues over Valkey.\n\ncommands:\n";
+  // Names padded to the longest one, so a long name never runs into its summary.
+  size_t width = 0;
+  for (const auto &c : commands()) width = std::max(width, std::strlen(c.name));
   for (const auto &c : commands()) {
     std::string left = std::string("  ") + c.name;
-    if (left.size() < 12) left += std::string(12 - left.size(), ' ');
+    left += std::string(width + 4 - left.size(), ' ');
     out += left + c.summary + "\n";
   }
-  out += "\nglobal options:\n" + option_lines(global_options());
-  out +=
-      "\nexit codes: 0 ok, 1 server failure, 2 usage, 3 connection, 4 not found,\n"
-      "            5 stale token, 6 verify violations, 7 nothing to claim,\n"
-      "            8 doctor warnings, 9 doctor failures, 10 job leased,\n"
-      "            11 shard count mismatch, 12 wait ran out, 13 job died\n"
-      "\nRun 'echomq COMMAND --help' for a command's options.\n";
+  std::vector<OptSpec> globals = global_options();
+  globals.push_back(kVersion);
+  out += "\nglobal options:\n" + option_lines(globals);
+  out += std::string("\nexit codes: ") + kCommonExits + ", 4 not found,\n" +
+         "            5 stale token, 6 verify violations, 7 nothing to claim,\n"
+         "            8 doctor warnings, 9 doctor failures, 10 job leased,\n"
+         "            11 shard count mismatch, 12 wait ran out, 13 job died,\n"
+         "            14 the queue records no such thing (events off)\n"
+         "\nRun 'echomq COMMAND --help' for a command's options and exit codes.\n";
   return out;
 }
 
@@ -92,6 +106,7 @@ std::string command_help(const Command &c) {
   for (const auto &o : global_options())
     if (c.json || std::string(o.name) != "json") globals.push_back(o);
   out += "\nglobal options:\n" + option_lines(globals);
+  out += std::string("\nexit codes: ") + kCommonExits + (*c.exits ? std::string(", ") + c.exits : "") + "\n";
   return out;
 }
 
@@ -113,7 +128,7 @@ int run(const std::vector<std::string> &argv) {
     // Global options only: --help and --version are answers, anything else is a usage error.
     Args g = parse_args(argv, [] {
       auto o = global_options();
-      o.push_back({"version", 0, nullptr, "print the version"});
+      o.push_back(kVersion);
       return o;
     }(), "");
     if (g.has("version")) {
@@ -165,8 +180,9 @@ int run(const std::vector<std::string> &argv) {
   std::string queue = args.get("queue", env_queue ? env_queue : "");
   if (queue.empty() && !cmd->no_queue)
     throw usage_error(name + ": no queue given (use -q NAME or ECHOMQ_QUEUE)");
-  if (!queue.empty() && echomq_check_queue_name(queue.c_str()) != ECHOMQ_OK)
-    throw usage_error("bad queue name '" + queue + "' (1-128 bytes of A-Z a-z 0-9 _ . -)");
+  char why[512];
+  if (!queue.empty() && echomq_check_name(ECHOMQ_NAME_QUEUE, queue.data(), queue.size(), why, sizeof why) != ECHOMQ_OK)
+    throw usage_error(why);
 
   Context ctx{Session(url, queue), std::move(args), false};
   ctx.json = ctx.args.has("json");
@@ -175,10 +191,10 @@ int run(const std::vector<std::string> &argv) {
 
 }  // namespace
 
-void require_group_name(const std::string &group) {
-  if (echomq_check_group_name(group.c_str()) != ECHOMQ_OK || group.find('\0') != std::string::npos)
-    throw usage_error("bad group name '" + display_bytes(group, 80) +
-                      "' (1-256 bytes of printable UTF-8)");
+void require_group_name(const std::string &group, int kind) {
+  char why[512];
+  if (echomq_check_name(kind, group.data(), group.size(), why, sizeof why) != ECHOMQ_OK)
+    throw usage_error(why);  // the core's message: the same as every binding's
 }
 
 void print(const std::string &text) {

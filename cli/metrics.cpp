@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ std::string prometheus_text(Session &s, size_t top) {
   f.sample("echomq_jobs", q + ",state=\"leased\"", st.leased);
   f.sample("echomq_jobs", q + ",state=\"delayed\"", st.delayed);
   f.sample("echomq_jobs", q + ",state=\"dead\"", st.dead);
-  f.head("echomq_lanes", "gauge", "Lanes known: with live jobs or settings of their own.");
+  f.head("echomq_lanes", "gauge", "Lanes known: with live jobs or settings of their own (not the tenants' own rows).");
   f.sample("echomq_lanes", q, st.lanes);
   f.head("echomq_lanes_ready", "gauge", "Lanes in the ring: serviceable now.");
   f.sample("echomq_lanes_ready", q, st.ring);
@@ -68,39 +69,64 @@ std::string prometheus_text(Session &s, size_t top) {
     f.head(c.name, "counter", c.help);
     f.sample(std::string(c.name) + "_total", q, c.v);
   }
-  std::vector<LaneRow> rows;
+  f.head("echomq_tenants", "gauge", "Tenants: with a lane or a setting of their own listed.");
+  f.sample("echomq_tenants", q, st.tenants);
+  // The deepest lanes and, apart, the deepest tenants (a tenant's row T/
+  // sums its lanes: in one family with them, a sum over the family would
+  // count their jobs twice). bindings/python/echomq/exporter.py prints the same.
+  std::vector<LaneRow> lanes, tenants;
   if (top > 0) {
-    for (const LaneRow &r : top_lanes(s, LaneSort::kDepth, top).rows)
-      if (r.depth > 0) rows.push_back(r);
+    auto both = top_lanes_and_tenants(s, LaneSort::kDepth, top);
+    for (const LaneRow &r : both.first.rows)
+      if (r.depth > 0) lanes.push_back(r);
+    for (const LaneRow &r : both.second.rows)
+      if (r.depth > 0) tenants.push_back(r);
   }
   // Lane series carry the lane's tenant ("" for none): the same label set
-  // for every lane (bindings/python/echomq/exporter.py prints the same).
+  // for every lane. Tenant series carry the tenant.
   auto ll = [&](const LaneRow &r) {
     return q + ",lane=\"" + label(r.group) + "\",tenant=\"" + label(r.tenant) + "\"";
   };
-  f.head("echomq_lane_depth", "gauge", "Pending jobs of the deepest lanes (top N by depth).");
-  for (const LaneRow &r : rows) f.sample("echomq_lane_depth", ll(r), r.depth);
-  f.head("echomq_lane_active", "gauge", "Leased jobs of the same lanes.");
-  for (const LaneRow &r : rows) f.sample("echomq_lane_active", ll(r), r.active);
-  f.head("echomq_lane_wait_seconds", "gauge",
-         "Wait from enqueue to first claim of the same lanes, over the figures' window (bucket upper edge).");
-  for (const LaneRow &r : rows) {
-    if (r.wait_samples == 0) continue;
-    f.sample("echomq_lane_wait_seconds", ll(r) + ",quantile=\"0.5\"", r.wait_p50_ms / 1000.0);
-    f.sample("echomq_lane_wait_seconds", ll(r) + ",quantile=\"0.99\"", r.wait_p99_ms / 1000.0);
+  auto tl = [&](const LaneRow &r) { return q + ",tenant=\"" + label(r.tenant) + "\""; };
+  struct Kind {
+    const char *prefix;  // echomq_lane or echomq_tenant
+    const char *what;    // for the help text
+    const std::vector<LaneRow> &rows;
+    std::function<std::string(const LaneRow &)> labels;
+  };
+  const Kind kinds[] = {
+      {"echomq_lane", "lanes", lanes, ll},
+      {"echomq_tenant", "tenants (the sums of their lanes)", tenants, tl},
+  };
+  for (const Kind &k : kinds) {
+    const std::string p = k.prefix;
+    f.head((p + "_depth").c_str(), "gauge",
+           (std::string("Pending jobs of the deepest ") + k.what + " (top N by depth).").c_str());
+    for (const LaneRow &r : k.rows) f.sample(p + "_depth", k.labels(r), r.depth);
+    f.head((p + "_active").c_str(), "gauge", "Leased jobs of the same.");
+    for (const LaneRow &r : k.rows) f.sample(p + "_active", k.labels(r), r.active);
+    f.head((p + "_wait_seconds").c_str(), "gauge",
+           "Wait from enqueue to first claim of the same, over the figures' window (bucket upper edge).");
+    for (const LaneRow &r : k.rows) {
+      if (r.wait_samples == 0) continue;
+      f.sample(p + "_wait_seconds", k.labels(r) + ",quantile=\"0.5\"", r.wait_p50_ms / 1000.0);
+      f.sample(p + "_wait_seconds", k.labels(r) + ",quantile=\"0.99\"", r.wait_p99_ms / 1000.0);
+    }
+    f.head((p + "_window_share").c_str(), "gauge",
+           "Part of the queue's claims (cost in cost mode) in the window.");
+    for (const LaneRow &r : k.rows)
+      if (r.share >= 0) f.sample(p + "_window_share", k.labels(r), r.share);
+    f.head((p + "_fair_share").c_str(), "gauge",
+           "Part of the queue's claims its weight entitles it to in the window (a tenant's lanes share the tenant's by count).");
+    for (const LaneRow &r : k.rows)
+      if (r.share >= 0) f.sample(p + "_fair_share", k.labels(r), r.fair_share);
+    f.head((p + "_cost_v").c_str(), "gauge", "Cost mode: cost charged divided by weight.");
+    for (const LaneRow &r : k.rows)
+      if (r.cost_v >= 0 || r.sits_out) f.sample(p + "_cost_v", k.labels(r), r.cost_v);
+    f.head((p + "_sits_out").c_str(), "gauge", "Cost mode: 1 while over its share, off the ring.");
+    for (const LaneRow &r : k.rows)
+      if (r.cost_v >= 0 || r.sits_out) f.sample(p + "_sits_out", k.labels(r), static_cast<uint64_t>(r.sits_out));
   }
-  f.head("echomq_lane_window_share", "gauge", "Part of the queue's claims (cost in cost mode) in the window.");
-  for (const LaneRow &r : rows)
-    if (r.share >= 0) f.sample("echomq_lane_window_share", ll(r), r.share);
-  f.head("echomq_lane_fair_share", "gauge", "Part the lane's weight entitles it to in the window.");
-  for (const LaneRow &r : rows)
-    if (r.share >= 0) f.sample("echomq_lane_fair_share", ll(r), r.fair_share);
-  f.head("echomq_lane_cost_v", "gauge", "Cost mode: cost charged divided by weight.");
-  for (const LaneRow &r : rows)
-    if (r.cost_v >= 0 || r.sits_out) f.sample("echomq_lane_cost_v", ll(r), r.cost_v);
-  f.head("echomq_lane_sits_out", "gauge", "Cost mode: 1 while over its share, off the ring.");
-  for (const LaneRow &r : rows)
-    if (r.cost_v >= 0 || r.sits_out) f.sample("echomq_lane_sits_out", ll(r), static_cast<uint64_t>(r.sits_out));
   return f.text + "# EOF\n";
 }
 

@@ -64,6 +64,7 @@ class TopView {
     Frame f;
     f.stats = fetch_stats(s_);
     f.lanes = top_lanes(s_, sort_, rows);
+    fill_tenant_shares(s_, f.lanes.rows);
     return f;
   }
 
@@ -101,7 +102,9 @@ class TopView {
                        "  sort: " + lane_sort_name(sort_);
     if (live) head += "   [s/1-4] sort  [q] quit";
     out.push_back(head);
-    out.push_back("lanes " + grouped(st.lanes) + "  ring " + grouped(st.ring) + "  paused " +
+    // A tenant's own row T/ is not a lane: lanes and tenants are counted apart.
+    out.push_back("lanes " + grouped(st.lanes) + (st.tenants ? "  tenants " + grouped(st.tenants) : "") +
+                  "  ring " + grouped(st.ring) + "  paused " +
                   grouped(st.paused) + "  pending " + grouped(st.pending) + "  leased " +
                   grouped(st.leased) + "  delayed " + grouped(st.delayed) + "  dead " +
                   grouped(st.dead));
@@ -113,9 +116,13 @@ class TopView {
     const bool waits = any_wait_figures(rows), cost = any_cost_figures(rows);
     std::vector<std::string> cols{"LANE", "DEPTH", "ACTIVE/LIMIT", "WEIGHT", "SERVED", "SERVED/S", "TREND", "RATE"};
     std::vector<bool> right{false, true, true, true, true, true, false, true};
+    const bool tenants = any_tenant(rows);
     if (waits) {
-      for (const char *h : {"WAIT P99", "SHARE", "FAIR"}) cols.push_back(h);
-      right.insert(right.end(), 3, true);
+      // SHARE is of the queue; IN TENANT a lane's part of its tenant's.
+      for (const char *h : {"WAIT P99", "SHARE"}) cols.push_back(h);
+      if (tenants) cols.push_back("IN TENANT");
+      cols.push_back("FAIR");
+      right.insert(right.end(), tenants ? 4 : 3, true);
     }
     if (cost) {
       cols.push_back("COST V");
@@ -134,6 +141,7 @@ class TopView {
       if (waits) {
         row.push_back(wait_short(r.wait_p99_ms));
         row.push_back(share_short(r.share));
+        if (tenants) row.push_back(share_short(r.share_in_tenant));
         row.push_back(share_short(r.fair_share));
       }
       if (cost) row.push_back(cost_short(r));
@@ -232,7 +240,7 @@ int cmd_top(Context &ctx) {
 }  // namespace
 
 void add_top_command(std::vector<Command> &out) {
-  out.push_back({"top", "[--sort KEY] [--once]",
+  out.push_back({"top", "[--sort KEY] [--interval S] [--once [--limit N]]",
                  "live full-screen view of the busiest lanes, refreshed every second",
                  "Keys: q quit, s next sort, 1 depth, 2 active, 3 served, 4 name.\n"
                  "SERVED/S and TREND need two frames; --once prints one frame (no rates).",

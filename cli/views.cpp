@@ -69,6 +69,18 @@ bool any_wait_figures(const std::vector<LaneRow> &rows) {
   return false;
 }
 
+bool any_tenant(const std::vector<LaneRow> &rows) {
+  for (const auto &r : rows)
+    if (!r.tenant.empty()) return true;
+  return false;
+}
+
+std::string lanes_count_text(const echomq_queue_stats &st) {
+  std::string t = grouped(st.lanes) + (st.lanes == 1 ? " lane" : " lanes");
+  if (st.tenants > 0) t += ", " + grouped(st.tenants) + (st.tenants == 1 ? " tenant" : " tenants");
+  return t;
+}
+
 bool any_cost_figures(const std::vector<LaneRow> &rows) {
   for (const auto &r : rows)
     if (r.cost_v >= 0 || r.sits_out) return true;
@@ -157,6 +169,7 @@ void lane_json(Json &j, const LaneRow &r, int64_t now_ms) {
   opt("wait_p99_ms", r.wait_p99_ms);
   j.key("window_claims").num(r.window_claims);
   opt("share", r.share);
+  opt("share_in_tenant", r.share_in_tenant);
   opt("fair_share", r.fair_share);
   opt("cost_v", r.cost_v);
   j.key("sits_out").boolean(r.sits_out);
@@ -204,6 +217,7 @@ void job_json(Json &j, const echomq_job *job) {
 
 void stats_json_members(Json &j, const echomq_queue_stats &st) {
   j.key("lanes").num(st.lanes);
+  j.key("tenants").num(st.tenants);
   j.key("ring").num(st.ring);
   j.key("pending").num(st.pending);
   j.key("leased").num(st.leased);

@@ -32,6 +32,12 @@ std::string cost_short(const LaneRow &r);
 /// Whether any row carries wait figures, or cost-mode figures: the listings
 /// show those columns only then.
 bool any_wait_figures(const std::vector<LaneRow> &rows);
+bool any_tenant(const std::vector<LaneRow> &rows);
+
+/// "11 lanes, 2 tenants" ("5 lanes" without tenants): a tenant's own
+/// entry T/ is never counted as a lane.
+std::string lanes_count_text(const echomq_queue_stats &st);
+
 bool any_cost_figures(const std::vector<LaneRow> &rows);
 
 /// The rows in display order: each tenant's row ("T/") followed by the

@@ -597,6 +597,20 @@ QueueStats Client::stats(const char* queue) {
   s.default_limit = static_cast<uint32_t>(u64(a, at(F::default_limit), "stats"));
   s.default_max_attempts = static_cast<uint32_t>(u64(a, at(F::default_max_attempts), "stats"));
   s.server_time_ms = i64(a, at(F::server_time), "stats");
+  s.tenants = u64(a, at(F::tenants), "stats");
+  // A queue of many names counts its tenants in bounded steps (lua/stats.lua).
+  for (std::string cursor = str(a, at(F::tenant_cursor), "stats"); !cursor.empty();) {
+    start(Script::Stats, k);
+    argv_.ref("count", 5);
+    argv_.own(cursor);
+    ReplyPtr step = run(Script::Stats);
+    scriptStatus(step.get(), "stats");
+    if (step->elements != 4) echomq::fail(kProto, "stats: unexpected reply length");
+    const uint64_t entries = u64(step.get(), 1, "stats");
+    s.lanes = s.lanes > entries ? s.lanes - entries : 0;
+    s.tenants += u64(step.get(), 2, "stats");
+    cursor = str(step.get(), 3, "stats");
+  }
   return s;
 }
 

@@ -58,6 +58,21 @@ void Client::clearEvents(const char* queue) {
   scriptStatus(run(Script::OutConf).get(), "events");
 }
 
+OutcomeSettings Client::outcomeSettings(const char* queue) {
+  const QueueKeys& k = keysFor(queue);
+  start(Script::OutConf, k);
+  argv_.ref("get", 3);
+  ReplyPtr r = run(Script::OutConf);
+  scriptStatus(r.get(), "outcome settings");
+  if (r->elements != 5) echomq::fail(kProto, "outcome settings: unexpected reply length");
+  OutcomeSettings o;
+  o.keep_ms = i64(r.get(), 1, "outcome settings");
+  o.keep_last = u64(r.get(), 2, "outcome settings");
+  o.events_max_len = u64(r.get(), 3, "outcome settings");
+  o.events_enqueued = u64(r.get(), 4, "outcome settings") != 0;
+  return o;
+}
+
 void Client::progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");

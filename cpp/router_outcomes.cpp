@@ -34,6 +34,17 @@ void Router::clearEvents(const char* queue) {
   });
 }
 
+OutcomeSettings Router::outcomeSettings(const char* queue) {
+  // Every shard is set alike: the first one answers for all.
+  return route(queue, [&] { return seed_.outcomeSettings(queue); }, [&](Shards& s) {
+    OutcomeSettings o;
+    eachShard(s, [&](Client& c, const char* n, size_t i) {
+      if (i == 0) o = c.outcomeSettings(n);
+    });
+    return o;
+  });
+}
+
 void Router::progress(const char* queue, uint64_t id, uint64_t token, const char* value, size_t len) {
   route(queue, [&] { seed_.progress(queue, id, token, value, len); return 0; }, [&](Shards& s) {
     size_t i = idShard(s, id);

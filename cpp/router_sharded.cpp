@@ -267,6 +267,7 @@ QueueStats Router::shardedStats(Shards& s) {
   eachShard(s, [&](Client& c, const char* q, size_t i) {
     QueueStats x = c.stats(q);
     t.lanes += x.lanes;
+    t.tenants += x.tenants;  // a tenant lives in one shard (shardOfGroup)
     t.ring += x.ring;
     t.pending += x.pending;
     t.leased += x.leased;

@@ -93,12 +93,21 @@ enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };
 
+// A queue's outcome settings (lua/outconf.lua "get"); 0 = off.
+struct OutcomeSettings {
+  int64_t keep_ms = 0;
+  uint64_t keep_last = 0;
+  uint64_t events_max_len = 0;
+  bool events_enqueued = false;
+};
+
 // Figures of a queue (the stats script's reply).
 struct QueueStats {
   uint64_t lanes = 0, ring = 0, pending = 0, leased = 0, delayed = 0, dead = 0, paused = 0;
   uint64_t enqueued_total = 0, claimed_total = 0, acked_total = 0, failed_total = 0, dead_total = 0;
   uint32_t default_weight = 0, default_limit = 0, default_max_attempts = 0;
   int64_t server_time_ms = 0;
+  uint64_t tenants = 0;
 };
 
 // One lane in detail (the lanes script's reply).

@@ -1,5 +1,6 @@
 #include "validate.hpp"
 
+#include <cstdio>
 #include <cstring>
 
 #include "error.hpp"
@@ -39,6 +40,38 @@ const char* utf8Problem(const unsigned char* s, size_t n) {
   return "";
 }
 
+// A name as the messages show it: quoted, at most kShownMax bytes (cut on a
+// character boundary, "..." after a cut), bytes that are not printable UTF-8
+// as \xNN, so a 300-byte or binary name never fills the message.
+std::string shownName(const char* s, size_t n) {
+  constexpr size_t kShownMax = 32;
+  std::string out = "'";
+  size_t i = 0;
+  while (i < n && i < kShownMax) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+    if (len > 1 && i + len <= n && !*utf8Problem(reinterpret_cast<const unsigned char*>(s + i), len)) {
+      if (i + len > kShownMax) break;
+      out.append(s + i, len);
+      i += len;
+      continue;
+    }
+    if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+    ++i;
+  }
+  out += i < n ? "...'" : "'";
+  return out;
+}
+
+const char* const kNameRule =
+    "a name is LANE, TENANT/LANE, or TENANT/ for the tenant itself; neither part is empty or holds '/'";
+
 }  // namespace
 
 void checkQueueName(const char* queue) {
@@ -46,16 +79,15 @@ void checkQueueName(const char* queue) {
   size_t n = std::strlen(queue);
   if (n == 0) invalid("queue name is empty");
   if (n > kQueueNameMax)
-    invalid("queue name is longer than " + std::to_string(kQueueNameMax) + " bytes");
+    invalid("queue name " + shownName(queue, n) + " is " + std::to_string(n) + " bytes long, over the " +
+            std::to_string(kQueueNameMax) + "-byte limit");
   for (size_t i = 0; i < n; ++i) {
     char ch = queue[i];
     bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
               ch == '_' || ch == '.' || ch == '-';
     if (!ok)
-      invalid("queue name may hold only A-Z a-z 0-9 _ . - (found '" +
-              (static_cast<unsigned char>(ch) < 0x20 ? std::string("\\x") + std::to_string(ch)
-                                                    : std::string(1, ch)) +
-              "')");
+      invalid("queue name " + shownName(queue, n) + " may hold only A-Z a-z 0-9 _ . - (found " +
+              shownName(queue + i, 1) + ")");
   }
 }
 
@@ -63,11 +95,17 @@ void checkGroupBytes(const char* group, size_t n) {
   if (!group) invalid("group name is NULL");
   if (n == 0) invalid("group name is empty");
   if (n > kGroupNameMax)
-    invalid("group name is longer than " + std::to_string(kGroupNameMax) + " bytes");
+    invalid("group name " + shownName(group, n) + " is " + std::to_string(n) + " bytes long, over the " +
+            std::to_string(kGroupNameMax) + "-byte limit");
   const char* why = utf8Problem(reinterpret_cast<const unsigned char*>(group), n);
-  if (*why) invalid(std::string("group name ") + why);
-  if (group[n - 1] == '/' && !isTenantName(group, n))
-    invalid("a lane name may not end in '/' (only a tenant's name 'T/' does)");
+  if (*why) invalid("group name " + shownName(group, n) + " " + why);
+  // Tenants (docs/keys.md, "Tenants"): at most one '/', with a non-empty
+  // tenant part before it; the lane part after it holds no '/'.
+  const char* slash = static_cast<const char*>(std::memchr(group, '/', n));
+  if (!slash) return;
+  if (slash == group) invalid("group name " + shownName(group, n) + " has an empty tenant part (" + kNameRule + ")");
+  if (std::memchr(slash + 1, '/', n - static_cast<size_t>(slash + 1 - group)))
+    invalid("group name " + shownName(group, n) + " holds more than one '/' (" + kNameRule + ")");
 }
 
 bool isTenantName(const char* group, size_t n) {
@@ -76,9 +114,11 @@ bool isTenantName(const char* group, size_t n) {
 
 void checkLaneBytes(const char* group, size_t n) {
   checkGroupBytes(group, n);
-  if (isTenantName(group, n))
-    invalid("'" + std::string(group, n) + "' names a tenant, not a lane (a tenant's lanes are '" +
-            std::string(group, n) + "<lane>')");
+  if (isTenantName(group, n)) {
+    const std::string shown = shownName(group, n);
+    invalid(shown + " names a tenant, not a lane (a tenant's lanes are " + shown.substr(0, shown.size() - 1) +
+            "<lane>')");
+  }
 }
 
 void checkLaneName(const char* group) {

@@ -5,6 +5,8 @@
 --   (0..KEEP_LAST_MAX), not both 0; or "noretain"
 -- ARGV[2] "events", then max length (1..EVENTS_MAXLEN_MAX) and "1" to
 --   write enqueues too, else "0"; or "noevents"
+-- ARGV[2] "get": only reads them: returns {OK, keep ms, keep last, events
+--   max length, "1" when enqueues are events} ("0" for each one that is off)
 -- Applies to jobs that finish from now on. Sets the config fields keepms,
 -- keepn, events, evenq and the `outcomes` flag, which goes off when nothing
 -- is on and no job carries outcome state.
@@ -33,11 +35,15 @@ elseif what == 'events' then
   set = { events = S(len), evenq = ARGV[4] == '1' and '1' or false }
 elseif what == 'noevents' then
   set = { events = false, evenq = false }
-else
+elseif what ~= 'get' then
   return { EINVAL, 'outconf: bad setting' }
 end
 local bad = layoutError() or typeGuard({ [K.config] = 'hash', [K.events] = 'stream' })
 if bad then return bad end
+if what == 'get' then
+  local c = rcall('HMGET', K.config, 'keepms', 'keepn', 'events', 'evenq')
+  return { OK, c[1] or '0', c[2] or '0', c[3] or '0', c[4] or '0' }
+end
 for f, v in pairs(set) do
   if v then rcall('HSET', K.config, f, v) else rcall('HDEL', K.config, f) end
 end

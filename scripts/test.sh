@@ -2,7 +2,7 @@
 # Runs every test: installs what is missing, builds, then the C/C++ suite
 # (ctest), the Python suite and the CLI suite (pytest), the dashboard suite
 # (pytest, headless Chromium), the Go suite
-# (go vet + go test -race), the packaging tests (pytest: the wheel, the Go
+# (go vet + go test -race), every README code block (tests/docs), the packaging tests (pytest: the wheel, the Go
 # module as an outside user gets it), smoke runs of the demo and the
 # benchmarks (the peer benchmarks install their peers themselves), the C/C++ suite again under ASan+UBSan and under TSan
 # (build/asan, build/tsan), and a bounded libFuzzer run over input
@@ -82,6 +82,15 @@ step "Go tests (go vet, go test -race)"
   go vet ./...
   cd ../../peers/go
   go vet ./...
+)
+
+# Every code block of the READMEs, run against a real server or compiled
+# (tests/docs/README.md); after the Go tests, whose -race cache it reuses.
+step "README code blocks (tests/docs: about 25 s)"
+(
+  stamp=$(cat "$build"/prefix/include/echomq/*.h "$build/prefix/lib/libechomq.a" | sha256sum | cut -c1-16)
+  ECHOMQ_BUILD_DIR="$build" CGO_CPPFLAGS="${CGO_CPPFLAGS:+$CGO_CPPFLAGS }-DECHOMQ_LIB_STAMP=$stamp" \
+    python3 -m pytest -q tests/docs
 )
 
 step "packaging tests (wheel in a fresh venv, Go module through a file GOPROXY)"

@@ -20,12 +20,15 @@ local function isTenant(g)
 end
 -- Tenant T's inner ring (te = `T/`): its lanes serviceable now, each once.
 local function innerKey(te) return P .. 't:' .. string.sub(te, 1, -2) .. ':ring' end
--- Why g cannot hold jobs (nil when it can): a tenant's name, or a name
--- ending in '/' that names no tenant.
+-- Why g cannot hold jobs (nil when it can): a tenant's name, an empty
+-- tenant part or a second '/' (the rule: cpp/validate.cpp, docs/keys.md).
 local function laneNameProblem(g)
-  if string.byte(g, -1) ~= 47 then return nil end
-  if isTenant(g) then return "'" .. g .. "' names a tenant, not a lane (a tenant's lanes are '" .. g .. "<lane>')" end
-  return "a lane name may not end in '/'"
+  local s = string.find(g, '/', 1, true)
+  if not s then return nil end
+  if s == 1 then return 'group name has an empty tenant part' end
+  if string.find(g, '/', s + 1, true) then return "group name holds more than one '/'" end
+  if s == #g then return "'" .. g .. "' names a tenant, not a lane (a tenant's lanes are '" .. g .. "<lane>')" end
+  return nil
 end
 -- Loops. The per-lane and per-job paths of a claim and an ack loop with a
 -- numeric for, not ipairs: each ipairs step is a library call, about twice

@@ -104,3 +104,14 @@ class Tmux:
 
     def kill(self):
         self.tmux("kill-server")
+
+
+def samples(text):
+    """OpenMetrics text as {(sample name, sorted labels): value}."""
+    from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
+
+    out = {}
+    for fam in parser.text_string_to_metric_families(text):
+        for s in fam.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out

@@ -35,7 +35,7 @@ def test_enqueue_lines_bad_line_sends_nothing(cli, db):
     assert p.returncode == USAGE
     assert "line 2" in one_line_error(p)
     p = cli.run("enqueue", "-", "--lines", input="x\tok\n\x01bad\tgroup\n")
-    assert p.returncode == USAGE and "bad group name" in one_line_error(p)
+    assert p.returncode == USAGE and "contains a control character" in one_line_error(p)
     big = "a" * (1024 * 1024 + 1)
     p = cli.run("enqueue", "alice", "-", input=big)
     assert p.returncode == USAGE and "over the limit" in one_line_error(p)

@@ -2,17 +2,8 @@
 match a known queue, with the top lanes by depth (bounded)."""
 
 
-from .cli_helpers import OK, USAGE
+from .cli_helpers import OK, USAGE, samples
 
-from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
-
-
-def samples(text):
-    out = {}
-    for fam in parser.text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-    return out
 
 
 def test_prometheus_text_matches_the_queue(cli):

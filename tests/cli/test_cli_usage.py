@@ -2,6 +2,7 @@
 documented exit code and one line on stderr, and changes nothing."""
 
 import json
+import re
 import socket
 
 import pytest
@@ -59,7 +60,7 @@ def test_version(cli):
     (["fail", "1", "1", "--retry-in", "soon"], "--retry-in must be seconds"),
     (["redrive"], "give job ids or --all"),
     (["redrive", "5", "--all"], "not both"),
-    (["enqueue", "bad\x01group", "x"], "bad group name"),
+    (["enqueue", "bad\x01group", "x"], "contains a control character"),
     (["enqueue", "g", "x", "--delay", "-1"], "--delay must be seconds"),
     (["enqueue", "g", "x", "--chunk", "5"], "--chunk needs --lines"),
     (["stats", "--json", "extra"], "unexpected argument 'extra'"),
@@ -87,7 +88,7 @@ def test_missing_and_bad_queue_names(cli):
     assert "no queue given" in one_line_error(p)
     p = cli.run("-q", "bad{name}", "stats", queue=False)
     assert p.returncode == USAGE
-    assert "bad queue name" in one_line_error(p)
+    assert "queue name 'bad{name}' may hold only A-Z a-z 0-9 _ . - (found '{')" in one_line_error(p)
     p = cli.run("-q", "x" * 129, "stats", queue=False)
     assert p.returncode == USAGE
 
@@ -187,3 +188,44 @@ def test_a_tls_url_works_and_a_refusal_exits_3():
         p = Cli(f"{s.url}&nope=1", "clitls").run("stats")
         assert p.returncode == USAGE
         assert "unknown query parameter 'nope'" in one_line_error(p)
+
+
+def command_names(cli):
+    text = cli.ok("--help", queue=False)
+    block = text.split("commands:\n", 1)[1].split("\n\n", 1)[0]
+    return [line.split()[0] for line in block.splitlines()], block
+
+
+def test_help_lists_every_command_apart_from_its_summary_and_the_version(cli):
+    names, block = command_names(cli)
+    assert "wait-figures" in names and "top" in names
+    for line in block.splitlines():
+        name = line.split()[0]
+        assert line.startswith("  " + name + "  "), line  # never 'wait-figuresshow'
+    summaries = {re.match(r"  \S+\s+", line).end() for line in block.splitlines()}
+    assert len(summaries) == 1  # one column
+    text = cli.ok("--help", queue=False)
+    assert "--version" in text and "print the version" in text
+    assert cli.ok("--version", queue=False).startswith("echomq ")
+
+
+def test_each_command_help_shows_its_options_in_the_usage_and_its_exit_codes(cli):
+    names, _ = command_names(cli)
+    own = {"claim": "7 nothing to claim", "events": "14 the event stream is off", "verify": "6 violations",
+           "wait": "13 the job died", "delete": "10 leased", "doctor": "8 warnings", "lane": "4 unknown lane",
+           "ack": "5 stale token", "shards": "11 sharded with another count"}
+    for name in names:
+        text = cli.ok(name, "--help", queue=False)
+        usage = text.splitlines()[0]
+        assert "\nexit codes: 0 ok, 1 server failure, 2 usage, 3 connection" in text, name
+        if name in own:
+            assert own[name] in text.split("exit codes:", 1)[1], (name, text)
+        options = text.split("\noptions:\n", 1)[1].split("\n\n", 1)[0] if "\noptions:\n" in text else ""
+        flags = set(re.findall(r"--[a-z-]+", options))
+        # A usage line that names options names them all (top's --interval
+        # and --limit, lanes' --page).
+        if "--" in usage:
+            missing = {f for f in flags if f not in usage}
+            assert not missing, (name, usage, missing)
+    assert "--interval" in cli.ok("top", "--help", queue=False).splitlines()[0]
+    assert "--page" in cli.ok("lanes", "--help", queue=False).splitlines()[0]

@@ -2,17 +2,8 @@
 columns of `lanes`, `lane` and `top --once` (shown only while some lane has
 them), tenant rows with their lanes indented, and the Prometheus series."""
 
-from .cli_helpers import USAGE
+from .cli_helpers import USAGE, samples
 
-from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
-
-
-def samples(text):
-    out = {}
-    for fam in parser.text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
-    return out
 
 
 def claim_all(cli, n):
@@ -45,7 +36,7 @@ def test_lanes_show_figures_only_when_recorded(cli):
     assert lane["wait_samples"] == 1 and lane["window_claims"] == 1
     assert lane["wait_p50_ms"] > 0 and lane["share"] == 1.0 and lane["fair_share"] == 1.0
     text = cli.ok("lane", "a")
-    assert "1 first claims" in text and "100.0% of 1-claim window, fair 100.0%" in text
+    assert "1 first claims" in text and "100.0% of the queue (1 claims in the window), fair 100.0%" in text
     assert "WAIT P99" in cli.ok("top", "--once").split("\n")[4]
 
 
@@ -56,6 +47,7 @@ def test_tenant_rows_list_their_lanes_indented(cli):
     cli.ok("weight", "t/", "2", "--force")  # the tenant's own row (a setting of its own)
     claim_all(cli, 4)
     rows = [line for line in cli.ok("lanes", "--sort", "name").splitlines()[1:]]
+    assert rows.pop() == "4 lanes, 2 tenants"  # the count: t/ and u/ are no lanes
     names = [r.split()[0] for r in rows]
     # u/ is listed while its lane has live jobs, as t/ is by its setting.
     assert names == ["p", "t/", "t/a", "t/b", "u/", "u/x"]

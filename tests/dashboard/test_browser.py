@@ -242,18 +242,23 @@ def test_page_shows_disconnected_and_recovers(browser, dashboard, client, qname)
     wait_for("the lane enqueued while it was down", lambda: "after" in lane_rows(browser), timeout=10)
 
 
-def test_screenshot_of_the_queue_page(browser, page, client, qname, valkey):
+def test_screenshot_of_the_queue_page(browser, dashboard, client, qname, valkey):
+    # Tenants with their lanes (one flooding over many lanes) beside plain
+    # lanes; a short window so a few seconds of samples fill the chart (the
+    # README shows this picture: docs/dashboard.png).
     q = client.queue(qname)
-    tenants = ["tenant-flood", "tenant-a", "tenant-b", "tenant-c", "tenant-d", "tenant-e", "tenant-f"]
-    jobs = [("tenant-flood", b"j")] * 1500 + [(t, b"j") for t in tenants[1:] for _ in range(120)]
+    jobs = [(f"acme/user-{i}", b"j") for i in range(8) for _ in range(200)]
+    jobs += [("globex/web", b"j")] * 150 + [("globex/api", b"j")] * 150
+    jobs += [(lane, b"j") for lane in ("billing", "reports", "search") for _ in range(150)]
     q.enqueue_many(jobs)
-    q.weight("tenant-a", 2)
-    q.limit("tenant-b", 4)
-    q.pause("tenant-f")
-    page(f"/queues/{qname}")
+    q.limit("reports", 1)
+    q.pause("search")
+    d = dashboard("--allow-actions", "--interval", "0.5", "--window", "10")
+    browser.get(f"{d.base}/queues/{qname}")
+    wait_for("the page to go live", lambda: status(browser) == "live")
     with Drainer(valkey.url, qname, per_second=70):
-        wait_for("a few chart points", lambda: int(browser.find_element(By.ID, "chart").get_attribute("data-points") or 0) >= 8,
-                 timeout=20)
+        wait_for("the chart to fill", lambda: int(browser.find_element(By.ID, "chart").get_attribute("data-points") or 0) >= 17,
+                 timeout=30)
     wait_for("verify's result", lambda: browser.find_elements(By.ID, "verify-result"))
     SHOT.parent.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SHOT)), SHOT

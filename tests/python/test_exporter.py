@@ -10,6 +10,8 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 
 from prometheus_client.openmetrics import parser  # scripts/setup-deps.sh installs it
 
@@ -71,3 +73,45 @@ def test_top_lanes_is_bounded_and_ordered():
     lanes = [L("b", 2), L("a", 2), L("c", 5), L("z", 0)]
     assert [x.group for x in top_lanes(iter(lanes), 2)] == ["c", "a"]
     assert [x.group for x in top_lanes(iter(lanes), 10)] == ["c", "a", "b"]
+
+
+def load_two_tenants(q):
+    """acme: 10 lanes of 4 jobs; solo: one lane of 40. 40 plain claims
+    alternate the two tenants: 20 for solo/main, 2 for each acme lane."""
+    q.wait_figures(60)
+    q.enqueue_many([(f"acme/u{i}", b"j") for i in range(10) for _ in range(4)] + [("solo/main", b"j")] * 40)
+    for _ in range(40):
+        q.claim(lease=300)
+
+
+def test_tenant_rows_have_families_of_their_own_and_every_figure_adds_up(client, make_queue):
+    from prometheus_client.core import CollectorRegistry
+    from prometheus_client.openmetrics.exposition import generate_latest
+
+    from echomq.exporter import QueueCollector
+
+    q = make_queue("tenants")
+    load_two_tenants(q)
+    registry = CollectorRegistry()
+    registry.register(QueueCollector(client, [q.name], top=20))
+    got = samples(generate_latest(registry).decode())
+    qa = ("queue", q.name)
+    assert got[("echomq_lanes", (qa,))] == 11 and got[("echomq_tenants", (qa,))] == 2
+
+    def family(name):
+        return {dict(k[1]).get("lane", dict(k[1]).get("tenant")): v for k, v in got.items() if k[0] == name}
+    lane_share, lane_fair = family("echomq_lane_window_share"), family("echomq_lane_fair_share")
+    assert set(lane_share) == {f"acme/u{i}" for i in range(10)} | {"solo/main"}  # no tenant row among lanes
+    assert sum(lane_share.values()) == pytest.approx(1.0)
+    assert lane_share["solo/main"] == pytest.approx(0.5)
+    assert all(lane_share[f"acme/u{i}"] == pytest.approx(0.05) for i in range(10))
+    # Fair shares follow the hierarchy: 50 % per backlogged tenant, shared
+    # by acme's 10 lanes (5 % of the queue each).
+    assert lane_fair["solo/main"] == pytest.approx(0.5)
+    assert all(lane_fair[f"acme/u{i}"] == pytest.approx(0.05) for i in range(10))
+    assert family("echomq_tenant_window_share") == pytest.approx({"acme": 0.5, "solo": 0.5})
+    assert family("echomq_tenant_fair_share") == pytest.approx({"acme": 0.5, "solo": 0.5})
+    # Each family adds up to the queue: no job counted twice.
+    pending = got[("echomq_jobs", (qa, ("state", "pending")))]
+    assert sum(family("echomq_lane_depth").values()) == pending == sum(family("echomq_tenant_depth").values())
+    assert sum(family("echomq_lane_active").values()) == 40 == sum(family("echomq_tenant_active").values())

@@ -11,13 +11,13 @@ import (
 
 // Stats are queue-wide figures.
 type Stats struct {
-	Lanes   uint64 // lanes known: with live jobs or with settings
-	Ring    uint64 // lanes serviceable now
+	Lanes   uint64 // lanes known: with live jobs or with settings (a tenant's entry "T/" is not one)
+	Ring    uint64 // plain lanes and tenants serviceable now (the outer ring)
 	Pending uint64 // jobs waiting in lanes
 	Leased  uint64 // jobs under lease
 	Delayed uint64 // jobs waiting for a due time
 	Dead    uint64 // dead-lettered jobs
-	Paused  uint64 // paused lanes
+	Paused  uint64 // paused lanes and tenants
 
 	EnqueuedTotal uint64 // counters since the queue was created
 	ClaimedTotal  uint64 // deliveries
@@ -29,12 +29,13 @@ type Stats struct {
 	DefaultLimit       uint32 // 0 = unlimited
 	DefaultMaxAttempts uint32
 	ServerTime         time.Time
+	Tenants            uint64 // tenants with a lane or a setting listed (0.5.0)
 }
 
 // Indexes of the numbers the capi shims copy out (see echomq.i).
 const (
 	jobNums   = 14
-	statsNums = 16
+	statsNums = 17
 	laneNums  = 30
 )
 
@@ -52,7 +53,7 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		Lanes: u(0), Ring: u(1), Pending: u(2), Leased: u(3), Delayed: u(4), Dead: u(5), Paused: u(6),
 		EnqueuedTotal: u(7), ClaimedTotal: u(8), AckedTotal: u(9), FailedTotal: u(10), DeadTotal: u(11),
 		DefaultWeight: uint32(n[12]), DefaultLimit: uint32(n[13]), DefaultMaxAttempts: uint32(n[14]),
-		ServerTime: msTime(n[15]),
+		ServerTime: msTime(n[15]), Tenants: u(16),
 	}, nil
 }
 

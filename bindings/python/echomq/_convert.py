@@ -80,10 +80,9 @@ def queue_name(name: str) -> str:
     """A checked queue name: 1..128 bytes of [A-Za-z0-9_.-]."""
     if not isinstance(name, str):
         raise TypeError(f"queue name must be a str, not {type(name).__name__}")
-    if not name.isascii() or _echomq.check_queue_name(name) != 0:
-        raise InvalidArgument(
-            f"invalid queue name {name!r}: 1..{_echomq.QUEUE_NAME_MAX} bytes of [A-Za-z0-9_.-]"
-        )
+    why = _echomq.check_name(_echomq.NAME_QUEUE, name.encode("utf-8", "surrogatepass"))
+    if why:
+        raise InvalidArgument(why)
     return name
 
 
@@ -94,11 +93,11 @@ def group_name(name: str) -> bytes:
     try:
         raw = name.encode("utf-8")
     except UnicodeEncodeError:
-        raise InvalidArgument(f"invalid group name {name!r}: not encodable as UTF-8") from None
-    if _echomq.check_group_name(raw) != 0:
-        raise InvalidArgument(
-            f"invalid group name {name!r}: 1..{_echomq.GROUP_NAME_MAX} bytes of printable UTF-8"
-        )
+        shown = repr(name[:32]) + ("..." if len(name) > 32 else "")
+        raise InvalidArgument(f"group name {shown} is not encodable as UTF-8") from None
+    why = _echomq.check_name(_echomq.NAME_GROUP, raw)
+    if why:
+        raise InvalidArgument(why)  # the core's message: the same in every binding and the CLI
     return raw
 
 

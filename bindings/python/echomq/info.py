@@ -13,7 +13,9 @@ class QueueStats:
     Counts are of now (``pending``, ``leased``, ...) or totals since the
     queue was created (``*_total``).  ``default_limit`` is ``None`` when lanes
     are unlimited by default.  ``server_time`` is the server's clock, in
-    seconds since the Unix epoch.
+    seconds since the Unix epoch.  ``lanes`` counts lanes, ``tenants`` the
+    tenants they belong to (a tenant's own entry ``T/`` is not a lane);
+    ``ring`` and ``paused`` count plain lanes and tenants alike.
     """
 
     lanes: int
@@ -32,6 +34,7 @@ class QueueStats:
     default_limit: Optional[int]
     default_max_attempts: int
     server_time: float
+    tenants: int = 0
 
     @classmethod
     def _from_raw(cls, d: Dict[str, Any]) -> "QueueStats":

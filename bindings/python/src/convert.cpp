@@ -165,6 +165,7 @@ py::dict stats_dict(const echomq_queue_stats &s) {
   d["default_limit"] = s.default_limit;
   d["default_max_attempts"] = s.default_max_attempts;
   d["server_time_ms"] = s.server_time_ms;
+  d["tenants"] = s.tenants;
   return d;
 }
 

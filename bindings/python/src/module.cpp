@@ -44,6 +44,14 @@ PYBIND11_MODULE(_echomq, m) {
   m.def("check_group_name", [](const std::string &g) {
           return g.find('\0') != std::string::npos ? int(ECHOMQ_EINVAL) : echomq_check_group_name(g.c_str());
         }, "Status of a group-name check (0 = valid, no I/O).");
+  m.def("check_name", [](int kind, const std::string &name) {
+          char why[512];
+          return echomq_check_name(kind, name.data(), name.size(), why, sizeof why) == ECHOMQ_OK ? std::string()
+                                                                                             : std::string(why);
+        }, "Why a name is refused (\"\" when it is good; no I/O): the core's message.");
+  m.attr("NAME_QUEUE") = int(ECHOMQ_NAME_QUEUE);
+  m.attr("NAME_GROUP") = int(ECHOMQ_NAME_GROUP);
+  m.attr("NAME_LANE") = int(ECHOMQ_NAME_LANE);
   m.attr("JOB_FIELDS") = emqpy::job_field_names();
 
   emqpy::bind_constants(m);

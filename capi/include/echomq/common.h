@@ -28,7 +28,9 @@
  * Names
  * - queue: 1..ECHOMQ_QUEUE_NAME_MAX bytes of [A-Za-z0-9_.-].
  * - group (a lane): 1..ECHOMQ_GROUP_NAME_MAX bytes of valid UTF-8 with no NUL
- *   and no control characters (U+0000..U+001F, U+007F..U+009F).
+ *   and no control characters (U+0000..U+001F, U+007F..U+009F), and at most
+ *   one '/': LANE, TENANT/LANE (a lane of a tenant) or TENANT/ (the tenant
+ *   itself, never a lane); neither part empty (docs/keys.md, "Tenants").
  *
  * Thread safety
  * - The free functions of this header (echomq_version, echomq_strerror, ...)
@@ -301,6 +303,21 @@ typedef struct echomq_event_list echomq_event_list;  /* outcomes.h: stream entri
  * Thread-safe. */
 ECHOMQ_API int echomq_check_queue_name(const char *queue);
 ECHOMQ_API int echomq_check_group_name(const char *group);
+
+/* What a name is checked as by echomq_check_name (0.5.0). */
+enum {
+  ECHOMQ_NAME_QUEUE = 1, /* a queue name */
+  ECHOMQ_NAME_GROUP = 2, /* a lane or a tenant's own name "T/" (what the lane settings take) */
+  ECHOMQ_NAME_LANE = 3   /* a lane that holds jobs (what enqueue, caps and purge take) */
+};
+
+/* Checks len bytes of name as `kind` without any I/O (binary-safe: a NUL
+ * byte is refused by name) and says why it is refused: ECHOMQ_OK with ""
+ * in buf, or ECHOMQ_EINVAL with the message a call given that name would
+ * set (English, NUL-terminated, cut to buf_size - 1 bytes; it shows at most
+ * the first 32 bytes of the name). buf may be NULL when buf_size is 0.
+ * Thread-safe. */
+ECHOMQ_API int echomq_check_name(int kind, const char *name, size_t len, char *buf, size_t buf_size);
 
 #ifdef __cplusplus
 }

@@ -25,13 +25,15 @@ extern "C" {
 
 typedef struct echomq_queue_stats {
   unsigned int version;     /* set to ECHOMQ_QUEUE_STATS_VERSION before the call */
-  uint64_t lanes;           /* lanes known: with live jobs or with settings */
-  uint64_t ring;            /* lanes serviceable now (ring length) */
+  uint64_t lanes;           /* lanes known: with live jobs or with settings
+                               (0.5.0: a tenant's own entry "T/" is not a lane) */
+  uint64_t ring;            /* lanes serviceable now (the ring's length: plain
+                               lanes and tenants, docs/keys.md "Tenants") */
   uint64_t pending;         /* jobs waiting in lanes */
   uint64_t leased;          /* jobs under lease */
   uint64_t delayed;         /* jobs waiting for a due time */
   uint64_t dead;            /* dead-lettered jobs */
-  uint64_t paused;          /* paused lanes */
+  uint64_t paused;          /* paused lanes and paused tenants */
   uint64_t enqueued_total;  /* counters since the queue was created */
   uint64_t claimed_total;   /* deliveries (= served) */
   uint64_t acked_total;
@@ -41,9 +43,12 @@ typedef struct echomq_queue_stats {
   uint32_t default_limit;   /* 0 = unlimited */
   uint32_t default_max_attempts;
   int64_t server_time_ms;
+  /* Version 2 (0.5.0). */
+  uint64_t tenants;         /* tenants with a lane or a setting listed */
 } echomq_queue_stats;
 
-#define ECHOMQ_QUEUE_STATS_VERSION 1
+#define ECHOMQ_QUEUE_STATS_VERSION_1 1
+#define ECHOMQ_QUEUE_STATS_VERSION 2
 
 /* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_stats(echomq_client *c, const char *queue, echomq_queue_stats *out);

@@ -48,6 +48,24 @@ ECHOMQ_API int echomq_clear_retention(echomq_client *c, const char *queue);
 ECHOMQ_API int echomq_set_events(echomq_client *c, const char *queue, uint64_t max_len, int flags);
 ECHOMQ_API int echomq_clear_events(echomq_client *c, const char *queue);
 
+/* The retention and event settings as they are (0.5.0): what
+ * echomq_set_retention and echomq_set_events set, 0 for one that is off
+ * (keep_ms 0 and keep_last 0: no retention; events_max_len 0: no event
+ * stream). A sharded queue answers with its first shard's (every shard is
+ * set alike). Set out->version to ECHOMQ_OUTCOME_SETTINGS_VERSION first.
+ * Errors: EINVAL (names, version), ELAYOUT, ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM. */
+typedef struct echomq_outcome_settings {
+  unsigned int version;
+  int64_t keep_ms;          /* keep completed jobs this long; 0 = no time bound */
+  uint64_t keep_last;       /* keep the last N; 0 = no count bound */
+  uint64_t events_max_len;  /* the event stream's length; 0 = events off */
+  int events_flags;         /* ECHOMQ_EVENTS_ENQUEUED when enqueues are events */
+} echomq_outcome_settings;
+
+#define ECHOMQ_OUTCOME_SETTINGS_VERSION 1
+ECHOMQ_API int echomq_get_outcomes(echomq_client *c, const char *queue, echomq_outcome_settings *out);
+
 /* Progress: a held job reports a value (0..ECHOMQ_PROGRESS_MAX bytes,
  * binary), fenced by its token like echomq_extend. It replaces the previous
  * one, shows in echomq_get_job (and in a retained outcome) and is a

@@ -109,3 +109,39 @@ TEST_CASE("queue and group names are checked without a server", "[names]") {
     CHECK(echomq_check_group_name(bad) == ECHOMQ_EINVAL);
   }
 }
+
+TEST_CASE("echomq_check_name says why a name is refused, with a cut name and its length", "[names]") {
+  char why[256];
+  auto check = [&](int kind, const std::string &name) {
+    return echomq_check_name(kind, name.data(), name.size(), why, sizeof why);
+  };
+  CHECK(check(ECHOMQ_NAME_GROUP, "acme/u1") == ECHOMQ_OK);
+  CHECK(std::string(why).empty());
+  CHECK(check(ECHOMQ_NAME_GROUP, "acme/") == ECHOMQ_OK);
+  CHECK(check(ECHOMQ_NAME_LANE, "acme/") == ECHOMQ_EINVAL);
+  CHECK(std::string(why) == "'acme/' names a tenant, not a lane (a tenant's lanes are 'acme/<lane>')");
+  CHECK(check(ECHOMQ_NAME_GROUP, "/x") == ECHOMQ_EINVAL);
+  CHECK(std::string(why).find("'/x' has an empty tenant part") != std::string::npos);
+  for (const char *more : {"a//b", "a/b/", "a/b/c"}) {
+    INFO(more);
+    CHECK(check(ECHOMQ_NAME_GROUP, more) == ECHOMQ_EINVAL);
+    CHECK(std::string(why).find("holds more than one '/'") != std::string::npos);
+  }
+  const std::string big(300, 'x');
+  CHECK(check(ECHOMQ_NAME_LANE, big) == ECHOMQ_EINVAL);
+  CHECK(std::string(why) == "group name '" + std::string(32, 'x') + "...' is 300 bytes long, over the 256-byte limit");
+  CHECK(check(ECHOMQ_NAME_GROUP, std::string("a\0b", 3)) == ECHOMQ_EINVAL);
+  CHECK(std::string(why) == "group name 'a\\x00b' contains a NUL byte");
+  CHECK(check(ECHOMQ_NAME_QUEUE, "bad name") == ECHOMQ_EINVAL);
+  CHECK(std::string(why) == "queue name 'bad name' may hold only A-Z a-z 0-9 _ . - (found ' ')");
+  // A small buffer gets a cut message; none at all, only the status.
+  CHECK(echomq_check_name(ECHOMQ_NAME_GROUP, "/", 1, why, 8) == ECHOMQ_EINVAL);
+  CHECK(std::string(why) == "group n");
+  CHECK(echomq_check_name(ECHOMQ_NAME_GROUP, "/", 1, nullptr, 0) == ECHOMQ_EINVAL);
+  CHECK(echomq_check_name(99, "x", 1, why, sizeof why) == ECHOMQ_EINVAL);
+  // The calls that take the name give the same message.
+  auto c = connect_client();
+  CHECK(echomq_enqueue(c.get(), "names-q", "a//b", "p", 1, nullptr, nullptr) == ECHOMQ_EINVAL);
+  CHECK(check(ECHOMQ_NAME_LANE, "a//b") == ECHOMQ_EINVAL);
+  CHECK(std::string(echomq_client_errmsg(c.get())).find(why) != std::string::npos);
+}

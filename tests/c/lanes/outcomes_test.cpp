@@ -597,3 +597,28 @@ TEST_CASE("a version-1 job report still settles (cost only)", "[outcomes][cost]"
   REQUIRE(echomq_worker_done_with(e.w.get(), e.job.get(), &r) == ECHOMQ_OK);
   CHECK(settled_v(c.get(), e, "") == "5");
 }
+
+TEST_CASE("echomq_get_outcomes reads back the retention and event settings", "[outcomes]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("outcome-settings");
+  echomq_outcome_settings o{};
+  o.version = ECHOMQ_OUTCOME_SETTINGS_VERSION;
+  EMQ_REQUIRE_OK(c.get(), echomq_get_outcomes(c.get(), q.c_str(), &o));
+  CHECK(o.keep_ms == 0);
+  CHECK(o.keep_last == 0);
+  CHECK(o.events_max_len == 0);
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 60000, 50));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_events(c.get(), q.c_str(), 1000, ECHOMQ_EVENTS_ENQUEUED));
+  EMQ_REQUIRE_OK(c.get(), echomq_get_outcomes(c.get(), q.c_str(), &o));
+  CHECK(o.keep_ms == 60000);
+  CHECK(o.keep_last == 50);
+  CHECK(o.events_max_len == 1000);
+  CHECK(o.events_flags == ECHOMQ_EVENTS_ENQUEUED);
+  EMQ_REQUIRE_OK(c.get(), echomq_clear_events(c.get(), q.c_str()));
+  EMQ_REQUIRE_OK(c.get(), echomq_get_outcomes(c.get(), q.c_str(), &o));
+  CHECK(o.events_max_len == 0);
+  CHECK(o.events_flags == 0);
+  o.version = 99;
+  CHECK(echomq_get_outcomes(c.get(), q.c_str(), &o) == ECHOMQ_EINVAL);
+  CHECK(echomq_get_outcomes(c.get(), q.c_str(), nullptr) == ECHOMQ_EINVAL);
+}

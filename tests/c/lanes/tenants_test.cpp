@@ -8,6 +8,8 @@
 #include "test_env.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -87,8 +89,13 @@ TEST_CASE("plain lanes and tenants share the outer ring and names are checked", 
   }
   CHECK(echomq_set_cap(c.get(), q.c_str(), "T/", 5) == ECHOMQ_EINVAL);
   CHECK(echomq_set_limit(c.get(), q.c_str(), "a/b/", 5) == ECHOMQ_EINVAL);
-  // A name with '/' first or last-but-not-only holds no tenant: a plain lane.
-  enqueue(c.get(), q, "/x", "p");
+  // A name has at most one '/', after a non-empty tenant part (docs/keys.md,
+  // "Tenants"): '/x' and 'a//b' are refused, not plain lanes.
+  for (const char *bad : {"/x", "a//b", "a/b/c"}) {
+    INFO(bad);
+    CHECK(echomq_enqueue(c.get(), q.c_str(), bad, "p", 1, nullptr, &id) == ECHOMQ_EINVAL);
+    CHECK(echomq_set_weight(c.get(), q.c_str(), bad, 2) == ECHOMQ_EINVAL);
+  }
   CHECK(echomq_check_group_name("T/") == ECHOMQ_OK);
   require_verified(c.get(), q);
 }
@@ -308,5 +315,48 @@ TEST_CASE("in cost mode a tenant is charged for the work of its lanes", "[tenant
   CHECK(tv->integer == 1);
   const double cost_a = per["A"] * 100.0, cost_b = per["B"] * 10.0;
   CHECK(std::abs(cost_a - cost_b) <= 10 + 100);  // quantum + largest job
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("stats counts lanes without the tenants' own entries, and the tenants", "[tenants]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("tenants-stats");
+  for (int i = 0; i < 10; ++i) fill(c.get(), q, "acme/u" + std::to_string(i), 2);
+  fill(c.get(), q, "solo/main", 3);
+  fill(c.get(), q, "plain", 1);
+  // Plain lanes around the tenants' ranges in name order ('0' follows '/').
+  fill(c.get(), q, "acme0", 1);
+  fill(c.get(), q, "acme.x", 1);
+  echomq_queue_stats s = stats(c.get(), q);
+  CHECK(s.lanes == 14);  // acme's 10, solo/main, plain, acme0, acme.x: not acme/ and solo/
+  CHECK(s.tenants == 2);
+  // A setting on a tenant with no job lists its entry alone: a tenant, no lane.
+  EMQ_REQUIRE_OK(c.get(), echomq_set_weight(c.get(), q.c_str(), "idle/", 2));
+  s = stats(c.get(), q);
+  CHECK(s.lanes == 14);
+  CHECK(s.tenants == 3);
+  // A directory of more names than one step reads is counted in steps:
+  // 12,000 plain lanes around tenants big and small.
+  const std::string many = fresh_queue("tenants-stats-many");
+  auto lanes = [&](const std::string &prefix, const std::string &suffix, int n) {
+    BatchPtr b(echomq_batch_create());
+    for (int i = 0; i < n; ++i)
+      REQUIRE(echomq_batch_add(b.get(), (prefix + std::to_string(i) + suffix).c_str(), "p", 1) == ECHOMQ_OK);
+    EMQ_REQUIRE_OK(c.get(), echomq_enqueue_batch(c.get(), many.c_str(), b.get(), nullptr));
+  };
+  lanes("m", "", 6000);
+  lanes("t", "/l", 3000);
+  lanes("big/l", "", 2500);
+  lanes("z", "", 6000);
+  s = stats(c.get(), many);
+  CHECK(s.lanes == 6000 + 3000 + 2500 + 6000);
+  CHECK(s.tenants == 3001);
+  // A queue without tenants pays nothing: its count is the directory's size.
+  const std::string plain = fresh_queue("tenants-stats-plain");
+  fill(c.get(), plain, "a", 1);
+  fill(c.get(), plain, "b", 1);
+  s = stats(c.get(), plain);
+  CHECK(s.lanes == 2);
+  CHECK(s.tenants == 0);
   require_verified(c.get(), q);
 }

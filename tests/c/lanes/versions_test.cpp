@@ -54,7 +54,11 @@ std::vector<size_t> ends<echomq_worker_stats>() {
 }
 template <>
 std::vector<size_t> ends<echomq_queue_stats>() {
-  return {sizeof(echomq_queue_stats)};
+  return {offsetof(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+}
+template <>
+std::vector<size_t> ends<echomq_outcome_settings>() {
+  return {sizeof(echomq_outcome_settings)};
 }
 template <>
 std::vector<size_t> ends<echomq_lane_info>() {
@@ -97,6 +101,7 @@ TEST_CASE("every version of the table of struct ends is the header's", "[version
   CHECK(ends<echomq_job_report>().size() == ECHOMQ_JOB_REPORT_VERSION);
   CHECK(ends<echomq_worker_stats>().size() == ECHOMQ_WORKER_STATS_VERSION);
   CHECK(ends<echomq_queue_stats>().size() == ECHOMQ_QUEUE_STATS_VERSION);
+  CHECK(ends<echomq_outcome_settings>().size() == ECHOMQ_OUTCOME_SETTINGS_VERSION);
   CHECK(ends<echomq_lane_info>().size() == ECHOMQ_LANE_INFO_VERSION);
 }
 
@@ -290,19 +295,39 @@ TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
   }
 }
 
-TEST_CASE("queue stats: version 1", "[versions]") {
+TEST_CASE("queue stats: versions 1 and 2", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-qstats");
-  enqueue(c.get(), q, "g", "p");
-  Old<echomq_queue_stats> s(1);
-  EMQ_REQUIRE_OK(c.get(), echomq_stats(c.get(), q.c_str(), s.get()));
-  CHECK(s.tail_intact());
-  CHECK(s.get()->version == 1);
-  CHECK(s.get()->pending == 1);
-  CHECK(s.get()->server_time_ms > 0);  // the last field is written
+  enqueue(c.get(), q, "T/g", "p");
+  for (unsigned v = 1; v <= ECHOMQ_QUEUE_STATS_VERSION; ++v) {
+    INFO("version " << v);
+    Old<echomq_queue_stats> s(v);
+    EMQ_REQUIRE_OK(c.get(), echomq_stats(c.get(), q.c_str(), s.get()));
+    CHECK(s.tail_intact());
+    CHECK(s.get()->version == v);
+    CHECK(s.get()->pending == 1);
+    CHECK(s.get()->lanes == 1);
+    CHECK(s.get()->server_time_ms > 0);  // the version-1 struct's last field is written
+    if (v >= 2) CHECK(s.get()->tenants == 1);
+  }
   echomq_queue_stats bad{};
   bad.version = ECHOMQ_QUEUE_STATS_VERSION + 1;
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_stats(c.get(), q.c_str(), &bad));
+}
+
+TEST_CASE("outcome settings: version 1", "[versions]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("versions-outcomes");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_events(c.get(), q.c_str(), 500, 0));
+  Old<echomq_outcome_settings> o(1);
+  EMQ_REQUIRE_OK(c.get(), echomq_get_outcomes(c.get(), q.c_str(), o.get()));
+  CHECK(o.tail_intact());
+  CHECK(o.get()->version == 1);
+  CHECK(o.get()->events_max_len == 500);
+  CHECK(o.get()->events_flags == 0);  // the last field is written
+  echomq_outcome_settings bad{};
+  bad.version = ECHOMQ_OUTCOME_SETTINGS_VERSION + 1;
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_get_outcomes(c.get(), q.c_str(), &bad));
 }
 
 TEST_CASE("lane info: versions 1, 2 and 3", "[versions]") {

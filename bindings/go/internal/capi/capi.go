@@ -249,286 +249,287 @@ typedef long long swig_type_219;
 typedef _goslice_ swig_type_220;
 typedef _goslice_ swig_type_221;
 typedef long long swig_type_222;
-extern void _wrap_Swig_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_b0fd8bae41d20c07(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_type_1 _wrap_ECHOMQ_LEASE_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_type_2 _wrap_ECHOMQ_DELAY_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_type_3 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_type_4 _wrap_ECHOMQ_KEEP_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_type_5 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_b0fd8bae41d20c07(void);
-extern swig_type_6 _wrap_strerror_capi_b0fd8bae41d20c07(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_b0fd8bae41d20c07(void);
-extern swig_type_7 _wrap_version_string_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_check_queue_name_capi_b0fd8bae41d20c07(swig_type_8 arg1);
-extern swig_intgo _wrap_check_group_name_capi_b0fd8bae41d20c07(swig_type_9 arg1);
-extern swig_intgo _wrap_client_connect_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_client_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_11 _wrap_client_errmsg_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_12 _wrap_job_group_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_13 _wrap_job_last_error_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_14 _wrap_job_result_dropped_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern void _wrap_job_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_15 _wrap_job_list_count_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_16 arg2);
-extern void _wrap_job_list_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_batch_add_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3);
-extern swig_type_19 _wrap_batch_count_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_20 _wrap_batch_id_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_21 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_delete_job_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
-extern void _wrap_batch_clear_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern void _wrap_batch_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_type_30 arg4);
-extern swig_intgo _wrap_ack_result_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_31 arg2, swig_type_32 arg3, swig_type_33 arg4, swig_type_34 arg5);
-extern swig_intgo _wrap_progress_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5);
-extern swig_intgo _wrap_set_retention_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4);
-extern swig_intgo _wrap_clear_retention_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_42 arg2);
-extern swig_intgo _wrap_set_events_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_45 arg2);
-extern swig_type_46 _wrap_event_list_count_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_47 _wrap_event_list_id_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_48 arg2);
-extern swig_type_49 _wrap_event_list_nfields_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_50 arg2);
-extern swig_type_51 _wrap_event_list_name_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
-extern void _wrap_event_list_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_type_58 arg6);
-extern swig_intgo _wrap_set_weight_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_set_limit_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
-extern swig_intgo _wrap_pause_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
-extern swig_intgo _wrap_resume_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_71 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3, swig_intgo arg4, swig_type_76 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_77 arg2, swig_type_78 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_79 arg2, swig_intgo arg3, swig_type_80 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
-extern swig_intgo _wrap_set_cap_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
-extern swig_intgo _wrap_clear_cap_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_91 arg2, swig_type_92 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_95 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
-extern swig_type_99 _wrap_lane_list_count_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
-extern swig_intgo _wrap_redrive_all_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_103 arg2, swig_type_104 arg3);
-extern swig_intgo _wrap_worker_start_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_b0fd8bae41d20c07(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_b0fd8bae41d20c07(uintptr_t arg1, uintptr_t arg2, swig_type_105 arg3);
-extern swig_intgo _wrap_worker_fail_capi_b0fd8bae41d20c07(uintptr_t arg1, uintptr_t arg2, swig_type_106 arg3, swig_type_107 arg4);
-extern swig_intgo _wrap_worker_discard_capi_b0fd8bae41d20c07(uintptr_t arg1, uintptr_t arg2, swig_type_108 arg3);
-extern swig_intgo _wrap_worker_settle_capi_b0fd8bae41d20c07(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_109 arg4, swig_type_110 arg5, swig_type_111 arg6, swig_type_112 arg7, swig_type_113 arg8);
-extern swig_intgo _wrap_worker_stop_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_intgo arg2, swig_type_114 arg3);
-extern void _wrap_worker_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_115 arg2, swig_intgo arg3);
-extern swig_type_116 _wrap_report_count_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_117 _wrap_report_at_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_118 arg2);
-extern void _wrap_report_free_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_type_119 _wrap_report_cursor_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_b0fd8bae41d20c07(void);
-extern uintptr_t _wrap_client_create_capi_b0fd8bae41d20c07(swig_intgo arg1, swig_intgo arg2, swig_type_120 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_121 arg2);
-extern void _wrap_job_outcome_copy_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_intgo arg2, swig_type_122 arg3);
-extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_enqueue_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5, swig_type_127 arg6, swig_type_128 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_129 arg2, uintptr_t arg3, swig_type_130 arg4);
-extern swig_intgo _wrap_wait_job_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_type_134 arg5);
-extern swig_intgo _wrap_events_read_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6);
-extern swig_type_140 _wrap_event_value_len_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3);
-extern void _wrap_event_value_copy_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4);
-extern void _wrap_job_payload_copy_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_146 arg2);
-extern swig_intgo _wrap_get_job_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4);
-extern swig_intgo _wrap_purge_lane_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_152 arg6);
-extern swig_intgo _wrap_queues_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_153 arg2);
-extern swig_intgo _wrap_shards_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3);
-extern swig_intgo _wrap_claim_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3, swig_type_158 arg4);
-extern swig_intgo _wrap_wclaim_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_intgo arg4, swig_type_161 arg5);
-extern swig_intgo _wrap_bclaim_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4, swig_type_165 arg5);
-extern swig_intgo _wrap_ack_claim_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4, swig_type_169 arg5, swig_type_170 arg6);
-extern swig_intgo _wrap_fail_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4, swig_type_174 arg5, swig_type_175 arg6, swig_type_176 arg7);
-extern swig_intgo _wrap_stats_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_177 arg2, swig_type_178 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
-extern swig_intgo _wrap_lane_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4);
-extern swig_intgo _wrap_lanes_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4, swig_type_187 arg5);
-extern swig_type_188 _wrap_lane_list_group_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_189 arg2);
-extern void _wrap_lane_list_numbers_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3);
-extern swig_type_192 _wrap_lane_list_cursor_capi_b0fd8bae41d20c07(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4, swig_type_196 arg5);
-extern swig_intgo _wrap_verify_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_197 arg2, swig_type_198 arg3);
-extern swig_intgo _wrap_repair_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_199 arg2, swig_intgo arg3, swig_type_200 arg4, swig_type_201 arg5, swig_type_202 arg6);
-extern swig_intgo _wrap_doctor_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4);
-extern swig_intgo _wrap_ack_many_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_206 arg2, swig_type_207 arg3, swig_type_208 arg4, swig_type_209 arg5);
-extern swig_intgo _wrap_claim_batch_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_210 arg2, swig_type_211 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_212 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_b0fd8bae41d20c07(void);
-extern void _wrap_worker_defaults_capi_b0fd8bae41d20c07(swig_type_213 arg1);
-extern swig_intgo _wrap_worker_create_capi_b0fd8bae41d20c07(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_218 arg2);
-extern swig_intgo _wrap_worker_next_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0fd8bae41d20c07(void);
-extern swig_intgo _wrap_worker_stats_capi_b0fd8bae41d20c07(uintptr_t arg1, swig_type_221 arg2);
-extern swig_type_222 _wrap_c_heap_in_use_capi_b0fd8bae41d20c07(void);
+extern void _wrap_Swig_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_1586098d60c65f63(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_type_1 _wrap_ECHOMQ_LEASE_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_type_2 _wrap_ECHOMQ_DELAY_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_type_3 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_type_4 _wrap_ECHOMQ_KEEP_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_type_5 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_1586098d60c65f63(void);
+extern swig_type_6 _wrap_strerror_capi_1586098d60c65f63(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_1586098d60c65f63(void);
+extern swig_type_7 _wrap_version_string_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_check_queue_name_capi_1586098d60c65f63(swig_type_8 arg1);
+extern swig_intgo _wrap_check_group_name_capi_1586098d60c65f63(swig_type_9 arg1);
+extern swig_intgo _wrap_client_connect_capi_1586098d60c65f63(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_client_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_11 _wrap_client_errmsg_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_1586098d60c65f63(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_12 _wrap_job_group_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_13 _wrap_job_last_error_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_14 _wrap_job_result_dropped_capi_1586098d60c65f63(uintptr_t arg1);
+extern void _wrap_job_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_15 _wrap_job_list_count_capi_1586098d60c65f63(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_1586098d60c65f63(uintptr_t arg1, swig_type_16 arg2);
+extern void _wrap_job_list_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_batch_add_capi_1586098d60c65f63(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3);
+extern swig_type_19 _wrap_batch_count_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_20 _wrap_batch_id_capi_1586098d60c65f63(uintptr_t arg1, swig_type_21 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_1586098d60c65f63(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_1586098d60c65f63(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_delete_job_capi_1586098d60c65f63(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern void _wrap_batch_clear_capi_1586098d60c65f63(uintptr_t arg1);
+extern void _wrap_batch_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_1586098d60c65f63(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_type_30 arg4);
+extern swig_intgo _wrap_ack_result_capi_1586098d60c65f63(uintptr_t arg1, swig_type_31 arg2, swig_type_32 arg3, swig_type_33 arg4, swig_type_34 arg5);
+extern swig_intgo _wrap_progress_capi_1586098d60c65f63(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5);
+extern swig_intgo _wrap_set_retention_capi_1586098d60c65f63(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4);
+extern swig_intgo _wrap_clear_retention_capi_1586098d60c65f63(uintptr_t arg1, swig_type_42 arg2);
+extern swig_intgo _wrap_set_events_capi_1586098d60c65f63(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_1586098d60c65f63(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_event_list_count_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_47 _wrap_event_list_id_capi_1586098d60c65f63(uintptr_t arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_event_list_nfields_capi_1586098d60c65f63(uintptr_t arg1, swig_type_50 arg2);
+extern swig_type_51 _wrap_event_list_name_capi_1586098d60c65f63(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern void _wrap_event_list_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_1586098d60c65f63(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_type_58 arg6);
+extern swig_intgo _wrap_set_weight_capi_1586098d60c65f63(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_1586098d60c65f63(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_intgo _wrap_set_limit_capi_1586098d60c65f63(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_1586098d60c65f63(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
+extern swig_intgo _wrap_pause_capi_1586098d60c65f63(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_intgo _wrap_resume_capi_1586098d60c65f63(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_1586098d60c65f63(uintptr_t arg1, swig_type_71 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_1586098d60c65f63(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_1586098d60c65f63(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_1586098d60c65f63(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3, swig_intgo arg4, swig_type_76 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_1586098d60c65f63(uintptr_t arg1, swig_type_77 arg2, swig_type_78 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_1586098d60c65f63(uintptr_t arg1, swig_type_79 arg2, swig_intgo arg3, swig_type_80 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_1586098d60c65f63(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
+extern swig_intgo _wrap_set_cap_capi_1586098d60c65f63(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_intgo _wrap_clear_cap_capi_1586098d60c65f63(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_1586098d60c65f63(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_1586098d60c65f63(uintptr_t arg1, swig_type_91 arg2, swig_type_92 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_1586098d60c65f63(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_1586098d60c65f63(uintptr_t arg1, swig_type_95 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_1586098d60c65f63(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_lane_list_count_capi_1586098d60c65f63(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_1586098d60c65f63(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_intgo _wrap_redrive_all_capi_1586098d60c65f63(uintptr_t arg1, swig_type_103 arg2, swig_type_104 arg3);
+extern swig_intgo _wrap_worker_start_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_1586098d60c65f63(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_1586098d60c65f63(uintptr_t arg1, uintptr_t arg2, swig_type_105 arg3);
+extern swig_intgo _wrap_worker_fail_capi_1586098d60c65f63(uintptr_t arg1, uintptr_t arg2, swig_type_106 arg3, swig_type_107 arg4);
+extern swig_intgo _wrap_worker_discard_capi_1586098d60c65f63(uintptr_t arg1, uintptr_t arg2, swig_type_108 arg3);
+extern swig_intgo _wrap_worker_settle_capi_1586098d60c65f63(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_109 arg4, swig_type_110 arg5, swig_type_111 arg6, swig_type_112 arg7, swig_type_113 arg8);
+extern swig_intgo _wrap_worker_stop_capi_1586098d60c65f63(uintptr_t arg1, swig_intgo arg2, swig_type_114 arg3);
+extern void _wrap_worker_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_1586098d60c65f63(uintptr_t arg1, swig_type_115 arg2, swig_intgo arg3);
+extern swig_type_116 _wrap_report_count_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_117 _wrap_report_at_capi_1586098d60c65f63(uintptr_t arg1, swig_type_118 arg2);
+extern void _wrap_report_free_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_type_119 _wrap_report_cursor_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_1586098d60c65f63(void);
+extern uintptr_t _wrap_client_create_capi_1586098d60c65f63(swig_intgo arg1, swig_intgo arg2, swig_type_120 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_1586098d60c65f63(uintptr_t arg1, swig_type_121 arg2);
+extern void _wrap_job_outcome_copy_capi_1586098d60c65f63(uintptr_t arg1, swig_intgo arg2, swig_type_122 arg3);
+extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_enqueue_capi_1586098d60c65f63(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5, swig_type_127 arg6, swig_type_128 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_1586098d60c65f63(uintptr_t arg1, swig_type_129 arg2, uintptr_t arg3, swig_type_130 arg4);
+extern swig_intgo _wrap_wait_job_capi_1586098d60c65f63(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_type_134 arg5);
+extern swig_intgo _wrap_events_read_capi_1586098d60c65f63(uintptr_t arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6);
+extern swig_type_140 _wrap_event_value_len_capi_1586098d60c65f63(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3);
+extern void _wrap_event_value_copy_capi_1586098d60c65f63(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4);
+extern void _wrap_job_payload_copy_capi_1586098d60c65f63(uintptr_t arg1, swig_type_146 arg2);
+extern swig_intgo _wrap_get_job_capi_1586098d60c65f63(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4);
+extern swig_intgo _wrap_purge_lane_capi_1586098d60c65f63(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_152 arg6);
+extern swig_intgo _wrap_queues_capi_1586098d60c65f63(uintptr_t arg1, swig_type_153 arg2);
+extern swig_intgo _wrap_shards_capi_1586098d60c65f63(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_intgo _wrap_claim_capi_1586098d60c65f63(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3, swig_type_158 arg4);
+extern swig_intgo _wrap_wclaim_capi_1586098d60c65f63(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_intgo arg4, swig_type_161 arg5);
+extern swig_intgo _wrap_bclaim_capi_1586098d60c65f63(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4, swig_type_165 arg5);
+extern swig_intgo _wrap_ack_claim_capi_1586098d60c65f63(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4, swig_type_169 arg5, swig_type_170 arg6);
+extern swig_intgo _wrap_fail_capi_1586098d60c65f63(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4, swig_type_174 arg5, swig_type_175 arg6, swig_type_176 arg7);
+extern swig_intgo _wrap_stats_capi_1586098d60c65f63(uintptr_t arg1, swig_type_177 arg2, swig_type_178 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_1586098d60c65f63(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_intgo _wrap_lane_capi_1586098d60c65f63(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4);
+extern swig_intgo _wrap_lanes_capi_1586098d60c65f63(uintptr_t arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4, swig_type_187 arg5);
+extern swig_type_188 _wrap_lane_list_group_capi_1586098d60c65f63(uintptr_t arg1, swig_type_189 arg2);
+extern void _wrap_lane_list_numbers_capi_1586098d60c65f63(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3);
+extern swig_type_192 _wrap_lane_list_cursor_capi_1586098d60c65f63(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_1586098d60c65f63(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4, swig_type_196 arg5);
+extern swig_intgo _wrap_verify_capi_1586098d60c65f63(uintptr_t arg1, swig_type_197 arg2, swig_type_198 arg3);
+extern swig_intgo _wrap_repair_capi_1586098d60c65f63(uintptr_t arg1, swig_type_199 arg2, swig_intgo arg3, swig_type_200 arg4, swig_type_201 arg5, swig_type_202 arg6);
+extern swig_intgo _wrap_doctor_capi_1586098d60c65f63(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4);
+extern swig_intgo _wrap_ack_many_capi_1586098d60c65f63(uintptr_t arg1, swig_type_206 arg2, swig_type_207 arg3, swig_type_208 arg4, swig_type_209 arg5);
+extern swig_intgo _wrap_claim_batch_capi_1586098d60c65f63(uintptr_t arg1, swig_type_210 arg2, swig_type_211 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_212 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_1586098d60c65f63(void);
+extern void _wrap_worker_defaults_capi_1586098d60c65f63(swig_type_213 arg1);
+extern swig_intgo _wrap_worker_create_capi_1586098d60c65f63(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_1586098d60c65f63(uintptr_t arg1, swig_type_218 arg2);
+extern swig_intgo _wrap_worker_next_capi_1586098d60c65f63(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_1586098d60c65f63(void);
+extern swig_intgo _wrap_worker_stats_capi_1586098d60c65f63(uintptr_t arg1, swig_type_221 arg2);
+extern swig_type_222 _wrap_c_heap_in_use_capi_1586098d60c65f63(void);
 #undef intgo
 */
 import "C"
@@ -555,8 +556,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_b0fd8bae41d20c07
-func cgo_panic__capi_b0fd8bae41d20c07(p *byte) {
+//export cgo_panic__capi_1586098d60c65f63
+func cgo_panic__capi_1586098d60c65f63(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -568,13 +569,13 @@ func cgo_panic__capi_b0fd8bae41d20c07(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_b0fd8bae41d20c07(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_1586098d60c65f63(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -692,7 +693,7 @@ type EventList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -700,7 +701,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -708,7 +709,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -716,7 +717,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -724,7 +725,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -732,7 +733,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -740,7 +741,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -748,7 +749,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -756,7 +757,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -764,7 +765,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -772,7 +773,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -780,7 +781,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -788,7 +789,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -796,7 +797,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -804,7 +805,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -812,7 +813,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -820,7 +821,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -828,7 +829,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -836,7 +837,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -844,7 +845,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -852,7 +853,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -860,7 +861,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -868,7 +869,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -876,7 +877,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -884,7 +885,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -892,7 +893,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -900,7 +901,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -908,7 +909,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -916,7 +917,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -924,7 +925,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -932,7 +933,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -940,7 +941,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -948,7 +949,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -956,7 +957,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -964,7 +965,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -972,7 +973,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -980,7 +981,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -988,7 +989,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -996,7 +997,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1004,7 +1005,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1012,7 +1013,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1020,7 +1021,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1028,7 +1029,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1036,7 +1037,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1044,7 +1045,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1052,7 +1053,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1060,7 +1061,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1068,7 +1069,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1076,7 +1077,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1084,7 +1085,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1092,7 +1093,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1100,7 +1101,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1108,7 +1109,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1116,7 +1117,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1124,7 +1125,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1132,7 +1133,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1140,7 +1141,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 
 func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1148,7 +1149,7 @@ var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
 
 func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1156,7 +1157,7 @@ var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
 
 func _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1164,7 +1165,7 @@ var ECHOMQ_DEDUP_WINDOW_MAX_MS int64 = _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS()
 
 func _swig_getECHOMQ_KEEP_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1172,7 +1173,7 @@ var ECHOMQ_KEEP_MAX_MS int64 = _swig_getECHOMQ_KEEP_MAX_MS()
 
 func _swig_getECHOMQ_RATE_PERIOD_MAX_MS() (_swig_ret int64) {
 	var swig_r int64
-	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1180,7 +1181,7 @@ var ECHOMQ_RATE_PERIOD_MAX_MS int64 = _swig_getECHOMQ_RATE_PERIOD_MAX_MS()
 
 func _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -1189,7 +1190,7 @@ var ECHOMQ_WAIT_TIMEOUT_MAX_MS int = _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS()
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_b0fd8bae41d20c07(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_1586098d60c65f63(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1198,13 +1199,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_b0fd8bae41d20c07())
+	swig_r = (uint)(C._wrap_version_capi_1586098d60c65f63())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_b0fd8bae41d20c07()
+	swig_r_p := C._wrap_version_string_capi_1586098d60c65f63()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1214,7 +1215,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_b0fd8bae41d20c07(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_1586098d60c65f63(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1224,7 +1225,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_b0fd8bae41d20c07(*(*C.swig_type_9)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_1586098d60c65f63(*(*C.swig_type_9)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1235,7 +1236,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1244,13 +1245,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1260,33 +1261,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1296,7 +1297,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1306,7 +1307,7 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 func Job_result_dropped(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_result_dropped_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_result_dropped_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1315,13 +1316,13 @@ func Job_result_dropped(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1329,18 +1330,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_b0fd8bae41d20c07()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_1586098d60c65f63()))
 	return swig_r
 }
 
@@ -1349,7 +1350,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1362,7 +1363,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1370,7 +1371,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1)))
 	return swig_r
 }
 
@@ -1380,7 +1381,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1397,7 +1398,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1)))
 	return swig_r
 }
 
@@ -1406,7 +1407,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1415,12 +1416,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1429,7 +1430,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), C.swig_type_29(_swig_i_2), C.swig_type_30(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), C.swig_type_29(_swig_i_2), C.swig_type_30(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1443,7 +1444,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)), C.swig_type_32(_swig_i_2), C.swig_type_33(_swig_i_3), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)), C.swig_type_32(_swig_i_2), C.swig_type_33(_swig_i_3), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1460,7 +1461,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), C.swig_type_36(_swig_i_2), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), C.swig_type_36(_swig_i_2), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1476,7 +1477,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1487,7 +1488,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1500,7 +1501,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1511,7 +1512,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1521,7 +1522,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1529,7 +1530,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_48(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_48(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1540,7 +1541,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1)))
 	return swig_r
 }
 
@@ -1549,7 +1550,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1), C.swig_type_53(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1), C.swig_type_53(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1558,7 +1559,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1569,7 +1570,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2), C.swig_type_56(_swig_i_3), C.swig_type_57(_swig_i_4), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2), C.swig_type_56(_swig_i_3), C.swig_type_57(_swig_i_4), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1585,7 +1586,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1600,7 +1601,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1616,7 +1617,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1631,7 +1632,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1646,7 +1647,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1661,7 +1662,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1676,7 +1677,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1688,7 +1689,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1700,7 +1701,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1715,7 +1716,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_76(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_76(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1730,7 +1731,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1747,7 +1748,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_80(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_80(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1760,7 +1761,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), C.swig_type_83(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), C.swig_type_83(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1776,7 +1777,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1791,7 +1792,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1806,7 +1807,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1818,7 +1819,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), C.swig_type_92(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), C.swig_type_92(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1830,7 +1831,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1845,7 +1846,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1858,7 +1859,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1871,13 +1872,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1886,7 +1887,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1904,7 +1905,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1917,7 +1918,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1925,7 +1926,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1934,7 +1935,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1947,7 +1948,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1959,7 +1960,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1976,7 +1977,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_worker_settle_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_3)), C.swig_type_110(_swig_i_4), C.swig_type_111(_swig_i_5), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_7))))
+	swig_r = (int)(C._wrap_worker_settle_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_3)), C.swig_type_110(_swig_i_4), C.swig_type_111(_swig_i_5), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_7))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -1994,13 +1995,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_114(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_114(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2008,7 +2009,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2018,7 +2019,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2026,7 +2027,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_118(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_118(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2035,13 +2036,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2050,7 +2051,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2058,7 +2059,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2066,7 +2067,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2074,7 +2075,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2082,7 +2083,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2090,7 +2091,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2098,7 +2099,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2106,7 +2107,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2114,7 +2115,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2122,7 +2123,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2130,7 +2131,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2138,7 +2139,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2146,7 +2147,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2154,7 +2155,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2162,7 +2163,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2170,7 +2171,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2178,7 +2179,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2186,7 +2187,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2194,7 +2195,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2202,7 +2203,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2210,7 +2211,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2218,7 +2219,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2226,7 +2227,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2234,7 +2235,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2242,7 +2243,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2250,7 +2251,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2258,7 +2259,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2266,7 +2267,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2274,7 +2275,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2282,7 +2283,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2290,15 +2291,23 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
 var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
+func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_1586098d60c65f63())
+	return swig_r
+}
+
+var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
+
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2306,7 +2315,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2314,7 +2323,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2322,7 +2331,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2330,7 +2339,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2338,7 +2347,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2346,7 +2355,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2354,7 +2363,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2362,7 +2371,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2370,7 +2379,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2378,7 +2387,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2386,7 +2395,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2394,7 +2403,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2402,7 +2411,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2410,7 +2419,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2418,7 +2427,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2426,7 +2435,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2434,7 +2443,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2442,7 +2451,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2450,7 +2459,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2458,7 +2467,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2466,7 +2475,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2474,7 +2483,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2482,7 +2491,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2490,7 +2499,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2498,7 +2507,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2506,7 +2515,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2514,7 +2523,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2522,7 +2531,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2530,7 +2539,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2538,7 +2547,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2546,7 +2555,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2560,14 +2569,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_b0fd8bae41d20c07(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_120(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_1586098d60c65f63(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_120(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2577,7 +2586,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2585,7 +2594,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 
 func _swig_getEMQGO_EOPT_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2593,7 +2602,7 @@ var EMQGO_EOPT_DELAY_MS int = _swig_getEMQGO_EOPT_DELAY_MS()
 
 func _swig_getEMQGO_EOPT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2601,7 +2610,7 @@ var EMQGO_EOPT_MAX_ATTEMPTS int = _swig_getEMQGO_EOPT_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2609,7 +2618,7 @@ var EMQGO_EOPT_DEDUP_WINDOW_MS int = _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2617,7 +2626,7 @@ var EMQGO_EOPT_KEEP_MS int = _swig_getEMQGO_EOPT_KEEP_MS()
 
 func _swig_getEMQGO_EOPT_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2625,7 +2634,7 @@ var EMQGO_EOPT_KEEP_LAST int = _swig_getEMQGO_EOPT_KEEP_LAST()
 
 func _swig_getEMQGO_EOPT_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2633,7 +2642,7 @@ var EMQGO_EOPT_COST_ESTIMATE int = _swig_getEMQGO_EOPT_COST_ESTIMATE()
 
 func _swig_getEMQGO_EOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -2648,7 +2657,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, a
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2676,7 +2685,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64) (_swig_re
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_enqueue_batch_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2693,7 +2702,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), C.swig_type_132(_swig_i_2), C.swig_type_133(_swig_i_3), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), C.swig_type_132(_swig_i_2), C.swig_type_133(_swig_i_3), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2711,7 +2720,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_2)), C.swig_type_137(_swig_i_3), C.swig_type_138(_swig_i_4), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_2)), C.swig_type_137(_swig_i_3), C.swig_type_138(_swig_i_4), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2729,7 +2738,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1), C.swig_type_142(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1), C.swig_type_142(_swig_i_2)))
 	return swig_r
 }
 
@@ -2738,7 +2747,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2747,7 +2756,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2759,7 +2768,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), C.swig_type_148(_swig_i_2), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), C.swig_type_148(_swig_i_2), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2777,7 +2786,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2794,7 +2803,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2806,7 +2815,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2822,7 +2831,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), C.swig_type_157(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), C.swig_type_157(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2839,7 +2848,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2856,7 +2865,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), C.swig_type_163(_swig_i_2), C.swig_type_164(_swig_i_3), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), C.swig_type_163(_swig_i_2), C.swig_type_164(_swig_i_3), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2874,7 +2883,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), C.swig_type_168(_swig_i_3), C.swig_type_169(_swig_i_4), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), C.swig_type_168(_swig_i_3), C.swig_type_169(_swig_i_4), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2893,7 +2902,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_type_173(_swig_i_3), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_4)), C.swig_type_175(_swig_i_5), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_type_173(_swig_i_3), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_4)), C.swig_type_175(_swig_i_5), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2911,7 +2920,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2926,7 +2935,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2942,7 +2951,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2962,7 +2971,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), C.swig_type_186(_swig_i_3), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), C.swig_type_186(_swig_i_3), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2979,7 +2988,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_189(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_189(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2990,7 +2999,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_190(_swig_i_1), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_190(_swig_i_1), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2999,7 +3008,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3013,7 +3022,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), C.swig_type_194(_swig_i_2), C.swig_type_195(_swig_i_3), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), C.swig_type_194(_swig_i_2), C.swig_type_195(_swig_i_3), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3028,7 +3037,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3046,7 +3055,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), C.swig_type_201(_swig_i_4), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), C.swig_type_201(_swig_i_4), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3065,7 +3074,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3085,7 +3094,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3109,7 +3118,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_1)), C.swig_type_211(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_1)), C.swig_type_211(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3121,7 +3130,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3129,7 +3138,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3137,7 +3146,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3145,7 +3154,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3153,7 +3162,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3161,7 +3170,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3169,7 +3178,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3177,7 +3186,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3185,7 +3194,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3193,7 +3202,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3201,7 +3210,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3209,7 +3218,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3217,7 +3226,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3225,7 +3234,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3233,7 +3242,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3241,7 +3250,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_b0fd8bae41d20c07(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_1586098d60c65f63(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3253,7 +3262,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_b0fd8bae41d20c07(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_1586098d60c65f63(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3273,7 +3282,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3285,7 +3294,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), C.swig_type_219(_swig_i_1), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), C.swig_type_219(_swig_i_1), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3294,7 +3303,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3302,7 +3311,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3310,7 +3319,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3318,7 +3327,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3326,7 +3335,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3334,7 +3343,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3342,7 +3351,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3350,7 +3359,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3358,7 +3367,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3366,7 +3375,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3374,7 +3383,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3382,7 +3391,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3390,7 +3399,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3398,7 +3407,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3406,7 +3415,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_b0fd8bae41d20c07())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_1586098d60c65f63())
 	return swig_r
 }
 
@@ -3416,7 +3425,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_b0fd8bae41d20c07(C.uintptr_t(_swig_i_0), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_1586098d60c65f63(C.uintptr_t(_swig_i_0), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3425,6 +3434,6 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_b0fd8bae41d20c07())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_1586098d60c65f63())
 	return swig_r
 }

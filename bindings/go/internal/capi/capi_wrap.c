@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_b0fd8bae41d20c07(const char*);
+  void cgo_panic__capi_1586098d60c65f63(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_b0fd8bae41d20c07(p);
+  cgo_panic__capi_1586098d60c65f63(p);
 }
 
 
@@ -253,6 +253,7 @@ enum {
   EMQGO_STATS_DEFAULT_LIMIT,
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
+  EMQGO_STATS_TENANTS,
   EMQGO_STATS_NUMS
 };
 
@@ -532,6 +533,7 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_LIMIT] = (int64_t)s.default_limit;
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
+  v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -823,7 +825,7 @@ uint64_t emqgo_c_heap_in_use(void) {
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_b0fd8bae41d20c07(void *_swig_go_0) {
+void _wrap_Swig_free_capi_1586098d60c65f63(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -833,7 +835,7 @@ void _wrap_Swig_free_capi_b0fd8bae41d20c07(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_1586098d60c65f63(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -846,7 +848,7 @@ void *_wrap_Swig_malloc_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -857,7 +859,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -868,7 +870,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -879,7 +881,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_OK_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -890,7 +892,7 @@ intgo _wrap_ECHOMQ_OK_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EMPTY_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -901,7 +903,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -912,7 +914,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EINVAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -923,7 +925,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -934,7 +936,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -945,7 +947,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ESTALE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -956,7 +958,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -967,7 +969,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EFULL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -978,7 +980,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ELEASED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -989,7 +991,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1000,7 +1002,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1011,7 +1013,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_PENDING_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1022,7 +1024,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1033,7 +1035,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1044,7 +1046,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ECONN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1055,7 +1057,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1066,7 +1068,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1077,7 +1079,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ETLS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1088,7 +1090,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ESERVER_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1099,7 +1101,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1110,7 +1112,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EPROTO_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1121,7 +1123,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EBUSY_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1132,7 +1134,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ELOADING_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1143,7 +1145,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1154,7 +1156,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EOOM_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1165,7 +1167,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1176,7 +1178,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1187,7 +1189,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1198,7 +1200,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1209,7 +1211,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1220,7 +1222,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1231,7 +1233,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1242,7 +1244,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1253,7 +1255,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1264,7 +1266,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1275,7 +1277,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1286,7 +1288,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1297,7 +1299,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1308,7 +1310,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1319,7 +1321,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1330,7 +1332,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1341,7 +1343,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1352,7 +1354,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1363,7 +1365,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1374,7 +1376,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1385,7 +1387,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1396,7 +1398,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1407,7 +1409,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1418,7 +1420,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1429,7 +1431,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1440,7 +1442,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1451,7 +1453,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1462,7 +1464,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_b0fd8bae41d20c07() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_1586098d60c65f63() {
   long long result;
   long long _swig_go_result;
   
@@ -1473,7 +1475,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_b0fd8bae41d20c07() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_1586098d60c65f63() {
   long long result;
   long long _swig_go_result;
   
@@ -1484,7 +1486,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_b0fd8bae41d20c07() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_1586098d60c65f63() {
   long long result;
   long long _swig_go_result;
   
@@ -1495,7 +1497,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_b0fd8bae41d20c07() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_1586098d60c65f63() {
   long long result;
   long long _swig_go_result;
   
@@ -1506,7 +1508,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_b0fd8bae41d20c07() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_1586098d60c65f63() {
   long long result;
   long long _swig_go_result;
   
@@ -1517,7 +1519,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -1528,7 +1530,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-_gostring_ _wrap_strerror_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_1586098d60c65f63(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1544,7 +1546,7 @@ _gostring_ _wrap_strerror_capi_b0fd8bae41d20c07(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_b0fd8bae41d20c07() {
+intgo _wrap_version_capi_1586098d60c65f63() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1555,7 +1557,7 @@ intgo _wrap_version_capi_b0fd8bae41d20c07() {
 }
 
 
-_gostring_ _wrap_version_string_capi_b0fd8bae41d20c07() {
+_gostring_ _wrap_version_string_capi_1586098d60c65f63() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1569,7 +1571,7 @@ _gostring_ _wrap_version_string_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_check_queue_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_1586098d60c65f63(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1587,7 +1589,7 @@ intgo _wrap_check_queue_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_1586098d60c65f63(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1605,7 +1607,7 @@ intgo _wrap_check_group_name_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1625,7 +1627,7 @@ intgo _wrap_client_connect_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1635,7 +1637,7 @@ void _wrap_client_free_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1651,7 +1653,7 @@ _gostring_ _wrap_client_errmsg_capi_b0fd8bae41d20c07(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1664,7 +1666,7 @@ intgo _wrap_client_errcode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1677,7 +1679,7 @@ intgo _wrap_client_connected_capi_b0fd8bae41d20c07(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1687,7 +1689,7 @@ void _wrap_client_cancel_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_1586098d60c65f63(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1700,7 +1702,7 @@ intgo _wrap_client_ping_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_1586098d60c65f63(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1716,7 +1718,7 @@ _gostring_ _wrap_job_group_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_1586098d60c65f63(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1732,7 +1734,7 @@ _gostring_ _wrap_job_last_error_capi_b0fd8bae41d20c07(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_1586098d60c65f63(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1748,7 +1750,7 @@ _gostring_ _wrap_job_result_dropped_capi_b0fd8bae41d20c07(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_1586098d60c65f63(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1758,7 +1760,7 @@ void _wrap_job_free_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_1586098d60c65f63(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1771,7 +1773,7 @@ long long _wrap_job_list_count_capi_b0fd8bae41d20c07(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_1586098d60c65f63(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1786,7 +1788,7 @@ struct echomq_job *_wrap_job_list_at_capi_b0fd8bae41d20c07(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_1586098d60c65f63(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1796,7 +1798,7 @@ void _wrap_job_list_free_capi_b0fd8bae41d20c07(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_b0fd8bae41d20c07() {
+struct echomq_batch *_wrap_batch_create_capi_1586098d60c65f63() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1807,7 +1809,7 @@ struct echomq_batch *_wrap_batch_create_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_batch_add_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1833,7 +1835,7 @@ intgo _wrap_batch_add_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1846,7 +1848,7 @@ long long _wrap_batch_count_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1861,7 +1863,7 @@ long long _wrap_batch_id_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1894,7 +1896,7 @@ intgo _wrap_batch_add_keyed_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1909,7 +1911,7 @@ intgo _wrap_batch_duplicate_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1931,7 +1933,7 @@ intgo _wrap_delete_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1941,7 +1943,7 @@ void _wrap_batch_clear_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_1586098d60c65f63(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1951,7 +1953,7 @@ void _wrap_batch_free_capi_b0fd8bae41d20c07(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1975,7 +1977,7 @@ intgo _wrap_ack_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2005,7 +2007,7 @@ intgo _wrap_ack_result_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2035,7 +2037,7 @@ intgo _wrap_progress_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2059,7 +2061,7 @@ intgo _wrap_set_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2079,7 +2081,7 @@ intgo _wrap_clear_retention_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2103,7 +2105,7 @@ intgo _wrap_set_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2123,7 +2125,7 @@ intgo _wrap_clear_events_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2136,7 +2138,7 @@ long long _wrap_event_list_count_capi_b0fd8bae41d20c07(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2154,7 +2156,7 @@ _gostring_ _wrap_event_list_id_capi_b0fd8bae41d20c07(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2169,7 +2171,7 @@ long long _wrap_event_list_nfields_capi_b0fd8bae41d20c07(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2189,7 +2191,7 @@ _gostring_ _wrap_event_list_name_capi_b0fd8bae41d20c07(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2199,7 +2201,7 @@ void _wrap_event_list_free_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2238,7 +2240,7 @@ intgo _wrap_extend_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2267,7 +2269,7 @@ intgo _wrap_set_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2294,7 +2296,7 @@ intgo _wrap_clear_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2323,7 +2325,7 @@ intgo _wrap_set_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2350,7 +2352,7 @@ intgo _wrap_clear_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2377,7 +2379,7 @@ intgo _wrap_pause_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2404,7 +2406,7 @@ intgo _wrap_resume_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2426,7 +2428,7 @@ intgo _wrap_set_default_weight_capi_b0fd8bae41d20c07(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2448,7 +2450,7 @@ intgo _wrap_set_default_limit_capi_b0fd8bae41d20c07(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2470,7 +2472,7 @@ intgo _wrap_set_default_max_attempts_capi_b0fd8bae41d20c07(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2503,7 +2505,7 @@ intgo _wrap_set_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2530,7 +2532,7 @@ intgo _wrap_clear_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2556,7 +2558,7 @@ intgo _wrap_set_default_rate_capi_b0fd8bae41d20c07(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2585,7 +2587,7 @@ intgo _wrap_throttle_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2614,7 +2616,7 @@ intgo _wrap_set_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2641,7 +2643,7 @@ intgo _wrap_clear_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2663,7 +2665,7 @@ intgo _wrap_set_default_cap_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2685,7 +2687,7 @@ intgo _wrap_set_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2718,7 +2720,7 @@ intgo _wrap_get_cost_mode_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2740,7 +2742,7 @@ intgo _wrap_set_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2769,7 +2771,7 @@ intgo _wrap_charge_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_1586098d60c65f63(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2782,7 +2784,7 @@ long long _wrap_lane_list_count_capi_b0fd8bae41d20c07(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_1586098d60c65f63(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2792,7 +2794,7 @@ void _wrap_lane_list_free_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2831,7 +2833,7 @@ intgo _wrap_redrive_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2864,7 +2866,7 @@ intgo _wrap_redrive_all_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2877,7 +2879,7 @@ intgo _wrap_worker_start_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2892,7 +2894,7 @@ intgo _wrap_worker_done_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2913,7 +2915,7 @@ intgo _wrap_worker_done_result_capi_b0fd8bae41d20c07(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2937,7 +2939,7 @@ intgo _wrap_worker_fail_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2959,7 +2961,7 @@ intgo _wrap_worker_discard_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3000,7 +3002,7 @@ intgo _wrap_worker_settle_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3017,7 +3019,7 @@ intgo _wrap_worker_stop_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3027,7 +3029,7 @@ void _wrap_worker_free_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3049,7 +3051,7 @@ intgo _wrap_shards_create_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_1586098d60c65f63(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3062,7 +3064,7 @@ long long _wrap_report_count_capi_b0fd8bae41d20c07(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_1586098d60c65f63(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3080,7 +3082,7 @@ _gostring_ _wrap_report_at_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_1586098d60c65f63(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3090,7 +3092,7 @@ void _wrap_report_free_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_b0fd8bae41d20c07(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_1586098d60c65f63(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3106,7 +3108,7 @@ _gostring_ _wrap_report_cursor_capi_b0fd8bae41d20c07(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_ID_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3118,7 +3120,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3130,7 +3132,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3142,7 +3144,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3154,7 +3156,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3166,7 +3168,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3178,7 +3180,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3190,7 +3192,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3202,7 +3204,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_STATE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3214,7 +3216,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3226,7 +3228,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3238,7 +3240,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3250,7 +3252,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3262,7 +3264,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3274,7 +3276,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3286,7 +3288,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_LANES_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3298,7 +3300,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_RING_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3310,7 +3312,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3322,7 +3324,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3334,7 +3336,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3346,7 +3348,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3358,7 +3360,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3370,7 +3372,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3382,7 +3384,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3394,7 +3396,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3406,7 +3408,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3418,7 +3420,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3430,7 +3432,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3442,7 +3444,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3454,7 +3456,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3466,7 +3468,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3478,7 +3480,19 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_1586098d60c65f63() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_TENANTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3490,7 +3504,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3502,7 +3516,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3514,7 +3528,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3526,7 +3540,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3538,7 +3552,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3550,7 +3564,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3562,7 +3576,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3574,7 +3588,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3586,7 +3600,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3598,7 +3612,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3610,7 +3624,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3622,7 +3636,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3634,7 +3648,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3646,7 +3660,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3658,7 +3672,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3670,7 +3684,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3682,7 +3696,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3694,7 +3708,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3706,7 +3720,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_CAP_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3718,7 +3732,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3730,7 +3744,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3742,7 +3756,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3754,7 +3768,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3766,7 +3780,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3778,7 +3792,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3790,7 +3804,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3802,7 +3816,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3814,7 +3828,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3826,7 +3840,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3838,7 +3852,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3850,7 +3864,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3862,7 +3876,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_b0fd8bae41d20c07(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_1586098d60c65f63(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3885,7 +3899,7 @@ struct echomq_client *_wrap_client_create_capi_b0fd8bae41d20c07(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_1586098d60c65f63(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3901,7 +3915,7 @@ void _wrap_job_numbers_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_1586098d60c65f63(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3919,7 +3933,7 @@ void _wrap_job_outcome_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3931,7 +3945,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3943,7 +3957,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3955,7 +3969,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3967,7 +3981,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3979,7 +3993,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -3991,7 +4005,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -4003,7 +4017,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_enqueue_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4062,7 +4076,7 @@ intgo _wrap_enqueue_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4090,7 +4104,7 @@ intgo _wrap_enqueue_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4127,7 +4141,7 @@ intgo _wrap_wait_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4171,7 +4185,7 @@ intgo _wrap_events_read_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4188,7 +4202,7 @@ long long _wrap_event_value_len_capi_b0fd8bae41d20c07(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_b0fd8bae41d20c07(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_1586098d60c65f63(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4208,7 +4222,7 @@ void _wrap_event_value_copy_capi_b0fd8bae41d20c07(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_1586098d60c65f63(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4224,7 +4238,7 @@ void _wrap_job_payload_copy_capi_b0fd8bae41d20c07(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4259,7 +4273,7 @@ intgo _wrap_get_job_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4296,7 +4310,7 @@ intgo _wrap_purge_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4322,7 +4336,7 @@ intgo _wrap_queues_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4355,7 +4369,7 @@ intgo _wrap_shards_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4390,7 +4404,7 @@ intgo _wrap_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4427,7 +4441,7 @@ intgo _wrap_wclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4464,7 +4478,7 @@ intgo _wrap_bclaim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4503,7 +4517,7 @@ intgo _wrap_ack_claim_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4549,7 +4563,7 @@ intgo _wrap_fail_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4575,7 +4589,7 @@ intgo _wrap_stats_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4608,7 +4622,7 @@ intgo _wrap_get_wait_figures_capi_b0fd8bae41d20c07(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4641,7 +4655,7 @@ intgo _wrap_lane_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4683,7 +4697,7 @@ intgo _wrap_lanes_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_1586098d60c65f63(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4701,7 +4715,7 @@ _gostring_ _wrap_lane_list_group_capi_b0fd8bae41d20c07(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_1586098d60c65f63(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4719,7 +4733,7 @@ void _wrap_lane_list_numbers_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_b0fd8bae41d20c07(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_1586098d60c65f63(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4735,7 +4749,7 @@ _gostring_ _wrap_lane_list_cursor_capi_b0fd8bae41d20c07(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4772,7 +4786,7 @@ intgo _wrap_dead_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4805,7 +4819,7 @@ intgo _wrap_verify_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4849,7 +4863,7 @@ intgo _wrap_repair_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4889,7 +4903,7 @@ intgo _wrap_doctor_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4927,7 +4941,7 @@ intgo _wrap_ack_many_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_1586098d60c65f63(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4966,7 +4980,7 @@ intgo _wrap_claim_batch_capi_b0fd8bae41d20c07(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -4978,7 +4992,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -4990,7 +5004,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5002,7 +5016,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5014,7 +5028,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5026,7 +5040,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5038,7 +5052,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5050,7 +5064,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5062,7 +5076,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5074,7 +5088,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5086,7 +5100,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5098,7 +5112,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5110,7 +5124,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5122,7 +5136,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5134,7 +5148,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5146,7 +5160,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-void _wrap_worker_defaults_capi_b0fd8bae41d20c07(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_1586098d60c65f63(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5160,7 +5174,7 @@ void _wrap_worker_defaults_capi_b0fd8bae41d20c07(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_1586098d60c65f63(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5204,7 +5218,7 @@ intgo _wrap_worker_create_capi_b0fd8bae41d20c07(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5223,7 +5237,7 @@ intgo _wrap_worker_last_error_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5251,7 +5265,7 @@ intgo _wrap_worker_next_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5263,7 +5277,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5275,7 +5289,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5287,7 +5301,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5299,7 +5313,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5311,7 +5325,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5323,7 +5337,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5335,7 +5349,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5347,7 +5361,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5359,7 +5373,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5371,7 +5385,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5383,7 +5397,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5395,7 +5409,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5407,7 +5421,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5419,7 +5433,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0fd8bae41d20c07() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_1586098d60c65f63() {
   int result;
   intgo _swig_go_result;
   
@@ -5431,7 +5445,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_b0fd8bae41d20c07() {
 }
 
 
-intgo _wrap_worker_stats_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_1586098d60c65f63(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5450,7 +5464,7 @@ intgo _wrap_worker_stats_capi_b0fd8bae41d20c07(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_b0fd8bae41d20c07() {
+long long _wrap_c_heap_in_use_capi_1586098d60c65f63() {
   uint64_t result;
   long long _swig_go_result;
   

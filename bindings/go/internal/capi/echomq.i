@@ -342,6 +342,7 @@ enum {
   EMQGO_STATS_DEFAULT_LIMIT,
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
+  EMQGO_STATS_TENANTS,
   EMQGO_STATS_NUMS
 };
 
@@ -621,6 +622,7 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_LIMIT] = (int64_t)s.default_limit;
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
+  v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }

@@ -253,8 +253,10 @@ def build_app(settings: Settings) -> Starlette:
     async def lanes(request: Request) -> Dict[str, Any]:
         name, sample = await sample_of(request)
         page = await run_in_threadpool(query.lanes_page, sample.rows, request.query_params)
+        stats = sample.stats or {}
         return {"queue": name, "error": sample.error, "columns": sample.columns, "seq": sample.seq,
-                "partial": sample.partial, "lanes_total": (sample.stats or {}).get("lanes"), **page}
+                "partial": sample.partial, "lanes_total": stats.get("lanes"), "tenants_total": stats.get("tenants"),
+                **page}
 
     async def events(request: Request) -> Response:
         name = await queue_of(request)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping
 
 SORT_KEYS = ("lane", "depth", "active", "limit", "weight", "rate", "cap", "paused", "served", "served_per_s",
-             "share", "fair_share", "tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share",
+             "share", "share_in_tenant", "fair_share", "tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share",
              "cost_v", "delayed")
 PAGE_MAX = 500
 

@@ -6,6 +6,15 @@ own walks the queue's lanes every ``interval`` seconds, turns the lanes'
 seconds of them for the chart.  Every page and every stream of that queue
 reads the watch's latest sample, so ten open browsers cost one walk per
 interval, and a watch nobody read for ``idle`` seconds stops.
+
+Tenants (docs/keys.md, "Tenants"): a tenant's own row ``T/`` holds the sums
+of its lanes, so every figure that adds rows up leaves it out: the queue's
+served/s is the sum of its lanes, the chart stacks the entries of the outer
+ring (plain lanes and tenants, which add up to the queue), a row's ``share``
+is of the queue (a tenant's is among tenants and plain lanes), a lane of a
+tenant also has its ``share_in_tenant``, and fair shares follow the rings:
+an outer entry's weight over the contending outer entries' weights, shared
+by count among a tenant's contending lanes.
 """
 
 from __future__ import annotations
@@ -32,7 +41,8 @@ WALK_PAGE = 1000
 # Fields of lane info that only some lanes carry (a tenant; wait figures
 # while the queue records them; a charge in cost mode): the table shows
 # their columns only when some lane reports them.
-OPTIONAL_LANE_FIELDS = ("tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share", "cost_v")
+OPTIONAL_LANE_FIELDS = ("tenant", "share_in_tenant", "wait_p50", "wait_p99", "window_share", "window_fair_share",
+                        "cost_v")
 
 
 def lane_row(lane: LaneInfo, rate: Optional[float]) -> Dict[str, Any]:
@@ -66,7 +76,7 @@ def lane_row(lane: LaneInfo, rate: Optional[float]) -> Dict[str, Any]:
 def stats_dict(s: QueueStats) -> Dict[str, Any]:
     return {
         "pending": s.pending, "leased": s.leased, "delayed": s.delayed, "dead": s.dead,
-        "lanes": s.lanes, "ring": s.ring, "paused": s.paused,
+        "lanes": s.lanes, "tenants": s.tenants, "ring": s.ring, "paused": s.paused,
         "enqueued_total": s.enqueued_total, "claimed_total": s.claimed_total,
         "acked_total": s.acked_total, "failed_total": s.failed_total, "dead_total": s.dead_total,
         "server_time": s.server_time,
@@ -97,8 +107,13 @@ class Watch:
         self._interval = interval
         self._idle = idle
         self._on_exit = on_exit
-        self._history: Deque[Tuple[float, Dict[str, float], float]] = collections.deque(
-            maxlen=max(2, int(window / interval)))
+        # One entry per sample: (server time, the outer entries' rates,
+        # the queue's rate, each row's jobs served in the interval, the
+        # queue's jobs served in it). The window's counts are kept summed.
+        self._history: Deque[Tuple[float, Dict[str, float], float, Dict[str, int], int]] = collections.deque()
+        self._history_max = max(2, int(window / interval))
+        self._window_counts: Dict[str, int] = collections.defaultdict(int)
+        self._window_total = 0
         self._prev: Dict[str, int] = {}
         self._prev_t: Optional[float] = None
         self._seq = 0
@@ -165,37 +180,59 @@ class Watch:
             lanes.append(lane)
             if progressive and len(lanes) % WALK_PAGE == 0 and len(lanes) < stats.lanes:
                 rows, columns, _ = self._rows(lanes, None)
-                _shares(rows, 0.0)
+                _shares(rows, {}, 0)
                 self._publish(stats_dict(stats), rows, columns, None, partial=len(lanes))
         now = time.monotonic()
         dt = None if self._prev_t is None else now - self._prev_t
-        rows, columns, rates = self._rows(lanes, dt)
+        rows, columns, counts = self._rows(lanes, dt)
         self._prev = {lane.group: lane.served for lane in lanes}
         self._prev_t = now
-        total = sum(rates.values())
-        _shares(rows, total)
+        total = None
         if dt:
-            self._history.append((stats.server_time, rates, total))
-        self._publish(stats_dict(stats), rows, columns, None, total if dt else None,
-                      time.monotonic() - began)
+            # Each job once: the lanes, never a tenant's row (their sum).
+            served = sum(counts.get(row["lane"], 0) for row in rows if not row["is_tenant"])
+            total = served / dt
+            outer = {row["lane"]: counts[row["lane"]] / dt for row in rows
+                     if counts.get(row["lane"]) and (row["is_tenant"] or "tenant" not in row)}
+            self._remember((stats.server_time, outer, total, counts, served))
+        _shares(rows, self._window_counts, self._window_total)
+        columns = sorted(set(columns) | ({"share_in_tenant"} if any("share_in_tenant" in r for r in rows) else set()))
+        self._publish(stats_dict(stats), rows, columns, None, total, time.monotonic() - began)
 
-    def _rows(self, lanes: List[LaneInfo], dt: Optional[float]) -> Tuple[List[Dict[str, Any]], List[str], Dict[str, float]]:
-        """The table rows, the optional columns present, and the lanes
-        served since the last walk with their jobs per second."""
-        rates: Dict[str, float] = {}
+    def _remember(self, entry: Tuple[float, Dict[str, float], float, Dict[str, int], int]) -> None:
+        """Adds a sample to the window, dropping (and subtracting) the oldest."""
+        self._history.append(entry)
+        for lane, n in entry[3].items():
+            self._window_counts[lane] += n
+        self._window_total += entry[4]
+        while len(self._history) > self._history_max:
+            old = self._history.popleft()
+            for lane, n in old[3].items():
+                left = self._window_counts[lane] - n
+                if left > 0:
+                    self._window_counts[lane] = left
+                else:
+                    del self._window_counts[lane]
+            self._window_total -= old[4]
+
+    def _rows(self, lanes: List[LaneInfo], dt: Optional[float]) -> Tuple[List[Dict[str, Any]], List[str], Dict[str, int]]:
+        """The table rows, the optional columns present, and the jobs each
+        row served since the last walk (rows that served some)."""
+        counts: Dict[str, int] = {}
         rows: List[Dict[str, Any]] = []
         columns = set()
         for lane in lanes:
             before = self._prev.get(lane.group)
             rate = None
             if dt and before is not None:
-                rate = max(0, lane.served - before) / dt
-                if rate > 0:
-                    rates[lane.group] = rate
+                n = max(0, lane.served - before)
+                rate = n / dt
+                if n > 0:
+                    counts[lane.group] = n
             row = lane_row(lane, rate)
             columns.update(f for f in OPTIONAL_LANE_FIELDS if f in row)
             rows.append(row)
-        return rows, sorted(columns), rates
+        return rows, sorted(columns), counts
 
     def _publish(self, stats: Optional[Dict[str, Any]], rows: List[Dict[str, Any]], columns: List[str],
                  error: Optional[str], total: Optional[float] = None, took: Optional[float] = None,
@@ -204,8 +241,10 @@ class Watch:
             # Keep the last figures on screen, marked with the error.
             stats, rows, columns = self._sample.stats, self._sample.rows, self._sample.columns
         self._seq += 1
+        tenants = sum(1 for row in rows if row["is_tenant"])
         frame = json.dumps({"seq": self._seq, "queue": self.queue, "error": error, "stats": stats,
-                            "served_per_s": total, "lanes": len(rows), "chart": self._chart(),
+                            "served_per_s": total, "lanes": len(rows) - tenants, "tenants": tenants,
+                            "rows": len(rows), "chart": self._chart(),
                             "sample_seconds": None if took is None else round(took, 3), "partial": partial},
                            separators=(",", ":"))
         sample = Sample(self._seq, stats, rows, columns, frame, error, partial)
@@ -214,32 +253,69 @@ class Watch:
             self._cond.notify_all()
 
     def _chart(self) -> Dict[str, Any]:
-        """The busiest lanes over the window as series, the rest as one band."""
+        """The busiest entries of the outer ring (plain lanes and tenants,
+        which add up to the queue) over the window as series, the rest as
+        one band."""
         sums: Dict[str, float] = collections.defaultdict(float)
-        for _, rates, _ in self._history:
+        for _, rates, _, _, _ in self._history:
             for lane, r in rates.items():
                 sums[lane] += r
         top = sorted(sums, key=lambda lane: (-sums[lane], lane))[:CHART_LANES]
-        times = [t for t, _, _ in self._history]
-        series = [{"lane": lane, "values": [round(rates.get(lane, 0.0), 2) for _, rates, _ in self._history]}
+        times = [t for t, _, _, _, _ in self._history]
+        series = [{"lane": lane, "tenant": lane.endswith("/"),
+                   "values": [round(rates.get(lane, 0.0), 2) for _, rates, _, _, _ in self._history]}
                   for lane in top]
         others = [round(max(0.0, total - sum(rates.get(lane, 0.0) for lane in top)), 2)
-                  for _, rates, total in self._history]
-        return {"times": times, "series": series, "others": others, "others_lanes": max(0, len(sums) - len(top))}
+                  for _, rates, total, _, _ in self._history]
+        totals = [round(total, 2) for _, _, total, _, _ in self._history]
+        return {"times": times, "series": series, "others": others, "others_lanes": max(0, len(sums) - len(top)),
+                "totals": totals}
 
 
-def _shares(rows: List[Dict[str, Any]], total: float) -> None:
-    """share: the lane's part of the jobs served; fair_share: its weight's
-    part of the weights of the lanes contending now (not paused, with jobs
-    waiting or running, or served since the last sample)."""
+def _shares(rows: List[Dict[str, Any]], served: Dict[str, int], total: int) -> None:
+    """share: the row's part of the jobs the queue served over the window
+    (a tenant's row: its lanes' part, among tenants and plain lanes);
+    share_in_tenant: a tenant's lane's part of its tenant's. fair_share:
+    an entry of the outer ring (plain lane or tenant) gets its weight's part
+    of the weights of the outer entries contending now (not paused, with
+    jobs waiting or running, or served since the last sample); a tenant's
+    contending lanes share its part by count, as its inner ring serves
+    them."""
     def contending(row: Dict[str, Any]) -> bool:
         return not row["paused"] and (row["depth"] > 0 or row["active"] > 0 or bool(row["served_per_s"]))
 
-    weights = sum(row["weight"] for row in rows if contending(row))
+    tenant_rows = {row["tenant"]: row for row in rows if row["is_tenant"]}
+    lanes_of: Dict[str, int] = collections.defaultdict(int)
+    outer_weight = 0
     for row in rows:
-        rate = row["served_per_s"]
-        row["share"] = (rate or 0.0) / total if total > 0 else None
-        row["fair_share"] = row["weight"] / weights if weights > 0 and contending(row) else None
+        t = row.get("tenant")
+        if row["is_tenant"] or t is None:
+            if contending(row):
+                outer_weight += row["weight"]
+        elif contending(row):
+            lanes_of[t] += 1
+    # A tenant whose own row is not (yet) read contends with weight 1.
+    for t in lanes_of:
+        if t not in tenant_rows:
+            outer_weight += 1
+    for row in rows:
+        t = row.get("tenant")
+        mine = served.get(row["lane"], 0)
+        row["share"] = mine / total if total > 0 else None
+        fair = None
+        if row["is_tenant"] or t is None:
+            if contending(row) and outer_weight > 0:
+                fair = row["weight"] / outer_weight
+        else:
+            own = tenant_rows.get(t)
+            if own is not None:
+                tenant_served = served.get(own["lane"], 0)
+                if tenant_served > 0:
+                    row["share_in_tenant"] = mine / tenant_served
+            tenant_on = own is None or contending(own)
+            if contending(row) and tenant_on and outer_weight > 0:
+                fair = (1 if own is None else own["weight"]) / outer_weight / lanes_of[t]
+        row["fair_share"] = fair
 
 
 class Hub:

@@ -125,7 +125,7 @@ function queuesPage(view) {
   const empty = el("p", { class: "muted", hidden: true, text: "No queues yet: a queue is listed once it was first enqueued to." });
   view.replaceChildren(el("h1", { text: "Queues" }),
     el("table", { id: "queues" },
-      el("thead", {}, el("tr", {}, ...["queue", "pending", "leased", "delayed", "dead", "lanes", "paused lanes", "shards", "served/s"].map((h) => el("th", { text: h })))),
+      el("thead", {}, el("tr", {}, ...["queue", "pending", "leased", "delayed", "dead", "lanes", "tenants", "paused", "shards", "served/s"].map((h) => el("th", { text: h })))),
       body),
     empty);
   return every(2000, async () => {
@@ -134,13 +134,15 @@ function queuesPage(view) {
     body.replaceChildren(...data.queues.map((q) => el("tr", { "data-queue": q.queue },
       el("td", {}, el("a", { href: queueHref(q.queue), text: q.queue })),
       el("td", { text: num(q.pending) }), el("td", { text: num(q.leased) }), el("td", { text: num(q.delayed) }),
-      el("td", { text: num(q.dead) }), el("td", { text: num(q.lanes) }), el("td", { text: num(q.paused) }),
+      el("td", { text: num(q.dead) }), el("td", { text: num(q.lanes) }), el("td", { text: num(q.tenants) }),
+      el("td", { text: num(q.paused) }),
       el("td", { text: q.shards ? num(q.shards) : "-" }), el("td", { text: rate(q.served_per_s) }))));
   });
 }
 
 // ---- a queue's page ----------------------------------------------------------
 
+// A tenant's own row (T/) sums its lanes; its lanes follow it indented.
 const LANE_COLUMNS = [
   { key: "lane", label: "lane" },
   { key: "depth", label: "depth" },
@@ -150,8 +152,9 @@ const LANE_COLUMNS = [
   { key: "cap", label: "cap" },
   { key: "paused", label: "paused" },
   { key: "served_per_s", label: "served/s" },
-  { key: "share", label: "share" },
-  { key: "fair_share", label: "fair share" },
+  { key: "share", label: "share", title: "part of the jobs the queue served over the chart's window (a tenant: among tenants and plain lanes)" },
+  { key: "share_in_tenant", label: "in tenant", optional: true, title: "a tenant's lane: its part of its tenant's jobs over the window" },
+  { key: "fair_share", label: "fair share", title: "its weight's part of the contending tenants and plain lanes; a tenant's lanes share the tenant's part" },
   { key: "tenant", label: "tenant", optional: true },
   { key: "wait_p50", label: "wait p50", optional: true },
   { key: "wait_p99", label: "wait p99", optional: true },
@@ -163,12 +166,12 @@ const LANE_COLUMNS = [
 function laneCell(key, r) {
   switch (key) {
     // A tenant's lanes sit indented under its row (TENANTS.md).
-    case "lane": return el("td", { class: r.tenant && !r.is_tenant ? "lane in-tenant" : "lane", text: r.lane });
+    case "lane": return el("td", { class: r.is_tenant ? "lane tenant" : r.tenant ? "lane in-tenant" : "lane", text: r.lane });
     case "active": return el("td", { text: num(r.active) + "/" + (r.limit === null ? "\u221e" : num(r.limit)) });
     case "rate": return el("td", { text: r.rate ? r.rate.jobs + "/" + r.rate.per + "s" : "-" });
     case "paused": return el("td", { class: "paused-cell", text: r.paused ? "yes" : "no" });
     case "served_per_s": return el("td", { text: rate(r.served_per_s) });
-    case "share": case "fair_share": return el("td", { text: pct(r[key]) });
+    case "share": case "share_in_tenant": case "fair_share": return el("td", { text: pct(r[key]) });
     case "wait_p50": case "wait_p99":
       return el("td", { text: r[key] === undefined || r[key] === null ? "-" : rate(r[key]) + "s" });
     case "window_share": case "window_fair_share": return el("td", { text: pct(r[key]) });
@@ -203,7 +206,7 @@ function queuePage(view, queue) {
       el("a", { href: queueHref(queue) + "/jobs", text: "find a job" }),
       el("a", { href: "/metrics", text: "metrics" })),
     figures, error,
-    el("h2", { text: "Jobs served per second, by lane" }),
+    el("h2", { text: "Jobs served per second, by lane or tenant" }),
     el("div", { class: "chart-box" }, canvas, legend),
     el("h2", { text: "Lanes" }),
     el("div", { class: "toolbar" }, search, prev, next, pager),
@@ -216,7 +219,7 @@ function queuePage(view, queue) {
   function drawHead() {
     const cols = LANE_COLUMNS.filter((c) => !c.optional || ui.columns.includes(c.key));
     const cells = cols.map((c) => {
-      const th = el("th", { class: "sortable", "data-sort": c.key, text: c.label });
+      const th = el("th", { class: "sortable", "data-sort": c.key, text: c.label, title: c.title });
       if (ui.sort === c.key) th.classList.add("sorted", ui.order);
       th.addEventListener("click", () => {
         if (ui.sort === c.key) ui.order = ui.order === "desc" ? "asc" : "desc";
@@ -301,8 +304,10 @@ function queuePage(view, queue) {
       if (page.lanes.length && !performance.getEntriesByName("emq-lanes-drawn").length) performance.mark("emq-lanes-drawn");
       if (page.partial === null && !performance.getEntriesByName("emq-lanes-complete").length) performance.mark("emq-lanes-complete");
       const first = page.matched ? page.offset + 1 : 0;
-      pager.textContent = "lanes " + num(first) + "\u2013" + num(page.offset + page.lanes.length) + " of " + num(page.matched) +
-        (page.matched !== page.total ? " (" + num(page.total) + " in all)" : "") +
+      // Rows are lanes and tenants' own rows: the counts name each apart.
+      const counts = page.tenants_total ? num(page.lanes_total) + " lanes, " + num(page.tenants_total) + " tenants" : null;
+      pager.textContent = (counts ? "rows " : "lanes ") + num(first) + "\u2013" + num(page.offset + page.lanes.length) + " of " + num(page.matched) +
+        (page.matched !== page.total ? " (" + num(page.total) + " in all)" : "") + (counts ? " \u00b7 " + counts : "") +
         (page.partial !== null ? " \u2014 reading lanes: " + num(page.partial) + " of " + num(page.lanes_total) + " so far" : "");
       prev.disabled = page.offset === 0;
       next.disabled = page.offset + page.lanes.length >= page.matched;
@@ -340,9 +345,10 @@ function queuePage(view, queue) {
   function onFrame(f) {
     const s = f.stats;
     if (s) {
+      // lanes never counts a tenant's own row; the ring holds tenants and plain lanes.
       figures.replaceChildren(figure("pending", num(s.pending)), figure("leased", num(s.leased)), figure("delayed", num(s.delayed)),
-        figure("dead", num(s.dead)), figure("lanes", num(s.lanes)), figure("in the ring", num(s.ring)),
-        figure("paused lanes", num(s.paused)), figure("served/s", rate(f.served_per_s)));
+        figure("dead", num(s.dead)), figure("lanes", num(s.lanes)), s.tenants ? figure("tenants", num(s.tenants)) : null,
+        figure("in the ring", num(s.ring)), figure("paused", num(s.paused)), figure("served/s", rate(f.served_per_s)));
     }
     error.hidden = !f.error;
     error.textContent = f.error ? "server: " + f.error : "";

@@ -1,5 +1,7 @@
-// A stacked area chart of jobs served per second per lane, on a plain
-// canvas: the busiest lanes as their own bands and the rest as one grey band.
+// A stacked area chart of jobs served per second per entry of the outer
+// ring (a plain lane or a tenant: they add up to the queue, and a tenant is
+// never stacked on its own lanes), on a plain canvas: the busiest as their
+// own bands and the rest as one grey band.
 // Lane names reach the page only through textContent and attributes.
 "use strict";
 
@@ -18,7 +20,7 @@ window.EmqChart = (function () {
     return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
   }
 
-  // chart: {times, series: [{lane, values}], others, others_lanes}; window in seconds.
+  // chart: {times, series: [{lane, tenant, values}], others, others_lanes}; window in seconds.
   function draw(canvas, legend, chart, windowSeconds) {
     const dpr = window.devicePixelRatio || 1;
     const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -32,9 +34,9 @@ window.EmqChart = (function () {
     const left = 48, right = 8, top = 8, bottom = 22;
     const pw = w - left - right, ph = h - top - bottom;
     const times = chart.times || [];
-    const bands = chart.series.map((s, i) => ({ name: s.lane, values: s.values, color: COLORS[i % COLORS.length], lane: true }));
+    const bands = chart.series.map((s, i) => ({ name: s.lane, values: s.values, color: COLORS[i % COLORS.length], lane: true, tenant: !!s.tenant }));
     if (chart.others && chart.others.some((v) => v > 0)) {
-      bands.push({ name: "other lanes (" + chart.others_lanes + ")", values: chart.others, color: OTHERS, lane: false });
+      bands.push({ name: "others (" + chart.others_lanes + ")", values: chart.others, color: OTHERS, lane: false });
     }
     let peak = 0;
     for (let i = 0; i < times.length; i++) {
@@ -100,7 +102,7 @@ window.EmqChart = (function () {
       val.className = "muted";
       val.textContent = fmt(last) + "/s";
       li.append(sw, name, val);
-      li.setAttribute("data-series", b.lane ? "lane" : "others");
+      li.setAttribute("data-series", b.tenant ? "tenant" : b.lane ? "lane" : "others");
       if (b.lane) li.setAttribute("data-lane", b.name);
       li.setAttribute("data-last", String(last));
       legend.append(li);
