@@ -3,12 +3,14 @@
 -- KEYS: seq leases config jobs att
 -- ARGV[1] key prefix "emq:{q}:"   ARGV[2] lease ms   ARGV[3] n, then n
 --   pairs: id, token
--- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND
--- or ESTALE}, {EINVAL, msg}.
+-- Returns {OK, an `extended` head (the new deadline), n codes: OK, ESTALE
+-- (not leased with that token; also a job settled already) or ENOTFOUND (an
+-- id never minted)}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
 --@include record
+--@include notHeld
 
 local lease = argInt(ARGV[2], 1, LEASE_MAX_MS)
 local n = argInt(ARGV[3], 1, BATCH_MAX)
@@ -30,7 +32,7 @@ local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a sta
 out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
-  if not there[i] then st = ENOTFOUND
+  if not there[i] then st = notHeld(ids[i])
   elseif not held[i] or not heldGroup(atts[i], toks[i]) then st = ESTALE
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st

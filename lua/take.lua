@@ -29,8 +29,10 @@
 --   count; a call sending results sends a charges count first (0 for none).
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (serveTurns), ms to the next
 -- due time (-1 none, 0 more due now)}; EMPTY when it was to claim and got
--- nothing. Codes: OK / ENOTFOUND / ESTALE for acks, FAIL_RETRY /
--- FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails. {EINVAL, msg} or
+-- nothing. Codes: OK / ESTALE / ENOTFOUND for acks, FAIL_RETRY /
+-- FAIL_DELAYED / FAIL_DEAD / ESTALE / ENOTFOUND for fails: ESTALE for a job
+-- not leased with that token (also one settled already), ENOTFOUND for an
+-- id never minted (lua/includes/notHeld.lua). {EINVAL, msg} or
 -- {ELAYOUT, msg} change nothing.
 -- Keeps: I1 (rotation moves lanes, never adds a serviceable one twice; a
 -- lane leaves when empty or at its ceiling, rejoins when freed), I2

@@ -3,11 +3,12 @@
 --@include typeGuard
 --@include finishAcks
 --@include okey
+--@include notHeld
 -- Settlement of held jobs in one pass: acks (ids ackIds, tokens ackToks)
 -- and fails (id, token, retry delay, reason; delay RELEASE = give back
 -- unstarted); ids and tokens are the decimal strings a claim returned. Each
 -- is checked first — its delivery state carries `token` and it is leased
--- (else STALE, or NOTFOUND when the job does not exist), and no earlier
+-- (else STALE, or NOTFOUND for an id never minted: notHeld), and no earlier
 -- entry of the call settled it — then the accepted ones are applied: fails
 -- one by one, acks with one write per hash for the whole list. An ack reads
 -- no record: its lane is in its delivery state. Lane counts and ring places
@@ -63,7 +64,7 @@ local function settle(ackIds, ackToks, fails, now, codes, plain, checked, result
   local refused = 0
   for i = 1, #ids do
     if not lane[i] then
-      codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1
+      codes[i] = recs[i] and ESTALE or notHeld(ids[i]); refused = refused + 1
     elseif took then
       took[#took + 1] = { ids[i], lane[i], i <= nacks, i > nacks and fails[i - nacks][3] == RELEASE }
     end

@@ -5,6 +5,7 @@ members."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 
 import pytest
@@ -102,3 +103,25 @@ def test_async_job_extend_without_an_argument_takes_the_queues_lease(url, make_q
 def test_job_fields_come_from_the_modules_one_list():
     assert tuple(echomq.Job.__annotations__) == _echomq.JOB_FIELDS
     assert set(_echomq.JOB_FIELDS) <= set(echomq.Job.__slots__)
+
+
+def test_a_second_ack_is_stale_and_an_id_never_minted_not_found(queue):
+    queue.enqueue("g", b"x")
+    job = queue.claim()
+    job.ack()
+    with pytest.raises(echomq.StaleLeaseError):
+        job.ack()
+    with pytest.raises(echomq.StaleLeaseError):
+        job.extend(5)
+    ghost = copy.copy(job)
+    ghost.id += 1000
+    with pytest.raises(echomq.NotFoundError):
+        ghost.ack()
+
+
+def test_a_lane_setting_may_come_before_its_first_job(queue):
+    # One rule in every binding and the CLI (which adds a note).
+    queue.limit("newco", 2)
+    queue.pause("newco")
+    lane = queue.lane("newco")
+    assert lane.limit == 2 and lane.paused and lane.depth == 0

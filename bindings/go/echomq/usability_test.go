@@ -79,3 +79,21 @@ func TestEveryEnqueueOptionCombines(t *testing.T) {
 		mustOK(t, j.Ack(ctx))
 	}
 }
+
+// A second ack of a settled job is a stale lease (the CLI's exit 5), an id
+// the queue never minted is not found.
+func TestSecondAckIsStale(t *testing.T) {
+	ctx := ctxT(t)
+	q := newQueue(t, dial(t))
+	must(q.Enqueue(ctx, "g", nil))(t)
+	j := must(q.Claim(ctx, time.Minute))(t)
+	mustOK(t, j.Ack(ctx))
+	if err := j.Ack(ctx); !errors.Is(err, ErrStaleLease) {
+		t.Fatalf("second ack: %v, want ErrStaleLease", err)
+	}
+	ghost := *j
+	ghost.ID += 1000
+	if err := ghost.Ack(ctx); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ack of an id never minted: %v, want ErrNotFound", err)
+	}
+}

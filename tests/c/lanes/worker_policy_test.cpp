@@ -258,3 +258,49 @@ TEST_CASE("one way to read an error, for a client as for a worker", "[worker_pol
   CHECK(echomq_worker_last_error(nullptr, buf, sizeof buf) == ECHOMQ_EINVAL);
   CHECK(std::string(echomq_strerror(ECHOMQ_WILL_RETRY)) != echomq_strerror(ECHOMQ_WILL_DIE));
 }
+
+TEST_CASE("a result too large never fails a job that succeeded", "[worker_policy][outcomes]") {
+  // With report_outcomes the engine drops a result over ECHOMQ_RESULT_MAX
+  // and completes the job (it never runs again because of its result); a
+  // host's own reason (job report version 3) is taken the same way. Without
+  // report_outcomes the report is refused as before version 4 (ETOOLARGE).
+  auto c = connect_client();
+  const std::string q = fresh_queue("policy-result");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 0, 10));
+  const std::string big(ECHOMQ_RESULT_MAX + 1, 'z');
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  {
+    echomq_worker_options o = outcome_options();
+    o.report_outcomes = 0;
+    WorkerPtr w = start_worker(q, o);
+    const uint64_t id = enqueue(c.get(), q, "g", "old");
+    JobPtr j = next_job(w.get());
+    r.result = big.data();
+    r.result_len = big.size();
+    CHECK(echomq_worker_done_with(w.get(), j.get(), &r) == ECHOMQ_ETOOLARGE);
+    CHECK(echomq_worker_done(w.get(), j.get()) == ECHOMQ_OK);  // the refused report settled nothing
+    REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+    CHECK(state_of(c.get(), q, id) == ECHOMQ_JOB_COMPLETED);
+  }
+  WorkerPtr w = start_worker(q, outcome_options());
+  const uint64_t large = enqueue(c.get(), q, "g", "large");
+  JobPtr j = next_job(w.get());
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &r) == ECHOMQ_OK);
+  const uint64_t odd = enqueue(c.get(), q, "g", "odd");
+  j = next_job(w.get());
+  echomq_job_report why = ECHOMQ_JOB_REPORT_INIT;
+  why.result_dropped = "cannot encode the result: a set";
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &why) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  echomq_worker_stats s = worker_stats(w.get());
+  CHECK(s.done == 2);
+  CHECK(s.failed == 0);
+  for (uint64_t id : {large, odd}) {
+    JobPtr done = get_job(c.get(), q, id);
+    CHECK(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
+    size_t n = 99;
+    echomq_job_result(done.get(), &n);
+    CHECK(n == 0);
+  }
+  require_verified(c.get(), q);
+}
