@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "args.hpp"
 #include "clock.hpp"
 #include "error.hpp"
 #include "job_record.hpp"
@@ -96,21 +97,28 @@ std::string Client::confirmWrites() {
   }
 }
 
-Argv& Client::startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                           uint32_t max_attempts) {
+ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                            uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
+                            uint64_t estimate) {
+  checkKeep(keep_ms, keep_last);
+  checkEstimate(estimate);
   const QueueKeys& k = keysFor(queue);
   checkEnqueue(jobs, delay_ms, max_attempts);
   // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
-  start(Script::Enqueue, k);
-  argv_.own(delay_ms);
-  argv_.own(static_cast<long long>(max_attempts));
-  argv_.own(static_cast<long long>(jobs.size()));
-  for (const NewJob& j : jobs) {
-    argv_.ref(j.group, j.group_len);
-    argv_.ref(j.payload ? j.payload : "", j.payload_len);
+  using L = args::Enqueue;
+  ArgWriter<L> w = call<L>(Script::Enqueue, k);
+  w.fixed(delay_ms, max_attempts);
+  w.section<L::Jobs>(jobs.size());
+  for (const NewJob& j : jobs) w.row<L::Jobs>(w.bytes(j.group, j.group_len), w.bytes(j.payload, j.payload_len));
+  if (window_ms > 0) {
+    w.option<L::Keys>(window_ms);
+    for (const NewJob& j : jobs) w.perRow<L::Keys>(w.bytes(j.key, j.key ? j.key_len : 0));
   }
-  return argv_;
+  if (keep_ms != 0 || keep_last != 0) w.option<L::Keep>(keep_ms, keep_last);
+  if (estimate != 0) w.option<L::Est>(estimate);
+  w.done();
+  return run(Script::Enqueue);
 }
 
 void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
@@ -135,12 +143,7 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
                                       uint64_t keep_last, uint64_t estimate) {
-  checkKeep(keep_ms, keep_last);
-  checkEstimate(estimate);
-  startEnqueue(queue, jobs, delay_ms, max_attempts);
-  addKeep(argv_, keep_ms, keep_last);
-  addEstimate(argv_, estimate);
-  ReplyPtr r = run(Script::Enqueue);
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());
@@ -203,35 +206,22 @@ TakeResult decodeTake(const redisReply* r) {
 TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, int64_t lease_ms,
                         uint32_t n, uint32_t turns, bool weighted, const char* flags,
                         const std::vector<std::pair<std::string, uint64_t>>* extra) {
-  start(Script::Take, k);
-  argv_.own(lease_ms);
-  argv_.own(static_cast<long long>(n));
-  argv_.own(static_cast<long long>(turns));
-  argv_.ref(weighted ? "1" : "0", 1);
-  argv_.ref(flags, std::strlen(flags));
+  using L = args::Take;
+  ArgWriter<L> w = call<L>(Script::Take, k);
   // A fresh nonce per call: the tokens of this call's claims are made from
   // it, so a claim lost in a failover never shares a token with a later one.
-  argv_.own(std::to_string(freshNonce()));
+  w.fixed(lease_ms, n, turns, weighted ? "1" : "0", flags, freshNonce());
   size_t acks = 0;
   for (const Settlement& x : s) acks += x.ack ? 1 : 0;
-  argv_.own(static_cast<long long>(acks));
-  for (const Settlement& x : s) {
-    if (!x.ack) continue;
-    argv_.own(std::to_string(x.id));
-    argv_.own(std::to_string(x.token));
-  }
-  argv_.own(static_cast<long long>(s.size() - acks));
-  for (const Settlement& x : s) {
-    if (x.ack) continue;
-    argv_.own(std::to_string(x.id));
-    argv_.own(std::to_string(x.token));
-    argv_.own(x.retry_delay_ms);
-    argv_.ref(x.reason);
-  }
-  // Charges, one per lane, then results of acks (lua/take.lua: that order,
-  // each led by its count). Charges are absent when there are none and no
-  // results follow; results are sent only when there are any, so a call
-  // without either is what it was before.
+  w.section<L::Acks>(acks);
+  for (const Settlement& x : s)
+    if (x.ack) w.row<L::Acks>(x.id, x.token);
+  w.section<L::Fails>(s.size() - acks);
+  for (const Settlement& x : s)
+    if (!x.ack) w.row<L::Fails>(x.id, x.token, x.retry_delay_ms, x.reason);
+  // Charges, one per lane, then results of acks (lua/args.txt: optional
+  // sections, in that order). Charges are left out when there are none and
+  // no results follow; results are sent only when there are any.
   std::vector<std::pair<const std::string*, uint64_t>> charges;
   auto addCharge = [&](const std::string& lane, uint64_t cost) {
     if (cost == 0) return;
@@ -248,20 +238,15 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   size_t results = 0;
   for (const Settlement& x : s) results += x.ack && !x.result.empty() ? 1 : 0;
   if (!charges.empty() || results > 0) {
-    argv_.own(static_cast<long long>(charges.size()));
-    for (const auto& [lane, cost] : charges) {
-      argv_.ref(*lane);
-      argv_.own(std::to_string(cost));
-    }
+    w.section<L::Charges>(charges.size());
+    for (const auto& [lane, cost] : charges) w.row<L::Charges>(*lane, cost);
   }
   if (results > 0) {
-    argv_.own(static_cast<long long>(results));
-    for (const Settlement& x : s) {
-      if (!x.ack || x.result.empty()) continue;
-      argv_.own(std::to_string(x.id));
-      argv_.ref(x.result);
-    }
+    w.section<L::Results>(results);
+    for (const Settlement& x : s)
+      if (x.ack && !x.result.empty()) w.row<L::Results>(x.id, x.result);
   }
+  w.done();
   TakeResult res = decodeTake(run(Script::Take).get());
   if (res.codes.size() != s.size()) echomq::fail(kProto, "take: unexpected code count");
   if (!s.empty() || !res.claimed.jobs.empty()) wrote_ = true;
@@ -434,13 +419,12 @@ int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_
     if (ids[i] == 0) invalid("job id must be >= 1");
     if (tokens[i] == 0) invalid("token must be >= 1");
   }
-  start(Script::Extend, k);
-  argv_.own(lease_ms);
-  argv_.own(static_cast<long long>(n));
-  for (size_t i = 0; i < n; ++i) {
-    argv_.own(std::to_string(ids[i]));
-    argv_.own(std::to_string(tokens[i]));
-  }
+  using L = args::Extend;
+  ArgWriter<L> w = call<L>(Script::Extend, k);
+  w.fixed(lease_ms);
+  w.section<L::Jobs>(n);
+  for (size_t i = 0; i < n; ++i) w.row<L::Jobs>(ids[i], tokens[i]);
+  w.done();
   ReplyPtr r = run(Script::Extend);
   scriptStatus(r.get(), "extend");
   if (r->elements != 1 + reply::Extended::kFields + n) echomq::fail(kProto, "extend: unexpected reply length");
@@ -449,27 +433,26 @@ int64_t Client::extendMany(const char* queue, const uint64_t* ids, const uint64_
   return i64(r.get(), 1 + reply::Extended::deadline, "extend");
 }
 
+template <class L>
 void Client::laneSetting(Script s, const char* queue, const char* group, const char* what,
                          long long value, long long hi) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
   checkRange(what, value, 0, hi);
-  start(s, k);
-  argv_.ref(group, std::strlen(group));
-  argv_.own(value);
+  call<L>(s, k).fixed(group, value);
   scriptStatus(run(s).get(), what);
 }
 
 void Client::setWeight(const char* queue, const char* group, uint32_t weight) {
-  laneSetting(Script::Weight, queue, group, "weight", weight, kWeightMax);
+  laneSetting<args::Weight>(Script::Weight, queue, group, "weight", weight, kWeightMax);
 }
 
 void Client::setLimit(const char* queue, const char* group, uint32_t limit) {
-  laneSetting(Script::Limit, queue, group, "limit", limit, kLimitMax);
+  laneSetting<args::Limit>(Script::Limit, queue, group, "limit", limit, kLimitMax);
 }
 
 void Client::setPaused(const char* queue, const char* group, bool paused) {
-  laneSetting(Script::Pause, queue, group, "pause", paused ? 1 : 0, 1);
+  laneSetting<args::Pause>(Script::Pause, queue, group, "pause", paused ? 1 : 0, 1);
 }
 
 void Client::setDefault(const char* queue, QueueDefault what, uint32_t value) {
@@ -488,9 +471,7 @@ void Client::setDefault(const char* queue, QueueDefault what, uint32_t value) {
       field = "maxatt";
       break;
   }
-  start(Script::Defaults, k);
-  argv_.ref(field, std::strlen(field));
-  argv_.own(static_cast<long long>(value));
+  call<args::Defaults>(Script::Defaults, k).fixed(field, value);
   scriptStatus(run(Script::Defaults).get(), "defaults");
 }
 
@@ -501,21 +482,19 @@ void Client::setRate(const char* queue, const char* group, uint32_t jobs, int64_
   checkRange("rate jobs", jobs, 0, kRateJobsMax);
   checkRange("rate period_ms", period_ms, 1, kRatePeriodMaxMs);
   checkRange("rate burst", burst, 0, kRateJobsMax);
-  start(Script::Rate, k);
-  argv_.ref(group ? "lane" : "default", group ? 4 : 7);
-  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
-  argv_.own(static_cast<long long>(jobs));
-  argv_.own(period_ms);
-  argv_.own(static_cast<long long>(burst));
+  if (group)
+    call<args::Rate::Lane>(Script::Rate, k).fixed(group, jobs, period_ms, burst);
+  else
+    call<args::Rate::Default>(Script::Rate, k).fixed(jobs, period_ms, burst);
   scriptStatus(run(Script::Rate).get(), "rate");
 }
 
+template <class L>
 uint64_t Client::queueMode(Script s, const char* queue, const char* what, const char* arg,
                            int64_t value, int64_t hi) {
   const QueueKeys& k = keysFor(queue);
   checkRange(arg, value, -1, hi);
-  start(s, k);
-  argv_.own(value);
+  call<L>(s, k).fixed(value);
   ReplyPtr r = run(s);
   scriptStatus(r.get(), what);
   if (r->elements != 2) echomq::fail(kProto, std::string(what) + ": unexpected reply length");
@@ -523,21 +502,15 @@ uint64_t Client::queueMode(Script s, const char* queue, const char* what, const 
 }
 
 uint64_t Client::costMode(const char* queue, int64_t quantum) {
-  return queueMode(Script::CostMode, queue, "cost mode", "cost quantum", quantum, kIdMax);
+  return queueMode<args::Costmode>(Script::CostMode, queue, "cost mode", "cost quantum", quantum, kIdMax);
 }
 
 uint64_t Client::waitFigures(const char* queue, int64_t window_s) {
-  return queueMode(Script::WaitConf, queue, "wait figures", "wait figures window", window_s, kWaitWindowMaxS);
+  return queueMode<args::Waitconf>(Script::WaitConf, queue, "wait figures", "wait figures window", window_s, kWaitWindowMaxS);
 }
 
 void checkEstimate(uint64_t estimate) {
   if (estimate > static_cast<uint64_t>(kIdMax)) invalid("cost estimate is over " + std::to_string(kIdMax));
-}
-
-void addEstimate(Argv& a, uint64_t estimate) {
-  if (estimate == 0) return;
-  a.ref("est", 3);
-  a.own(std::to_string(estimate));
 }
 
 void Client::charge(const char* queue, const char* group, uint64_t cost) {
@@ -554,10 +527,7 @@ void Client::throttle(const char* queue, const char* group, int64_t ms) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
   checkRange("throttle ms", ms, 1, kDelayMaxMs);
-  start(Script::Rate, k);
-  argv_.ref("throttle", 8);
-  argv_.ref(group, std::strlen(group));
-  argv_.own(ms);
+  call<args::Rate::Throttle>(Script::Rate, k).fixed(group, ms);
   scriptStatus(run(Script::Rate).get(), "throttle");
 }
 
@@ -565,44 +535,37 @@ void Client::setCap(const char* queue, const char* group, uint64_t cap) {
   const QueueKeys& k = keysFor(queue);
   if (group) checkLaneName(group);
   if (cap > kCapMax) checkRange("cap", kCapMax + 1LL, 0, kCapMax);
-  start(Script::Cap, k);
-  argv_.ref(group ? group : "", group ? std::strlen(group) : 0);
-  argv_.own(std::to_string(cap));
+  call<args::Cap>(Script::Cap, k).fixed(group ? group : "", cap);
   scriptStatus(run(Script::Cap).get(), "cap");
 }
 
 QueueStats Client::stats(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Stats, k);
+  call<args::Stats::All>(Script::Stats, k).fixed();
   ReplyPtr r = run(Script::Stats);
   scriptStatus(r.get(), "stats");
   using F = reply::Stats;
   const redisReply* a = r.get();
   if (a->elements != 1 + F::kFields) echomq::fail(kProto, "stats: unexpected reply length");
-  auto at = [](size_t f) { return 1 + f; };  // the row follows the status
+  // The row follows the status; its counters by field, the rest by hand.
+  using C = uint64_t QueueStats::*;
+  static constexpr std::pair<C, size_t> kCounts[] = {
+      {&QueueStats::lanes, F::lanes}, {&QueueStats::ring, F::ring}, {&QueueStats::pending, F::pending},
+      {&QueueStats::leased, F::leased}, {&QueueStats::delayed, F::delayed}, {&QueueStats::dead, F::dead},
+      {&QueueStats::paused, F::paused}, {&QueueStats::enqueued_total, F::enqueued},
+      {&QueueStats::claimed_total, F::claimed}, {&QueueStats::acked_total, F::acked},
+      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total}};
   QueueStats s;
-  s.lanes = u64(a, at(F::lanes), "stats");
-  s.ring = u64(a, at(F::ring), "stats");
-  s.pending = u64(a, at(F::pending), "stats");
-  s.leased = u64(a, at(F::leased), "stats");
-  s.delayed = u64(a, at(F::delayed), "stats");
-  s.dead = u64(a, at(F::dead), "stats");
-  s.paused = u64(a, at(F::paused), "stats");
-  s.enqueued_total = u64(a, at(F::enqueued), "stats");
-  s.claimed_total = u64(a, at(F::claimed), "stats");
-  s.acked_total = u64(a, at(F::acked), "stats");
-  s.failed_total = u64(a, at(F::failed), "stats");
-  s.dead_total = u64(a, at(F::dead_total), "stats");
-  s.default_weight = static_cast<uint32_t>(u64(a, at(F::default_weight), "stats"));
-  s.default_limit = static_cast<uint32_t>(u64(a, at(F::default_limit), "stats"));
-  s.default_max_attempts = static_cast<uint32_t>(u64(a, at(F::default_max_attempts), "stats"));
-  s.server_time_ms = i64(a, at(F::server_time), "stats");
-  s.tenants = u64(a, at(F::tenants), "stats");
+  for (const auto& [field, f] : kCounts) s.*field = u64(a, 1 + f, "stats");
+  auto u32 = [&](size_t f) { return static_cast<uint32_t>(u64(a, 1 + f, "stats")); };
+  s.default_weight = u32(F::default_weight);
+  s.default_limit = u32(F::default_limit);
+  s.default_max_attempts = u32(F::default_max_attempts);
+  s.server_time_ms = i64(a, 1 + F::server_time, "stats");
+  s.tenants = u64(a, 1 + F::tenants, "stats");
   // A queue of many names counts its tenants in bounded steps (lua/stats.lua).
-  for (std::string cursor = str(a, at(F::tenant_cursor), "stats"); !cursor.empty();) {
-    start(Script::Stats, k);
-    argv_.ref("count", 5);
-    argv_.own(cursor);
+  for (std::string cursor = str(a, 1 + F::tenant_cursor, "stats"); !cursor.empty();) {
+    call<args::Stats::Count>(Script::Stats, k).fixed(cursor);
     ReplyPtr step = run(Script::Stats);
     scriptStatus(step.get(), "stats");
     if (step->elements != 4) echomq::fail(kProto, "stats: unexpected reply length");
@@ -666,9 +629,7 @@ std::vector<LaneInfo> decodeLanes(const redisReply* r) {
 LaneInfo Client::lane(const char* queue, const char* group) {
   const QueueKeys& k = keysFor(queue);
   checkGroupName(group);
-  start(Script::Lanes, k);
-  argv_.ref("one", 3);
-  argv_.ref(group, std::strlen(group));
+  call<args::Lanes::One>(Script::Lanes, k).fixed(group);
   auto v = decodeLanes(run(Script::Lanes).get());
   if (v.size() != 1) echomq::fail(kProto, "lane: unexpected reply length");
   return v[0];
@@ -679,10 +640,7 @@ std::vector<LaneInfo> Client::lanes(const char* queue, const char* after, size_t
   const QueueKeys& k = keysFor(queue);
   if (after && *after) checkGroupName(after);
   checkRange("count", static_cast<long long>(count), 1, kPageMax);
-  start(Script::Lanes, k);
-  argv_.ref("page", 4);
-  argv_.ref(after ? after : "", after ? std::strlen(after) : 0);
-  argv_.own(static_cast<long long>(count));
+  call<args::Lanes::Page>(Script::Lanes, k).fixed(after ? after : "", count);
   auto v = decodeLanes(run(Script::Lanes).get());
   more = v.size() == count;
   return v;
@@ -692,9 +650,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
   const QueueKeys& k = keysFor(queue);
   checkRange("count", static_cast<long long>(count), 1, kPageMax);
   if (offset > (1ULL << 53)) invalid("offset is too large");
-  start(Script::Dead, k);
-  argv_.own(std::to_string(offset));
-  argv_.own(static_cast<long long>(count));
+  call<args::Dead>(Script::Dead, k).fixed(offset, count);
   ReplyPtr r = run(Script::Dead);
   scriptStatus(r.get(), "dead");
   using F = reply::Dead;
@@ -713,7 +669,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");
     j.last_error = str(r.get(), b + F::last_error, "dead");
-    j.cap = u64(r.get(), b + F::cap, "dead");
+    j.cap = u64(r.get(), b + F::allowed, "dead");  // the attempts allowed
     j.state = kJobDead;
   }
   return out;
@@ -725,9 +681,12 @@ uint64_t Client::redrive(const char* queue, const uint64_t* ids, size_t n) {
   if (!ids) invalid("ids is NULL");
   for (size_t i = 0; i < n; ++i)
     if (ids[i] == 0) invalid("job id must be >= 1");
-  start(Script::Redrive, k);
-  argv_.ref("ids", 3);
-  for (size_t i = 0; i < n; ++i) argv_.own(std::to_string(ids[i]));
+  using L = args::Redrive::Ids;
+  ArgWriter<L> w = call<L>(Script::Redrive, k);
+  w.fixed();
+  w.section<L::Jobs>(n);
+  for (size_t i = 0; i < n; ++i) w.row<L::Jobs>(ids[i]);
+  w.done();
   ReplyPtr r = run(Script::Redrive);
   scriptStatus(r.get(), "redrive");
   return u64(r.get(), 1 + reply::Redriven::moved, "redrive");
@@ -737,9 +696,7 @@ uint64_t Client::redriveAll(const char* queue) {
   const QueueKeys& k = keysFor(queue);
   uint64_t total = 0;
   for (;;) {
-    start(Script::Redrive, k);
-    argv_.ref("all", 3);
-    argv_.own(static_cast<long long>(kRedriveChunk));
+    call<args::Redrive::All>(Script::Redrive, k).fixed(kRedriveChunk);
     ReplyPtr r = run(Script::Redrive);
     scriptStatus(r.get(), "redrive");
     uint64_t moved = u64(r.get(), 1 + reply::Redriven::moved, "redrive");
@@ -750,7 +707,7 @@ uint64_t Client::redriveAll(const char* queue) {
 
 std::vector<std::string> Client::verify(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Verify, k);
+  call<args::Verify>(Script::Verify, k).fixed();
   // A whole-queue walk may take longer than an ordinary command.
   ReplyPtr r = run(Script::Verify, std::max(opts_.timeouts.command_ms, 60000));
   scriptStatus(r.get(), "verify");
@@ -764,9 +721,10 @@ std::string Client::repair(const char* queue, bool apply, const std::string& cur
   const QueueKeys& k = keysFor(queue);
   checkRange("repair count", static_cast<long long>(count), 1, static_cast<long long>(kBatchMax));
   const Script s = apply ? Script::Repair : Script::RepairPlan;
-  start(s, k);
-  argv_.ref(cursor);
-  argv_.own(static_cast<long long>(count));
+  if (apply)
+    call<args::Repair>(s, k).fixed(cursor, count);
+  else
+    call<args::Repairplan>(s, k).fixed(cursor, count);
   // A lane's pending set is read whole: allow a slow step.
   ReplyPtr r = run(s, std::max(opts_.timeouts.command_ms, 60000));
   scriptStatus(r.get(), "repair");

@@ -98,13 +98,13 @@ void checkSettlement(const Settlement& s);
 // A job's own retention at enqueue: keep_ms 0..kKeepMaxMs, keep_last
 // 0..kKeepLastMax (both 0 = the queue's); EINVAL otherwise.
 void checkKeep(int64_t keep_ms, uint64_t keep_last);
-// Appends the enqueue script's retention section ("keep", ms, last) when set.
-void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last);
 // A cost estimate at enqueue: 0 (none) or 1..kIdMax; EINVAL otherwise.
 void checkEstimate(uint64_t estimate);
-// Appends the enqueue script's estimate section ("est", units) when set:
-// after every other section (lua/enqueue.lua).
-void addEstimate(Argv& a, uint64_t estimate);
+
+// Writes a script call's arguments by the layout lua/args.txt gives the
+// script (cpp/args.hpp: the core's sources that write calls include it).
+template <class Layout>
+class ArgWriter;
 
 // A queue-wide default (the scripts' "weight", "limit", "maxatt").
 enum class QueueDefault { Weight, Limit, MaxAttempts };
@@ -172,11 +172,17 @@ class Client {
 
  private:
   const QueueKeys& keysFor(const char* queue);
-  // Validates an enqueue and starts its script call (jobs and options).
-  Argv& startEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
-                     uint32_t max_attempts);
+  // Validates an enqueue and runs its script call: the jobs, their
+  // idempotency keys when window_ms > 0, their retention and estimate.
+  ReplyPtr runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
+                      uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
+                      uint64_t estimate);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
+  // Starts a call of script s, whose arguments have the layout L of
+  // lua/args.txt (args::Take, ...); defined in cpp/args.hpp.
+  template <class L>
+  ArgWriter<L> call(Script s, const QueueKeys& k);
   ReplyPtr run(Script s, int read_timeout_ms = 0);
   // One take call (lua/take.lua); validated arguments.
   // `extra`: charges beyond those of the settlements (lane, cost).
@@ -197,8 +203,10 @@ class Client {
   // Validates and runs a per-lane setting: group and a value in 0..hi.
   // A queue mode's script (cost mode, wait figures): sets `value` (checked
   // to -1..hi; -1 only reads it) and returns the value it had.
+  template <class L>
   uint64_t queueMode(Script s, const char* queue, const char* what, const char* arg, int64_t value,
                      int64_t hi);
+  template <class L>
   void laneSetting(Script s, const char* queue, const char* group, const char* what,
                    long long value, long long hi);
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "args.hpp"
 #include "client.hpp"
 #include "error.hpp"
 #include "replies_gen.hpp"
@@ -17,14 +18,7 @@ EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>&
                                    int64_t keep_ms, uint64_t keep_last, uint64_t estimate) {
   if (window_ms == 0) window_ms = kDedupWindowDefaultMs;
   checkRange("dedup_window_ms", window_ms, 1, kDedupWindowMaxMs);
-  checkKeep(keep_ms, keep_last);
-  checkEstimate(estimate);
-  Argv& a = startEnqueue(queue, jobs, delay_ms, max_attempts);
-  a.own(window_ms);
-  for (const NewJob& j : jobs) a.ref(j.key ? j.key : "", j.key ? j.key_len : 0);
-  addKeep(a, keep_ms, keep_last);
-  addEstimate(a, estimate);
-  ReplyPtr r = run(Script::Enqueue);
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate);
   scriptStatus(r.get(), "enqueue");
   size_t n = jobs.size();
   const size_t at = 1 + reply::Enqueued::kFields;  // after the status and the head
@@ -42,8 +36,7 @@ EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>&
 Job Client::getJob(const char* queue, uint64_t id) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
-  start(Script::Job, k);
-  argv_.own(std::to_string(id));
+  call<args::Job>(Script::Job, k).fixed(id);
   ReplyPtr r = run(Script::Job);
   scriptStatus(r.get(), "job");
   using F = reply::Info;
@@ -58,7 +51,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
   j.attempts = u64(a, at(F::attempts), "job attempts");
   j.token = u64(a, at(F::token), "job token");
   j.max_attempts = static_cast<uint32_t>(u64(a, at(F::max_attempts), "job max attempts"));
-  j.cap = u64(a, at(F::cap), "job cap");
+  j.cap = u64(a, at(F::allowed), "job attempts allowed");
   j.enqueued_at_ms = i64(a, at(F::enqueued_at), "job enqueued");
   int64_t when = i64(a, at(F::when), "job time");
   if (j.state == kJobLeased) j.lease_until_ms = when;
@@ -75,8 +68,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
 void Client::deleteJob(const char* queue, uint64_t id) {
   const QueueKeys& k = keysFor(queue);
   if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
-  start(Script::Delete, k);
-  argv_.own(std::to_string(id));
+  call<args::Delete>(Script::Delete, k).fixed(id);
   scriptStatus(run(Script::Delete).get(), "delete");
 }
 
@@ -86,11 +78,7 @@ uint64_t Client::purgeLane(const char* queue, const char* group, uint32_t max, b
   checkLaneName(group);
   checkRange("max", max, 1, kPurgeMax);
   if (cursor > static_cast<uint64_t>(kIdMax)) invalid("cursor out of range");
-  start(Script::Purge, k);
-  argv_.ref(group, std::strlen(group));
-  argv_.own(static_cast<long long>(max));
-  argv_.own(std::to_string(cursor));
-  argv_.ref(clear_settings ? "1" : "0", 1);
+  call<args::Purge>(Script::Purge, k).fixed(group, max, cursor, clear_settings ? "1" : "0");
   ReplyPtr r = run(Script::Purge);
   scriptStatus(r.get(), "purge");
   using F = reply::Purged;

@@ -2,6 +2,7 @@
 // The queue logic is in the scripts (lua/outconf.lua, wait.lua,
 // progress.lua, includes/finishAcks.lua); docs/keys.md "Outcomes".
 
+#include "args.hpp"
 #include "client.hpp"
 #include "error.hpp"
 #include "script_reply.hpp"
@@ -14,29 +15,18 @@ void checkKeep(int64_t keep_ms, uint64_t keep_last) {
   if (keep_last > kKeepLastMax) invalid("keep_last is over " + std::to_string(kKeepLastMax));
 }
 
-void addKeep(Argv& a, int64_t keep_ms, uint64_t keep_last) {
-  if (keep_ms == 0 && keep_last == 0) return;
-  a.ref("keep", 4);
-  a.own(keep_ms);
-  a.own(std::to_string(keep_last));
-}
-
 void Client::setRetention(const char* queue, int64_t keep_ms, uint64_t keep_last) {
   const QueueKeys& k = keysFor(queue);
   checkKeep(keep_ms, keep_last);
   if (keep_ms == 0 && keep_last == 0)
     invalid("retention needs keep_ms or keep_last (clear it to turn it off)");
-  start(Script::OutConf, k);
-  argv_.ref("retain", 6);
-  argv_.own(keep_ms);
-  argv_.own(std::to_string(keep_last));
+  call<args::Outconf::Retain>(Script::OutConf, k).fixed(keep_ms, keep_last);
   scriptStatus(run(Script::OutConf).get(), "retention");
 }
 
 void Client::clearRetention(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::OutConf, k);
-  argv_.ref("noretain", 8);
+  call<args::Outconf::Noretain>(Script::OutConf, k).fixed();
   scriptStatus(run(Script::OutConf).get(), "retention");
 }
 
@@ -44,24 +34,19 @@ void Client::setEvents(const char* queue, uint64_t maxlen, bool enqueued) {
   const QueueKeys& k = keysFor(queue);
   if (maxlen < 1 || maxlen > kEventsMaxlenMax)
     invalid("events max length must be 1.." + std::to_string(kEventsMaxlenMax));
-  start(Script::OutConf, k);
-  argv_.ref("events", 6);
-  argv_.own(std::to_string(maxlen));
-  argv_.ref(enqueued ? "1" : "0", 1);
+  call<args::Outconf::Events>(Script::OutConf, k).fixed(maxlen, enqueued ? "1" : "0");
   scriptStatus(run(Script::OutConf).get(), "events");
 }
 
 void Client::clearEvents(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::OutConf, k);
-  argv_.ref("noevents", 8);
+  call<args::Outconf::Noevents>(Script::OutConf, k).fixed();
   scriptStatus(run(Script::OutConf).get(), "events");
 }
 
 OutcomeSettings Client::outcomeSettings(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::OutConf, k);
-  argv_.ref("get", 3);
+  call<args::Outconf::Get>(Script::OutConf, k).fixed();
   ReplyPtr r = run(Script::OutConf);
   scriptStatus(r.get(), "outcome settings");
   if (r->elements != 5) echomq::fail(kProto, "outcome settings: unexpected reply length");
@@ -81,10 +66,8 @@ void Client::progress(const char* queue, uint64_t id, uint64_t token, const char
   if (len > kProgressMax)
     echomq::fail(kTooLarge, "progress of " + std::to_string(len) + " bytes is over the limit of " +
                                 std::to_string(kProgressMax));
-  start(Script::Progress, k);
-  argv_.own(std::to_string(id));
-  argv_.own(std::to_string(token));
-  argv_.ref(value ? value : "", len);
+  using L = args::Progress;
+  call<L>(Script::Progress, k).fixed(id, token, ArgWriter<L>::bytes(value, len));
   scriptStatus(run(Script::Progress).get(), "progress");
 }
 
@@ -94,9 +77,7 @@ bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& ou
   checkRange("timeout_ms", timeout_ms, 0, kWaitMaxMs);
   Connection::CancellableScope guard(conn_);
   const std::string ids = std::to_string(id);
-  start(Script::Wait, k);
-  argv_.own(ids);
-  argv_.ref("wait", 4);
+  call<args::Wait::WaitMode>(Script::Wait, k).fixed(ids);
   if (scriptStatus(run(Script::Wait).get(), "wait") == kOk) {
     out = getJob(queue, id);  // finished already
     return true;
@@ -112,9 +93,7 @@ bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& ou
     return true;
   }
   // Gave up: no element for this waiter any more.
-  start(Script::Wait, k);
-  argv_.own(ids);
-  argv_.ref("unwait", 6);
+  call<args::Wait::Unwait>(Script::Wait, k).fixed(ids);
   scriptStatus(run(Script::Wait).get(), "wait");
   return false;
 }

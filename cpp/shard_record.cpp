@@ -3,6 +3,7 @@
 // config hash so every client routes alike.
 #include <sstream>
 
+#include "args.hpp"
 #include "client.hpp"
 #include "error.hpp"
 #include "script_reply.hpp"
@@ -23,7 +24,7 @@ std::vector<std::string> splitNames(const std::string& s) {
 
 std::vector<std::string> Client::shardNames(const char* queue) {
   const QueueKeys& k = keysFor(queue);
-  start(Script::Shards, k);
+  call<args::Shards>(Script::Shards, k).fixed();
   ReplyPtr r = run(Script::Shards);
   scriptStatus(r.get(), "shards");
   uint64_t n = u64(r.get(), 1, "shards");
@@ -42,9 +43,7 @@ std::vector<std::string> Client::initShards(const char* queue, const std::vector
     if (n == queue) invalid("a shard queue cannot have the sharded queue's name");
     joined += (joined.empty() ? "" : " ") + n;
   }
-  start(Script::ShardInit, k);
-  argv_.own(static_cast<long long>(names.size()));
-  argv_.ref(joined);
+  call<args::Shardinit>(Script::ShardInit, k).fixed(names.size(), joined);
   ReplyPtr r = run(Script::ShardInit);
   scriptStatus(r.get(), "shards");
   std::vector<std::string> stored = splitNames(str(r.get(), 1, "shards"));

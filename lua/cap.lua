@@ -2,30 +2,24 @@
 -- the queue default. An enqueue that would pass it is refused whole.
 -- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
 
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] group ("" = the queue default)   ARGV[3] cap 1..CAP_MAX, or "0" to clear
+-- ARGV (lua/args.txt, `cap`): group ("" = the queue default), cap
+--   1..CAP_MAX or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (a cap lowered under a lane's backlog only refuses
 -- new jobs; nothing waiting is dropped).
 ]]
---@include lane
---@include typeGuard
---@include emit
+--@include args
+--@include setting
 
-local g = ARGV[2]
-local n = argInt(ARGV[3], 0, CAP_MAX)
+local A, bad = readArgs()
+if not A then return bad end
+local g = A.group
+local n = argInt(A.cap, 0, CAP_MAX)
 if not g or not n then return { EINVAL, 'cap: bad group or cap (0..' .. S(CAP_MAX) .. ')' } end
 -- A cap bounds a lane's waiting jobs: a tenant has none (docs/architecture.md).
 if #g > 0 and laneNameProblem(g) then return { EINVAL, 'cap: ' .. laneNameProblem(g) } end
-local bad = layoutError() or guardKeys()  -- no half writes
-if bad then return bad end
--- A lane setting change is an event (docs/keys.md "Events").
-if OUTCOMES then emit('setting', '', g, 0, { 'setting', 'cap', 'value', ARGV[3] }) end
-if n == 0 then
-  rcall('HDEL', K.gcap, g)
-  if #g > 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
-else
-  rcall('HSET', K.gcap, g, S(n))
-  if #g > 0 then rcall('ZADD', K.lanes, 'NX', 0, g) end
-end
+local Q
+Q, bad = settingQueue(nil, g, 'cap', A.cap)
+if not Q then return bad end
+setOwn(K.gcap, g, n)
 return { OK }

@@ -1,7 +1,7 @@
 --[[ defaults: queue-wide default weight, limit or max attempts.
 -- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] "weight" | "limit" | "maxatt"   ARGV[3] value (limit "0" = unlimited)
+-- ARGV (lua/args.txt, `defaults`): setting "weight" | "limit" | "maxatt",
+--   value (limit "0" = unlimited)
 -- The default weight and limit live in gweight[''] and glimit[''] (the empty
 -- name is never a group), so a claim reads a lane's setting and the default
 -- in one HMGET; max attempts lives in config.
@@ -10,21 +10,26 @@
 -- that have leased jobs and no limit of their own; those are exactly the
 -- fields of gactive, so the walk is O(lanes with leased jobs), not O(lanes).
 ]]
+--@include args
 --@include lane
 --@include typeGuard
 --@include emit
 
-local what = ARGV[2]
+local A, bad = readArgs()
+if not A then return bad end
+local what = A.setting
 local v
-if what == 'weight' then v = argInt(ARGV[3], 1, WEIGHT_MAX)
-elseif what == 'limit' then v = argInt(ARGV[3], 0, LIMIT_MAX)
-elseif what == 'maxatt' then v = argInt(ARGV[3], 1, ATTEMPTS_MAX)
+if what == 'weight' then v = argInt(A.value, 1, WEIGHT_MAX)
+elseif what == 'limit' then v = argInt(A.value, 0, LIMIT_MAX)
+elseif what == 'maxatt' then v = argInt(A.value, 1, ATTEMPTS_MAX)
 end
 if not v then return { EINVAL, 'defaults: bad setting or value' } end
-local bad = layoutError() or guardKeys()  -- no half writes
+local Q
+Q, bad = readQueue()
+bad = bad or guardKeys()  -- no half writes
 if bad then return bad end
 -- A lane setting change is an event (docs/keys.md "Events").
-if OUTCOMES then emit('setting', '', '', 0, { 'setting', 'default ' .. what, 'value', ARGV[3] }) end
+if Q.outcomes then emit(Q, 'setting', '', '', 0, { 'setting', 'default ' .. what, 'value', A.value }) end
 
 if what == 'maxatt' then
   rcall('HSET', K.config, 'maxatt', S(v))
@@ -42,5 +47,5 @@ for _, g in ipairs(rcall('HKEYS', K.gactive)) do
   end
 end
 if v == 0 then rcall('HDEL', K.glimit, '') else rcall('HSET', K.glimit, '', S(v)) end
-for _, g in ipairs(touched) do fixRing(g, before[g]) end
+for _, g in ipairs(touched) do fixRing(Q, g, before[g]) end
 return { OK }

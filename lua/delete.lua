@@ -1,28 +1,30 @@
 --[[ delete: delete one job that is pending, delayed, dead or completed (retained).
 -- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] job id
+-- ARGV (lua/args.txt, `delete`): id
 -- Returns {OK, state it had (JOB_COMPLETED: a retained outcome)}; {ENOTFOUND, msg}; {ELEASED, msg} while a
 -- worker holds it (nothing changed).
 -- Keeps: I1 (its lane leaves the ring when it had no other pending job),
 -- I3 (the id leaves its one place with its record), the counters (a waiting
 -- job deleted counts in `deleted`; a dead one left the live count already).
 ]]
+--@include args
 --@include lane
 --@include lookup
 --@include emit
 --@include fin
 --@include wakeWaiters
 
-local id, rec = jobById('delete')
+local A, bad = readArgs()
+if not A then return bad end
+local id, rec, Q = jobById('delete', A.id)
 if not id then
   -- A retained outcome (a completed job) is deleted with its places.
-  if rec[1] ~= ENOTFOUND or not rcall('ZSCORE', K.done, ARGV[2]) then return rec end
-  id = ARGV[2]
+  if rec[1] ~= ENOTFOUND or not rcall('ZSCORE', K.done, A.id) then return rec end
+  id = A.id
   local o = unpackFin(rcall('HGET', K.fin, id))
   for _, key in ipairs({ K.done, K.doneexp, K.donecnt }) do rcall('ZREM', key, id) end
   rcall('HDEL', K.fin, id)
-  emit('deleted', id, o and o.group or '', o and o.attempts or 0)
+  emit(Q, 'deleted', id, o and o.group or '', o and o.attempts or 0)
   return { OK, JOB_COMPLETED }
 end
 if rcall('ZSCORE', K.leases, id) then
@@ -35,14 +37,14 @@ if rcall('ZREM', K.dead, id) == 1 then
 elseif rcall('ZREM', K.delayed, id) == 1 then
   state = JOB_DELAYED
   rcall('HINCRBY', K.stats, 'deleted', 1)
-  addLive(g, -1)
+  addLive(Q, g, -1)
 else
   state = JOB_PENDING
   local before = laneState(g)
   rcall('ZREM', pendingKey(g), id)
   rcall('HINCRBY', K.stats, 'deleted', 1)
-  fixRing(g, before)
-  addLive(g, -1)
+  fixRing(Q, g, before)
+  addLive(Q, g, -1)
 end
 local att = unpackAtt(rcall('HGET', K.att, id))
 rcall('HDEL', K.jobs, id)
@@ -54,5 +56,5 @@ redis.pcall('HDEL', K.est, id)
 for _, key in ipairs({ K.fin, K.started, K.progress, K.keep }) do rcall('HDEL', key, id) end
 local w = rcall('HGET', K.waiters, id)
 if w then wakeWaiters(id, w); rcall('HDEL', K.waiters, id) end
-emit('deleted', id, g, att)
+emit(Q, 'deleted', id, g, att)
 return { OK, state }

@@ -1,28 +1,29 @@
 #!lua flags=allow-oom
 --[[ extend: move the lease deadlines of held jobs to server now + lease ms.
 -- KEYS: seq leases config jobs att
--- ARGV[1] key prefix "emq:{q}:"   ARGV[2] lease ms   ARGV[3] n, then n
---   pairs: id, token
+-- ARGV (lua/args.txt, `extend`): lease ms (1..LEASE_MAX_MS), jobs[]: id,
+--   token (1..BATCH_MAX of them)
 -- Returns {OK, an `extended` head (the new deadline), n codes: OK, ESTALE
 -- (not leased with that token; also a job settled already) or ENOTFOUND (an
 -- id never minted)}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
+--@include args
 --@include record
 --@include notHeld
 
-local lease = argInt(ARGV[2], 1, LEASE_MAX_MS)
-local n = argInt(ARGV[3], 1, BATCH_MAX)
-if not lease or not n or #ARGV ~= 3 + 2 * n then return { EINVAL, 'extend: bad lease or count' } end
-local ids, toks = {}, {}
+local A, bad = readArgs()
+if not A then return bad end
+local lease, jobs = argInt(A.lease, 1, LEASE_MAX_MS), A.jobs
+local ids, toks, n = jobs.id, jobs.token, jobs.n
+if not lease or n < 1 then return { EINVAL, 'extend: bad lease or count' } end
 for i = 1, n do
-  local id, tok = argInt(ARGV[2 + 2 * i], 1, ID_MAX), argInt(ARGV[3 + 2 * i], 1, ID_MAX)
-  if not id or not tok then return { EINVAL, 'extend: bad job id or token' } end
-  ids[i] = ARGV[2 + 2 * i]
-  toks[i] = ARGV[3 + 2 * i]
+  if not argInt(ids[i], 1, ID_MAX) or not argInt(toks[i], 1, ID_MAX) then
+    return { EINVAL, 'extend: bad job id or token' }
+  end
 end
-local bad = layoutError()
+bad = layoutError()
 if bad then return bad end
 local there = callSliced('HMGET', K.jobs, ids)
 local atts = callSliced('HMGET', K.att, ids)

@@ -1,9 +1,11 @@
 #!lua flags=no-writes
 --[[ job: one job by id, wherever it is (read-only).
 -- KEYS: seq leases delayed dead stats config jobs att fin started progress
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] job id
+-- ARGV (lua/args.txt, `job`): id
 -- Returns {OK, then an `info` row of INFO_FIELDS values (lua/replies.txt)}:
+-- token = the fencing token of its current or last delivery (0 before the
+-- first; lua/includes/record.lua, deliveryToken), the one a settlement must
+-- carry: not the attempts so far, which `attempts` gives;
 -- state JOB_PENDING, JOB_LEASED (when = lease deadline), JOB_DELAYED (when =
 -- due time), JOB_DEAD (when = time of death) or JOB_COMPLETED (a retained
 -- outcome: when = time it was acked, payload not kept), when "0" for a
@@ -11,23 +13,26 @@
 -- recorded), finished_at = when it completed or died; {ENOTFOUND, msg} for
 -- no such job (never enqueued, deleted, or acked and not retained).
 ]]
+--@include args
 --@include lookup
 --@include outcomeOf
 
-local id, rec = jobById('job')
+local A, bad = readArgs()
+if not A then return bad end
+local id, rec = jobById('job', A.id)
 local out = { OK }  -- then an `info` row (lua/replies.txt: INFO_FIELDS values)
 if not id then
   if rec[1] ~= ENOTFOUND then return rec end
-  local o = outcomeOf(ARGV[2], serverNowMs())
+  local o = outcomeOf(A.id, serverNowMs())
   if not o then return rec end
-  out[1 + INFO_ID] = ARGV[2]
+  out[1 + INFO_ID] = A.id
   out[1 + INFO_STATE] = JOB_COMPLETED
   out[1 + INFO_GROUP] = o.group
   out[1 + INFO_PAYLOAD] = ''
   out[1 + INFO_ATTEMPTS] = o.attempts
   out[1 + INFO_TOKEN] = o.token
   out[1 + INFO_MAX_ATTEMPTS] = o.max
-  out[1 + INFO_CAP] = o.max
+  out[1 + INFO_ALLOWED] = o.max
   out[1 + INFO_ENQUEUED_AT] = o.enqueued
   out[1 + INFO_WHEN] = o.fin
   out[1 + INFO_LAST_ERROR] = o.error
@@ -37,7 +42,7 @@ if not id then
   out[1 + INFO_RESULT] = o.result
   return out
 end
-local g, p, at, cap, mx = unpackRecord(rec)
+local g, p, at, allowed, mx = unpackRecord(rec)
 local state, when = JOB_PENDING, '0'
 -- The set that holds the id is where the job is (I3).
 for _, w in ipairs({ { K.leases, JOB_LEASED }, { K.delayed, JOB_DELAYED }, { K.dead, JOB_DEAD } }) do
@@ -54,7 +59,7 @@ out[1 + INFO_PAYLOAD] = p
 out[1 + INFO_ATTEMPTS] = att
 out[1 + INFO_TOKEN] = S(token)
 out[1 + INFO_MAX_ATTEMPTS] = mx
-out[1 + INFO_CAP] = S(cap)
+out[1 + INFO_ALLOWED] = S(allowed)
 out[1 + INFO_ENQUEUED_AT] = at
 out[1 + INFO_WHEN] = when
 out[1 + INFO_LAST_ERROR] = err

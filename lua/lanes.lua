@@ -31,7 +31,7 @@ elseif ARGV[2] == 'page' then
 else
   return { EINVAL, 'lanes: bad mode' }
 end
-local bad = layoutError()
+local Q, bad = readQueue()
 if bad then return bad end
 local out = { OK, #names }
 local function fig(x, fmt) return x and string.format(fmt, x) or '-1' end
@@ -82,7 +82,7 @@ for _, g in ipairs(names) do
   out[o + LANE_TENANT] = t and string.sub(t, 1, -2) or ''
   out[o + LANE_IS_TENANT] = ownRow and 1 or 0
   local samples, p50, p99, claims, share, fair = 0, nil, nil, 0, nil, nil
-  if WAITS then samples, p50, p99, claims, share, fair = waitFigures(g, serverNowMs(), COST_Q) end
+  if Q.waits then samples, p50, p99, claims, share, fair = waitFigures(Q, g, serverNowMs(), Q.cost) end
   out[o + LANE_WAIT_SAMPLES] = samples
   out[o + LANE_WAIT_P50_MS] = fig(p50, '%.3f')
   out[o + LANE_WAIT_P99_MS] = fig(p99, '%.3f')

@@ -1,26 +1,28 @@
 --[[ outconf: a queue's outcome settings (docs/operations.md, "Outcomes").
 -- KEYS: seq config started keep waiters progress events
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] "retain", then keep ms (0..KEEP_MAX_MS) and keep last
---   (0..KEEP_LAST_MAX), not both 0; or "noretain"
--- ARGV[2] "events", then max length (1..EVENTS_MAXLEN_MAX) and "1" to
---   write enqueues too, else "0"; or "noevents"
--- ARGV[2] "get": only reads them: returns {OK, keep ms, keep last, events
---   max length, "1" when enqueues are events} ("0" for each one that is off)
+-- ARGV (lua/args.txt, `outconf`), by mode: "retain", then keep ms
+--   (0..KEEP_MAX_MS) and keep last (0..KEEP_LAST_MAX), not both 0; or
+--   "noretain"; "events", then max length (1..EVENTS_MAXLEN_MAX) and
+--   enqueued ("1" to write enqueues too, else "0"); or "noevents"; or
+--   "get": only reads them: returns {OK, keep ms, keep last, events max
+--   length, "1" when enqueues are events} ("0" for each one that is off)
 -- Applies to jobs that finish from now on. Sets the config fields keepms,
 -- keepn, events, evenq and the `outcomes` flag, which goes off when nothing
 -- is on and no job carries outcome state.
 -- Returns {OK} or {EINVAL, msg} (nothing written).
 -- Keeps: I1-I3 untouched.
 ]]
+--@include args
 --@include emit
 --@include typeGuard
 
-local what = ARGV[2]
+local A, bad = readArgs()
+if not A then return bad end
+local what = A.mode
 local set
 if what == 'retain' then
-  local ms, n = argInt(ARGV[3], 0, KEEP_MAX_MS), argInt(ARGV[4], 0, KEEP_LAST_MAX)
-  if #ARGV ~= 4 or not ms or not n or (ms == 0 and n == 0) then
+  local ms, n = argInt(A.ms, 0, KEEP_MAX_MS), argInt(A.last, 0, KEEP_LAST_MAX)
+  if not ms or not n or (ms == 0 and n == 0) then
     return { EINVAL, 'retention: keep ms 0..' .. KEEP_MAX_MS .. ' and keep last 0..' .. KEEP_LAST_MAX ..
       ', not both 0 (clear it instead)' }
   end
@@ -28,17 +30,17 @@ if what == 'retain' then
 elseif what == 'noretain' then
   set = { keepms = false, keepn = false }
 elseif what == 'events' then
-  local len = argInt(ARGV[3], 1, EVENTS_MAXLEN_MAX)
-  if #ARGV ~= 4 or not len or (ARGV[4] ~= '0' and ARGV[4] ~= '1') then
+  local len = argInt(A.maxlen, 1, EVENTS_MAXLEN_MAX)
+  if not len or (A.enqueued ~= '0' and A.enqueued ~= '1') then
     return { EINVAL, 'events: max length 1..' .. EVENTS_MAXLEN_MAX .. ', enqueues "0" or "1"' }
   end
-  set = { events = S(len), evenq = ARGV[4] == '1' and '1' or false }
+  set = { events = S(len), evenq = A.enqueued == '1' and '1' or false }
 elseif what == 'noevents' then
   set = { events = false, evenq = false }
-elseif what ~= 'get' then
-  return { EINVAL, 'outconf: bad setting' }
 end
-local bad = layoutError() or typeGuard({ [K.config] = 'hash', [K.events] = 'stream' })
+local Q
+Q, bad = readQueue()
+bad = bad or typeGuard({ [K.config] = 'hash', [K.events] = 'stream' })
 if bad then return bad end
 if what == 'get' then
   local c = rcall('HMGET', K.config, 'keepms', 'keepn', 'events', 'evenq')
@@ -50,11 +52,11 @@ end
 local c = rcall('HMGET', K.config, 'keepms', 'keepn', 'events')
 if c[1] or c[2] or c[3] or rcall('EXISTS', K.waiters, K.keep, K.started, K.progress) > 0 then
   rcall('HSET', K.config, 'outcomes', '1')
-  OUTCOMES = '1'
+  Q.outcomes = '1'
 else
   rcall('HDEL', K.config, 'outcomes')
 end
 if what == 'events' or what == 'noevents' then
-  emit('setting', '', '', 0, { 'setting', what, 'value', ARGV[3] or '' })
+  emit(Q, 'setting', '', '', 0, { 'setting', what, 'value', A.maxlen or '' })
 end
 return { OK }

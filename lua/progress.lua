@@ -1,8 +1,7 @@
 #!lua flags=allow-oom
 --[[ progress: a held job reports its progress (fenced like extend).
 -- KEYS: seq leases config jobs att progress events
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] job id   ARGV[3] token   ARGV[4] value (0..PROGRESS_MAX bytes)
+-- ARGV (lua/args.txt, `progress`): id, token, value (0..PROGRESS_MAX bytes)
 -- Keeps the value beside the job (job lookup shows it; a retained outcome
 -- keeps the last one), turns the queue's `outcomes` flag on (so the job's
 -- ack clears it) and writes a `progress` event when events are on.
@@ -11,19 +10,24 @@
 -- {EINVAL, msg}: a refused call writes nothing.
 -- Keeps: I1-I3 untouched.
 ]]
+--@include args
 --@include record
 --@include emit
 --@include typeGuard
 --@include notHeld
 
-local tok, v = ARGV[3], ARGV[4]
-if not argInt(ARGV[2], 1, ID_MAX) or not argInt(tok, 1, ID_MAX) or not v or #ARGV ~= 4 then
+local A, bad = readArgs()
+if not A then return bad end
+local tok, v = A.token, A.value
+if not argInt(A.id, 1, ID_MAX) or not argInt(tok, 1, ID_MAX) then
   return { EINVAL, 'progress: bad job id, token or value' }
 end
 if #v > PROGRESS_MAX then return { ETOOLARGE, 'progress: value of ' .. #v .. ' bytes, over ' .. PROGRESS_MAX } end
-local bad = layoutError() or typeGuard({ [K.progress] = 'hash', [K.config] = 'hash', [K.events] = 'stream' })
+local Q
+Q, bad = readQueue()
+bad = bad or typeGuard({ [K.progress] = 'hash', [K.config] = 'hash', [K.events] = 'stream' })
 if bad then return bad end
-local id = ARGV[2]
+local id = A.id
 if rcall('HEXISTS', K.jobs, id) == 0 then
   local st = notHeld(id)
   return { st, 'progress: job ' .. id .. (st == ESTALE and ' is no longer leased' or ' not found') }
@@ -32,6 +36,6 @@ local att = rcall('HGET', K.att, id)
 local g = rcall('ZSCORE', K.leases, id) and heldGroup(att, tok)
 if not g then return { ESTALE, 'progress: job ' .. id .. ' is not leased with token ' .. tok } end
 rcall('HSET', K.progress, id, v)
-if not OUTCOMES then rcall('HSET', K.config, 'outcomes', '1'); OUTCOMES = '1' end
-emit('progress', id, g, unpackAtt(att), { 'progress', v })
+if not Q.outcomes then rcall('HSET', K.config, 'outcomes', '1'); Q.outcomes = '1' end
+emit(Q, 'progress', id, g, unpackAtt(att), { 'progress', v })
 return { OK }

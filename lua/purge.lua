@@ -1,8 +1,7 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
 -- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] group   ARGV[3] max (1..PURGE_MAX)   ARGV[4] cursor (0 first)
--- ARGV[5] "1" = clear the lane's own settings when done
+-- ARGV (lua/args.txt, `purge`): group, max (1..PURGE_MAX), cursor (0
+--   first), clear ("1" = clear the lane's own settings when done)
 -- A call removes up to max pending jobs of the lane; once none is left, it
 -- looks at up to max entries of the delayed set from the cursor (a rank)
 -- and removes the lane's, then likewise the finished place (retained
@@ -12,18 +11,22 @@
 -- Keeps: I1 (fixRing once per call), I3 (ids leave with their records),
 -- the counters (`deleted`, glive).
 ]]
+--@include args
 --@include lane
 --@include record
 --@include fin
 --@include emit
 --@include wakeWaiters
 
-local g = ARGV[2]
-local max = argInt(ARGV[3], 1, PURGE_MAX)
-local cursor = argInt(ARGV[4], 0, ID_MAX)
+local A, bad = readArgs()
+if not A then return bad end
+local g = A.group
+local max = argInt(A.max, 1, PURGE_MAX)
+local cursor = argInt(A.cursor, 0, ID_MAX)
 if not g or #g == 0 or not max or not cursor then return { EINVAL, 'purge: bad group, max or cursor' } end
 if laneNameProblem(g) then return { EINVAL, 'purge: ' .. laneNameProblem(g) } end
-local bad = layoutError()
+local Q
+Q, bad = readQueue()
 if bad then return bad end
 local before = laneState(g)
 local gone = {}
@@ -72,21 +75,21 @@ if #gone > 0 then
   callSliced('HDEL', K.att, gone)
   -- Their cost estimates go with them (pcall: as delete.lua).
   for i = 1, #gone, 1000 do redis.pcall('HDEL', K.est, unpack(gone, i, math.min(i + 999, #gone))) end
-  if OUTCOMES then
+  if Q.outcomes then
     for _, key in ipairs({ K.started, K.progress, K.keep }) do callSliced('HDEL', key, gone) end
     local ws = callSliced('HMGET', K.waiters, gone)
     for i, id in ipairs(gone) do if ws[i] then wakeWaiters(id, ws[i]) end end
     callSliced('HDEL', K.waiters, gone)
-    emit('purged', '', g, 0, { 'count', S(#gone) })
+    emit(Q, 'purged', '', g, 0, { 'count', S(#gone) })
   end
   rcall('HINCRBY', K.stats, 'deleted', #gone)
 end
-if more == 0 and ARGV[5] == '1' then
+if more == 0 and A.clear == '1' then
   for _, k in ipairs({ K.gweight, K.glimit, K.grate, K.gbucket, K.gcap }) do rcall('HDEL', k, g) end
   rcall('SREM', K.paused, g)
 end
-fixRing(g, before)
-if #gone > 0 then addLive(g, -#gone)
+fixRing(Q, g, before)
+if #gone > 0 then addLive(Q, g, -#gone)
 elseif more == 0 and tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
 local out = { OK }  -- then a `purged` head (lua/replies.txt: PURGED_FIELDS values)
 out[1 + PURGED_REMOVED] = #gone + forgotten

@@ -1,32 +1,34 @@
 --[[ redrive: move dead jobs back to their lanes with a fresh attempt budget.
 -- KEYS: seq ring gweight glimit gactive paused dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt fin
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] "ids" then job ids, or "all" then a chunk size (the oldest dead)
--- Returns {OK, a `redriven` head: moved, dead left}. The attempt count (fencing token) is kept
--- and the cap raised (cap = attempts + max), so old tokens stay stale.
+-- ARGV (lua/args.txt, `redrive`): mode "ids", then jobs[]: id (1..BATCH_MAX
+--   of them); or mode "all", then chunk: the oldest dead, that many at most
+-- Returns {OK, a `redriven` head: moved, dead left}. The attempt count and
+-- the delivery's fencing token are kept and the attempts it is allowed
+-- raised (attempts so far + max), so old tokens stay stale.
 -- Keeps: I1 (lanes that become serviceable join), I3 (dead -> lane).
 ]]
+--@include args
 --@include lane
 --@include record
 --@include typeGuard
 --@include emit
 
+local A, bad = readArgs()
+if not A then return bad end
 local ids
-if ARGV[2] == 'ids' then
-  if #ARGV < 3 or #ARGV > 2 + BATCH_MAX then return { EINVAL, 'redrive: 1..10000 ids' } end
-  ids = {}
-  for i = 3, #ARGV do
-    if not argInt(ARGV[i], 1, ID_MAX) then return { EINVAL, 'redrive: bad id' } end
-    ids[#ids + 1] = ARGV[i]
+if A.mode == 'ids' then
+  ids = A.jobs.id
+  if #ids < 1 then return { EINVAL, 'redrive: 1..10000 ids' } end
+  for i = 1, #ids do
+    if not argInt(ids[i], 1, ID_MAX) then return { EINVAL, 'redrive: bad id' } end
   end
-elseif ARGV[2] == 'all' then
-  local chunk = argInt(ARGV[3], 1, BATCH_MAX)
+else
+  local chunk = argInt(A.chunk, 1, BATCH_MAX)
   if not chunk then return { EINVAL, 'redrive: bad chunk' } end
   ids = rcall('ZRANGE', K.dead, 0, chunk - 1)
-else
-  return { EINVAL, 'redrive: bad mode' }
 end
-local bad = layoutError()
+local Q
+Q, bad = readQueue()
 if bad then return bad end
 -- No half writes: the keys, and the pending sets of the jobs' lanes.
 local lanesOf = {}
@@ -40,14 +42,14 @@ for _, id in ipairs(ids) do
   local rec = rcall('HGET', K.jobs, id)
   if rec and rcall('ZREM', K.dead, id) == 1 then
     local g, _, _, _, mx = unpackRecord(rec)
-    rcall('HSET', K.jobs, id, withCap(rec, unpackAtt(rcall('HGET', K.att, id)) + tonumber(mx)))
-    addLive(g, 1)
+    rcall('HSET', K.jobs, id, withAllowed(rec, unpackAtt(rcall('HGET', K.att, id)) + tonumber(mx)))
+    addLive(Q, g, 1)
     local before = laneState(g)
     rcall('ZADD', pendingKey(g), id, id)
-    fixRing(g, before)
+    fixRing(Q, g, before)
     moved = moved + 1
     rcall('HDEL', K.fin, id)  -- its outcome: it lives again
-    emit('redriven', id, g, 0)
+    emit(Q, 'redriven', id, g, 0)
   end
 end
 if moved > 0 then rcall('HINCRBY', K.stats, 'redriven', moved) end

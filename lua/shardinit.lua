@@ -1,17 +1,20 @@
 --[[ shardinit: make q a sharded queue over n shard queues, or open it when
 -- it already is one with n shards.
 -- KEYS: seq lanes config
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] n, 1..SHARDS_MAX   ARGV[3] the n shard queues' names, separated by spaces
+-- ARGV (lua/args.txt, `shardinit`): count 1..SHARDS_MAX, names (the count
+--   shard queues' names, separated by spaces)
 -- Returns {OK, names}: the names stored (those of the first creation, so
 -- every client routes alike); {ESHARDS, msg} when q is sharded with another
 -- count or is a plain queue in use (it holds jobs or lane settings);
 -- {EINVAL, msg}. The refusals change nothing.
 ]]
+--@include args
 --@include base
 
-local n = argInt(ARGV[2], 1, SHARDS_MAX)
-local names = ARGV[3]
+local A, bad = readArgs()
+if not A then return bad end
+local n = argInt(A.count, 1, SHARDS_MAX)
+local names = A.names
 if not n or type(names) ~= 'string' or #names == 0 then
   return { EINVAL, 'shardinit: bad shard count or names' }
 end

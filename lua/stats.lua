@@ -1,9 +1,8 @@
 #!lua flags=no-writes
 --[[ stats: queue figures (read-only).
 -- KEYS: seq ring gweight glimit paused leases delayed dead lanes stats config
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] absent: the figures; "count", then ARGV[3] a cursor: one more step
---   of the tenant count the figures began
+-- ARGV (lua/args.txt, `stats`), by mode: "all": the figures; "count", then
+--   a cursor: one more step of the tenant count the figures began
 -- Returns {OK, then a `stats` row of STATS_FIELDS values (lua/replies.txt)};
 -- default limit 0 = none; lanes counts lanes only, not the tenants' own
 -- entries `T/` the directory also lists; tenants counts the tenants listed;
@@ -11,6 +10,7 @@
 -- "count" steps, each {OK, tenant entries, tenants, cursor} to take from
 -- lanes and add to tenants.
 ]]
+--@include args
 --@include counts
 
 -- The directory's tenant entries and tenants (docs/keys.md, "Tenants"). A
@@ -39,17 +39,18 @@ local function tenantCounts(from)
   return entries, tenants, from
 end
 
-if ARGV[2] == 'count' then
-  local from = ARGV[3]
-  if not from or not string.find(from, '^[%[%(]') then return { EINVAL, 'stats: bad tenant count cursor' } end
-  local bad = layoutError()
+local A, bad = readArgs()
+if not A then return bad end
+if A.mode == 'count' then
+  local from = A.cursor
+  if not string.find(from, '^[%[%(]') then return { EINVAL, 'stats: bad tenant count cursor' } end
+  bad = layoutError()
   if bad then return bad end
   return { OK, tenantCounts(from) }
-elseif ARGV[2] then
-  return { EINVAL, 'stats: bad mode' }
 end
 
-local bad = layoutError()
+local Q
+Q, bad = readQueue()
 if bad then return bad end
 local c = rcall('HMGET', K.stats, 'enqueued', 'acked', 'failed', 'dead', 'released')
 local function n(x) return tonumber(x or '0') end
@@ -59,7 +60,7 @@ local leased, delayed = jobsIn(K.leases), jobsIn(K.delayed)
 local claimed = n(c[2]) + n(c[3]) + n(c[5]) + leased
 local out = { OK }  -- then a `stats` row (lua/replies.txt: STATS_FIELDS values)
 local entries, tenants, cursor = 0, 0, ''
-if TENANTS then entries, tenants, cursor = tenantCounts('-') end
+if Q.tenants then entries, tenants, cursor = tenantCounts('-') end
 out[1 + STATS_LANES] = rcall('ZCARD', K.lanes) - entries
 out[1 + STATS_RING] = rcall('LLEN', K.ring)
 out[1 + STATS_PENDING] = pendingCount(leased, delayed)

@@ -1,8 +1,8 @@
 #!lua flags=allow-oom
 --[[ wait: register a waiter for job id's outcome, or say it has one.
 -- KEYS: seq dead stats config jobs waiters
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] job id   ARGV[3] "wait" or "unwait" (a waiter that gave up)
+-- ARGV (lua/args.txt, `wait`): mode "wait" or "unwait" (a waiter that gave
+--   up), id
 -- wait: {OK, state} when the job has finished (JOB_DEAD, or JOB_COMPLETED
 -- while retained): read it with the job script; else {PENDING}: the waiter
 -- is counted (waiters), the queue's `outcomes` flag is on, and the ack or
@@ -12,29 +12,30 @@
 -- retained). unwait: {OK}. {EINVAL, msg} changes nothing.
 -- Keeps: I1-I3 untouched.
 ]]
+--@include args
 --@include lookup
 --@include outcomeOf
 --@include typeGuard
 
-local mode = ARGV[3]
-if mode ~= 'wait' and mode ~= 'unwait' then return { EINVAL, 'wait: bad mode' } end
-if mode == 'unwait' then
-  if not argInt(ARGV[2], 1, ID_MAX) then return { EINVAL, 'wait: bad job id' } end
-  local bad = layoutError() or typeGuard({ [K.waiters] = 'hash' })
+local A, bad = readArgs()
+if not A then return bad end
+if A.mode == 'unwait' then
+  if not argInt(A.id, 1, ID_MAX) then return { EINVAL, 'wait: bad job id' } end
+  bad = layoutError() or typeGuard({ [K.waiters] = 'hash' })
   if bad then return bad end
-  if rcall('HEXISTS', K.waiters, ARGV[2]) == 1 and rcall('HINCRBY', K.waiters, ARGV[2], -1) <= 0 then
-    rcall('HDEL', K.waiters, ARGV[2])
+  if rcall('HEXISTS', K.waiters, A.id) == 1 and rcall('HINCRBY', K.waiters, A.id, -1) <= 0 then
+    rcall('HDEL', K.waiters, A.id)
   end
   return { OK }
 end
-local id, rec = jobById('wait')
+local id, rec = jobById('wait', A.id)
 if not id then
   if rec[1] ~= ENOTFOUND then return rec end
-  if outcomeOf(ARGV[2], serverNowMs()) then return { OK, JOB_COMPLETED } end
+  if outcomeOf(A.id, serverNowMs()) then return { OK, JOB_COMPLETED } end
   return rec
 end
 if rcall('ZSCORE', K.dead, id) then return { OK, JOB_DEAD } end
-local bad = typeGuard({ [K.waiters] = 'hash', [K.config] = 'hash' })
+bad = typeGuard({ [K.waiters] = 'hash', [K.config] = 'hash' })
 if bad then return bad end
 rcall('HINCRBY', K.waiters, id, 1)
 rcall('HSET', K.config, 'outcomes', '1')

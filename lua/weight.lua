@@ -1,26 +1,15 @@
 --[[ weight: set (or clear, back to the queue default) a lane's weight.
 -- KEYS: seq ring gweight glimit gactive paused lanes glive gserved config wake grate gbucket throttled gcap gdebt
--- ARGV[1] key prefix "emq:{q}:"
--- ARGV[2] group   ARGV[3] weight 1..WEIGHT_MAX, or "0" to clear
+-- ARGV (lua/args.txt, `weight`): group, weight 1..WEIGHT_MAX or "0" to clear
 -- Returns {OK} or {EINVAL, msg}.
 -- Keeps: I1-I3 untouched: a weight tilts wclaim's K, never ring membership.
 ]]
---@include lane
---@include typeGuard
---@include emit
+--@include args
+--@include setting
 
-local g = ARGV[2]
-local w = argInt(ARGV[3], 0, WEIGHT_MAX)
-if not g or #g == 0 or not w then return { EINVAL, 'weight: bad group or weight' } end
-local bad = layoutError() or guardKeys()  -- no half writes
-if bad then return bad end
--- A lane setting change is an event (docs/keys.md "Events").
-if OUTCOMES then emit('setting', '', g, 0, { 'setting', 'weight', 'value', ARGV[3] }) end
-if w == 0 then
-  rcall('HDEL', K.gweight, g)
-  if tonumber(rcall('HGET', K.glive, g) or '0') <= 0 then forgetIdleLane(g) end
-else
-  rcall('HSET', K.gweight, g, S(w))
-  rcall('ZADD', K.lanes, 'NX', 0, g)
-end
+local A, bad = readArgs()
+if not A then return bad end
+local Q, w = laneSetting(A.group, A.weight, WEIGHT_MAX, 'weight', false)
+if not Q then return w end
+setOwn(K.gweight, A.group, w)
 return { OK }

@@ -1,6 +1,7 @@
 -- Per-lane key, integers as strings, server time, argument parsing, and the
--- layout check every script opens with. (rcall, P, K and the status and
--- bound constants come from the generated prelude: cmake/EmbedLua.cmake.)
+-- queue settings every script opens with. (rcall and rpcall, redis.call
+-- and redis.pcall, P, K and the status and bound constants come from the
+-- generated prelude: cmake/EmbedLua.cmake.)
 local function pendingKey(g) return P .. 'g:' .. g .. ':pending' end
 -- Tenants (docs/architecture.md, "Lanes inside tenants"). A lane named
 -- `T/L` (T non-empty without '/', L non-empty) is a lane of tenant T; the
@@ -94,36 +95,46 @@ local function callSliced(cmd, key, items, prefix)
   end
   return out
 end
+-- The queue's settings that choose a call's paths, read once per call by
+-- readQueue (one HMGET, the first read of every script) into a table Q that
+-- the script passes down to every helper that needs one; no helper keeps
+-- them. A feature that is off costs its paths nothing beyond that read.
+--   Q.outcomes  the `outcomes` flag: nil while no outcome feature
+--               (retention, waiters, progress, events) is on
+--               (lua/includes/outcomes.lua)
+--   Q.cost      the cost quantum (field `cost`), nil when turns count jobs
+--               (lua/includes/cost.lua)
+--   Q.tenants   the `tenants` flag, set by the first enqueue to a lane of a
+--               tenant and never cleared: until then no path reads a lane
+--               name for a tenant
+--   Q.waits     the window in seconds of the wait figures (field `waits`),
+--               nil while they are off (lua/includes/waits.lua)
+-- A script that turns a feature on sets its field too (Q is its own).
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
--- OUTCOMES: the queue's `outcomes` flag (config), read with the layout:
--- nil while no outcome feature (retention, waiters, progress, events) is
--- on, so a plain queue pays no call for them (lua/includes/outcomes.lua).
--- (One declaration a line, each after a comment line: cmake/EmbedLua.cmake
--- resets such per-call locals by matching them with their lines around.)
-local OUTCOMES
--- COST_Q: the queue's cost quantum (config field `cost`), nil when the
--- queue counts jobs (lua/includes/cost.lua); read here, with no extra call.
-local COST_Q
--- TENANTS: the queue's `tenants` flag (config), set by the first enqueue to
--- a lane of a tenant and never cleared: until then the claim and ack paths
--- read no lane name for a tenant, so a queue without tenants pays nothing.
-local TENANTS
--- WAITS: the window, in seconds, of the queue's wait figures (config field
--- `waits`), nil while they are off (lua/includes/waits.lua).
-local WAITS
-local function layoutError()
+-- Returns Q, or nil and the reply that refuses the call.
+local function readQueue()
   local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits')
-  OUTCOMES = c[3]
-  COST_Q = tonumber(c[4] or '')
-  TENANTS = c[5]
-  WAITS = tonumber(c[6] or '')
   if c[2] then
-    return { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
+    return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
   end
-  if c[1] == KEY_LAYOUT or rcall('EXISTS', K.seq) == 0 then return nil end
-  return { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
-    'drain it with the version that wrote it' }
+  if c[1] ~= KEY_LAYOUT and rcall('EXISTS', K.seq) == 1 then
+    return nil, { ELAYOUT, 'queue key layout is not ' .. KEY_LAYOUT .. ' (written by an older EchoMQ): ' ..
+      'drain it with the version that wrote it' }
+  end
+  -- Only the features that are on get a field: a field set, even to nil,
+  -- takes a slot (a plain queue's Q has none).
+  local Q = {}
+  if c[3] then Q.outcomes = c[3] end
+  if c[4] then Q.cost = tonumber(c[4]) end
+  if c[5] then Q.tenants = c[5] end
+  if c[6] then Q.waits = tonumber(c[6]) end
+  return Q
+end
+-- The refusal of readQueue alone, for a script that takes no path by Q.
+local function layoutError()
+  local _, bad = readQueue()
+  return bad
 end

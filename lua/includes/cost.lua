@@ -1,8 +1,11 @@
 --@include lane
 --@include many
 -- Cost mode (docs/architecture.md, "Fairness by work"): a turn counts work,
--- not jobs. COST_Q (the quantum, from config field `cost`; nil = off, and
--- then nothing here runs) is read by layoutError.
+-- not jobs. Q.cost (the quantum, from config field `cost`; nil = off, and
+-- then nothing here runs) is read by readQueue (lua/includes/base.lua).
+-- Here: the floor, the lanes in debt and the charges; a claim's turns set
+-- lanes aside in lua/includes/costTurns.lua, and estimates stand in for
+-- costs in lua/includes/estimate.lua.
 -- gvt: lane -> v, the cost it was charged divided by its weight (a float);
 -- field '' (never a group name) = "V vmin left": V is the floor, the
 -- smallest v among the lanes the ring served in its last full rotation;
@@ -13,17 +16,10 @@
 -- Lanes over their share that one turn may set aside before it serves a
 -- lane; past that the call ends early and says "more due now" (nextDue 0).
 local COST_SKIP = 16
--- Per call: a claim ended on its skip budget (lua/includes/turns.lua).
-local DEBT_MORE
--- Per call: the queue holds cost estimates (key `est`: job id -> units,
--- written by enqueue in cost mode). Set by the caller after one EXISTS, so a
--- queue without estimates pays that call and nothing more.
--- An estimate stands in for its job's cost: charged at the claim, refunded
--- from the real charge when the job settles (refundEstimates).
-local COST_EST
 local function fmtV(v) return string.format('%.17g', v) end
--- The floor and the rotation under way; ringLen starts a new rotation.
-local function costFloor(ringLen)
+-- The floor and the rotation under way (cs: V, vmin, left, and q the
+-- quantum); ringLen starts a new rotation.
+local function costFloor(Q, ringLen)
   local s = rcall('HGET', K.gvt, '')
   local V, vmin, left = 0, math.huge, 0
   if s then
@@ -31,7 +27,7 @@ local function costFloor(ringLen)
     V, vmin, left = tonumber(a) or 0, tonumber(b) or math.huge, tonumber(c) or 0
   end
   if left <= 0 then left, vmin = ringLen, math.huge end
-  return { V = V, vmin = vmin, left = left }
+  return { V = V, vmin = vmin, left = left, q = Q.cost }
 end
 local function saveFloor(cs)
   local vm = cs.vmin == math.huge and '-' or fmtV(cs.vmin)
@@ -42,7 +38,7 @@ end
 local function effV(cs, v)
   local x = tonumber(v or '')
   if not x then return cs.V end
-  return math.max(x, cs.V - COST_Q)
+  return math.max(x, cs.V - cs.q)
 end
 -- One visit of the ring in the rotation under way: v of a served lane (nil
 -- for one set aside), `size` the ring's length after the visit. At the end
@@ -62,11 +58,11 @@ end
 -- lane in debt back, so work is never left undone while only lanes in debt
 -- have it.
 local function debtReturning(cs, empty)
-  local limit = cs.V + COST_Q
+  local limit = cs.V + cs.q
   if empty then
     local h = rcall('ZRANGE', K.gdebt, 0, 0, 'WITHSCORES')
     if h[2] and tonumber(h[2]) > limit then
-      cs.V = tonumber(h[2]) - COST_Q
+      cs.V = tonumber(h[2]) - cs.q
       limit = tonumber(h[2])
       cs.lifted = true
     end
@@ -75,33 +71,30 @@ local function debtReturning(cs, empty)
 end
 -- Read before a take call's first write (lua/take.lua); the turns of the
 -- call bring back the lanes that their own rotations make due, at the same
--- points as so many calls would (lua/includes/turns.lua).
-local function debtDue()
-  local cs = costFloor(0)
+-- points as so many calls would (lua/includes/costTurns.lua).
+local function debtDue(Q)
+  local cs = costFloor(Q, 0)
   cs.back = debtReturning(cs, rcall('LLEN', K.ring) == 0)
   return cs
 end
 -- The lanes of debtDue come back: to the ring if serviceable (or to
 -- `throttled` to wait for a token); a lane paused or emptied meanwhile
 -- stays out until its own change puts it back (fixRing).
-local function rejoinDebt(cs)
+local function rejoinDebt(Q, cs)
   if cs.lifted then saveFloor(cs) end
   for _, g in ipairs(cs.back) do
-    if rcall('ZREM', K.gdebt, g) == 1 then
-      local st, due = laneState(g)
-      if st == 'ring' then joinRing(g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
-    end
+    if rcall('ZREM', K.gdebt, g) == 1 then placeLane(Q, g) end
   end
 end
 -- Charges: lanes[i] is charged costs[i] units (validated integers), divided
 -- by its weight; a lane in gdebt keeps its place there by its new v. The
 -- ring's entries are charged: a lane of a tenant charges its tenant (`T/`,
 -- by the tenant's weight), whose lanes share its turns by count.
-local function chargeLanes(lanes, costs)
+local function chargeLanes(Q, lanes, costs)
   if #lanes == 0 then return end
-  local cs = costFloor(0)
+  local cs = costFloor(Q, 0)
   local entries, q = {}, {}
-  for i = 1, #lanes do entries[i] = TENANTS and tenantOf(lanes[i]) or lanes[i]; q[i] = entries[i] end
+  for i = 1, #lanes do entries[i] = Q.tenants and tenantOf(lanes[i]) or lanes[i]; q[i] = entries[i] end
   q[#q + 1] = ''
   local w = readFields(K.gweight, q)
   local cur = readFields(K.gvt, entries)
@@ -119,38 +112,4 @@ local function chargeLanes(lanes, costs)
   end
   callSliced('HSET', K.gvt, set)
   if rcall('EXISTS', K.gdebt) == 1 then callSliced('ZADD', K.gdebt, debt, { 'XX' }) end
-end
--- The weight a charge of ring entry g is divided by: its own, the queue
--- default ('') only for a lane, 1 for a tenant (as chargeLanes).
-local function entryWeight(g)
-  local w = rcall('HMGET', K.gweight, g, '')
-  return tonumber(w[1] or (not isTenant(g) and w[2]) or '') or 1
-end
--- The summed estimate of the jobs `ids` (0 when none has one).
-local function estimateOf(ids)
-  if #ids == 0 then return 0 end
-  local e, sum = callSliced('HMGET', K.est, ids), 0
-  for i = 1, #ids do sum = sum + (tonumber(e[i] or '') or 0) end
-  return sum
-end
--- Settled jobs (`took`: {id, lane, acked, released} each) whose estimate was
--- charged at their claim: a lane the call charges (lanes, costs: the take
--- call's charges) gets their estimates back, appended as negative costs, so
--- the real cost replaces the estimate; a release (the job never ran) always
--- gets it back. Otherwise it stays charged: it stood in, no real cost came.
--- An acked job's estimate goes with its record; a failed one keeps it (each
--- attempt is charged it at its claim).
-local function refundEstimates(took, lanes, costs)
-  if #took == 0 then return end
-  local charged, ids = {}, {}
-  for _, g in ipairs(lanes) do charged[g] = true end
-  for k, t in ipairs(took) do ids[k] = t[1] end
-  local est = callSliced('HMGET', K.est, ids)
-  local gone = {}
-  for k, t in ipairs(took) do
-    local e = tonumber(est[k] or '')
-    if e and (charged[t[2]] or t[4]) then lanes[#lanes + 1] = t[2]; costs[#costs + 1] = -e end
-    if e and t[3] then gone[#gone + 1] = t[1] end
-  end
-  if #gone > 0 then callSliced('HDEL', K.est, gone) end
 end

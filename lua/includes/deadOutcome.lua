@@ -6,7 +6,7 @@
 -- while the queue's `outcomes` flag is on: its times and progress go to the
 -- fin hash beside its dead record (job lookup shows them), its waiters are
 -- woken and a `dead` event is written.
-local function deadOutcome(id, g, att, token, now, reason)
+local function deadOutcome(Q, id, g, att, token, now, reason)
   local rec = rcall('HGET', K.jobs, id)
   local st = rcall('HMGET', okey('started'), id)[1]
   local prog = rcall('HGET', okey('progress'), id) or ''
@@ -19,5 +19,5 @@ local function deadOutcome(id, g, att, token, now, reason)
   rcall('HDEL', okey('keep'), id)
   local w = rcall('HGET', okey('waiters'), id)
   if w then wakeWaiters(id, w); rcall('HDEL', okey('waiters'), id) end
-  emit('dead', id, g, att, { 'reason', reason or '' })
+  emit(Q, 'dead', id, g, att, { 'reason', reason or '' })
 end

@@ -2,16 +2,14 @@
 -- Idempotency keys of enqueue: `idem` maps a key to "<job id> <window end
 -- ms>", `idemexp` holds the keys scored by their window end, so expired
 -- keys go in bounded steps and the oldest go first past DEDUP_KEYS_MAX.
--- Reads only: the entries of ARGV (n pairs, keys from argument `at` + 1)
--- to enqueue, as argument numbers; for the others, the id they duplicate
--- (dupOf[i]: a job id, or {j}: the earlier entry j of this call); keyAt[i]
--- the key of entry i ("" none). Returns an error reply or nil first.
-local function dedupEntries(n, at, window)
-  local E, dupOf, keyAt, firstWith, ask = {}, {}, {}, {}, {}
+-- Reads only: of the jobs of enqueue call E (lua/includes/enqueueCall.lua),
+-- the entries to enqueue (their indexes), and for the others the id they
+-- duplicate (dupOf[i]: a job id, or {j}: the earlier entry j of this
+-- call); keyAt[i] the key of entry i ("" none).
+local function dedupEntries(E)
+  local n, entries, dupOf, keyAt, firstWith, ask = E.n, {}, {}, E.keys, {}, {}
   for i = 1, n do
-    local key = ARGV[at + i]
-    if #key > DEDUP_KEY_MAX then return { EINVAL, 'enqueue: idempotency key longer than ' .. DEDUP_KEY_MAX .. ' bytes' } end
-    keyAt[i] = key
+    local key = keyAt[i]
     if #key > 0 then ask[#ask + 1] = key end
   end
   local seen = #ask > 0 and callSliced('HMGET', K.idem, ask) or {}
@@ -32,10 +30,10 @@ local function dedupEntries(n, at, window)
       dupOf[i] = { firstWith[key] }
     else
       if #key > 0 then firstWith[key] = i end
-      E[#E + 1] = i
+      entries[#entries + 1] = i
     end
   end
-  return nil, E, dupOf, keyAt
+  return entries, dupOf, keyAt
 end
 -- The reply of a keyed enqueue: {OK, an `enqueued` head (first id, jobs
 -- enqueued), n ids, n flags}.
@@ -51,12 +49,12 @@ local function dedupReply(n, first, enq, dupOf, idOf)
   for i = 1, n do out[#out + 1] = dupOf[i] and 1 or 0 end
   return out
 end
--- Writes the keys of the entries just enqueued (E, ids from `first`), drops
+-- Writes the keys of the entries just enqueued (`entries`, ids from `first`), drops
 -- expired keys (a bounded number per call) and the keys closest to their
 -- end past DEDUP_KEYS_MAX, and returns the reply.
-local function rememberKeys(n, first, E, dupOf, keyAt, window, now)
+local function rememberKeys(n, first, entries, dupOf, keyAt, window, now)
   local idOf, set, exp = {}, {}, {}
-  for e, i in ipairs(E) do
+  for e, i in ipairs(entries) do
     idOf[i] = S(first + e - 1)
     local key = keyAt[i]
     if #key > 0 then
@@ -64,7 +62,7 @@ local function rememberKeys(n, first, E, dupOf, keyAt, window, now)
       exp[#exp + 1] = S(now + window); exp[#exp + 1] = key
     end
   end
-  local old = rcall('ZRANGEBYSCORE', K.idemexp, '-inf', S(now), 'LIMIT', 0, RECOVER_MAX + #E)
+  local old = rcall('ZRANGEBYSCORE', K.idemexp, '-inf', S(now), 'LIMIT', 0, RECOVER_MAX + #entries)
   if #old > 0 then
     callSliced('HDEL', K.idem, old)
     callSliced('ZREM', K.idemexp, old)
@@ -80,5 +78,5 @@ local function rememberKeys(n, first, E, dupOf, keyAt, window, now)
       callSliced('HDEL', K.idem, names)
     end
   end
-  return dedupReply(n, first, #E, dupOf, idOf)
+  return dedupReply(n, first, #entries, dupOf, idOf)
 end

@@ -12,8 +12,8 @@
 -- and no job carries outcome state. Runs after settle's first write: every
 -- key it writes was type-checked before (outcomeKeys). atts: the jobs'
 -- delivery states as settle read them.
-local function finishAcks(done, results, now, atts)
-  local c = outcomeConf()
+local function finishAcks(Q, done, results, now, atts)
+  local c = outcomeConf(Q)
   -- The per-job hashes that hold nothing are neither read nor cleared.
   local there = {}
   for _, name in ipairs({ 'waiters', 'started', 'progress', 'keep' }) do
@@ -48,7 +48,7 @@ local function finishAcks(done, results, now, atts)
       if n then zcnt[#zcnt + 1] = S(base + kept + n); zcnt[#zcnt + 1] = id end
     end
     wakeWaiters(id, waits[i])
-    emit('completed', id, g, att)
+    emit(Q, 'completed', id, g, att)
   end
   if kept > 0 then
     rcall('HINCRBY', K.stats, 'kept', kept)

@@ -70,44 +70,44 @@ local function serviceable(g) return laneState(g) == 'ring' end
 -- A lane of a tenant joins its tenant's inner ring; the first lane there
 -- may make the tenant serviceable (until then it was out: I1 both rings).
 local fixRing
-local function joinRing(g)
-  local te = TENANTS and tenantOf(g)
+local function joinRing(Q, g)
+  local te = Q.tenants and tenantOf(g)
   if te then
-    if rcall('RPUSH', innerKey(te), g) == 1 then fixRing(te, 'out') end
+    if rcall('RPUSH', innerKey(te), g) == 1 then fixRing(Q, te, 'out') end
     return
   end
-  if COST_Q then rcall('ZREM', K.gdebt, g) end
+  if Q.cost then rcall('ZREM', K.gdebt, g) end
   rcall('RPUSH', K.ring, g)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
 -- Tenant entry te leaves every place a serviceable tenant may be (its
 -- inner ring ran empty).
 -- (In cost mode its v stays, as a paused lane's: lua/includes/cost.lua.)
-local function tenantGone(te)
+local function tenantGone(Q, te)
   rcall('LREM', K.ring, 1, te)
   rcall('ZREM', K.throttled, te)
-  if COST_Q then rcall('ZREM', K.gdebt, te) end
+  if Q.cost then rcall('ZREM', K.gdebt, te) end
 end
 -- Lane g stopped being serviceable: out of its ring; a tenant whose inner
 -- ring it leaves empty goes too.
-local function leaveRing(g)
-  local te = TENANTS and tenantOf(g)
+local function leaveRing(Q, g)
+  local te = Q.tenants and tenantOf(g)
   if not te then rcall('LREM', K.ring, 1, g); return end
   local key = innerKey(te)
   rcall('LREM', key, 1, g)
-  if rcall('LLEN', key) == 0 then tenantGone(te) end
+  if rcall('LLEN', key) == 0 then tenantGone(Q, te) end
 end
 -- Keeps I1 after a change to lane g whose laneState before the change was
 -- `before`: RPUSH when it became serviceable, LREM when it stopped; a lane
 -- that waits for a token is scheduled in `throttled` to rejoin by itself.
 -- The same for a tenant entry in the outer ring. A change to a tenant's own
 -- state is fixed before a change to its lanes' (so `before` holds).
-function fixRing(g, before)
+function fixRing(Q, g, before)
   local after, due = laneState(g)
   if after == 'ring' and before ~= 'ring' then
-    joinRing(g)
+    joinRing(Q, g)
   elseif before == 'ring' and after ~= 'ring' then
-    leaveRing(g)
+    leaveRing(Q, g)
   end
   if after == 'wait' then
     rcall('ZADD', K.throttled, S(due), g)
@@ -115,19 +115,25 @@ function fixRing(g, before)
     rcall('ZREM', K.throttled, g)
   end
 end
+-- Lane (or tenant entry) g, in no ring, goes where its state says: into
+-- its ring (joinRing), into `throttled` to wait for its token, or nowhere.
+local function placeLane(Q, g)
+  local st, due = laneState(g)
+  if st == 'ring' then joinRing(Q, g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
+end
 -- gactive[g] += n. The field goes at exactly zero; a negative count (a
 -- corruption) stays visible to verify and repair instead of being hidden.
 -- A lane of a tenant counts in gactive[T/] too; a tenant freed from its
 -- limit rejoins (before its lane's own fix: fixRing).
-local function addActive(g, n)
+local function addActive(Q, g, n)
   local v = rcall('HINCRBY', K.gactive, g, n)
   if v == 0 then rcall('HDEL', K.gactive, g) end
-  local te = TENANTS and tenantOf(g)
+  local te = Q.tenants and tenantOf(g)
   if te then
     local lim = n < 0 and laneLimit(te)
     local t = rcall('HINCRBY', K.gactive, te, n)
     if t == 0 then rcall('HDEL', K.gactive, te) end
-    if lim and t < lim and t - n >= lim then fixRing(te, 'out') end
+    if lim and t < lim and t - n >= lim then fixRing(Q, te, 'out') end
   end
   return v
 end
@@ -147,8 +153,8 @@ local function forgetIdleLane(g)
 end
 -- glive[g] += n (live = pending, leased or delayed jobs); lists the lane,
 -- and for a lane of a tenant the tenant (glive[T/]: all its lanes).
-local function addLive(g, n)
-  local te = TENANTS and tenantOf(g)
+local function addLive(Q, g, n)
+  local te = Q.tenants and tenantOf(g)
   if te then
     local t = rcall('HINCRBY', K.glive, te, n)
     if n > 0 then rcall('ZADD', K.lanes, 'NX', 0, te) elseif t <= 0 then forgetIdleLane(te) end

@@ -12,7 +12,7 @@ local function readFields(key, names)
   return m
 end
 -- Effective limit (or false) and weight of each lane in `names`.
-local function laneSettings(names, weighted)
+local function laneSettings(Q, names, weighted)
   local q = {}
   for i, n in ipairs(names) do q[i] = n end
   q[#q + 1] = ''
@@ -21,12 +21,12 @@ local function laneSettings(names, weighted)
   -- A tenant entry (`T/`) has no default: the queue defaults are for lanes.
   for _, n in ipairs(names) do
     local v = lim[n]
-    lim[n] = v and tonumber(v) or (not (TENANTS and isTenant(n)) and dl) or false
+    lim[n] = v and tonumber(v) or (not (Q.tenants and isTenant(n)) and dl) or false
   end
   if weighted then
     wt = readFields(K.gweight, q)
     local dw = tonumber(wt[''] or '') or 1
-    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or (TENANTS and isTenant(n) and 1 or dw) end
+    for _, n in ipairs(names) do local v = wt[n]; wt[n] = v and tonumber(v) or (Q.tenants and isTenant(n) and 1 or dw) end
   end
   return lim, wt
 end

@@ -1,17 +1,16 @@
 --@include base
 -- The queue's outcome settings (config fields, docs/keys.md "Outcomes"),
--- read once per call and only while its `outcomes` flag is on (OUTCOMES,
--- set by layoutError): {ms = retention time or nil, n = retention count or
--- nil, ev = event stream length or nil, enq = '1' when enqueues are events,
--- perjob = '1' once a job carried its own retention}; nil when the flag is
--- off.
-local OCONF
-local function outcomeConf()
-  if not OUTCOMES then return nil end
-  if not OCONF then
+-- read at most once per call (kept in Q, the call's readQueue table) and
+-- only while its `outcomes` flag (Q.outcomes) is on: {ms = retention time
+-- or nil, n = retention count or nil, ev = event stream length or nil, enq
+-- = '1' when enqueues are events, perjob = '1' once a job carried its own
+-- retention}; nil when the flag is off.
+local function outcomeConf(Q)
+  if not Q.outcomes then return nil end
+  if not Q.oconf then
     local c = rcall('HMGET', K.config, 'keepms', 'keepn', 'events', 'evenq', 'keepjob')
-    OCONF = { ms = tonumber(c[1] or ''), n = tonumber(c[2] or ''), ev = c[3] or nil, enq = c[4] or nil,
+    Q.oconf = { ms = tonumber(c[1] or ''), n = tonumber(c[2] or ''), ev = c[3] or nil, enq = c[4] or nil,
               perjob = c[5] or nil }
   end
-  return OCONF
+  return Q.oconf
 end

@@ -1,20 +1,24 @@
 --@include base
 -- A job's record, one field of the jobs hash (field = id): immutable but for
--- a redrive or a release, which raise its attempt cap.
---   "<enqueued at> <attempt cap> <max attempts> <group bytes> <group><payload>"
+-- a redrive or a release, which raise the attempts it is allowed.
+--   "<enqueued at> <attempts allowed> <max attempts> <group bytes> <group><payload>"
+-- Attempts allowed: the attempt count at which a failed attempt dead-letters
+-- the job (max attempts until a redrive raises it to the attempts so far +
+-- max attempts, or a release by one). (A lane's "cap" is another thing: the
+-- most jobs waiting in it, lua/cap.lua.)
 -- One short string per job keeps a pending job small (docs/keys.md); the
 -- attempt count and the last error live beside it (the att hash). A
 -- claim returns the record and the delivery state as stored; the core reads
 -- both formats too (cpp/job_record.cpp), so a change here changes it.
 -- The fields before the group: one string for all the jobs of a call.
-local function recordHead(at, cap, mx) return S(at) .. ' ' .. S(cap) .. ' ' .. S(mx) .. ' ' end
+local function recordHead(at, allowed, mx) return S(at) .. ' ' .. S(allowed) .. ' ' .. S(mx) .. ' ' end
 local function packRecordWith(head, g, p) return head .. #g .. ' ' .. g .. p end
-local function packRecord(at, cap, mx, g, p) return packRecordWith(recordHead(at, cap, mx), g, p) end
--- Returns group, payload, enqueued at (string), cap, max attempts (string).
+local function packRecord(at, allowed, mx, g, p) return packRecordWith(recordHead(at, allowed, mx), g, p) end
+-- Returns group, payload, enqueued at (string), attempts allowed, max attempts (string).
 local function unpackRecord(rec)
-  local at, cap, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
+  local at, allowed, mx, gl, pos = string.match(rec, '^(%d+) (%d+) (%d+) (%d+) ()')
   gl = gl + 0  -- digits (base.lua: argInt)
-  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(cap), mx
+  return string.sub(rec, pos, pos + gl - 1), string.sub(rec, pos + gl), at, tonumber(allowed), mx
 end
 -- A job's delivery state, one field of the att hash (absent until its first
 -- claim): "<token> <attempts> <group>", then "\n<last error>" once an
@@ -41,14 +45,13 @@ local function heldGroup(v, token)
   if t ~= token then return nil end
   return g
 end
--- One format for all: an attempt count and a token are integers below
--- 2^53 (ID_MAX), which %d prints exactly (as S does).
-local function attHead(token, n) return string.format('%d %d ', token, n) end
-local function packAttWith(head, g, reason)
-  if reason and #reason > 0 then return head .. g .. '\n' .. reason end
-  return head .. g
+-- An attempt count and a token are integers below 2^53 (ID_MAX), which %d
+-- prints exactly (as S does); a group holds no control character (enqueue
+-- refuses one), so %s prints it whole. A reason is any bytes: joined as is.
+local function packAtt(token, n, g, reason)
+  if reason and #reason > 0 then return string.format('%d %d ', token, n) .. g .. '\n' .. reason end
+  return string.format('%d %d %s', token, n, g)
 end
-local function packAtt(token, n, g, reason) return packAttWith(attHead(token, n), g, reason) end
 -- The fencing token of a delivery (docs/architecture.md, "Fencing tokens"):
 -- tick * TOKEN_SPREAD + the low bits of the caller's random nonce, where
 -- tick = max(the job's previous tick + 1, server ms since TOKEN_EPOCH_MS)
@@ -75,8 +78,8 @@ local function tokenClock(now, nonce)
   if tick >= TOKEN_TICK_MAX then return nil end
   return tick, nonce % TOKEN_SPREAD
 end
--- The record with its attempt cap raised to `cap`.
-local function withCap(rec, cap)
+-- The record with its attempts allowed raised to `allowed`.
+local function withAllowed(rec, allowed)
   local g, p, at, _, mx = unpackRecord(rec)
-  return packRecord(tonumber(at), cap, tonumber(mx), g, p)
+  return packRecord(tonumber(at), allowed, tonumber(mx), g, p)
 end

@@ -13,7 +13,7 @@ end
 -- their lanes and the expired leases end their attempt (back to the lane at
 -- the same mint position, or dead when out of attempts). An id settled
 -- since `due` was read is skipped.
-local function recover(due, now)
+local function recover(Q, due, now)
   for _, id in ipairs(due.delayed) do
     rcall('ZREM', K.delayed, id)
     local rec = rcall('HGET', K.jobs, id)
@@ -21,28 +21,28 @@ local function recover(due, now)
       local g = unpackRecord(rec)
       local before = laneState(g)
       rcall('ZADD', pendingKey(g), id, id)
-      fixRing(g, before)
+      fixRing(Q, g, before)
     end
   end
   for _, id in ipairs(due.leases) do
     local rec = rcall('ZREM', K.leases, id) == 1 and rcall('HGET', K.jobs, id)
     if rec then
-      local g, _, _, cap = unpackRecord(rec)
+      local g, _, _, allowed = unpackRecord(rec)
       local before = laneState(g)
-      addActive(g, -1)
+      addActive(Q, g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
       local att, _, token = unpackAtt(rcall('HGET', K.att, id))
-      endAttempt(id, g, att, token, cap, 0, now, att >= cap and 'lease expired' or nil)
-      fixRing(g, before)
+      endAttempt(Q, id, g, att, token, allowed, 0, now, att >= allowed and 'lease expired' or nil)
+      fixRing(Q, g, before)
     end
   end
 end
 -- Lanes whose token (or hand-set throttle) is due rejoin the ring.
-local function rejoinThrottled(due)
+local function rejoinThrottled(Q, due)
   for _, g in ipairs(due.throttled) do
     if rcall('ZREM', K.throttled, g) == 1 then
       if not laneRate(g) then rcall('HDEL', K.gbucket, g) end  -- a hand-set throttle ended
-      fixRing(g, 'out')  -- not in the ring while it waited
+      fixRing(Q, g, 'out')  -- not in the ring while it waited
     end
   end
 end

@@ -3,7 +3,7 @@
 -- The outcome side of a claim, while the queue's `outcomes` flag is on:
 -- each job's first-started time (its first delivery's) and a `claimed`
 -- event. attSet: id, delivery state pairs as serveTurns writes them.
-local function startJobs(attSet, now)
+local function startJobs(Q, attSet, now)
   local ids = {}
   for j = 1, #attSet, 2 do ids[#ids + 1] = attSet[j] end
   local had = callSliced('HMGET', okey('started'), ids)
@@ -11,7 +11,7 @@ local function startJobs(attSet, now)
   for i = 1, #ids do
     if not had[i] then set[#set + 1] = ids[i]; set[#set + 1] = S(now) end
     local att, _, _, g = unpackAtt(attSet[i + i])
-    emit('claimed', ids[i], g, att)
+    emit(Q, 'claimed', ids[i], g, att)
   end
   if #set > 0 then callSliced('HSET', okey('started'), set) end
 end

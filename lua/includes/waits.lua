@@ -1,8 +1,8 @@
 --@include okey
 --@include many
 -- Wait figures (docs/architecture.md, "Wait figures"), opt-in per queue:
--- WAITS, the window W in seconds (config field `waits`; nil = off, and then
--- nothing here runs), is read by layoutError. One hash, gwait (docs/keys.md),
+-- Q.waits, the window W in seconds (config field `waits`; nil = off, and then
+-- nothing here runs), is read by readQueue. One hash, gwait (docs/keys.md),
 -- of plain counts: windows are numbered e = server ms / (W * 1000), floored,
 -- and a figure covers windows e and e - 1. For an entry g (each lane
 -- served; each tenant `T/` with a lane served, its lanes added up; '',
@@ -42,7 +42,7 @@ local function laneTenant(g)
   return tenantOf(g), false  -- the naming: lua/includes/base.lua
 end
 -- The window of server time `now`.
-local function waitWindow(now) return math.floor(now / (WAITS * 1000)) end
+local function waitWindow(Q, now) return math.floor(now / (Q.waits * 1000)) end
 -- One step of the sweep: fields of windows before e - 1 leave gwait, so it
 -- holds about the fields of the last two windows.
 local function waitSweep(e)
@@ -71,14 +71,14 @@ local function addWaitCounts(fields, add)
   callSliced('HSET', okey('gwait'), set)
   return had
 end
--- A claim's figures (lua/includes/turns.lua): lanes[i] got
+-- A claim's figures (lua/includes/lease.lua): lanes[i] got
 -- servedBy[lanes[i]] jobs; first[] the indexes of the jobs on their first
 -- delivery (laneOf[i] their lane, recs[i] their record, whose first field
 -- is the enqueue ms). An entry served first in the window counts with its
 -- weight when the call is `weighted` (wclaim) or in cost mode, else 1 (a
 -- plain claim turn serves one job whatever the weight).
-local function recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now)
-  local e = waitWindow(now)
+local function recordWaits(Q, lanes, servedBy, first, laneOf, recs, weighted, now)
+  local e = waitWindow(Q, now)
   local sfx = '\t' .. e
   local fields, add, ten, lf = {}, {}, {}, {}
   local function count(f, c)
@@ -130,7 +130,7 @@ local function recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now)
   end
   if #fresh == 0 and #f2 == 0 then return end
   local wt = {}
-  if #fresh > 0 and (weighted or COST_Q) then
+  if #fresh > 0 and (weighted or Q.cost) then
     local names = { '' }
     for i = 1, #fresh do names[i + 1] = fresh[i] end
     wt = readFields(K.gweight, names)
@@ -147,9 +147,9 @@ local function recordWaits(lanes, servedBy, first, laneOf, recs, weighted, now)
 end
 -- Cost mode: the charges of a take call (lanes[i] costs[i] units) go into
 -- the window's x of each lane, its tenant and the queue.
-local function recordCosts(lanes, costs, now)
+local function recordCosts(Q, lanes, costs, now)
   if #lanes == 0 then return end
-  local sfx = '\t' .. waitWindow(now) .. '\tx'
+  local sfx = '\t' .. waitWindow(Q, now) .. '\tx'
   local fields, add = {}, {}
   local function count(f, c)
     if not add[f] then fields[#fields + 1] = f; add[f] = 0 end
@@ -186,8 +186,8 @@ end
 -- its tenant's fair share (k: the tenant's lanes served in the window: they
 -- share its turns by count). The windows' shares are weighted by the
 -- queue's claims (or cost) in each. Nil for a figure that has no samples.
-local function waitFigures(g, now, byCost)
-  local e = waitWindow(now)
+local function waitFigures(Q, g, now, byCost)
+  local e = waitWindow(Q, now)
   local t = laneTenant(g)
   local fields = {}
   for k = 0, 1 do
