@@ -219,9 +219,9 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   w.section<L::Fails>(s.size() - acks);
   for (const Settlement& x : s)
     if (!x.ack) w.row<L::Fails>(x.id, x.token, x.retry_delay_ms, x.reason);
-  // Charges, one per lane, then results of acks (lua/args.txt: optional
-  // sections, in that order). Charges are left out when there are none and
-  // no results follow; results are sent only when there are any.
+  // Charges, one per lane, then results of acks, then results dropped
+  // (lua/args.txt: optional sections, in that order). A section is left out
+  // when it is empty and none follows.
   std::vector<std::pair<const std::string*, uint64_t>> charges;
   auto addCharge = [&](const std::string& lane, uint64_t cost) {
     if (cost == 0) return;
@@ -235,16 +235,24 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   for (const Settlement& x : s) addCharge(x.lane, x.cost);
   if (extra)
     for (const auto& [lane, cost] : *extra) addCharge(lane, cost);
-  size_t results = 0;
-  for (const Settlement& x : s) results += x.ack && !x.result.empty() ? 1 : 0;
-  if (!charges.empty() || results > 0) {
+  size_t results = 0, drops = 0;
+  for (const Settlement& x : s) {
+    results += x.ack && !x.result.empty() ? 1 : 0;
+    drops += x.ack && !x.dropped.empty() ? 1 : 0;
+  }
+  if (!charges.empty() || results > 0 || drops > 0) {
     w.section<L::Charges>(charges.size());
     for (const auto& [lane, cost] : charges) w.row<L::Charges>(*lane, cost);
   }
-  if (results > 0) {
+  if (results > 0 || drops > 0) {
     w.section<L::Results>(results);
     for (const Settlement& x : s)
       if (x.ack && !x.result.empty()) w.row<L::Results>(x.id, x.result);
+  }
+  if (drops > 0) {  // rare: a result that could not be kept (the worker engine)
+    w.section<L::Drops>(drops);
+    for (const Settlement& x : s)
+      if (x.ack && !x.dropped.empty()) w.row<L::Drops>(x.id, x.dropped);
   }
   w.done();
   TakeResult res = decodeTake(run(Script::Take).get());

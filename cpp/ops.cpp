@@ -62,6 +62,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
   j.finished_at_ms = i64(a, at(F::finished_at), "job finished");
   j.progress = str(a, at(F::progress), "job progress");
   j.result = str(a, at(F::result), "job result");
+  j.result_dropped = str(a, at(F::result_dropped), "job result dropped");
   return j;
 }
 

@@ -40,6 +40,7 @@ if not id then
   out[1 + INFO_FINISHED_AT] = o.fin
   out[1 + INFO_PROGRESS] = o.progress
   out[1 + INFO_RESULT] = o.result
+  out[1 + INFO_RESULT_DROPPED] = o.dropped or ''
   return out
 end
 local g, p, at, allowed, mx = unpackRecord(rec)
@@ -67,4 +68,5 @@ out[1 + INFO_STARTED_AT] = o and o.started or rcall('HGET', K.started, id) or '0
 out[1 + INFO_FINISHED_AT] = state == JOB_DEAD and when or '0'
 out[1 + INFO_PROGRESS] = o and o.progress or rcall('HGET', K.progress, id) or ''
 out[1 + INFO_RESULT] = ''
+out[1 + INFO_RESULT_DROPPED] = ''
 return out

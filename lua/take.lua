@@ -26,6 +26,11 @@
 --   results[] (optional, after a charges count, which may be 0) id (an
 --           ack's), result bytes (at most RESULT_MAX: ETOOLARGE), kept when
 --           the job's outcome is retained.
+--   drops[] (optional, after a results count, which may be 0) id (an
+--           ack's), why its result is not kept (at most REASON_MAX bytes):
+--           the job completes, its outcome records the reason instead of a
+--           result (lua/includes/fin.lua) and its `completed` event carries
+--           it. Sent only when a result was dropped.
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (lua/includes/lease.lua),
 -- ms to the next due time (-1 none, 0 more due now)}; EMPTY when it was to
 -- claim and got nothing. Codes: OK / ESTALE / ENOTFOUND for acks,

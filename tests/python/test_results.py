@@ -26,6 +26,7 @@ def test_return_values_are_kept(make_queue):
     ids = [q.enqueue("g", str(i)) for i in range(len(values))]
     _run(q, lambda job: values[int(job.text)])
     results = [q.job(i).result for i in ids]
+    assert all(q.job(i).result_dropped == "" for i in ids)
     assert results == [b'{"ok":true}', b"42", b'[1,"two"]', b"text", b"\x00bytes", b"", b"2.5"]
     assert json.loads(results[0]) == {"ok": True}
     assert all(q.job(i).state == "completed" for i in ids)
@@ -57,6 +58,7 @@ def test_a_result_that_cannot_be_encoded_completes_the_job(make_queue, caplog):
     assert completed == [{1, 2}]
     job = q.job(jid)
     assert job.state == "completed" and job.result == b""
+    assert job.result_dropped == "cannot encode the result: TypeError: Object of type set is not JSON serializable"
     errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
     assert errors == [f"job {jid} (lane 'g'): result dropped, the job completes without it: cannot encode the "
                       "result: TypeError: Object of type set is not JSON serializable"]
@@ -77,6 +79,7 @@ def test_a_result_over_the_limit_completes_the_job(make_queue, caplog):
     assert runs == [1] and stats.acked == 1 and stats.dead == 0
     job = q.job(jid)
     assert job.state == "completed" and job.result == b""
+    assert job.result_dropped == "result of 65537 bytes is over ECHOMQ_RESULT_MAX (65536)"
     assert any("result of 65537 bytes is over RESULT_MAX (65536)" in r.getMessage() for r in caplog.records)
 
 
@@ -95,3 +98,14 @@ def test_asyncio_handlers_return_results_too(url, make_queue):
 
     asyncio.run(main())
     assert q.job(jid).result == b'{"async":"x"}'
+
+
+def test_the_completed_event_says_why_a_result_was_dropped(make_queue):
+    q = make_queue()
+    q.set_events(100)
+    jid = q.enqueue("g", "x")
+    _run(q, lambda job: object())
+    completed = [e for e in q.events() if e.type == "completed" and e.id == jid]
+    assert len(completed) == 1
+    assert completed[0].fields["result_dropped"].startswith("cannot encode the result: TypeError")
+    q.clear_events()

@@ -86,6 +86,9 @@ func TestWorkerResults(t *testing.T) {
 		if j.State != StateCompleted || string(j.Result) != want[p] {
 			t.Errorf("%s: state %v, result %q", p, j.State, j.Result)
 		}
+		if (want[p] == "") != (j.ResultDropped != "") {
+			t.Errorf("%s: result dropped %q", p, j.ResultDropped)
+		}
 	}
 	if len(dropped) != 2 || !strings.Contains(dropped[0], "cannot encode the result: json: unsupported type: chan int") ||
 		!strings.Contains(dropped[1], "result of 65537 bytes is over ECHOMQ_RESULT_MAX (65536)") {

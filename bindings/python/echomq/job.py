@@ -65,6 +65,10 @@ class Job:
             why its previous attempt failed.
         progress: the last progress it reported (bytes, ``b""`` if none).
         result: a retained completed job's result (bytes, ``b""`` if none).
+        result_dropped: why a completed job keeps no result ("" when it
+            kept one, or had none): the Worker could not encode what the
+            handler returned, or it was over ``echomq.RESULT_MAX``.  The job
+            completed all the same.
     """
 
     # Typed once more for checkers; the import checks these names against
@@ -85,6 +89,7 @@ class Job:
     last_error: str
     progress: bytes
     result: bytes
+    result_dropped: str
 
     __slots__ = ("_queue", "_cost") + _FIELDS
 

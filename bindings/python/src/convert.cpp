@@ -66,6 +66,7 @@ const JobField kJobFields[] = {
     {"last_error", [](J j) -> py::object { return text(echomq_job_last_error(j)); }},
     {"progress", [](J j) -> py::object { return bytes_of(echomq_job_progress, j); }},
     {"result", [](J j) -> py::object { return bytes_of(echomq_job_result, j); }},
+    {"result_dropped", [](J j) -> py::object { return text(echomq_job_result_dropped(j)); }},
 };
 constexpr size_t kNJobFields = sizeof kJobFields / sizeof kJobFields[0];
 
