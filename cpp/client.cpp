@@ -671,8 +671,8 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.id = u64(r.get(), b + F::id, "dead");
     j.group = str(r.get(), b + F::group, "dead");
     j.payload = str(r.get(), b + F::payload, "dead");
-    j.token = u64(r.get(), b + F::attempts, "dead");  // the attempts used, as before 0.3
-    j.attempts = j.token;
+    j.token = u64(r.get(), b + F::token, "dead");  // of its last delivery
+    j.attempts = u64(r.get(), b + F::attempts, "dead");
     j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + F::max_attempts, "dead"));
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");

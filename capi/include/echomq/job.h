@@ -36,10 +36,10 @@ ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
  * the one that replaces it differ, the later one greater while the promoted
  * server's clock is not behind the old primary's by more than the failover
  * took (docs/architecture.md, "Fencing tokens"). A job looked up by id
- * (echomq_get_job, echomq_wait_job) carries the fencing token of its latest
- * delivery (0 if it was never delivered). Only in a dead listing
- * (echomq_dead) is it the attempts used instead (as before 0.3); use
- * echomq_job_attempt for attempts everywhere. */
+ * (echomq_get_job, echomq_wait_job) or listed dead (echomq_dead) carries the
+ * fencing token of its latest delivery (0 if it was never delivered):
+ * everywhere the fencing token, never an attempt count (until 0.5 a dead
+ * listing gave the attempts used here); echomq_job_attempt gives attempts. */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 /* The job's attempt budget: how many attempts it may use before it is
  * dead-lettered (1..ECHOMQ_ATTEMPTS_MAX). */
