@@ -146,10 +146,7 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 // claimed.
 func (j *Job) AckClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 	q := j.q
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
-	ms, err := leaseMS(lease)
+	ms, err := q.leaseOf(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -215,10 +212,7 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 // itself is not changed (it may be read by other goroutines meanwhile).
 func (j *Job) Extend(ctx context.Context, d time.Duration) (time.Time, error) {
 	q := j.q
-	if err := q.checkNames(); err != nil {
-		return time.Time{}, err
-	}
-	ms, err := leaseMS(d)
+	ms, err := q.leaseOf(d)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -86,6 +86,14 @@ func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
 	return cfg, nums, nil
 }
 
+// leaseOf checks the queue's name and a lease, before a call that takes one.
+func (q *Queue) leaseOf(lease time.Duration) (int64, error) {
+	if err := q.checkNames(); err != nil {
+		return 0, err
+	}
+	return leaseMS(lease)
+}
+
 // checkNames refuses names a C string cannot carry (an embedded NUL);
 // everything else is checked by the C library before any I/O.
 func (q *Queue) checkNames(groups ...string) error {
@@ -203,10 +211,7 @@ func batchEntryMsg(i, rc int) string {
 // serves the lane it rotated to. It returns ErrEmpty when no lane is
 // serviceable.
 func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
-	ms, err := leaseMS(lease)
+	ms, err := q.leaseOf(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -221,13 +226,10 @@ func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
 // K = min(weight, pending depth, limit - active, max), in mint order. It
 // returns ErrEmpty when no lane is serviceable.
 func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
 	if max < 1 || max > wclaimMax {
 		return nil, invalid("wclaim max must be 1.." + strconv.Itoa(wclaimMax))
 	}
-	ms, err := leaseMS(lease)
+	ms, err := q.leaseOf(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -245,9 +247,6 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 // n are taken (the last turn may be cut short). It returns ErrEmpty when
 // no lane is serviceable.
 func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weighted bool) ([]*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
 	if n < 1 || n > batchMax {
 		return nil, invalid("claim batch n must be 1.." + strconv.Itoa(batchMax))
 	}
@@ -255,7 +254,7 @@ func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weig
 	if weighted {
 		w = 1
 	}
-	ms, err := leaseMS(lease)
+	ms, err := q.leaseOf(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -276,10 +275,7 @@ const BClaimSlice = time.Second
 // claimed nothing. Each server-side wait lasts at most BClaimSlice, so a
 // cancellation that misses the wait in progress costs at most that.
 func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
-	leaseMs, err := leaseMS(lease)
+	leaseMs, err := q.leaseOf(lease)
 	if err != nil {
 		return nil, err
 	}
