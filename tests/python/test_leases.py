@@ -29,7 +29,7 @@ def test_expired_lease_comes_back_and_stale_ack_is_refused(queue, resp):
         first.fail("late")
     assert resp.snapshot(f"emq:{{{queue.name}}}:*") == before, "a stale holder changed nothing"
     second.ack()
-    with pytest.raises(echomq.NotFoundError):
+    with pytest.raises(echomq.StaleLeaseError, match="settled already"):
         second.ack()
     s = queue.stats()
     assert (s.acked_total, s.leased, s.pending) == (1, 0, 0)

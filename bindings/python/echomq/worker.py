@@ -36,8 +36,9 @@ from .queue import Queue
 log = logging.getLogger("echomq.worker")
 
 Handler = Callable[[Job], Any]
-"""A handler takes the claimed :class:`~echomq.Job`; its return acks the job,
-an exception fails the attempt and :class:`DiscardJob` dead-letters it."""
+"""A handler takes the claimed :class:`~echomq.Job`; returning completes the
+job (the value is its result), an exception fails the attempt and
+:class:`DiscardJob` dead-letters it."""
 
 ErrorHook = Callable[[EchoMQError], Any]
 """Called with errors that do not stop the worker (see ``on_error``)."""
