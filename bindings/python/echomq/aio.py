@@ -36,7 +36,7 @@ import inspect
 import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Set, Tuple, TypeVar, Union
 
-from . import _convert
+from . import _convert, _echomq
 from .client import Client
 from .errors import CanceledError
 from .info import Event, LaneInfo, QueueStats
@@ -401,7 +401,7 @@ class AsyncQueue:
     ) -> AsyncIterator[Event]:
         """Queue.events as an async iterator; with ``follow`` it waits on
         the server for more (cancelling the task interrupts the wait)."""
-        block_ms = _convert.to_ms("block", block, minimum=1)
+        block_ms = _convert.to_ms("block", block, maximum=_echomq.WAIT_MAX_MS)
         while True:
             cursor = after
             entries = await self._blocking(
