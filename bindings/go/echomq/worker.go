@@ -522,7 +522,7 @@ func (w *Worker) result(job *Job, cfg *workerConfig) ([]byte, string) {
 	if job.value != nil {
 		var err error
 		if data, err = cfg.serializer(job.value); err != nil {
-			why := "cannot encode the result: " + err.Error()
+			why := cutAtNUL("cannot encode the result: " + err.Error())
 			w.dropped(job, why, cfg.log)
 			return nil, why
 		}
