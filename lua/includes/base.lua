@@ -109,13 +109,16 @@ end
 --               name for a tenant
 --   Q.waits     the window in seconds of the wait figures (field `waits`),
 --               nil while they are off (lua/includes/waits.lua)
+--   Q.flows     the `flows` flag, set by the first enqueue_flow and never
+--               cleared: until then no settlement looks for a parent
+--               (lua/includes/flowLinks.lua)
 -- A script that turns a feature on sets its field too (Q is its own).
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
 -- Returns Q, or nil and the reply that refuses the call.
 local function readQueue()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'flows')
   if c[2] then
     return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
@@ -131,6 +134,7 @@ local function readQueue()
   if c[4] then Q.cost = tonumber(c[4]) end
   if c[5] then Q.tenants = c[5] end
   if c[6] then Q.waits = tonumber(c[6]) end
+  if c[7] then Q.flows = c[7] end
   return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.

@@ -1,6 +1,7 @@
 --@include args
 --@include typeGuard
 --@include mendJobs
+--@include mendFlows
 --@include mendLanes
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
@@ -16,6 +17,7 @@
 --   L leases, D delayed, X dead (by rank): ids without a record leave; a job
 --     found in two places keeps the first of leases, its lane, delayed, dead;
 --     leased and delayed jobs are counted per lane (the tally);
+--   N, B, M, G a flow's parents and their counts (lua/includes/mendFlows.lua);
 --   F finished (by rank): an id with a record (a live or dead job) or
 --     without an outcome in fin leaves the finished sets;
 --   E doneexp, K donecnt (by rank): ids that are not finished leave;
@@ -43,7 +45,7 @@
 -- lua/includes/mendLane.lua. They share the step's state R: apply, budget,
 -- the phase's position pos, the pending jobs counted (total), the tally,
 -- the tenants mended (mendedT), the reply (out) and Q.
-local PHASES = 'LDXFEKHJAQPTVCRIOUWS'
+local PHASES = 'LDXNBMGFEKHJAQPTVCRIOUWS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end

@@ -26,6 +26,7 @@ local KEY_TYPES = {
   idem = 'hash', idemexp = 'zset', gvt = 'hash', gdebt = 'zset', gwait = 'hash', est = 'hash',
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
+  parents = 'zset', deps = 'hash', up = 'hash',
 }
 -- The per-lane keys a change to lane (or tenant entry) g may write: its
 -- pending set, and its tenant's inner ring (lua/includes/base.lua).

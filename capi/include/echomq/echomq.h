@@ -31,5 +31,6 @@
 #include "outcomes.h"
 #include "inspect.h"
 #include "ops.h"
+#include "flows.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */
