@@ -43,10 +43,9 @@ end
 local join, wait = joinPlan(Q, leafLanes, now)
 bad = enqueueGuard(Q, F, lanes, join, wait)
 if not bad then
+  -- (A parent's k: key is new: its id is minted by this call.)
   local want = { [K.config] = 'hash' }
   for _, name in ipairs(FL.KEYS) do want[FL.key(name)] = KEY_TYPES[name] end
-  local base = tonumber(rcall('GET', K.seq) or '0')  -- the ids to come: their k: keys
-  for i = 1, F.n do if F.kids[i] then want[FL.kids(S(base + i))] = 'hash' end end
   bad = typeGuard(want)
 end
 if bad then return bad end

@@ -73,7 +73,7 @@ local function mendLane(R, g)
   local leased, delayed = t[1], t[2]
   local depth = rcall('ZCARD', pendingKey(g))
   mendCounts(R, 'lane', g, leased, depth + leased + delayed,
-    depth .. ' pending, ' .. leased .. ' leased, ' .. delayed .. ' delayed or waiting for children')
+    depth .. ' pending, ' .. leased .. ' leased, ' .. delayed .. ' delayed')
   local st, due = laneState(g, leased)
   local te = tenantOf(g)
   if te then

@@ -57,6 +57,7 @@ from .errors import (
     UnconfirmedWarning,
     error_class,
 )
+from .flows import Flow, FlowInfo, FlowResult, GroupResult, Step, chain, chord, group, step
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
@@ -126,5 +127,14 @@ __all__ = [
     "RESULT_MAX",
     "PROGRESS_MAX",
     "Event",
+    "Flow",
+    "FlowInfo",
+    "FlowResult",
+    "GroupResult",
+    "Step",
+    "step",
+    "chain",
+    "group",
+    "chord",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from . import _convert, _echomq
 from .errors import InvalidArgument
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .flows import FlowInfo
     from .queue import Queue
 
 RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int, int, int, bytes, bytes]
@@ -197,6 +198,17 @@ class Job:
         """
         q = self._queue
         q._client._raw.ack_result(q.name, self.id, self.token, _convert.payload_bytes(result))
+
+    def flow(self) -> "FlowInfo":
+        """This job's links in its flow: its parent and its children with
+        their outcomes (a parent runs after all of them finished)."""
+        return self._queue.flow_info(self.id)
+
+    def child_results(self) -> List[bytes]:
+        """The results of this job's completed children, in id order (the
+        order they were added to the flow): a chain step's one input, a
+        chord callback's every result."""
+        return self.flow().results
 
     def report_progress(self, value: _convert.Payload) -> None:
         """Report this job's progress (bytes, or str sent as UTF-8, at most

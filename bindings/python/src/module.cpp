@@ -225,6 +225,8 @@ void raise_error(const Error &e) {
 
 }  // namespace
 
+void bind_flows(py::module_ &m);  // src/flows.cpp
+
 PYBIND11_MODULE(_echomq, m) {
   m.doc() = "Private compiled core of the echomq package; use the echomq package instead.";
 
@@ -1159,4 +1161,5 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("acl_user") = std::string(),
            "Server checks, one line each: '<ok|warn|fail> <check>: <finding>; <advice>'.");
+  bind_flows(m);
 }
