@@ -33,6 +33,7 @@ from .errors import (
     CanceledError,
     ConnectionError,
     EchoMQError,
+    FlowError,
     InternalError,
     FullError,
     InvalidArgument,

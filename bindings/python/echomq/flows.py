@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 from . import _convert
 from . import _echomq
+from .job import _STATES
 
 if TYPE_CHECKING:  # pragma: no cover
     from .job import Job
@@ -37,7 +38,6 @@ __all__ = ["Step", "step", "Flow", "FlowResult", "FlowInfo", "FlowChild", "chain
 # What a parent does when a child dies (echomq/flows.h echomq_flow_on_fail).
 ON_FAIL = {"fail": 0, "ignore": 1, "continue": 2}
 _ON_FAIL_NAME = {v: k for k, v in ON_FAIL.items()}
-_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed", 6: "waiting"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,7 +218,7 @@ class group:
     def flow(self) -> Flow:
         f = Flow()
         for i, s in enumerate(self.steps):
-            f.add_step(f"job{i}", s)
+            f.add_step(f"job{i}", s, parent="body")
         return f
 
     def _result(self, ids: Dict[str, int]) -> GroupResult:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int, int, int, bytes, bytes]
 
-_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed"}
+_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed", 6: "waiting"}
 
 
 class FailOutcome(enum.IntEnum):
@@ -58,7 +58,8 @@ class Job:
             budget). It equals ``token`` unless the job was redriven (a fresh
             budget) or given back unstarted by a stopping worker (not an
             attempt); the token keeps counting across both.
-        state: ``"pending"``, ``"leased"``, ``"delayed"``, ``"dead"`` or
+        state: ``"pending"``, ``"waiting"`` (a flow's parent waiting for
+            its children), ``"leased"``, ``"delayed"``, ``"dead"`` or
             ``"completed"`` (a retained outcome: ``Queue.retain``).
         due_at: when a delayed job falls due (server clock), else ``None``.
         started_at: its first delivery (server clock; lookups only), else

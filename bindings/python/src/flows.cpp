@@ -39,6 +39,9 @@ void bind_flows(py::module_ &m) {
                                    parent.empty() ? nullptr : emqpy::cstr(parent, "parent name"), std::get<2>(r),
                                    other.empty() ? nullptr : emqpy::cstr(other, "queue name"),
                                    emqpy::cstr(std::get<4>(r), "lane"), payload.data(), payload.size());
+          if (rc == ECHOMQ_ETOOLARGE && echomq_flow_count(f.get()) >= ECHOMQ_FLOW_MAX)
+            emqpy::throw_status(rc, ("flow holds more than " + std::to_string(ECHOMQ_FLOW_MAX) +
+                                     " jobs, over the bound of a flow (nothing was enqueued)").c_str());
           if (rc != ECHOMQ_OK) emqpy::throw_status(rc, ("flow job '" + name + "': " + echomq_strerror(rc)).c_str());
         }
         {
