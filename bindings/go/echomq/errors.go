@@ -23,6 +23,7 @@ const (
 	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
 	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
+	CodeDepends     Code = -16 // delete refused: the job is part of a flow that has not finished
 	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
 	CodePending     Code = 4   // Wait: the job had not finished when the wait ran out
 	CodeConn        Code = -10 // cannot connect, or connection lost before sending
@@ -52,6 +53,7 @@ var codeNames = map[Code]string{
 	CodeLayout:      "key layout mismatch",
 	CodeLeased:      "job is leased",
 	CodeShards:      "shard count mismatch",
+	CodeDepends:     "job is part of an unfinished flow",
 	CodeDuplicate:   "duplicate",
 	CodePending:     "not finished when the wait ran out",
 	CodeConn:        "connection error",
@@ -125,6 +127,10 @@ var (
 	// ErrShards: CreateSharded found the queue sharded with another count,
 	// or a plain queue that holds jobs or lane settings; nothing changed.
 	ErrShards = &Error{Code: CodeShards}
+	// ErrFlow: Delete refused a job of a flow that has not finished (a
+	// parent waits for it, or it waits for its children); nothing changed.
+	// Queue.DeleteFlow deletes the flow whole.
+	ErrFlow = &Error{Code: CodeDepends}
 	// ErrFull: the lane is at its size cap; the enqueue (a batch: all of it)
 	// wrote nothing.
 	ErrFull       = &Error{Code: CodeFull}
@@ -133,7 +139,7 @@ var (
 	ErrCanceled   = &Error{Code: CodeCanceled}
 	// ErrPending: Wait ran out of time before the job completed or died
 	// (it still lives; nothing is unknown).
-	ErrPending  = &Error{Code: CodePending}
+	ErrPending = &Error{Code: CodePending}
 	// ErrTLS: the TLS session was refused (a failed handshake, a server
 	// certificate that is not trusted or not for the host, a client
 	// certificate the server wants); the message gives OpenSSL's reason. No

@@ -218,7 +218,7 @@ class group:
     def flow(self) -> Flow:
         f = Flow()
         for i, s in enumerate(self.steps):
-            f.add_step(f"job{i}", s, parent="body")
+            f.add_step(f"job{i}", s)
         return f
 
     def _result(self, ids: Dict[str, int]) -> GroupResult:

@@ -261,276 +261,326 @@ typedef long long swig_type_231;
 typedef _goslice_ swig_type_232;
 typedef _goslice_ swig_type_233;
 typedef long long swig_type_234;
-extern void _wrap_Swig_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_7ee3949ebceb1313(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_type_1 _wrap_strerror_capi_7ee3949ebceb1313(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_7ee3949ebceb1313(void);
-extern swig_type_2 _wrap_version_string_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_7ee3949ebceb1313(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern void _wrap_job_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_batch_add_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern void _wrap_batch_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_ack_result_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
-extern swig_intgo _wrap_progress_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
-extern swig_intgo _wrap_set_retention_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
-extern swig_intgo _wrap_clear_retention_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_36 arg2);
-extern swig_intgo _wrap_set_events_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_event_list_count_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_41 _wrap_event_list_id_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_event_list_nfields_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_44 arg2);
-extern swig_type_45 _wrap_event_list_name_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern void _wrap_event_list_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
-extern swig_intgo _wrap_set_weight_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
-extern swig_intgo _wrap_set_limit_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_intgo _wrap_pause_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_resume_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
-extern swig_intgo _wrap_set_cap_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
-extern swig_intgo _wrap_clear_cap_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_89 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
-extern swig_type_93 _wrap_lane_list_count_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4);
-extern swig_intgo _wrap_redrive_all_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
-extern swig_intgo _wrap_worker_start_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_7ee3949ebceb1313(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3);
-extern swig_intgo _wrap_worker_fail_capi_7ee3949ebceb1313(uintptr_t arg1, uintptr_t arg2, swig_type_100 arg3, swig_type_101 arg4);
-extern swig_intgo _wrap_worker_discard_capi_7ee3949ebceb1313(uintptr_t arg1, uintptr_t arg2, swig_type_102 arg3);
-extern swig_intgo _wrap_worker_settle_capi_7ee3949ebceb1313(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_103 arg4, swig_type_104 arg5, swig_type_105 arg6, swig_type_106 arg7);
-extern swig_intgo _wrap_worker_stop_capi_7ee3949ebceb1313(uintptr_t arg1, swig_intgo arg2, swig_type_107 arg3);
-extern void _wrap_worker_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_108 arg2, swig_intgo arg3);
-extern swig_type_109 _wrap_report_count_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_110 _wrap_report_at_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_111 arg2);
-extern void _wrap_report_free_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_type_112 _wrap_report_cursor_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313(void);
-extern uintptr_t _wrap_client_create_capi_7ee3949ebceb1313(swig_intgo arg1, swig_intgo arg2, swig_type_113 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_114 arg2);
-extern void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(uintptr_t arg1, swig_intgo arg2, swig_type_115 arg3);
-extern swig_intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_intgo arg6, swig_type_120 arg7, swig_type_121 arg8, swig_type_122 arg9, swig_type_123 arg10);
-extern swig_intgo _wrap_wait_job_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_type_127 arg5);
-extern swig_intgo _wrap_events_read_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5, swig_type_132 arg6);
-extern swig_type_133 _wrap_event_value_len_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern void _wrap_event_value_copy_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3, swig_type_138 arg4);
-extern void _wrap_job_payload_copy_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_139 arg2);
-extern swig_intgo _wrap_enqueue_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, swig_intgo arg6, swig_type_144 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_145 arg2, uintptr_t arg3, swig_type_146 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4, swig_type_150 arg5, swig_intgo arg6, swig_type_151 arg7, swig_type_152 arg8, swig_type_153 arg9, swig_type_154 arg10);
-extern swig_intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_155 arg2, uintptr_t arg3, swig_type_156 arg4, swig_intgo arg5, swig_type_157 arg6, swig_type_158 arg7);
-extern swig_intgo _wrap_get_job_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4);
-extern swig_intgo _wrap_purge_lane_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_164 arg6);
-extern swig_intgo _wrap_queues_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_165 arg2);
-extern swig_intgo _wrap_shards_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3);
-extern swig_intgo _wrap_claim_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_type_170 arg4);
-extern swig_intgo _wrap_wclaim_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_intgo arg4, swig_type_173 arg5);
-extern swig_intgo _wrap_bclaim_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
-extern swig_intgo _wrap_ack_claim_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6);
-extern swig_intgo _wrap_fail_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_type_185 arg4, swig_type_186 arg5, swig_type_187 arg6, swig_type_188 arg7);
-extern swig_intgo _wrap_stats_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_191 arg2, swig_type_192 arg3);
-extern swig_intgo _wrap_lane_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4);
-extern swig_intgo _wrap_lanes_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
-extern swig_type_200 _wrap_lane_list_group_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_201 arg2);
-extern void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
-extern swig_type_204 _wrap_lane_list_cursor_capi_7ee3949ebceb1313(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5);
-extern swig_intgo _wrap_verify_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
-extern swig_intgo _wrap_repair_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_211 arg2, swig_intgo arg3, swig_type_212 arg4, swig_type_213 arg5, swig_type_214 arg6);
-extern swig_intgo _wrap_doctor_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
-extern swig_intgo _wrap_ack_many_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5);
-extern swig_intgo _wrap_claim_batch_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_224 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313(void);
-extern void _wrap_worker_defaults_capi_7ee3949ebceb1313(swig_type_225 arg1);
-extern swig_intgo _wrap_worker_create_capi_7ee3949ebceb1313(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_230 arg2);
-extern swig_intgo _wrap_worker_next_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313(void);
-extern swig_intgo _wrap_worker_stats_capi_7ee3949ebceb1313(uintptr_t arg1, swig_type_233 arg2);
-extern swig_type_234 _wrap_c_heap_in_use_capi_7ee3949ebceb1313(void);
+typedef _gostring_ swig_type_235;
+typedef _gostring_ swig_type_236;
+typedef _gostring_ swig_type_237;
+typedef _gostring_ swig_type_238;
+typedef _goslice_ swig_type_239;
+typedef long long swig_type_240;
+typedef long long swig_type_241;
+typedef long long swig_type_242;
+typedef _gostring_ swig_type_243;
+typedef _gostring_ swig_type_244;
+typedef long long swig_type_245;
+typedef _goslice_ swig_type_246;
+typedef long long swig_type_247;
+typedef long long swig_type_248;
+typedef long long swig_type_249;
+typedef long long swig_type_250;
+typedef long long swig_type_251;
+typedef long long swig_type_252;
+typedef long long swig_type_253;
+typedef long long swig_type_254;
+typedef long long swig_type_255;
+typedef long long swig_type_256;
+typedef _gostring_ swig_type_257;
+typedef long long swig_type_258;
+typedef _goslice_ swig_type_259;
+typedef long long swig_type_260;
+typedef long long swig_type_261;
+typedef _goslice_ swig_type_262;
+extern void _wrap_Swig_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_ee1bb3bbb2e2b8bc(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_type_1 _wrap_strerror_capi_ee1bb3bbb2e2b8bc(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_type_2 _wrap_version_string_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_check_queue_name_capi_ee1bb3bbb2e2b8bc(swig_type_3 arg1);
+extern swig_intgo _wrap_check_group_name_capi_ee1bb3bbb2e2b8bc(swig_type_4 arg1);
+extern swig_intgo _wrap_client_connect_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_5 arg2);
+extern void _wrap_client_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_6 _wrap_client_errmsg_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_7 _wrap_job_group_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_8 _wrap_job_last_error_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern void _wrap_job_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_9 _wrap_job_list_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_job_list_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_batch_add_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
+extern swig_type_13 _wrap_batch_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_14 _wrap_batch_id_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_15 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_delete_job_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
+extern void _wrap_batch_clear_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern void _wrap_batch_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_ack_result_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
+extern swig_intgo _wrap_progress_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
+extern swig_intgo _wrap_set_retention_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
+extern swig_intgo _wrap_clear_retention_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_36 arg2);
+extern swig_intgo _wrap_set_events_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_39 arg2);
+extern swig_type_40 _wrap_event_list_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_41 _wrap_event_list_id_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_42 arg2);
+extern swig_type_43 _wrap_event_list_nfields_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_44 arg2);
+extern swig_type_45 _wrap_event_list_name_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
+extern void _wrap_event_list_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
+extern swig_intgo _wrap_set_weight_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
+extern swig_intgo _wrap_set_limit_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
+extern swig_intgo _wrap_pause_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_intgo _wrap_resume_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
+extern swig_intgo _wrap_set_cap_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
+extern swig_intgo _wrap_clear_cap_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_89 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
+extern swig_type_93 _wrap_lane_list_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4);
+extern swig_intgo _wrap_redrive_all_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
+extern swig_intgo _wrap_worker_start_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3);
+extern swig_intgo _wrap_worker_fail_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, uintptr_t arg2, swig_type_100 arg3, swig_type_101 arg4);
+extern swig_intgo _wrap_worker_discard_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, uintptr_t arg2, swig_type_102 arg3);
+extern swig_intgo _wrap_worker_settle_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_103 arg4, swig_type_104 arg5, swig_type_105 arg6, swig_type_106 arg7);
+extern swig_intgo _wrap_worker_stop_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_intgo arg2, swig_type_107 arg3);
+extern void _wrap_worker_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_108 arg2, swig_intgo arg3);
+extern swig_type_109 _wrap_report_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_110 _wrap_report_at_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_111 arg2);
+extern void _wrap_report_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_112 _wrap_report_cursor_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_ee1bb3bbb2e2b8bc(void);
+extern uintptr_t _wrap_client_create_capi_ee1bb3bbb2e2b8bc(swig_intgo arg1, swig_intgo arg2, swig_type_113 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_114 arg2);
+extern void _wrap_job_outcome_copy_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_intgo arg2, swig_type_115 arg3);
+extern swig_intgo _wrap_enqueue_with_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_intgo arg6, swig_type_120 arg7, swig_type_121 arg8, swig_type_122 arg9, swig_type_123 arg10);
+extern swig_intgo _wrap_wait_job_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_type_127 arg5);
+extern swig_intgo _wrap_events_read_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5, swig_type_132 arg6);
+extern swig_type_133 _wrap_event_value_len_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
+extern void _wrap_event_value_copy_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3, swig_type_138 arg4);
+extern void _wrap_job_payload_copy_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_139 arg2);
+extern swig_intgo _wrap_enqueue_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, swig_intgo arg6, swig_type_144 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_145 arg2, uintptr_t arg3, swig_type_146 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_enqueue_keyed_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4, swig_type_150 arg5, swig_intgo arg6, swig_type_151 arg7, swig_type_152 arg8, swig_type_153 arg9, swig_type_154 arg10);
+extern swig_intgo _wrap_enqueue_batch_window_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_155 arg2, uintptr_t arg3, swig_type_156 arg4, swig_intgo arg5, swig_type_157 arg6, swig_type_158 arg7);
+extern swig_intgo _wrap_get_job_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4);
+extern swig_intgo _wrap_purge_lane_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_164 arg6);
+extern swig_intgo _wrap_queues_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_165 arg2);
+extern swig_intgo _wrap_shards_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3);
+extern swig_intgo _wrap_claim_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_type_170 arg4);
+extern swig_intgo _wrap_wclaim_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_intgo arg4, swig_type_173 arg5);
+extern swig_intgo _wrap_bclaim_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
+extern swig_intgo _wrap_ack_claim_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6);
+extern swig_intgo _wrap_fail_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_type_185 arg4, swig_type_186 arg5, swig_type_187 arg6, swig_type_188 arg7);
+extern swig_intgo _wrap_stats_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_191 arg2, swig_type_192 arg3);
+extern swig_intgo _wrap_lane_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4);
+extern swig_intgo _wrap_lanes_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
+extern swig_type_200 _wrap_lane_list_group_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_201 arg2);
+extern void _wrap_lane_list_numbers_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
+extern swig_type_204 _wrap_lane_list_cursor_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5);
+extern swig_intgo _wrap_verify_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
+extern swig_intgo _wrap_repair_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_211 arg2, swig_intgo arg3, swig_type_212 arg4, swig_type_213 arg5, swig_type_214 arg6);
+extern swig_intgo _wrap_doctor_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
+extern swig_intgo _wrap_ack_many_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5);
+extern swig_intgo _wrap_claim_batch_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_224 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_ee1bb3bbb2e2b8bc(void);
+extern void _wrap_worker_defaults_capi_ee1bb3bbb2e2b8bc(swig_type_225 arg1);
+extern swig_intgo _wrap_worker_create_capi_ee1bb3bbb2e2b8bc(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_230 arg2);
+extern swig_intgo _wrap_worker_next_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_worker_stats_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_233 arg2);
+extern swig_type_234 _wrap_c_heap_in_use_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_EDEPENDS_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_FLOW_MAX_capi_ee1bb3bbb2e2b8bc(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_WAITING_capi_ee1bb3bbb2e2b8bc(void);
+extern uintptr_t _wrap_flow_create_capi_ee1bb3bbb2e2b8bc(void);
+extern void _wrap_flow_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_flow_add_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_intgo arg4, swig_type_237 arg5, swig_type_238 arg6, swig_type_239 arg7);
+extern swig_type_240 _wrap_flow_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_241 _wrap_flow_id_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_242 arg2);
+extern swig_intgo _wrap_enqueue_flow_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_243 arg2, uintptr_t arg3, swig_intgo arg4);
+extern swig_intgo _wrap_delete_flow_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3, swig_type_246 arg4);
+extern void _wrap_flow_info_free_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_state_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_247 _wrap_flow_info_parent_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_intgo _wrap_flow_info_on_fail_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_248 _wrap_flow_info_waiting_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_249 _wrap_flow_info_count_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1);
+extern swig_type_250 _wrap_flow_info_child_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_251 arg2);
+extern swig_intgo _wrap_flow_info_child_state_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_252 arg2);
+extern swig_type_253 _wrap_flow_info_child_attempts_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_254 arg2);
+extern swig_type_255 _wrap_flow_info_child_finished_at_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_256 arg2);
+extern swig_intgo _wrap_flow_info_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_257 arg2, swig_type_258 arg3, swig_type_259 arg4);
+extern swig_type_260 _wrap_flow_child_bytes_capi_ee1bb3bbb2e2b8bc(uintptr_t arg1, swig_type_261 arg2, swig_intgo arg3, swig_type_262 arg4);
 #undef intgo
 */
 import "C"
@@ -557,8 +607,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_7ee3949ebceb1313
-func cgo_panic__capi_7ee3949ebceb1313(p *byte) {
+//export cgo_panic__capi_ee1bb3bbb2e2b8bc
+func cgo_panic__capi_ee1bb3bbb2e2b8bc(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -570,13 +620,13 @@ func cgo_panic__capi_7ee3949ebceb1313(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_7ee3949ebceb1313(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_ee1bb3bbb2e2b8bc(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -694,7 +744,7 @@ type EventList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -702,7 +752,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -710,7 +760,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -718,7 +768,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -726,7 +776,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -734,7 +784,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -742,7 +792,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -750,7 +800,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -758,7 +808,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -766,7 +816,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -774,7 +824,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -782,7 +832,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -790,7 +840,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -798,7 +848,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -806,7 +856,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -814,7 +864,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -822,7 +872,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -830,7 +880,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -838,7 +888,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -846,7 +896,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -854,7 +904,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -862,7 +912,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -870,7 +920,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -878,7 +928,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -886,7 +936,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -894,7 +944,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -902,7 +952,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -910,7 +960,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -918,7 +968,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -926,7 +976,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -934,7 +984,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -942,7 +992,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -950,7 +1000,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -958,7 +1008,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -966,7 +1016,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -974,7 +1024,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -982,7 +1032,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -990,7 +1040,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -998,7 +1048,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1006,7 +1056,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1014,7 +1064,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1022,7 +1072,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1030,7 +1080,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1038,7 +1088,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1046,7 +1096,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1054,7 +1104,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1062,7 +1112,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1070,7 +1120,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1078,7 +1128,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1086,7 +1136,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1094,7 +1144,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1102,7 +1152,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1110,7 +1160,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1118,7 +1168,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1126,7 +1176,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1134,7 +1184,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1143,7 +1193,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_7ee3949ebceb1313(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_ee1bb3bbb2e2b8bc(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1152,13 +1202,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_7ee3949ebceb1313())
+	swig_r = (uint)(C._wrap_version_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_7ee3949ebceb1313()
+	swig_r_p := C._wrap_version_string_capi_ee1bb3bbb2e2b8bc()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1168,7 +1218,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_7ee3949ebceb1313(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_ee1bb3bbb2e2b8bc(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1178,7 +1228,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_7ee3949ebceb1313(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_ee1bb3bbb2e2b8bc(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1189,7 +1239,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1198,13 +1248,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1214,33 +1264,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1250,7 +1300,7 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1259,13 +1309,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1273,18 +1323,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_7ee3949ebceb1313()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_ee1bb3bbb2e2b8bc()))
 	return swig_r
 }
 
@@ -1293,7 +1343,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1306,7 +1356,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1314,7 +1364,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -1324,7 +1374,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1341,7 +1391,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1350,7 +1400,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1359,12 +1409,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1373,7 +1423,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1387,7 +1437,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1404,7 +1454,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1420,7 +1470,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1431,7 +1481,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1444,7 +1494,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1455,7 +1505,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1465,7 +1515,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1473,7 +1523,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1484,7 +1534,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
 	return swig_r
 }
 
@@ -1493,7 +1543,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1502,7 +1552,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1513,7 +1563,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1529,7 +1579,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1544,7 +1594,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1560,7 +1610,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1575,7 +1625,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1590,7 +1640,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1605,7 +1655,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1620,7 +1670,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1632,7 +1682,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1644,7 +1694,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1659,7 +1709,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1674,7 +1724,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1691,7 +1741,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1704,7 +1754,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1720,7 +1770,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1735,7 +1785,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1750,7 +1800,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1762,7 +1812,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1774,7 +1824,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1789,7 +1839,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1802,7 +1852,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1815,13 +1865,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -1830,7 +1880,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1848,7 +1898,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1861,7 +1911,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1869,7 +1919,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -1878,7 +1928,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1891,7 +1941,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1903,7 +1953,7 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -1919,7 +1969,7 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_worker_settle_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_type_104(_swig_i_4), C.swig_type_105(_swig_i_5), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_worker_settle_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_type_104(_swig_i_4), C.swig_type_105(_swig_i_5), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -1934,13 +1984,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_107(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -1948,7 +1998,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1958,7 +2008,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1966,7 +2016,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1975,13 +2025,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1990,7 +2040,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -1998,7 +2048,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2006,7 +2056,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2014,7 +2064,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2022,7 +2072,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2030,7 +2080,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2038,7 +2088,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2046,7 +2096,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2054,7 +2104,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2062,7 +2112,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2070,7 +2120,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2078,7 +2128,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2086,7 +2136,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2094,7 +2144,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2102,7 +2152,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2110,7 +2160,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2118,7 +2168,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2126,7 +2176,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2134,7 +2184,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2142,7 +2192,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2150,7 +2200,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2158,7 +2208,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2166,7 +2216,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2174,7 +2224,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2182,7 +2232,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2190,7 +2240,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2198,7 +2248,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2206,7 +2256,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2214,7 +2264,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2222,7 +2272,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2230,7 +2280,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2238,7 +2288,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2246,7 +2296,7 @@ var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2254,7 +2304,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2262,7 +2312,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2270,7 +2320,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2278,7 +2328,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2286,7 +2336,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2294,7 +2344,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2302,7 +2352,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2310,7 +2360,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2318,7 +2368,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2326,7 +2376,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2334,7 +2384,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2342,7 +2392,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2350,7 +2400,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2358,7 +2408,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2366,7 +2416,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2374,7 +2424,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2382,7 +2432,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2390,7 +2440,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2398,7 +2448,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2406,7 +2456,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2414,7 +2464,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2422,7 +2472,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2430,7 +2480,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2438,7 +2488,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2446,7 +2496,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2454,7 +2504,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2462,7 +2512,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2470,7 +2520,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2478,7 +2528,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2486,7 +2536,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2494,7 +2544,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -2508,14 +2558,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_7ee3949ebceb1313(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_113(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_ee1bb3bbb2e2b8bc(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_113(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2525,7 +2575,7 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2543,7 +2593,7 @@ func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_with_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_120(_swig_i_6), C.swig_type_121(_swig_i_7), C.swig_type_122(_swig_i_8), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_9))))
+	swig_r = (int)(C._wrap_enqueue_with_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_120(_swig_i_6), C.swig_type_121(_swig_i_7), C.swig_type_122(_swig_i_8), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2566,7 +2616,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2584,7 +2634,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), C.swig_type_131(_swig_i_4), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), C.swig_type_131(_swig_i_4), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2602,7 +2652,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2)))
 	return swig_r
 }
 
@@ -2611,7 +2661,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), C.swig_type_137(_swig_i_2), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), C.swig_type_137(_swig_i_2), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2620,7 +2670,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2635,7 +2685,7 @@ func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_3)), C.swig_type_143(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_enqueue_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_3)), C.swig_type_143(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2658,7 +2708,7 @@ func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) 
 	_swig_i_2 := getSwigcptr(arg3)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_enqueue_batch_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2677,7 +2727,7 @@ func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int6
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3)), C.swig_type_150(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_6)), C.swig_type_152(_swig_i_7), C.swig_type_153(_swig_i_8), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_9))))
+	swig_r = (int)(C._wrap_enqueue_keyed_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3)), C.swig_type_150(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_6)), C.swig_type_152(_swig_i_7), C.swig_type_153(_swig_i_8), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_9))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2705,7 +2755,7 @@ func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_156(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_157(_swig_i_5), C.swig_type_158(_swig_i_6)))
+	swig_r = (int)(C._wrap_enqueue_batch_window_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_156(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_157(_swig_i_5), C.swig_type_158(_swig_i_6)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2718,7 +2768,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2736,7 +2786,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2753,7 +2803,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2765,7 +2815,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2781,7 +2831,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2798,7 +2848,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2815,7 +2865,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), C.swig_type_176(_swig_i_3), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), C.swig_type_176(_swig_i_3), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2833,7 +2883,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), C.swig_type_181(_swig_i_4), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), C.swig_type_181(_swig_i_4), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2852,7 +2902,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_type_185(_swig_i_3), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_4)), C.swig_type_187(_swig_i_5), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_type_185(_swig_i_3), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_4)), C.swig_type_187(_swig_i_5), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2870,7 +2920,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2885,7 +2935,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2901,7 +2951,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2921,7 +2971,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2)), C.swig_type_198(_swig_i_3), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2)), C.swig_type_198(_swig_i_3), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2938,7 +2988,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_201(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_201(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2949,7 +2999,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2958,7 +3008,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2972,7 +3022,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2), C.swig_type_207(_swig_i_3), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2), C.swig_type_207(_swig_i_3), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2987,7 +3037,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3005,7 +3055,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)), C.swig_type_213(_swig_i_4), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)), C.swig_type_213(_swig_i_4), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3024,7 +3074,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3044,7 +3094,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3068,7 +3118,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3080,7 +3130,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3088,7 +3138,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3096,7 +3146,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3104,7 +3154,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3112,7 +3162,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3120,7 +3170,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3128,7 +3178,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3136,7 +3186,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3144,7 +3194,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3152,7 +3202,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3160,7 +3210,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3168,7 +3218,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3176,7 +3226,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3184,7 +3234,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3192,7 +3242,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3200,7 +3250,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_7ee3949ebceb1313(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_ee1bb3bbb2e2b8bc(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3212,7 +3262,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_7ee3949ebceb1313(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_ee1bb3bbb2e2b8bc(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3232,7 +3282,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3244,7 +3294,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3253,7 +3303,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3261,7 +3311,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3269,7 +3319,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3277,7 +3327,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3285,7 +3335,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3293,7 +3343,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3301,7 +3351,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3309,7 +3359,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3317,7 +3367,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3325,7 +3375,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3333,7 +3383,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3341,7 +3391,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3349,7 +3399,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3357,7 +3407,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3365,7 +3415,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_ee1bb3bbb2e2b8bc())
 	return swig_r
 }
 
@@ -3375,7 +3425,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_7ee3949ebceb1313(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3384,6 +3434,242 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_7ee3949ebceb1313())
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_ee1bb3bbb2e2b8bc())
+	return swig_r
+}
+
+type SwigcptrFlow uintptr
+
+func (p SwigcptrFlow) Swigcptr() uintptr {
+	return (uintptr)(p)
+}
+
+func (p SwigcptrFlow) SwigIsFlow() {
+}
+
+type Flow interface {
+	Swigcptr() uintptr
+	SwigIsFlow()
+}
+
+type SwigcptrFlowInfo uintptr
+
+func (p SwigcptrFlowInfo) Swigcptr() uintptr {
+	return (uintptr)(p)
+}
+
+func (p SwigcptrFlowInfo) SwigIsFlowInfo() {
+}
+
+type FlowInfo interface {
+	Swigcptr() uintptr
+	SwigIsFlowInfo()
+}
+
+func _swig_getECHOMQ_EDEPENDS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_EDEPENDS_capi_ee1bb3bbb2e2b8bc())
+	return swig_r
+}
+
+var ECHOMQ_EDEPENDS int = _swig_getECHOMQ_EDEPENDS()
+
+func _swig_getECHOMQ_FLOW_MAX() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_FLOW_MAX_capi_ee1bb3bbb2e2b8bc())
+	return swig_r
+}
+
+var ECHOMQ_FLOW_MAX int = _swig_getECHOMQ_FLOW_MAX()
+
+func _swig_getECHOMQ_JOB_WAITING() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_WAITING_capi_ee1bb3bbb2e2b8bc())
+	return swig_r
+}
+
+var ECHOMQ_JOB_WAITING int = _swig_getECHOMQ_JOB_WAITING()
+
+func Flow_create() (_swig_ret Flow) {
+	var swig_r Flow
+	swig_r = (Flow)(SwigcptrFlow(C._wrap_flow_create_capi_ee1bb3bbb2e2b8bc()))
+	return swig_r
+}
+
+func Flow_free(arg1 Flow) {
+	_swig_i_0 := getSwigcptr(arg1)
+	C._wrap_flow_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
+}
+
+func Flow_add(arg1 Flow, arg2 string, arg3 string, arg4 int, arg5 string, arg6 string, arg7 []byte) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	_swig_i_6 := arg7
+	swig_r = (int)(C._wrap_flow_add_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_238)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_6))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	return swig_r
+}
+
+func Flow_count(arg1 Flow) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int64)(C._wrap_flow_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_id(arg1 Flow, arg2 int64) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (uint64)(C._wrap_flow_id_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_242(_swig_i_1)))
+	return swig_r
+}
+
+func Enqueue_flow(arg1 Client, arg2 string, arg3 Flow, arg4 uint) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_enqueue_flow_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	return swig_r
+}
+
+func Delete_flow(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_delete_flow_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_244)(unsafe.Pointer(&_swig_i_1)), C.swig_type_245(_swig_i_2), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Flow_info_free(arg1 FlowInfo) {
+	_swig_i_0 := getSwigcptr(arg1)
+	C._wrap_flow_info_free_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0))
+}
+
+func Flow_info_state(arg1 FlowInfo) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_flow_info_state_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_info_parent(arg1 FlowInfo) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (uint64)(C._wrap_flow_info_parent_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_info_on_fail(arg1 FlowInfo) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int)(C._wrap_flow_info_on_fail_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_info_waiting(arg1 FlowInfo) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int64)(C._wrap_flow_info_waiting_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_info_count(arg1 FlowInfo) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r = (int64)(C._wrap_flow_info_count_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Flow_info_child(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (uint64)(C._wrap_flow_info_child_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_251(_swig_i_1)))
+	return swig_r
+}
+
+func Flow_info_child_state(arg1 FlowInfo, arg2 int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (int)(C._wrap_flow_info_child_state_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_252(_swig_i_1)))
+	return swig_r
+}
+
+func Flow_info_child_attempts(arg1 FlowInfo, arg2 int64) (_swig_ret uint64) {
+	var swig_r uint64
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (uint64)(C._wrap_flow_info_child_attempts_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_254(_swig_i_1)))
+	return swig_r
+}
+
+func Flow_info_child_finished_at(arg1 FlowInfo, arg2 int64) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (int64)(C._wrap_flow_info_child_finished_at_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_256(_swig_i_1)))
+	return swig_r
+}
+
+func Flow_info(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_flow_info_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_1)), C.swig_type_258(_swig_i_2), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Flow_child_bytes(arg1 FlowInfo, arg2 int64, arg3 int, arg4 []byte) (_swig_ret int64) {
+	var swig_r int64
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (int64)(C._wrap_flow_child_bytes_capi_ee1bb3bbb2e2b8bc(C.uintptr_t(_swig_i_0), C.swig_type_261(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
 	return swig_r
 }

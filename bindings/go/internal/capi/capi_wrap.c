@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_7ee3949ebceb1313(const char*);
+  void cgo_panic__capi_ee1bb3bbb2e2b8bc(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_7ee3949ebceb1313(p);
+  cgo_panic__capi_ee1bb3bbb2e2b8bc(p);
 }
 
 
@@ -825,11 +825,28 @@ uint64_t emqgo_c_heap_in_use(void) {
   return (uint64_t)(m.uordblks + m.hblkhd);
 }
 
+
+/* echomq_flow_info_get, the handle by its address (0 on failure). */
+int emqgo_flow_info(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_flow_info *fi = NULL;
+  int rc = echomq_flow_info_get(c, queue, id, &fi);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)fi;
+  return rc;
+}
+/* Child i's error (what 0) or result (what 1): its length, and when buf
+ * holds cap >= that many bytes, copied into it. */
+size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, char *buf, size_t cap) {
+  size_t n = 0;
+  const char *p = what ? echomq_flow_info_child_result(fi, i, &n) : echomq_flow_info_child_error(fi, i, &n);
+  if (buf && cap >= n && n > 0) memcpy(buf, p, n);
+  return n;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_7ee3949ebceb1313(void *_swig_go_0) {
+void _wrap_Swig_free_capi_ee1bb3bbb2e2b8bc(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -839,7 +856,7 @@ void _wrap_Swig_free_capi_7ee3949ebceb1313(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_7ee3949ebceb1313(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_ee1bb3bbb2e2b8bc(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -852,7 +869,7 @@ void *_wrap_Swig_malloc_capi_7ee3949ebceb1313(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -863,7 +880,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -874,7 +891,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -885,7 +902,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_OK_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -896,7 +913,7 @@ intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EMPTY_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -907,7 +924,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -918,7 +935,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EINVAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -929,7 +946,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -940,7 +957,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -951,7 +968,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESTALE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -962,7 +979,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -973,7 +990,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EFULL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -984,7 +1001,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELEASED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -995,7 +1012,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1006,7 +1023,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1017,7 +1034,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PENDING_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1028,7 +1045,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1039,7 +1056,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1050,7 +1067,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ECONN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1061,7 +1078,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1072,7 +1089,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1083,7 +1100,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETLS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1094,7 +1111,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESERVER_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1105,7 +1122,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1116,7 +1133,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EPROTO_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1127,7 +1144,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EBUSY_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1138,7 +1155,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELOADING_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1149,7 +1166,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1160,7 +1177,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EOOM_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1171,7 +1188,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1182,7 +1199,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1193,7 +1210,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1204,7 +1221,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1215,7 +1232,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1226,7 +1243,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1237,7 +1254,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1248,7 +1265,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1259,7 +1276,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1270,7 +1287,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1281,7 +1298,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1292,7 +1309,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1303,7 +1320,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1314,7 +1331,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1325,7 +1342,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1336,7 +1353,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1347,7 +1364,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1358,7 +1375,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1369,7 +1386,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1380,7 +1397,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1391,7 +1408,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1402,7 +1419,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1413,7 +1430,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1424,7 +1441,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1435,7 +1452,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1446,7 +1463,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1457,7 +1474,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -1468,7 +1485,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-_gostring_ _wrap_strerror_capi_7ee3949ebceb1313(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_ee1bb3bbb2e2b8bc(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1484,7 +1501,7 @@ _gostring_ _wrap_strerror_capi_7ee3949ebceb1313(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_7ee3949ebceb1313() {
+intgo _wrap_version_capi_ee1bb3bbb2e2b8bc() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1495,7 +1512,7 @@ intgo _wrap_version_capi_7ee3949ebceb1313() {
 }
 
 
-_gostring_ _wrap_version_string_capi_7ee3949ebceb1313() {
+_gostring_ _wrap_version_string_capi_ee1bb3bbb2e2b8bc() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1509,7 +1526,7 @@ _gostring_ _wrap_version_string_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_ee1bb3bbb2e2b8bc(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1527,7 +1544,7 @@ intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_ee1bb3bbb2e2b8bc(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1545,7 +1562,7 @@ intgo _wrap_check_group_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1565,7 +1582,7 @@ intgo _wrap_client_connect_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1575,7 +1592,7 @@ void _wrap_client_free_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1591,7 +1608,7 @@ _gostring_ _wrap_client_errmsg_capi_7ee3949ebceb1313(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1604,7 +1621,7 @@ intgo _wrap_client_errcode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1617,7 +1634,7 @@ intgo _wrap_client_connected_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1627,7 +1644,7 @@ void _wrap_client_cancel_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1640,7 +1657,7 @@ intgo _wrap_client_ping_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1656,7 +1673,7 @@ _gostring_ _wrap_job_group_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1672,7 +1689,7 @@ _gostring_ _wrap_job_last_error_capi_7ee3949ebceb1313(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1682,7 +1699,7 @@ void _wrap_job_free_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_ee1bb3bbb2e2b8bc(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1695,7 +1712,7 @@ long long _wrap_job_list_count_capi_7ee3949ebceb1313(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_ee1bb3bbb2e2b8bc(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1710,7 +1727,7 @@ struct echomq_job *_wrap_job_list_at_capi_7ee3949ebceb1313(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_ee1bb3bbb2e2b8bc(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1720,7 +1737,7 @@ void _wrap_job_list_free_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_7ee3949ebceb1313() {
+struct echomq_batch *_wrap_batch_create_capi_ee1bb3bbb2e2b8bc() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1731,7 +1748,7 @@ struct echomq_batch *_wrap_batch_create_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_batch_add_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1757,7 +1774,7 @@ intgo _wrap_batch_add_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1770,7 +1787,7 @@ long long _wrap_batch_count_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1785,7 +1802,7 @@ long long _wrap_batch_id_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1818,7 +1835,7 @@ intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1833,7 +1850,7 @@ intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1855,7 +1872,7 @@ intgo _wrap_delete_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1865,7 +1882,7 @@ void _wrap_batch_clear_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_ee1bb3bbb2e2b8bc(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1875,7 +1892,7 @@ void _wrap_batch_free_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1899,7 +1916,7 @@ intgo _wrap_ack_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1929,7 +1946,7 @@ intgo _wrap_ack_result_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1959,7 +1976,7 @@ intgo _wrap_progress_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1983,7 +2000,7 @@ intgo _wrap_set_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2003,7 +2020,7 @@ intgo _wrap_clear_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2027,7 +2044,7 @@ intgo _wrap_set_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2047,7 +2064,7 @@ intgo _wrap_clear_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2060,7 +2077,7 @@ long long _wrap_event_list_count_capi_7ee3949ebceb1313(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2078,7 +2095,7 @@ _gostring_ _wrap_event_list_id_capi_7ee3949ebceb1313(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2093,7 +2110,7 @@ long long _wrap_event_list_nfields_capi_7ee3949ebceb1313(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2113,7 +2130,7 @@ _gostring_ _wrap_event_list_name_capi_7ee3949ebceb1313(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2123,7 +2140,7 @@ void _wrap_event_list_free_capi_7ee3949ebceb1313(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2162,7 +2179,7 @@ intgo _wrap_extend_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2191,7 +2208,7 @@ intgo _wrap_set_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2218,7 +2235,7 @@ intgo _wrap_clear_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2247,7 +2264,7 @@ intgo _wrap_set_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2274,7 +2291,7 @@ intgo _wrap_clear_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2301,7 +2318,7 @@ intgo _wrap_pause_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2328,7 +2345,7 @@ intgo _wrap_resume_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2350,7 +2367,7 @@ intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2372,7 +2389,7 @@ intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2394,7 +2411,7 @@ intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2427,7 +2444,7 @@ intgo _wrap_set_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2454,7 +2471,7 @@ intgo _wrap_clear_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2480,7 +2497,7 @@ intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2509,7 +2526,7 @@ intgo _wrap_throttle_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2538,7 +2555,7 @@ intgo _wrap_set_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2565,7 +2582,7 @@ intgo _wrap_clear_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2587,7 +2604,7 @@ intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2609,7 +2626,7 @@ intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2642,7 +2659,7 @@ intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2664,7 +2681,7 @@ intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2693,7 +2710,7 @@ intgo _wrap_charge_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_ee1bb3bbb2e2b8bc(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2706,7 +2723,7 @@ long long _wrap_lane_list_count_capi_7ee3949ebceb1313(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_ee1bb3bbb2e2b8bc(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2716,7 +2733,7 @@ void _wrap_lane_list_free_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2755,7 +2772,7 @@ intgo _wrap_redrive_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2788,7 +2805,7 @@ intgo _wrap_redrive_all_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2801,7 +2818,7 @@ intgo _wrap_worker_start_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2816,7 +2833,7 @@ intgo _wrap_worker_done_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2837,7 +2854,7 @@ intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2861,7 +2878,7 @@ intgo _wrap_worker_fail_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +2900,7 @@ intgo _wrap_worker_discard_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2917,7 +2934,7 @@ intgo _wrap_worker_settle_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2934,7 +2951,7 @@ intgo _wrap_worker_stop_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2944,7 +2961,7 @@ void _wrap_worker_free_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2966,7 +2983,7 @@ intgo _wrap_shards_create_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_ee1bb3bbb2e2b8bc(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2979,7 +2996,7 @@ long long _wrap_report_count_capi_7ee3949ebceb1313(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_ee1bb3bbb2e2b8bc(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2997,7 +3014,7 @@ _gostring_ _wrap_report_at_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_ee1bb3bbb2e2b8bc(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3007,7 +3024,7 @@ void _wrap_report_free_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_ee1bb3bbb2e2b8bc(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3023,7 +3040,7 @@ _gostring_ _wrap_report_cursor_capi_7ee3949ebceb1313(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ID_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3035,7 +3052,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3047,7 +3064,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3059,7 +3076,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3071,7 +3088,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3083,7 +3100,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3095,7 +3112,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3107,7 +3124,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3119,7 +3136,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_STATE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3131,7 +3148,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3143,7 +3160,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3155,7 +3172,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3167,7 +3184,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3179,7 +3196,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3191,7 +3208,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3203,7 +3220,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_LANES_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3215,7 +3232,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_RING_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3227,7 +3244,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3239,7 +3256,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3251,7 +3268,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3263,7 +3280,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3275,7 +3292,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3287,7 +3304,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3299,7 +3316,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3311,7 +3328,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3323,7 +3340,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3335,7 +3352,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3347,7 +3364,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3359,7 +3376,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3371,7 +3388,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3383,7 +3400,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3395,7 +3412,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3407,7 +3424,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3419,7 +3436,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3431,7 +3448,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3443,7 +3460,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3455,7 +3472,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3467,7 +3484,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3479,7 +3496,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3491,7 +3508,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3503,7 +3520,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3515,7 +3532,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3527,7 +3544,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3539,7 +3556,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3551,7 +3568,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3563,7 +3580,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3575,7 +3592,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3587,7 +3604,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3599,7 +3616,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3611,7 +3628,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3623,7 +3640,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3635,7 +3652,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_CAP_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3647,7 +3664,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3659,7 +3676,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3671,7 +3688,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3683,7 +3700,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3695,7 +3712,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3707,7 +3724,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3719,7 +3736,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3731,7 +3748,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3743,7 +3760,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3755,7 +3772,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3767,7 +3784,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3779,7 +3796,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -3791,7 +3808,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_7ee3949ebceb1313(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_ee1bb3bbb2e2b8bc(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3814,7 +3831,7 @@ struct echomq_client *_wrap_client_create_capi_7ee3949ebceb1313(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3830,7 +3847,7 @@ void _wrap_job_numbers_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3848,7 +3865,7 @@ void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3904,7 +3921,7 @@ intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3941,7 +3958,7 @@ intgo _wrap_wait_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3985,7 +4002,7 @@ intgo _wrap_events_read_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4002,7 +4019,7 @@ long long _wrap_event_value_len_capi_7ee3949ebceb1313(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_ee1bb3bbb2e2b8bc(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4022,7 +4039,7 @@ void _wrap_event_value_copy_capi_7ee3949ebceb1313(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_ee1bb3bbb2e2b8bc(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4038,7 +4055,7 @@ void _wrap_job_payload_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4088,7 +4105,7 @@ intgo _wrap_enqueue_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4114,7 +4131,7 @@ intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4175,7 +4192,7 @@ intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4205,7 +4222,7 @@ intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4240,7 +4257,7 @@ intgo _wrap_get_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4277,7 +4294,7 @@ intgo _wrap_purge_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4303,7 +4320,7 @@ intgo _wrap_queues_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4336,7 +4353,7 @@ intgo _wrap_shards_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4371,7 +4388,7 @@ intgo _wrap_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4408,7 +4425,7 @@ intgo _wrap_wclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4445,7 +4462,7 @@ intgo _wrap_bclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4484,7 +4501,7 @@ intgo _wrap_ack_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4530,7 +4547,7 @@ intgo _wrap_fail_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4556,7 +4573,7 @@ intgo _wrap_stats_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4589,7 +4606,7 @@ intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4622,7 +4639,7 @@ intgo _wrap_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4664,7 +4681,7 @@ intgo _wrap_lanes_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_ee1bb3bbb2e2b8bc(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4682,7 +4699,7 @@ _gostring_ _wrap_lane_list_group_capi_7ee3949ebceb1313(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_ee1bb3bbb2e2b8bc(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4700,7 +4717,7 @@ void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_ee1bb3bbb2e2b8bc(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4716,7 +4733,7 @@ _gostring_ _wrap_lane_list_cursor_capi_7ee3949ebceb1313(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4753,7 +4770,7 @@ intgo _wrap_dead_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4786,7 +4803,7 @@ intgo _wrap_verify_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4830,7 +4847,7 @@ intgo _wrap_repair_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4870,7 +4887,7 @@ intgo _wrap_doctor_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4908,7 +4925,7 @@ intgo _wrap_ack_many_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4947,7 +4964,7 @@ intgo _wrap_claim_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -4959,7 +4976,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -4971,7 +4988,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -4983,7 +5000,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -4995,7 +5012,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5007,7 +5024,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5019,7 +5036,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5031,7 +5048,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5043,7 +5060,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5055,7 +5072,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5067,7 +5084,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5079,7 +5096,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5091,7 +5108,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5103,7 +5120,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5115,7 +5132,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5127,7 +5144,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-void _wrap_worker_defaults_capi_7ee3949ebceb1313(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_ee1bb3bbb2e2b8bc(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5141,7 +5158,7 @@ void _wrap_worker_defaults_capi_7ee3949ebceb1313(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_7ee3949ebceb1313(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_ee1bb3bbb2e2b8bc(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5185,7 +5202,7 @@ intgo _wrap_worker_create_capi_7ee3949ebceb1313(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5204,7 +5221,7 @@ intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5232,7 +5249,7 @@ intgo _wrap_worker_next_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5244,7 +5261,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5256,7 +5273,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5268,7 +5285,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5280,7 +5297,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5292,7 +5309,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5304,7 +5321,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5316,7 +5333,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5328,7 +5345,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5340,7 +5357,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5352,7 +5369,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5364,7 +5381,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5376,7 +5393,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5388,7 +5405,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5400,7 +5417,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_ee1bb3bbb2e2b8bc() {
   int result;
   intgo _swig_go_result;
   
@@ -5412,7 +5429,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_worker_stats_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_ee1bb3bbb2e2b8bc(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5431,12 +5448,395 @@ intgo _wrap_worker_stats_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_7ee3949ebceb1313() {
+long long _wrap_c_heap_in_use_capi_ee1bb3bbb2e2b8bc() {
   uint64_t result;
   long long _swig_go_result;
   
   
   result = (uint64_t)emqgo_c_heap_in_use();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EDEPENDS_capi_ee1bb3bbb2e2b8bc() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EDEPENDS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_ee1bb3bbb2e2b8bc() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FLOW_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_ee1bb3bbb2e2b8bc() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_JOB_WAITING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct echomq_flow *_wrap_flow_create_capi_ee1bb3bbb2e2b8bc() {
+  echomq_flow *result = 0 ;
+  struct echomq_flow *_swig_go_result;
+  
+  
+  result = (echomq_flow *)echomq_flow_create();
+  *(echomq_flow **)&_swig_go_result = (echomq_flow *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_free_capi_ee1bb3bbb2e2b8bc(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  echomq_flow_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_add_capi_ee1bb3bbb2e2b8bc(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  result = (int)echomq_flow_add(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_count_capi_ee1bb3bbb2e2b8bc(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  result = echomq_flow_count((struct echomq_flow const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_id_capi_ee1bb3bbb2e2b8bc(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_id((struct echomq_flow const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_flow_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_flow *arg3 = (echomq_flow *) 0 ;
+  uint32_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_flow **)&_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  
+  result = (int)echomq_enqueue_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_flow_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)echomq_delete_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_info_free_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  echomq_flow_info_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_info_state_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_state((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_parent_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (uint64_t)echomq_flow_info_parent((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_on_fail_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_on_fail((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_waiting_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_waiting((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_count_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_count((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_child_state_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_flow_info_child_state((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_attempts_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child_attempts((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_finished_at_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int64_t)echomq_flow_info_child_finished_at((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_capi_ee1bb3bbb2e2b8bc(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_flow_info(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_child_bytes_capi_ee1bb3bbb2e2b8bc(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = emqgo_flow_child_bytes((struct echomq_flow_info const *)arg1,arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }

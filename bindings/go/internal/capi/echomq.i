@@ -905,3 +905,4 @@ uint64_t emqgo_c_heap_in_use(void) {
   return (uint64_t)(m.uordblks + m.hblkhd);
 }
 %}
+%include "flows.i"
