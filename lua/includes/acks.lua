@@ -85,10 +85,11 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   end
   -- A flow's links (Q.flows): the parents counted down, read now.
   local want = {}
-  local flow = Q.flows and FL.ackPlan(done, want)
+  local flow = Q.flows and FL.ackPlan(done, want, C.fails.n > 0)
   local bad = ackGuard(Q, checked, freed, idle, want)
   if bad then return bad end
-  -- The first write: a wrong-typed stats key fails it whole.
+  -- The first write (a flow's, else stats): a wrong type fails it whole.
+  if flow then FL.ackFirst(flow, done, C.results, now, doneAtt) end
   rcall('HINCRBY', K.stats, 'acked', #done)
   if Q.outcomes then finishAcks(Q, done, C.results, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
@@ -98,6 +99,6 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   writeCounts(K.glive, lanes, live0, minus)
   for _, g in ipairs(freed) do placeLane(Q, g) end
   for _, g in ipairs(idle) do forgetIdleLane(g) end
-  if flow then FL.ackApply(Q, flow, C.results, now, doneAtt) end
+  if flow then FL.ackRelease(Q, flow, now) end
   return nil
 end

@@ -9,8 +9,22 @@
 -- reaches 0; a child that dies does what its link's policy says. Runs only
 -- while the queue's `flows` flag is on (Q.flows).
 -- Parent pid, waiting, joins its lane at its mint position (as a delayed
--- job does when due): its turn comes in the ring like any job's.
-function FL.release(Q, pid, now)
+-- job does when due): its turn comes in the ring like any job's. An ack
+-- lets it go at once, after its own writes (FL.ackRelease); a death lets it
+-- go through the delayed set, due now (`later`): the death happens inside a
+-- change to a lane (the dying job's) whose ring place its caller fixes
+-- after, so the parent joins by the next recovery instead of changing a
+-- lane's ring place under that change (the same lane twice in the ring).
+function FL.release(Q, pid, now, later)
+  if later then
+    rcall('ZREM', FL.key('parents'), pid)
+    rcall('HDEL', FL.key('deps'), pid)
+    rcall('ZADD', K.delayed, S(now), pid)
+    -- A sleeping claimer wakes for it (it slept until the due times it knew).
+    if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
+    emit(Q, 'ready', pid, '', 0)
+    return
+  end
   rcall('ZREM', FL.key('parents'), pid)
   rcall('HDEL', FL.key('deps'), pid)
   local rec = rcall('HGET', K.jobs, pid)
@@ -48,7 +62,7 @@ function FL.childrenDone(Q, links, now, counts)
       end
       if #set > 0 then callSliced('HSET', FL.kids(pid), set) end
       if #del > 0 then callSliced('HDEL', FL.kids(pid), del) end
-      if counts[pid] - #l <= 0 then FL.release(Q, pid, now)
+      if counts[pid] - #l <= 0 then FL.release(Q, pid, now, true)
       else rcall('HINCRBY', FL.key('deps'), pid, -#l) end
     end
   end
@@ -90,34 +104,40 @@ end
 -- Before an ack call's first write: of the jobs acked (`done`), the links
 -- (up entries), the parents they count down (deps) and the lanes of those
 -- that will join them. Returns the plan, or nil when none of them is in a
--- flow. `want` gets the keys the plan writes (typeGuard).
-function FL.ackPlan(done, want)
+-- flow. `want` gets the keys the plan writes that nothing checks before
+-- (typeGuard): up and deps are read here (a wrong type fails the call
+-- before its first write); the first parent's k: hash is the call's first
+-- write (FL.ackFirst) unless fails came before (`fails`), which fails it
+-- whole; the other parents' k: hashes and, for a parent that goes, its
+-- place and lane are checked.
+function FL.ackPlan(done, want, fails)
   local ups = callSliced('HMGET', FL.key('up'), done)
-  local plan = { links = {}, linked = {}, kids = {}, counts = {} }
-  local pids, seen = {}, {}
+  local plan = { linked = {}, kids = {}, pids = {}, per = {}, going = {}, goes = {} }
+  local pids, per = plan.pids, plan.per
   for i = 1, #done do
     local v = ups[i]
     if v then
-      local pid, _, kids = FL.unpackUp(v)
+      local pid, kids = string.match(v, '^(%d+) %d ([01])$')
       plan.linked[#plan.linked + 1] = done[i]
-      if kids then plan.kids[#plan.kids + 1] = FL.kids(done[i]) end
+      if kids == '1' then plan.kids[#plan.kids + 1] = FL.kids(done[i]) end
       if pid and pid ~= '0' then
-        plan.links[#plan.links + 1] = { done[i], pid, i }
-        if not seen[pid] then seen[pid] = 0; pids[#pids + 1] = pid end
-        seen[pid] = seen[pid] + 1
+        local l = per[pid]
+        if not l then l = {}; per[pid] = l; pids[#pids + 1] = pid end
+        l[#l + 1] = i
       end
     end
   end
   if #plan.linked == 0 then return nil end
-  for _, name in ipairs(FL.KEYS) do want[FL.key(name)] = KEY_TYPES[name] end
   if #pids == 0 then return plan end
-  local c, going = callSliced('HMGET', FL.key('deps'), pids), {}
+  local c, going = callSliced('HMGET', FL.key('deps'), pids), plan.going
   for i = 1, #pids do
-    plan.counts[pids[i]] = c[i] and c[i] + 0
-    want[FL.kids(pids[i])] = 'hash'
-    if c[i] and c[i] - seen[pids[i]] <= 0 then going[#going + 1] = pids[i] end
+    local pid = pids[i]
+    if not c[i] then per[pid] = nil  -- its parent died of another child
+    elseif c[i] - #per[pid] <= 0 then going[#going + 1] = pid; plan.goes[pid] = true end
+    if c[i] and (i > 1 or fails) then want[FL.kids(pid)] = 'hash' end
   end
   if #going > 0 then
+    want[FL.key('parents')] = 'zset'
     for _, name in ipairs({ 'ring', 'wake', 'throttled', 'paused', 'glimit', 'gactive', 'grate', 'gbucket' }) do
       want[K[name]] = KEY_TYPES[name]
     end
@@ -127,16 +147,31 @@ function FL.ackPlan(done, want)
   end
   return plan
 end
--- After the acks' writes: the plan's links resolved, each child's outcome
--- (its result, results[id]) written to its parent, which joins its lane
--- when it was the last; an acked parent's children's outcomes freed.
-function FL.ackApply(Q, plan, results, now, atts)
+-- The plan's first writes (the first of them may be the call's first): each
+-- child's outcome (completed, its attempts and result, results[id]) to its
+-- parent's k: hash, the parents counted down (those that go: FL.ackRelease),
+-- the links resolved, an acked parent's children's outcomes freed.
+function FL.ackFirst(plan, done, results, now, atts)
+  local head = 'c ' .. S(now) .. ' '
+  for _, pid in ipairs(plan.pids) do
+    local l = plan.per[pid]
+    if l then
+      local set = {}
+      for k = 1, #l do
+        local id = done[l[k]]
+        local att = atts[l[k]]
+        set[k + k - 1] = id
+        set[k + k] = head .. (att and string.match(att, '^%d+ (%d+)') or '0') .. ' 0 ' .. (results[id] or '')
+      end
+      callSliced('HSET', FL.kids(pid), set)
+      if not plan.goes[pid] then rcall('HINCRBY', FL.key('deps'), pid, -#l) end
+    end
+  end
   callSliced('HDEL', FL.key('up'), plan.linked)
   for _, key in ipairs(plan.kids) do rcall('DEL', key) end
-  local links = {}
-  for k, l in ipairs(plan.links) do
-    local att, err = unpackAtt(atts[l[3]])
-    links[k] = { l[1], l[2], FL.outcome('c', now, att, err, results[l[1]]) }
-  end
-  FL.childrenDone(Q, links, now, plan.counts)
+end
+-- After the acks' writes: the parents whose last child this call acked join
+-- their lanes.
+function FL.ackRelease(Q, plan, now)
+  for _, pid in ipairs(plan.going) do FL.release(Q, pid, now) end
 end

@@ -46,7 +46,7 @@ TEST_CASE("flows: random trees with failures, expiries and policies", "[flows][p
   ClientPtr cp = connect_client();
   echomq_client *c = cp.get();
   RawValkey raw;
-  for (unsigned seed = 1; seed <= 6; ++seed) {
+  for (unsigned seed = 1; seed <= 12; ++seed) {
     DYNAMIC_SECTION("seed " << seed) {
       std::mt19937 rng(seed);
       const std::string q = fresh_queue("flow-prop");
