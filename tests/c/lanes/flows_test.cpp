@@ -331,3 +331,49 @@ TEST_CASE("flows: repair sets a parent's count and lets a parent with no unfinis
   REQUIRE(p);
   REQUIRE(echomq_job_id(p.get()) == id[0]);
 }
+
+TEST_CASE("flows: events and retention alongside", "[flows]") {
+  ClientPtr cp = connect_client();
+  echomq_client *c = cp.get();
+  const std::string q = fresh_queue("flow-events");
+  EMQ_REQUIRE_OK(c, echomq_set_events(c, q.c_str(), 1000, 0));
+  EMQ_REQUIRE_OK(c, echomq_set_retention(c, q.c_str(), 60000, 0));
+  std::vector<uint64_t> a = enqueue_flow(c, q, {{"p", "", 0, "p", ""}, {"c1", "p", ECHOMQ_FLOW_CONTINUE, "x", ""},
+                                                {"c2", "p", 0, "y", ""}});
+  std::vector<uint64_t> b = enqueue_flow(c, q, {{"p", "", 0, "p2", ""}, {"c", "p", ECHOMQ_FLOW_FAIL, "z", ""}});
+  std::map<uint64_t, JobPtr> held;
+  for (int i = 0; i < 3; ++i) {
+    JobPtr j = claim(c, q, kLease);
+    REQUIRE(j);
+    held[echomq_job_id(j.get())] = std::move(j);
+  }
+  kill(c, q, held[a[1]].get(), "boom");  // continue: the parent still waits for c2
+  kill(c, q, held[b[1]].get(), "bang");  // fail: its parent dies
+  ack_with(c, q, held[a[2]].get(), "fine");
+  JobPtr p = claim(c, q, kLease);  // the delayed-due-now parent comes back with a claim
+  REQUIRE(p);
+  REQUIRE(echomq_job_id(p.get()) == a[0]);
+  ack_with(c, q, p.get(), "all");
+  std::map<std::string, std::set<std::string>> byType;
+  echomq_event_list *el = nullptr;
+  EMQ_REQUIRE_OK(c, echomq_events_read(c, q.c_str(), "0", 1000, 0, &el));
+  for (size_t i = 0; i < echomq_event_list_count(el); ++i) {
+    std::string type, id;
+    for (size_t k = 0; k < echomq_event_list_nfields(el, i); ++k) {
+      std::string name = echomq_event_list_name(el, i, k);
+      if (name == "type") type = echomq_event_list_value(el, i, k, nullptr);
+      if (name == "id") id = echomq_event_list_value(el, i, k, nullptr);
+    }
+    byType[type].insert(id);
+  }
+  echomq_event_list_free(el);
+  REQUIRE(byType["ready"] == std::set<std::string>{std::to_string(a[0])});
+  REQUIRE(byType["dead"].count(std::to_string(b[0])) == 1);  // died of its child
+  REQUIRE(byType["completed"].count(std::to_string(a[0])) == 1);
+  // The parent's own outcome is retained like any job's; its children's went with its settlement.
+  JobPtr done = get_job(c, q, a[0]);
+  REQUIRE(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
+  RawValkey r;
+  REQUIRE(r.integer({"EXISTS", "emq:{" + q + "}:k:" + std::to_string(a[0])}) == 0);
+  require_verified(c, q);
+}
