@@ -16,12 +16,12 @@ struct FlowJobSpec {
   std::string queue;  // "" = the flow's
 };
 
-using FlowPtr = std::unique_ptr<echomq_flow, decltype(&echomq_flow_free)>;
-using FlowInfoPtr = std::unique_ptr<echomq_flow_info, decltype(&echomq_flow_info_free)>;
+using echomq::FlowInfoPtr;
+using echomq::FlowPtr;
 
 // Builds the flow (asserts each add worked).
 inline FlowPtr make_flow(const std::vector<FlowJobSpec> &jobs) {
-  FlowPtr f(echomq_flow_create(), &echomq_flow_free);
+  FlowPtr f(echomq_flow_create());
   REQUIRE(f);
   for (const FlowJobSpec &j : jobs)
     REQUIRE(echomq_flow_add(f.get(), j.name.c_str(), j.parent.empty() ? nullptr : j.parent.c_str(), j.on_fail,
@@ -43,7 +43,7 @@ inline std::vector<uint64_t> enqueue_flow(echomq_client *c, const std::string &q
 inline FlowInfoPtr flow_info(echomq_client *c, const std::string &q, uint64_t id) {
   echomq_flow_info *raw = nullptr;
   EMQ_REQUIRE_OK(c, echomq_flow_info_get(c, q.c_str(), id, &raw));
-  return FlowInfoPtr(raw, &echomq_flow_info_free);
+  return FlowInfoPtr(raw);
 }
 
 inline std::string child_result(const echomq_flow_info *fi, size_t i) {

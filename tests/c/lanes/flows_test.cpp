@@ -212,7 +212,7 @@ TEST_CASE("flows: bad input is refused before anything is written", "[flows]") {
   };
   for (const Case &k : cases) {
     INFO(k.what);
-    FlowPtr f(echomq_flow_create(), &echomq_flow_free);
+    FlowPtr f(echomq_flow_create());
     int added = ECHOMQ_OK;
     for (const FlowJobSpec &j : k.jobs) {
       added = echomq_flow_add(f.get(), j.name.c_str(), j.parent.empty() ? nullptr : j.parent.c_str(), j.on_fail,
@@ -223,12 +223,12 @@ TEST_CASE("flows: bad input is refused before anything is written", "[flows]") {
     REQUIRE(rc == k.status);
     if (added == ECHOMQ_OK) REQUIRE(std::string(echomq_client_errmsg(c)).find(k.words) != std::string::npos);
   }
-  FlowPtr f(echomq_flow_create(), &echomq_flow_free);
+  FlowPtr f(echomq_flow_create());
   REQUIRE(echomq_flow_add(f.get(), "a", nullptr, 0, nullptr, "g", "", 0) == ECHOMQ_OK);
   REQUIRE(echomq_flow_add(f.get(), "a", nullptr, 0, nullptr, "g", "", 0) == ECHOMQ_EINVAL);  // a name twice
   REQUIRE(echomq_flow_add(f.get(), "b", nullptr, 7, nullptr, "g", "", 0) == ECHOMQ_EINVAL);  // a bad policy
   REQUIRE(echomq_flow_add(f.get(), "", nullptr, 0, nullptr, "g", "", 0) == ECHOMQ_EINVAL);
-  FlowPtr empty(echomq_flow_create(), &echomq_flow_free);
+  FlowPtr empty(echomq_flow_create());
   REQUIRE(echomq_enqueue_flow(c, q.c_str(), empty.get(), 0) == ECHOMQ_EINVAL);
   RawValkey r;
   REQUIRE(r.queue_snapshot(q).empty());  // nothing written
