@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "connection.hpp"
+#include "flows.hpp"
 #include "keys.hpp"
 #include "script_runner.hpp"
 #include "types.hpp"

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_7b382a459e7b7dd3(const char*);
+  void cgo_panic__capi_36e535aec983e216(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_7b382a459e7b7dd3(p);
+  cgo_panic__capi_36e535aec983e216(p);
 }
 
 
@@ -980,11 +980,28 @@ int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, i
 const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
 int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 
+
+/* echomq_flow_info_get, the handle by its address (0 on failure). */
+int emqgo_flow_info(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_flow_info *fi = NULL;
+  int rc = echomq_flow_info_get(c, queue, id, &fi);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)fi;
+  return rc;
+}
+/* Child i's error (what 0) or result (what 1): its length, and when buf
+ * holds cap >= that many bytes, copied into it. */
+size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, char *buf, size_t cap) {
+  size_t n = 0;
+  const char *p = what ? echomq_flow_info_child_result(fi, i, &n) : echomq_flow_info_child_error(fi, i, &n);
+  if (buf && cap >= n && n > 0) memcpy(buf, p, n);
+  return n;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_7b382a459e7b7dd3(void *_swig_go_0) {
+void _wrap_Swig_free_capi_36e535aec983e216(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -994,7 +1011,7 @@ void _wrap_Swig_free_capi_7b382a459e7b7dd3(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_36e535aec983e216(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1007,7 +1024,7 @@ void *_wrap_Swig_malloc_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1018,7 +1035,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1029,7 +1046,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1040,7 +1057,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OK_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1068,7 @@ intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EMPTY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1079,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1090,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EINVAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1101,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1112,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1123,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESTALE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1134,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1145,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EFULL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1156,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1167,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1178,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1172,7 +1189,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PENDING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1183,7 +1200,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1194,7 +1211,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1205,7 +1222,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ECONN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1216,7 +1233,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1227,7 +1244,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1238,7 +1255,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETLS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1249,7 +1266,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESERVER_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1260,7 +1277,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1271,7 +1288,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EPROTO_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1282,7 +1299,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EBUSY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1293,7 +1310,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELOADING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1304,7 +1321,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1315,7 +1332,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EOOM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1326,7 +1343,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1337,7 +1354,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1348,7 +1365,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1359,7 +1376,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1370,7 +1387,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1381,7 +1398,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1392,7 +1409,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1403,7 +1420,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1414,7 +1431,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1425,7 +1442,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1436,7 +1453,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1447,7 +1464,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1458,7 +1475,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1469,7 +1486,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1480,7 +1497,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1491,7 +1508,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1502,7 +1519,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1513,7 +1530,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1524,7 +1541,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1552,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1546,7 +1563,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1557,7 +1574,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1568,7 +1585,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1579,7 +1596,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1590,7 +1607,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1601,7 +1618,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +1629,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1623,7 +1640,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1634,7 +1651,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1645,7 +1662,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1656,7 +1673,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1684,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1678,7 +1695,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1689,7 +1706,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1700,7 +1717,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1711,7 +1728,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1722,7 +1739,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_36e535aec983e216() {
   long long result;
   long long _swig_go_result;
   
@@ -1733,7 +1750,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_36e535aec983e216() {
   long long result;
   long long _swig_go_result;
   
@@ -1744,7 +1761,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_36e535aec983e216() {
   long long result;
   long long _swig_go_result;
   
@@ -1755,7 +1772,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_36e535aec983e216() {
   long long result;
   long long _swig_go_result;
   
@@ -1766,7 +1783,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_36e535aec983e216() {
   long long result;
   long long _swig_go_result;
   
@@ -1777,7 +1794,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1788,7 +1805,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-_gostring_ _wrap_strerror_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_36e535aec983e216(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1804,7 +1821,7 @@ _gostring_ _wrap_strerror_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_7b382a459e7b7dd3() {
+intgo _wrap_version_capi_36e535aec983e216() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1815,7 +1832,7 @@ intgo _wrap_version_capi_7b382a459e7b7dd3() {
 }
 
 
-_gostring_ _wrap_version_string_capi_7b382a459e7b7dd3() {
+_gostring_ _wrap_version_string_capi_36e535aec983e216() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1829,7 +1846,7 @@ _gostring_ _wrap_version_string_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1847,7 +1864,7 @@ intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1865,7 +1882,7 @@ intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1885,7 +1902,7 @@ intgo _wrap_client_connect_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1895,7 +1912,7 @@ void _wrap_client_free_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1911,7 +1928,7 @@ _gostring_ _wrap_client_errmsg_capi_7b382a459e7b7dd3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1924,7 +1941,7 @@ intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1937,7 +1954,7 @@ intgo _wrap_client_connected_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1947,7 +1964,7 @@ void _wrap_client_cancel_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1960,7 +1977,7 @@ intgo _wrap_client_ping_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1976,7 +1993,7 @@ _gostring_ _wrap_job_group_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1992,7 +2009,7 @@ _gostring_ _wrap_job_last_error_capi_7b382a459e7b7dd3(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2008,7 +2025,7 @@ _gostring_ _wrap_job_result_dropped_capi_7b382a459e7b7dd3(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2018,7 +2035,7 @@ void _wrap_job_free_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2031,7 +2048,7 @@ long long _wrap_job_list_count_capi_7b382a459e7b7dd3(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2046,7 +2063,7 @@ struct echomq_job *_wrap_job_list_at_capi_7b382a459e7b7dd3(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2056,7 +2073,7 @@ void _wrap_job_list_free_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_7b382a459e7b7dd3() {
+struct echomq_batch *_wrap_batch_create_capi_36e535aec983e216() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2067,7 +2084,7 @@ struct echomq_batch *_wrap_batch_create_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_batch_add_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2093,7 +2110,7 @@ intgo _wrap_batch_add_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2106,7 +2123,7 @@ long long _wrap_batch_count_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2121,7 +2138,7 @@ long long _wrap_batch_id_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2154,7 +2171,7 @@ intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2169,7 +2186,7 @@ intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2191,7 +2208,7 @@ intgo _wrap_delete_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2201,7 +2218,7 @@ void _wrap_batch_clear_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2211,7 +2228,7 @@ void _wrap_batch_free_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2235,7 +2252,7 @@ intgo _wrap_ack_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2265,7 +2282,7 @@ intgo _wrap_ack_result_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2295,7 +2312,7 @@ intgo _wrap_progress_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2319,7 +2336,7 @@ intgo _wrap_set_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2339,7 +2356,7 @@ intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2363,7 +2380,7 @@ intgo _wrap_set_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2383,7 +2400,7 @@ intgo _wrap_clear_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2396,7 +2413,7 @@ long long _wrap_event_list_count_capi_7b382a459e7b7dd3(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2414,7 +2431,7 @@ _gostring_ _wrap_event_list_id_capi_7b382a459e7b7dd3(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2429,7 +2446,7 @@ long long _wrap_event_list_nfields_capi_7b382a459e7b7dd3(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2449,7 +2466,7 @@ _gostring_ _wrap_event_list_name_capi_7b382a459e7b7dd3(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2459,7 +2476,7 @@ void _wrap_event_list_free_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2498,7 +2515,7 @@ intgo _wrap_extend_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2527,7 +2544,7 @@ intgo _wrap_set_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2554,7 +2571,7 @@ intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2583,7 +2600,7 @@ intgo _wrap_set_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2610,7 +2627,7 @@ intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2637,7 +2654,7 @@ intgo _wrap_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2664,7 +2681,7 @@ intgo _wrap_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2686,7 +2703,7 @@ intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2708,7 +2725,7 @@ intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2730,7 +2747,7 @@ intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2763,7 +2780,7 @@ intgo _wrap_set_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2790,7 +2807,7 @@ intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2816,7 +2833,7 @@ intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2845,7 +2862,7 @@ intgo _wrap_throttle_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2874,7 +2891,7 @@ intgo _wrap_set_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2901,7 +2918,7 @@ intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2923,7 +2940,7 @@ intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2945,7 +2962,7 @@ intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2978,7 +2995,7 @@ intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3000,7 +3017,7 @@ intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3029,7 +3046,7 @@ intgo _wrap_charge_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3042,7 +3059,7 @@ long long _wrap_lane_list_count_capi_7b382a459e7b7dd3(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3052,7 +3069,7 @@ void _wrap_lane_list_free_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3091,7 +3108,7 @@ intgo _wrap_redrive_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3124,7 +3141,7 @@ intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3137,7 +3154,7 @@ intgo _wrap_worker_start_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3152,7 +3169,7 @@ intgo _wrap_worker_done_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3173,7 +3190,7 @@ intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3197,7 +3214,7 @@ intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3219,7 +3236,7 @@ intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3260,7 +3277,7 @@ intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3277,7 +3294,7 @@ intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3287,7 +3304,7 @@ void _wrap_worker_free_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3309,7 +3326,7 @@ intgo _wrap_shards_create_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3322,7 +3339,7 @@ long long _wrap_report_count_capi_7b382a459e7b7dd3(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_36e535aec983e216(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3340,7 +3357,7 @@ _gostring_ _wrap_report_at_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3350,7 +3367,7 @@ void _wrap_report_free_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3366,7 +3383,7 @@ _gostring_ _wrap_report_cursor_capi_7b382a459e7b7dd3(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ID_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3378,7 +3395,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3390,7 +3407,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3402,7 +3419,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3414,7 +3431,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3426,7 +3443,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3438,7 +3455,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3450,7 +3467,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3462,7 +3479,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_STATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3474,7 +3491,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3486,7 +3503,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3498,7 +3515,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3510,7 +3527,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3522,7 +3539,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3534,7 +3551,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3546,7 +3563,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_LANES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3558,7 +3575,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_RING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3570,7 +3587,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3599,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3611,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3623,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +3635,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +3647,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +3659,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +3671,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +3683,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +3695,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3690,7 +3707,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3702,7 +3719,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3714,7 +3731,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3726,7 +3743,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3738,7 +3755,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3750,7 +3767,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3762,7 +3779,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3774,7 +3791,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3786,7 +3803,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3798,7 +3815,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3810,7 +3827,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3822,7 +3839,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3834,7 +3851,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3846,7 +3863,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3858,7 +3875,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3870,7 +3887,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3882,7 +3899,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3894,7 +3911,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3906,7 +3923,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3918,7 +3935,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3930,7 +3947,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3942,7 +3959,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3954,7 +3971,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3966,7 +3983,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3978,7 +3995,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_CAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3990,7 +4007,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4002,7 +4019,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4014,7 +4031,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4026,7 +4043,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4038,7 +4055,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4050,7 +4067,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4062,7 +4079,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4074,7 +4091,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4086,7 +4103,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4098,7 +4115,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4110,7 +4127,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4122,7 +4139,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4134,7 +4151,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_7b382a459e7b7dd3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_36e535aec983e216(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4157,7 +4174,7 @@ struct echomq_client *_wrap_client_create_capi_7b382a459e7b7dd3(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4173,7 +4190,7 @@ void _wrap_job_numbers_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4191,7 +4208,7 @@ void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4203,7 +4220,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4215,7 +4232,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4227,7 +4244,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4239,7 +4256,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4251,7 +4268,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4263,7 +4280,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4275,7 +4292,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4287,7 +4304,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_enqueue_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4346,7 +4363,7 @@ intgo _wrap_enqueue_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4374,7 +4391,7 @@ intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4411,7 +4428,7 @@ intgo _wrap_wait_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4455,7 +4472,7 @@ intgo _wrap_events_read_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4472,7 +4489,7 @@ long long _wrap_event_value_len_capi_7b382a459e7b7dd3(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4492,7 +4509,7 @@ void _wrap_event_value_copy_capi_7b382a459e7b7dd3(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4508,7 +4525,7 @@ void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4543,7 +4560,7 @@ intgo _wrap_get_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4580,7 +4597,7 @@ intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4606,7 +4623,7 @@ intgo _wrap_queues_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4639,7 +4656,7 @@ intgo _wrap_shards_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4674,7 +4691,7 @@ intgo _wrap_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4711,7 +4728,7 @@ intgo _wrap_wclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4748,7 +4765,7 @@ intgo _wrap_bclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4787,7 +4804,7 @@ intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4833,7 +4850,7 @@ intgo _wrap_fail_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4859,7 +4876,7 @@ intgo _wrap_stats_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4892,7 +4909,7 @@ intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4925,7 +4942,7 @@ intgo _wrap_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4967,7 +4984,7 @@ intgo _wrap_lanes_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4985,7 +5002,7 @@ _gostring_ _wrap_lane_list_group_capi_7b382a459e7b7dd3(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5003,7 +5020,7 @@ void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5019,7 +5036,7 @@ _gostring_ _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5056,7 +5073,7 @@ intgo _wrap_dead_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5089,7 +5106,7 @@ intgo _wrap_verify_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5133,7 +5150,7 @@ intgo _wrap_repair_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5173,7 +5190,7 @@ intgo _wrap_doctor_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5211,7 +5228,7 @@ intgo _wrap_ack_many_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5250,7 +5267,7 @@ intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5262,7 +5279,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5274,7 +5291,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5286,7 +5303,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5298,7 +5315,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5310,7 +5327,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5322,7 +5339,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5334,7 +5351,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5346,7 +5363,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5358,7 +5375,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5370,7 +5387,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5382,7 +5399,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5394,7 +5411,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5406,7 +5423,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5418,7 +5435,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5430,7 +5447,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-void _wrap_worker_defaults_capi_7b382a459e7b7dd3(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_36e535aec983e216(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5444,7 +5461,7 @@ void _wrap_worker_defaults_capi_7b382a459e7b7dd3(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_36e535aec983e216(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5488,7 +5505,7 @@ intgo _wrap_worker_create_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5507,7 +5524,7 @@ intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5535,7 +5552,7 @@ intgo _wrap_worker_next_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5547,7 +5564,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5559,7 +5576,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5571,7 +5588,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5583,7 +5600,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5595,7 +5612,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5607,7 +5624,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5619,7 +5636,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5631,7 +5648,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5643,7 +5660,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5655,7 +5672,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5667,7 +5684,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5679,7 +5696,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5691,7 +5708,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5703,7 +5720,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5715,7 +5732,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5734,7 +5751,7 @@ intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_7b382a459e7b7dd3() {
+long long _wrap_c_heap_in_use_capi_36e535aec983e216() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5745,7 +5762,7 @@ long long _wrap_c_heap_in_use_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5757,7 +5774,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5769,7 +5786,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5781,7 +5798,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5793,7 +5810,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5805,7 +5822,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5817,7 +5834,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5829,7 +5846,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5841,7 +5858,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5853,7 +5870,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5865,7 +5882,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5877,7 +5894,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5889,7 +5906,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5955,7 +5972,7 @@ intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5982,7 +5999,7 @@ intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6009,7 +6026,7 @@ intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6036,7 +6053,7 @@ intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6049,7 +6066,7 @@ long long _wrap_schedule_list_count_capi_7b382a459e7b7dd3(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6065,7 +6082,7 @@ _gostring_ _wrap_schedule_list_next_capi_7b382a459e7b7dd3(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6075,7 +6092,7 @@ void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6124,7 +6141,7 @@ intgo _wrap_schedules_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6136,7 +6153,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6148,7 +6165,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6160,7 +6177,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6172,7 +6189,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6184,7 +6201,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6196,7 +6213,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6208,7 +6225,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6220,7 +6237,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6232,7 +6249,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6244,7 +6261,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6256,7 +6273,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6268,7 +6285,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6280,7 +6297,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6292,7 +6309,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6304,7 +6321,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6316,7 +6333,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6328,7 +6345,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6340,7 +6357,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6352,7 +6369,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6364,7 +6381,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6376,7 +6393,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6388,7 +6405,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6400,7 +6417,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6412,7 +6429,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6430,7 +6447,7 @@ void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6450,7 +6467,7 @@ _gostring_ _wrap_schedule_text_capi_7b382a459e7b7dd3(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6468,7 +6485,7 @@ void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6514,7 +6531,7 @@ intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6530,7 +6547,7 @@ _gostring_ _wrap_job_schedule_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -6538,6 +6555,389 @@ long long _wrap_job_tick_ms_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0)
   arg1 = *(echomq_job **)&_swig_go_0; 
   
   result = (int64_t)emqgo_job_tick_ms((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EDEPENDS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EDEPENDS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FLOW_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_JOB_WAITING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct echomq_flow *_wrap_flow_create_capi_36e535aec983e216() {
+  echomq_flow *result = 0 ;
+  struct echomq_flow *_swig_go_result;
+  
+  
+  result = (echomq_flow *)echomq_flow_create();
+  *(echomq_flow **)&_swig_go_result = (echomq_flow *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_free_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  echomq_flow_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_add_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  result = (int)echomq_flow_add(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_count_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  result = echomq_flow_count((struct echomq_flow const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_id_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_id((struct echomq_flow const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_flow *arg3 = (echomq_flow *) 0 ;
+  uint32_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_flow **)&_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  
+  result = (int)echomq_enqueue_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)echomq_delete_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_info_free_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  echomq_flow_info_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_info_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_state((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_parent_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (uint64_t)echomq_flow_info_parent((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_on_fail_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_on_fail((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_waiting_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_waiting((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_count_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_count((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_child_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_flow_info_child_state((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_attempts_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child_attempts((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_finished_at_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int64_t)echomq_flow_info_child_finished_at((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_flow_info(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_child_bytes_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = emqgo_flow_child_bytes((struct echomq_flow_info const *)arg1,arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }
