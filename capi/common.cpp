@@ -36,6 +36,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_EFULL: return "lane is full";
     case ECHOMQ_ELEASED: return "job is leased by a worker";
     case ECHOMQ_ESHARDS: return "shard count mismatch, or a plain queue in use";
+    case ECHOMQ_EDEPENDS: return "job is part of a flow that has not finished";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";

@@ -48,6 +48,7 @@ const std::vector<Command> &commands() {
     add_schedule_commands(t);
     add_top_command(t);
     add_ops_commands(t);
+    add_flow_commands(t);
     return t;
   }();
   return table;

@@ -27,6 +27,7 @@ enum Status : int {
   kLayout = -6,
   kLeased = -7,
   kShards = -8,
+  kDepends = -16,  // a job of an unfinished flow: delete refused (echomq_delete_flow)
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
@@ -130,7 +131,8 @@ struct ScheduleInfo {
 };
 
 // Where a job is.
-enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5 };
+enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5,
+                     kJobWaiting = 6 };
 
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };

@@ -3,13 +3,15 @@
 -- KEYS: seq leases config jobs att
 -- ARGV (lua/args.txt, `extend`): lease ms (1..LEASE_MAX_MS), jobs[]: id,
 --   token (1..BATCH_MAX of them)
--- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND
--- or ESTALE}, {EINVAL, msg}.
+-- Returns {OK, an `extended` head (the new deadline), n codes: OK, ESTALE
+-- (not leased with that token; also a job settled already) or ENOTFOUND (an
+-- id never minted)}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
 --@include args
 --@include record
+--@include notHeld
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -31,7 +33,7 @@ local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a sta
 out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
-  if not there[i] then st = ENOTFOUND
+  if not there[i] then st = notHeld(ids[i])
   elseif not held[i] or not heldGroup(atts[i], toks[i]) then st = ESTALE
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st

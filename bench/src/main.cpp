@@ -178,7 +178,7 @@ void usage(std::FILE *to) {
                "                 be an empty database (the bench flushes it between runs)\n"
                "                 unless --allow-flush is given\n"
                "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,\n"
-               "                 cost,rate,tenants,schedules\n"
+               "                 cost,rate,tenants,schedules,flows\n"
                "  --runs N       runs per figure (default 5, 3 with --quick)\n");
 }
 
@@ -274,7 +274,8 @@ int main(int argc, char **argv) {
                               {"cost", run_cost},
                               {"rate", run_rate},
                               {"tenants", run_tenants},
-                              {"schedules", run_schedules}};
+                              {"schedules", run_schedules},
+                              {"flows", run_flows}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", seconds_since(t0), s.name);

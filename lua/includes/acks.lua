@@ -3,6 +3,7 @@
 --@include typeGuard
 --@include finishAcks
 --@include okey
+--@include flowLinks
 -- The acks of a settlement (lua/includes/settle.lua: the C.acks.n first
 -- entries ids, lane[i] the lane of each accepted one, atts[i] its delivery
 -- state), with one write per hash for the whole list and the counts
@@ -49,8 +50,7 @@ end
 -- lanes left idle, outcomes), checked before the first write unless the
 -- caller has. Returns a typeGuard reply or nil.
 local function need(want, checked, key, name) if not checked[key] then want[key] = KEY_TYPES[name] end end
-local function ackGuard(Q, checked, freed, idle)
-  local want = {}
+local function ackGuard(Q, checked, freed, idle, want)
   need(want, checked, K.jobs, 'jobs')  -- the acks read no record
   if Q.outcomes then
     need(want, checked, K.config, 'config')
@@ -83,11 +83,15 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
     if l and a >= l and a - dn < l then freed[#freed + 1] = g end
     if live0[i] - dn <= 0 then idle[#idle + 1] = g end
   end
-  local bad = ackGuard(Q, checked, freed, idle)
+  -- A flow's links (Q.flows): the parents counted down, read now.
+  local want = {}
+  local flow = Q.flows and FL.ackPlan(done, want, C.fails.n > 0)
+  local bad = ackGuard(Q, checked, freed, idle, want)
   if bad then return bad end
-  -- The first write: a wrong-typed stats key fails it whole.
+  -- The first write (a flow's, else stats): a wrong type fails it whole.
+  if flow then FL.ackFirst(flow, done, C.results, now, doneAtt) end
   rcall('HINCRBY', K.stats, 'acked', #done)
-  if Q.outcomes then finishAcks(Q, done, C.results, now, doneAtt) end
+  if Q.outcomes then finishAcks(Q, done, C.results, C.drops, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
   callSliced('ZREM', K.leases, done)
@@ -95,5 +99,6 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   writeCounts(K.glive, lanes, live0, minus)
   for _, g in ipairs(freed) do placeLane(Q, g) end
   for _, g in ipairs(idle) do forgetIdleLane(g) end
+  if flow then FL.ackRelease(Q, flow, now) end
   return nil
 end

@@ -76,8 +76,8 @@ local function addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
   end
   for _, g in ipairs(lanes) do
     local z = {}
-    for _, id in ipairs(idsOf[g]) do z[#z + 1] = id; z[#z + 1] = id end
-    callSliced('ZADD', pendingKey(g), z)
+    for _, id in ipairs(idsOf[g] or {}) do z[#z + 1] = id; z[#z + 1] = id end
+    if #z > 0 then callSliced('ZADD', pendingKey(g), z) end  -- a flow's lane may hold only parents
   end
   if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
   if #join == 0 then return end

@@ -1,6 +1,7 @@
 --@include args
 --@include typeGuard
 --@include mendJobs
+--@include mendFlows
 --@include mendLanes
 --@include mendSched
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
@@ -17,6 +18,7 @@
 --   L leases, D delayed, X dead (by rank): ids without a record leave; a job
 --     found in two places keeps the first of leases, its lane, delayed, dead;
 --     leased and delayed jobs are counted per lane (the tally);
+--   N, B, M, G a flow's parents and their counts (lua/includes/mendFlows.lua);
 --   F finished (by rank): an id with a record (a live or dead job) or
 --     without an outcome in fin leaves the finished sets;
 --   E doneexp, K donecnt (by rank): ids that are not finished leave;
@@ -33,7 +35,7 @@
 --     and the tenant entries in the ring;
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
---   G: the schedules (lua/includes/mendSched.lua), in one step;
+--   Y: the schedules (lua/includes/mendSched.lua), in one step;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
@@ -45,7 +47,7 @@
 -- lua/includes/mendLane.lua. They share the step's state R: apply, budget,
 -- the phase's position pos, the pending jobs counted (total), the tally,
 -- the tenants mended (mendedT), the reply (out) and Q.
-local PHASES = 'LDXFEKHJAQPTVCRIOUWGS'
+local PHASES = 'LDXNBMGFEKHJAQPTVCRIOUWYS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end

@@ -27,6 +27,7 @@ local KEY_TYPES = {
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
   sdue = 'zset', sdir = 'zset', sjob = 'hash', sjobs = 'zset',
+  parents = 'zset', deps = 'hash', up = 'hash',
 }
 -- The per-lane keys a change to lane (or tenant entry) g may write: its
 -- pending set, and its tenant's inner ring (lua/includes/base.lua).

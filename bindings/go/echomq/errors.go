@@ -23,21 +23,27 @@ const (
 	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
 	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
 	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
+	CodeDepends     Code = -16 // delete refused: the job is part of a flow that has not finished
 	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
 	CodePending     Code = 4   // Wait: the job had not finished when the wait ran out
-	CodeConn        Code = -10 // cannot connect, or connection lost before sending
-	CodeTimeout     Code = -11 // no reply in time: outcome unknown
-	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
-	CodeTLS         Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
-	CodeServer      Code = -20 // the server answered with an error
-	CodeNoPerm      Code = -21 // authentication failed or ACL denied
-	CodeProto       Code = -22 // unexpected reply shape
-	CodeBusy        Code = -23 // server busy running a script (retryable)
-	CodeLoading     Code = -24 // server loading its dataset (retryable)
-	CodeTryAgain    Code = -25 // cluster slot in migration (retryable)
-	CodeOOM         Code = -26 // server out of memory: nothing written (retryable)
-	CodeNoMem       Code = -30 // allocation failed
-	CodeInternal    Code = -31 // a bug in libechomq
+	// CodeWillRetry and CodeWillDie say what becomes of a job a Worker
+	// reported failed (the engine's report outcomes; not errors): retried,
+	// or dead-lettered. The Worker's hooks and log follow them.
+	CodeWillRetry Code = 5
+	CodeWillDie   Code = 6
+	CodeConn      Code = -10 // cannot connect, or connection lost before sending
+	CodeTimeout   Code = -11 // no reply in time: outcome unknown
+	CodeCanceled  Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
+	CodeTLS       Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
+	CodeServer    Code = -20 // the server answered with an error
+	CodeNoPerm    Code = -21 // authentication failed or ACL denied
+	CodeProto     Code = -22 // unexpected reply shape
+	CodeBusy      Code = -23 // server busy running a script (retryable)
+	CodeLoading   Code = -24 // server loading its dataset (retryable)
+	CodeTryAgain  Code = -25 // cluster slot in migration (retryable)
+	CodeOOM       Code = -26 // server out of memory: nothing written (retryable)
+	CodeNoMem     Code = -30 // allocation failed
+	CodeInternal  Code = -31 // a bug in libechomq
 )
 
 var codeNames = map[Code]string{
@@ -52,8 +58,11 @@ var codeNames = map[Code]string{
 	CodeLayout:      "key layout mismatch",
 	CodeLeased:      "job is leased",
 	CodeShards:      "shard count mismatch",
+	CodeDepends:     "job is part of an unfinished flow",
 	CodeDuplicate:   "duplicate",
 	CodePending:     "not finished when the wait ran out",
+	CodeWillRetry:   "will be retried",
+	CodeWillDie:     "will be dead-lettered",
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
 	CodeCanceled:    "canceled",
@@ -125,6 +134,10 @@ var (
 	// ErrShards: CreateSharded found the queue sharded with another count,
 	// or a plain queue that holds jobs or lane settings; nothing changed.
 	ErrShards = &Error{Code: CodeShards}
+	// ErrFlow: Delete refused a job of a flow that has not finished (a
+	// parent waits for it, or it waits for its children); nothing changed.
+	// Queue.DeleteFlow deletes the flow whole.
+	ErrFlow = &Error{Code: CodeDepends}
 	// ErrFull: the lane is at its size cap; the enqueue (a batch: all of it)
 	// wrote nothing.
 	ErrFull       = &Error{Code: CodeFull}
@@ -133,7 +146,7 @@ var (
 	ErrCanceled   = &Error{Code: CodeCanceled}
 	// ErrPending: Wait ran out of time before the job completed or died
 	// (it still lives; nothing is unknown).
-	ErrPending  = &Error{Code: CodePending}
+	ErrPending = &Error{Code: CodePending}
 	// ErrTLS: the TLS session was refused (a failed handshake, a server
 	// certificate that is not trusted or not for the host, a client
 	// certificate the server wants); the message gives OpenSSL's reason. No

@@ -24,8 +24,6 @@ The compiled part (``echomq._echomq``) calls libechomq's C API; every call
 that waits on the network releases the GIL.
 """
 
-from __future__ import annotations
-
 from . import _echomq
 from . import errors as _errors
 from .client import Client, connect
@@ -33,6 +31,7 @@ from .errors import (
     CanceledError,
     ConnectionError,
     EchoMQError,
+    FlowError,
     InternalError,
     FullError,
     InvalidArgument,
@@ -57,6 +56,7 @@ from .errors import (
     UnconfirmedWarning,
     error_class,
 )
+from .flows import Flow, FlowInfo, FlowResult, GroupResult, Step, chain, chord, group, step
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
@@ -130,5 +130,14 @@ __all__ = [
     "RESULT_MAX",
     "PROGRESS_MAX",
     "Event",
+    "Flow",
+    "FlowInfo",
+    "FlowResult",
+    "GroupResult",
+    "Step",
+    "step",
+    "chain",
+    "group",
+    "chord",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

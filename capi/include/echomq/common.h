@@ -106,9 +106,14 @@ typedef enum echomq_status {
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
-  ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
-  ECHOMQ_ESTALE = -4,     /* token is not the job's current delivery's, or
-                             the job is no longer leased: the lease was lost */
+  ECHOMQ_ENOTFOUND = -3,  /* no such job: a lookup or delete of a job that is
+                             gone (acked and not retained, deleted) or never
+                             existed; a settling call (ack, fail, extend,
+                             progress) of an id the queue never minted */
+  ECHOMQ_ESTALE = -4,     /* a settling call whose token is not the job's
+                             current delivery's, or whose job is no longer
+                             leased: the lease was lost, or the job was
+                             settled already (a second ack) */
   ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
                              nothing written (a batch: none of it) */
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key
@@ -119,6 +124,10 @@ typedef enum echomq_status {
   ECHOMQ_ESHARDS = -8,    /* sharded queues: created with another shard
                              count, or a plain queue in use that cannot
                              become sharded; nothing changed */
+  ECHOMQ_EDEPENDS = -16,  /* since 0.5.0: delete of a job of a flow that has
+                             not finished (a parent waits for it, or it waits
+                             for its children): refused, nothing changed;
+                             echomq_delete_flow removes the whole flow */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -276,7 +285,10 @@ typedef enum echomq_job_state {
   ECHOMQ_JOB_LEASED = 2,   /* held by a worker until its lease deadline */
   ECHOMQ_JOB_DELAYED = 3,  /* waiting for its due time (delay, retry backoff) */
   ECHOMQ_JOB_DEAD = 4,     /* dead-lettered */
-  ECHOMQ_JOB_COMPLETED = 5 /* acked and retained (echomq_set_retention) */
+  ECHOMQ_JOB_COMPLETED = 5, /* acked and retained (echomq_set_retention) */
+  ECHOMQ_JOB_WAITING = 6   /* since 0.5.0: a flow's parent waiting for its
+                              children (echomq/flows.h); it joins its lane
+                              when the last of them has finished */
 } echomq_job_state;
 
 /* What a fail did with the job (echomq_fail, echomq_settle_status). */

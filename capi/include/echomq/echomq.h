@@ -33,5 +33,6 @@
 #include "inspect.h"
 #include "ops.h"
 #include "schedules.h"
+#include "flows.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */

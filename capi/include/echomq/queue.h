@@ -155,7 +155,10 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
 /* ---- Settle ----
  * Settle a leased job. `token` is the job's echomq_job_token of the delivery
  * being settled. A token that is not the current delivery's, or a job that is
- * no longer leased, gets ECHOMQ_ESTALE and changes nothing. */
+ * no longer leased, gets ECHOMQ_ESTALE and changes nothing: its lease was
+ * lost, or it was settled already (a second ack of a completed job is
+ * ESTALE, also once the job is gone). ECHOMQ_ENOTFOUND is only for an id the
+ * queue never minted (above its id counter). So are extend and progress. */
 
 /* Acknowledge: the job is done and deleted.
  * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */

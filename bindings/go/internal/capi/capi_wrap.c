@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_8987bd7ba0dc706e(const char*);
+  void cgo_panic__capi_36e535aec983e216(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_8987bd7ba0dc706e(p);
+  cgo_panic__capi_36e535aec983e216(p);
 }
 
 
@@ -201,14 +201,17 @@ static void* Swig_malloc(int c) {
 
 
 /* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
- * and, for done, the job's result (empty = none): one settlement carries
- * both. The report struct stays on the C side. */
+ * and, for done, the job's result (empty = none) or why it was dropped
+ * ("" = not dropped): one settlement carries all. The report struct stays
+ * on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len,
+                        const char *dropped) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
   r.result = result;
   r.result_len = result_len;
+  r.result_dropped = dropped[0] ? dropped : NULL;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 
@@ -338,20 +341,56 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
- * cost estimate (0 = none). */
-int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
-                       const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
-                       uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
+
+/* Options of an enqueue, in this order (EMQGO_EOPT_* indexes): one shim
+ * takes them all, so every option combines with every other. */
+enum {
+  EMQGO_EOPT_DELAY_MS = 0,
+  EMQGO_EOPT_MAX_ATTEMPTS,
+  EMQGO_EOPT_DEDUP_WINDOW_MS,
+  EMQGO_EOPT_KEEP_MS,
+  EMQGO_EOPT_KEEP_LAST,
+  EMQGO_EOPT_COST_ESTIMATE,
+  EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_NUMS
+};
+
+/* The enqueue options from nums (EMQGO_EOPT_NUMS entries); the C library
+ * checks their values. */
+static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_options *o) {
+  echomq_enqueue_options init = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  *o = init;
+  if (n != EMQGO_EOPT_NUMS || nums[EMQGO_EOPT_MAX_ATTEMPTS] < 0 || nums[EMQGO_EOPT_MAX_ATTEMPTS] > UINT32_MAX ||
+      nums[EMQGO_EOPT_KEEP_LAST] < 0 || nums[EMQGO_EOPT_COST_ESTIMATE] < 0 || nums[EMQGO_EOPT_AT_MS] < 0)
+    return ECHOMQ_EINVAL;
+  o->delay_ms = nums[EMQGO_EOPT_DELAY_MS];
+  o->max_attempts = (uint32_t)nums[EMQGO_EOPT_MAX_ATTEMPTS];
+  o->dedup_window_ms = nums[EMQGO_EOPT_DEDUP_WINDOW_MS];
+  o->keep_ms = nums[EMQGO_EOPT_KEEP_MS];
+  o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
+  o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
+  o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  return ECHOMQ_OK;
+}
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
+ * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
+  if (rc != ECHOMQ_OK) return rc;
+  o.idempotency_key = key[0] ? key : NULL;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Enqueue a batch with the options in nums (its keys are per job). */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
+  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
@@ -391,50 +430,9 @@ void emqgo_job_payload_copy(const echomq_job *j, char *buf, size_t cap) {
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-int emqgo_enqueue(echomq_client *c, const char *queue, const char *group,
-                  const char *payload, size_t payload_len, int64_t delay_ms,
-                  uint32_t max_attempts, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
-                        int64_t delay_ms, uint32_t max_attempts) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
-/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
-int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
-                        const char *payload, size_t payload_len, int64_t delay_ms,
-                        uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                               uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
 int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
@@ -827,35 +825,6 @@ uint64_t emqgo_c_heap_in_use(void) {
 
 /* ---- schedules (echomq/schedules.h) ------------------------------------ */
 
-/* Enqueue with every option (an absolute due time among them): one shim
- * for any combination; key NULL or "" = none. */
-int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
-                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
-                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key && *key ? key : NULL;
-  o.dedup_window_ms = window_ms;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
-int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
-                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
-
 /* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
 enum {
   EMQGO_SPEC_EVERY_MS = 0,
@@ -1011,11 +980,28 @@ int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, i
 const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
 int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 
+
+/* echomq_flow_info_get, the handle by its address (0 on failure). */
+int emqgo_flow_info(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_flow_info *fi = NULL;
+  int rc = echomq_flow_info_get(c, queue, id, &fi);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)fi;
+  return rc;
+}
+/* Child i's error (what 0) or result (what 1): its length, and when buf
+ * holds cap >= that many bytes, copied into it. */
+size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, char *buf, size_t cap) {
+  size_t n = 0;
+  const char *p = what ? echomq_flow_info_child_result(fi, i, &n) : echomq_flow_info_child_error(fi, i, &n);
+  if (buf && cap >= n && n > 0) memcpy(buf, p, n);
+  return n;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
+void _wrap_Swig_free_capi_36e535aec983e216(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1025,7 +1011,7 @@ void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_36e535aec983e216(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1038,7 +1024,7 @@ void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1049,7 +1035,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1060,7 +1046,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1071,7 +1057,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OK_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1082,7 +1068,7 @@ intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EMPTY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1093,7 +1079,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1104,7 +1090,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EINVAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1115,7 +1101,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1126,7 +1112,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1137,7 +1123,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESTALE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1148,7 +1134,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1159,7 +1145,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EFULL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1170,7 +1156,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1181,7 +1167,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1192,7 +1178,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1203,7 +1189,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PENDING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1214,7 +1200,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1225,7 +1211,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1236,7 +1222,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ECONN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1247,7 +1233,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1258,7 +1244,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1269,7 +1255,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETLS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1280,7 +1266,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESERVER_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1291,7 +1277,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1302,7 +1288,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EPROTO_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1313,7 +1299,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EBUSY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1324,7 +1310,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELOADING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1335,7 +1321,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1346,7 +1332,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EOOM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1357,7 +1343,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1368,7 +1354,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1379,7 +1365,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1390,7 +1376,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1401,7 +1387,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1412,7 +1398,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1423,7 +1409,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1434,7 +1420,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1445,7 +1431,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1456,7 +1442,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1467,7 +1453,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1478,7 +1464,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1489,7 +1475,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1500,7 +1486,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1511,7 +1497,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1522,7 +1508,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1533,7 +1519,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1544,7 +1530,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1555,7 +1541,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1566,7 +1552,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1577,7 +1563,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1588,7 +1574,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1599,7 +1585,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1610,7 +1596,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1621,7 +1607,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1632,7 +1618,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1643,7 +1629,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1654,7 +1640,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1665,7 +1651,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1676,7 +1662,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1687,7 +1673,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1698,7 +1684,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1709,7 +1695,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1720,7 +1706,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1731,7 +1717,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1742,7 +1728,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -1753,7 +1739,73 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
 }
 
 
-_gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_36e535aec983e216() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_LEASE_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_36e535aec983e216() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DELAY_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_36e535aec983e216() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DEDUP_WINDOW_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_36e535aec983e216() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_KEEP_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_36e535aec983e216() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_RATE_PERIOD_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_TIMEOUT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_36e535aec983e216(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1769,7 +1821,7 @@ _gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_8987bd7ba0dc706e() {
+intgo _wrap_version_capi_36e535aec983e216() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1780,7 +1832,7 @@ intgo _wrap_version_capi_8987bd7ba0dc706e() {
 }
 
 
-_gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
+_gostring_ _wrap_version_string_capi_36e535aec983e216() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1794,7 +1846,7 @@ _gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1812,7 +1864,7 @@ intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1830,7 +1882,7 @@ intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1850,7 +1902,7 @@ intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1860,7 +1912,7 @@ void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1876,7 +1928,7 @@ _gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1889,7 +1941,7 @@ intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1902,7 +1954,7 @@ intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1912,7 +1964,7 @@ void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1925,7 +1977,7 @@ intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1941,7 +1993,7 @@ _gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1957,7 +2009,23 @@ _gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)echomq_job_result_dropped((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_job_free_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1967,7 +2035,7 @@ void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1980,7 +2048,7 @@ long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1995,7 +2063,7 @@ struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2005,7 +2073,7 @@ void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
+struct echomq_batch *_wrap_batch_create_capi_36e535aec983e216() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2016,7 +2084,7 @@ struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2042,7 +2110,7 @@ intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2055,7 +2123,7 @@ long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2070,7 +2138,7 @@ long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2103,7 +2171,7 @@ intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2118,7 +2186,7 @@ intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2140,7 +2208,7 @@ intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2150,7 +2218,7 @@ void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2160,7 +2228,7 @@ void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2184,7 +2252,7 @@ intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2214,7 +2282,7 @@ intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2244,7 +2312,7 @@ intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2268,7 +2336,7 @@ intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2288,7 +2356,7 @@ intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2312,7 +2380,7 @@ intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2332,7 +2400,7 @@ intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2345,7 +2413,7 @@ long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2363,7 +2431,7 @@ _gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2378,7 +2446,7 @@ long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2398,7 +2466,7 @@ _gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2408,7 +2476,7 @@ void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2447,7 +2515,7 @@ intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2476,7 +2544,7 @@ intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2503,7 +2571,7 @@ intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2532,7 +2600,7 @@ intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2559,7 +2627,7 @@ intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2586,7 +2654,7 @@ intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2613,7 +2681,7 @@ intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2635,7 +2703,7 @@ intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2657,7 +2725,7 @@ intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2679,7 +2747,7 @@ intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2712,7 +2780,7 @@ intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2739,7 +2807,7 @@ intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2765,7 +2833,7 @@ intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2794,7 +2862,7 @@ intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2823,7 +2891,7 @@ intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2850,7 +2918,7 @@ intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2872,7 +2940,7 @@ intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2894,7 +2962,7 @@ intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2927,7 +2995,7 @@ intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2949,7 +3017,7 @@ intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2978,7 +3046,7 @@ intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2991,7 +3059,7 @@ long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3001,7 +3069,7 @@ void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3040,7 +3108,7 @@ intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3073,7 +3141,7 @@ intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3086,7 +3154,7 @@ intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3101,7 +3169,7 @@ intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3122,7 +3190,7 @@ intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3146,7 +3214,7 @@ intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3168,7 +3236,7 @@ intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3177,6 +3245,7 @@ intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0
   uint64_t arg6 ;
   char *arg7 = (char *) 0 ;
   size_t arg8 ;
+  char *arg9 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
   
@@ -3195,14 +3264,20 @@ intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0
   arg8 = (size_t)_swig_go_6.len;
   
   
-  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8);
+  arg9 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
+  arg9[_swig_go_7.n] = '\0';
+  
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8,(char const *)arg9);
   _swig_go_result = result; 
   free(arg4); 
+  free(arg9); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3219,7 +3294,7 @@ intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3229,7 +3304,7 @@ void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3251,7 +3326,7 @@ intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3264,7 +3339,7 @@ long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_36e535aec983e216(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3282,7 +3357,7 @@ _gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3292,7 +3367,7 @@ void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3308,7 +3383,7 @@ _gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ID_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3320,7 +3395,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3332,7 +3407,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3344,7 +3419,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3356,7 +3431,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3368,7 +3443,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3380,7 +3455,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3392,7 +3467,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3404,7 +3479,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_STATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3416,7 +3491,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3428,7 +3503,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3440,7 +3515,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3452,7 +3527,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3464,7 +3539,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3476,7 +3551,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3488,7 +3563,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_LANES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3500,7 +3575,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_RING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3512,7 +3587,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3524,7 +3599,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3536,7 +3611,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3548,7 +3623,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3560,7 +3635,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3572,7 +3647,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3584,7 +3659,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3596,7 +3671,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3608,7 +3683,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3620,7 +3695,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3632,7 +3707,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3644,7 +3719,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3656,7 +3731,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3668,7 +3743,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3680,7 +3755,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3692,7 +3767,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3704,7 +3779,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3716,7 +3791,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3728,7 +3803,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3740,7 +3815,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3752,7 +3827,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3764,7 +3839,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3776,7 +3851,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3788,7 +3863,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3800,7 +3875,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3812,7 +3887,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3824,7 +3899,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3836,7 +3911,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3848,7 +3923,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3860,7 +3935,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3872,7 +3947,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3884,7 +3959,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3896,7 +3971,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3908,7 +3983,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3920,7 +3995,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_CAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3932,7 +4007,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3944,7 +4019,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3956,7 +4031,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3968,7 +4043,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3980,7 +4055,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -3992,7 +4067,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4004,7 +4079,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4016,7 +4091,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4028,7 +4103,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4040,7 +4115,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4052,7 +4127,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4064,7 +4139,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -4076,7 +4151,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_36e535aec983e216(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4099,7 +4174,7 @@ struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4115,7 +4190,7 @@ void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4133,19 +4208,113 @@ void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DELAY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DEDUP_WINDOW_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_NUMS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
   char *arg4 = (char *) 0 ;
   size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  int64_t arg8 ;
-  uint64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  char *arg8 = (char *) 0 ;
+  uint64_t *arg9 = (uint64_t *) 0 ;
+  uint64_t temp9 ;
   int result;
   intgo _swig_go_result;
   
@@ -4164,32 +4333,65 @@ intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
   arg4 = (char *)_swig_go_3.array;
   arg5 = (size_t)_swig_go_3.len;
   
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  arg8 = (int64_t)_swig_go_6; 
-  arg9 = (uint64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
+  
+  arg6 = (int64_t *)_swig_go_4.array;
+  arg7 = (size_t)_swig_go_4.len;
+  
+  
+  arg8 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg8, _swig_go_5.p, _swig_go_5.n);
+  arg8[_swig_go_5.n] = '\0';
+  
   {
-    if (_swig_go_9.len == 0) {
+    if (_swig_go_6.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg11 = &temp11;
+    arg9 = &temp9;
   }
   
-  result = (int)emqgo_enqueue_with(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10,arg11);
+  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
+    unsigned long* a = (unsigned long *) _swig_go_6.array;
+    a[0] = temp9;
   }
   free(arg2); 
   free(arg3); 
+  free(arg8); 
   
   return _swig_go_result;
 }
 
 
-intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  size_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  
+  arg4 = (int64_t *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_wait_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4226,7 +4428,7 @@ intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4270,7 +4472,7 @@ intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4287,7 +4489,7 @@ long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4307,7 +4509,7 @@ void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4323,174 +4525,7 @@ void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  uint64_t *arg8 = (uint64_t *) 0 ;
-  uint64_t temp8 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  {
-    if (_swig_go_6.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg8 = &temp8;
-  }
-  
-  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_6.array;
-    a[0] = temp8;
-  }
-  free(arg2); 
-  free(arg3); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  
-  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_keyed_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  char *arg8 = (char *) 0 ;
-  int64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  
-  arg8 = (char *)malloc(_swig_go_6.n + 1);
-  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
-  arg8[_swig_go_6.n] = '\0';
-  
-  arg9 = (int64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
-  {
-    if (_swig_go_9.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg11 = &temp11;
-  }
-  
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10,arg11);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg8); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int64_t arg6 ;
-  uint64_t arg7 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  arg6 = (int64_t)_swig_go_5; 
-  arg7 = (uint64_t)_swig_go_6; 
-  
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4525,7 +4560,7 @@ intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4562,7 +4597,7 @@ intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4588,7 +4623,7 @@ intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4621,7 +4656,7 @@ intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4656,7 +4691,7 @@ intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4693,7 +4728,7 @@ intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4730,7 +4765,7 @@ intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4769,7 +4804,7 @@ intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4815,7 +4850,7 @@ intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4841,7 +4876,7 @@ intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4874,7 +4909,7 @@ intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4907,7 +4942,7 @@ intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4949,7 +4984,7 @@ intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4967,7 +5002,7 @@ _gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4985,7 +5020,7 @@ void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5001,7 +5036,7 @@ _gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5038,7 +5073,7 @@ intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5071,7 +5106,7 @@ intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5115,7 +5150,7 @@ intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5155,7 +5190,7 @@ intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5193,7 +5228,7 @@ intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5232,7 +5267,7 @@ intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5244,7 +5279,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5256,7 +5291,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5268,7 +5303,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5280,7 +5315,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5292,7 +5327,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5304,7 +5339,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5316,7 +5351,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5328,7 +5363,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5340,7 +5375,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5352,7 +5387,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5364,7 +5399,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5376,7 +5411,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5388,7 +5423,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5400,7 +5435,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5412,7 +5447,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_36e535aec983e216(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5426,7 +5461,7 @@ void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_36e535aec983e216(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5470,7 +5505,7 @@ intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5489,7 +5524,7 @@ intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5517,7 +5552,7 @@ intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5529,7 +5564,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5541,7 +5576,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5553,7 +5588,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5565,7 +5600,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5577,7 +5612,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5589,7 +5624,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5601,7 +5636,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5613,7 +5648,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5625,7 +5660,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5637,7 +5672,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5649,7 +5684,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5661,7 +5696,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5673,7 +5708,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5685,7 +5720,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5697,7 +5732,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5716,7 +5751,7 @@ intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
+long long _wrap_c_heap_in_use_capi_36e535aec983e216() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5727,106 +5762,7 @@ long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_enqueue_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  int64_t arg7 ;
-  uint32_t arg8 ;
-  char *arg9 = (char *) 0 ;
-  int64_t arg10 ;
-  int64_t arg11 ;
-  uint64_t arg12 ;
-  uint64_t arg13 ;
-  uint64_t *arg14 = (uint64_t *) 0 ;
-  uint64_t temp14 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (int64_t)_swig_go_5; 
-  arg8 = (uint32_t)_swig_go_6; 
-  
-  arg9 = (char *)malloc(_swig_go_7.n + 1);
-  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
-  arg9[_swig_go_7.n] = '\0';
-  
-  arg10 = (int64_t)_swig_go_8; 
-  arg11 = (int64_t)_swig_go_9; 
-  arg12 = (uint64_t)_swig_go_10; 
-  arg13 = (uint64_t)_swig_go_11; 
-  {
-    if (_swig_go_12.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg14 = &temp14;
-  }
-  
-  result = (int)emqgo_enqueue_all(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,(char const *)arg9,arg10,arg11,arg12,arg13,arg14);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_12.array;
-    a[0] = temp14;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg9); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  int64_t arg5 ;
-  uint32_t arg6 ;
-  int64_t arg7 ;
-  uint64_t arg8 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (int64_t)_swig_go_4; 
-  arg6 = (uint32_t)_swig_go_5; 
-  arg7 = (int64_t)_swig_go_6; 
-  arg8 = (uint64_t)_swig_go_7; 
-  
-  result = (int)emqgo_enqueue_batch_all(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5838,7 +5774,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5850,7 +5786,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5862,7 +5798,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5874,7 +5810,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5886,7 +5822,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5898,7 +5834,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5910,7 +5846,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5922,7 +5858,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5934,7 +5870,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5946,7 +5882,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5958,7 +5894,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -5970,7 +5906,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6036,7 +5972,7 @@ intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6063,7 +5999,7 @@ intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6090,7 +6026,7 @@ intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6117,7 +6053,7 @@ intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6130,7 +6066,7 @@ long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6146,7 +6082,7 @@ _gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6156,7 +6092,7 @@ void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6205,7 +6141,7 @@ intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6217,7 +6153,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6229,7 +6165,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6241,7 +6177,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6253,7 +6189,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6265,7 +6201,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6277,7 +6213,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6289,7 +6225,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6301,7 +6237,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6313,7 +6249,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6325,7 +6261,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6337,7 +6273,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6349,7 +6285,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6361,7 +6297,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6373,7 +6309,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6385,7 +6321,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6397,7 +6333,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6409,7 +6345,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6421,7 +6357,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6433,7 +6369,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6445,7 +6381,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6457,7 +6393,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6469,7 +6405,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6481,7 +6417,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_36e535aec983e216() {
   int result;
   intgo _swig_go_result;
   
@@ -6493,7 +6429,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6511,7 +6447,7 @@ void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6531,7 +6467,7 @@ _gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6549,7 +6485,7 @@ void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6595,7 +6531,7 @@ intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6611,7 +6547,7 @@ _gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -6619,6 +6555,389 @@ long long _wrap_job_tick_ms_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0)
   arg1 = *(echomq_job **)&_swig_go_0; 
   
   result = (int64_t)emqgo_job_tick_ms((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EDEPENDS_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EDEPENDS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FLOW_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_36e535aec983e216() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_JOB_WAITING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct echomq_flow *_wrap_flow_create_capi_36e535aec983e216() {
+  echomq_flow *result = 0 ;
+  struct echomq_flow *_swig_go_result;
+  
+  
+  result = (echomq_flow *)echomq_flow_create();
+  *(echomq_flow **)&_swig_go_result = (echomq_flow *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_free_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  echomq_flow_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_add_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  result = (int)echomq_flow_add(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_count_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  result = echomq_flow_count((struct echomq_flow const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_id_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_id((struct echomq_flow const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_flow *arg3 = (echomq_flow *) 0 ;
+  uint32_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_flow **)&_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  
+  result = (int)echomq_enqueue_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)echomq_delete_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_info_free_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  echomq_flow_info_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_info_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_state((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_parent_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (uint64_t)echomq_flow_info_parent((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_on_fail_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_on_fail((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_waiting_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_waiting((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_count_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_count((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_child_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_flow_info_child_state((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_attempts_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child_attempts((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_finished_at_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int64_t)echomq_flow_info_child_finished_at((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_flow_info(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_child_bytes_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = emqgo_flow_child_bytes((struct echomq_flow_info const *)arg1,arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }
