@@ -93,9 +93,9 @@ class Procs:
     """The workload's processes, by name; every one stopped by its PID."""
 
     def __init__(self, run_dir: Path, url: str, seed: int, lanes: List[str], build: Path, go_bin: Optional[Path],
-                 rate: float, schedules: List[str]) -> None:
+                 rate: float, schedules: List[str], flows: bool) -> None:
         self.run_dir, self.url, self.seed, self.lanes = run_dir, url, seed, ",".join(lanes)
-        self.schedules = ";".join(schedules)
+        self.schedules, self.flows = ";".join(schedules), flows
         self.build, self.go_bin, self.rate = build, go_bin, rate
         (run_dir / "logs").mkdir(exist_ok=True)
         self.procs: Dict[str, subprocess.Popen] = {}
@@ -108,7 +108,7 @@ class Procs:
         seed = str(self.seed * 1000 + len(self.procs))
         if lang == "py":
             cmd = [sys.executable, str(HERE / "workload.py"), role, self.url, QUEUE, hist, who, seed, self.lanes,
-                   "--rate", str(self.rate), "--schedules", self.schedules]
+                   "--rate", str(self.rate), "--schedules", self.schedules] + (["--flows"] if self.flows else [])
         elif lang == "c":
             cmd = [str(self.build / "tests" / "echomq_chaos_client"), role, self.url, QUEUE, hist, who, seed,
                    self.lanes, str(self.rate), self.schedules]
@@ -241,6 +241,8 @@ def repro_command(a: argparse.Namespace) -> str:
         parts.append(f"--rate {a.rate:g}")
     if a.no_schedules:
         parts.append("--no-schedules")
+    if a.no_flows:
+        parts.append("--no-flows")
     return " ".join(parts)
 
 
@@ -261,7 +263,8 @@ def run(a: argparse.Namespace) -> int:
         schedules = []
     lanes = [ln for ln in plan if not ln.endswith("/")]
     meta = {"seed": a.seed, "duration": a.duration, "fsync": a.fsync, "langs": langs, "faults": a.faults.split(","),
-            "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "repro": repro_command(a), "started": now_ms()}
+            "plan": plan, "cost_mode": cost_mode, "schedules": schedules, "flows": not a.no_flows,
+            "repro": repro_command(a), "started": now_ms()}
     topo: Optional[Topology] = None
     procs: Optional[Procs] = None
     # A last bound on the whole run, whatever hangs: the finally below still
@@ -273,7 +276,7 @@ def run(a: argparse.Namespace) -> int:
         topo = Topology(run_dir / "servers", a.fsync, str(shim) if shim.exists() else None)
         meta["url"] = topo.url
         setup_queue(topo.url, plan, cost_mode, schedules, run_dir)
-        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate, schedules)
+        procs = Procs(run_dir, topo.url, a.seed, lanes, build, go_bin, a.rate, schedules, not a.no_flows)
         for lang in langs:
             procs.start(f"{lang}-prod", lang, "produce")
             procs.start(f"{lang}-eng", lang, "engine")
@@ -322,6 +325,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     r.add_argument("--faults", default=",".join(FAULTS), help="fault kinds (default: all)")
     r.add_argument("--rate", type=float, default=40.0, help="enqueues per second per producer (default 40)")
     r.add_argument("--no-schedules", action="store_true", help="a queue without schedules")
+    r.add_argument("--no-flows", action="store_true", help="producers without flows")
     r.add_argument("--out", help="run directory (default: a new temporary one)")
     r.add_argument("--keep", action="store_true", help="keep the servers' files of a clean run")
     r.add_argument("--build", default=os.environ.get("ECHOMQ_BUILD_DIR", str(ROOT / "build")))

@@ -26,7 +26,7 @@ The rules (tests/chaos/README.md, "What the checker checks"):
 - the schedules' rules (tick_twice, tick_order, tick_count, tick_lost,
   tick_overlap, upsert_changed): rules_sched.py
 - flow_early (a flow's parent claimed before its last child ended):
-  rules_flows.py, ready for flows
+  rules_flows.py
 
 The loss windows, inside which the docs allow a write to be taken back,
 are in run_model.py. Features that land later add their rules to RULES
@@ -60,7 +60,7 @@ def rule_lost(run: Run, out: List[Violation], figures: Dict[str, int]) -> None:
             state = "gone (its id now names another job)"
         elif state in ("completed", "dead"):
             continue
-        elif state in ("pending", "leased", "delayed"):
+        elif state in ("pending", "leased", "delayed", "waiting"):
             out.append(Violation("unfinished", jid, f"acknowledged enqueue of {e['pl']} still {state} after the drain"))
             continue
         if run.in_window(e["t1"]):
@@ -157,7 +157,7 @@ def rule_verify(run: Run, out: List[Violation], figures: Dict[str, int]) -> None
 RULES: List[Callable[[Run, List[Violation], Dict[str, int]], None]] = [
     rule_lost, rule_refused_ran, rule_twice, rule_stale, rule_tokens, rule_limits, rule_verify,
     *SCHEDULE_RULES,
-    *FLOW_RULES,  # ready: nothing to check until the producers write `flow` lines (issue 38)
+    *FLOW_RULES,
     # Cancel and deadlines (issue 37) add theirs here when they land, in a
     # rules_<feature>.py as the schedules' are: README, "Adding a feature".
 ]
@@ -188,7 +188,8 @@ class Report:
                  f"({f['lost_in_window']} inside a loss window), {f['duplicated']} completed twice, "
                  f"{f['redelivered']} delivered more than once, {f['samples']} limit samples",
                  f"schedules: {f['ticks']} ticks fired, {f['ticks_skipped']} skipped, "
-                 f"{f['ticks_refired_in_window']} fired again after a loss window, {f['upserts']} upserts",
+                 f"{f['ticks_refired_in_window']} fired again after a loss window, {f['upserts']} upserts; "
+                 f"{f['flows']} flows",
                  f"violations: {len(self.violations)}"]
         shown: Dict[str, int] = defaultdict(int)
         for v in self.violations:

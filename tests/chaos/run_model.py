@@ -29,7 +29,7 @@ FAILOVER_TAIL_MS = 500
 ETIMEOUT = -11
 EXCERPT_LINES = 14
 FIGURES = ("enqueued", "unknown", "completed", "dead", "lost", "lost_in_window", "duplicated", "redelivered",
-           "samples", "ticks", "ticks_skipped", "ticks_refired_in_window", "upserts", "violations")
+           "samples", "ticks", "ticks_skipped", "ticks_refired_in_window", "upserts", "flows", "violations")
 
 Event = Dict[str, Any]
 

@@ -197,11 +197,28 @@ def plant_upsert_changed(run: Run, files: Files) -> str:
     return f"{u['who']}'s upsert of {u['name']!r} answered updated"
 
 
+def plant_flow_early(run: Run, files: Files) -> str:
+    for f in (e for e in run.events if e.get("ev") == "flow" and e.get("rc") == 0):
+        ids = {name: jid for name, jid, _ in f["jobs"]}
+        for name, kid, parent in f["jobs"]:
+            if not parent:
+                continue
+            claims = srv_of(files, lambda e: e.get("id") == ids[parent] and e["type"] == "claimed"
+                            and e["t1"] > f["t0"])
+            ends = srv_of(files, lambda e: e.get("id") == kid and e["type"] in ("completed", "dead")
+                          and e["t1"] > f["t0"])
+            if claims and ends and calm(run, f["t0"], claims[0]["t1"]):
+                ends[0]["t1"] = claims[0]["t1"] + 1
+                return f"child {kid}'s end moved after its parent {ids[parent]}'s claim"
+    raise NoCandidate()
+
+
 PLANTS: Dict[str, Callable[[Run, Files], str]] = {
     "lost": plant_lost, "twice": plant_twice, "stale": plant_stale, "token_reused": plant_token_reused,
     "limit": plant_limit, "verify": plant_verify, "refused_ran": plant_refused_ran,
     "tick_twice": plant_tick_twice, "tick_order": plant_tick_order, "tick_count": plant_tick_count,
     "tick_lost": plant_tick_lost, "tick_overlap": plant_tick_overlap, "upsert_changed": plant_upsert_changed,
+    "flow_early": plant_flow_early,
 }
 
 

@@ -54,6 +54,7 @@ def table(rows: List[Dict[str, Any]], seconds: float, command: str) -> str:
              ("ticks_skipped", "schedule ticks skipped (missed, late, overlap: as the schedules docs state)"),
              ("ticks_refired_in_window", "ticks fired again after a loss window took the first fire back"),
              ("upserts", "schedule upserts of an unchanged spec (each must change nothing)"),
+             ("flows", "flows enqueued (a parent, 1-4 children, now and then a grandchild)"),
              ("violations", "violations")]
     out += [f"| {label} | {fig.get(k, 0)} |" for k, label in names]
     out += ["", "failing seeds: " + ("none" if not failing else "")] + [f"  {x}" for x in failing]

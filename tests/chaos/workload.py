@@ -1,7 +1,7 @@
 """The Python side of the chaos workload (tests/chaos/README.md), one process
 per role, each writing its own history file (one JSON object a line):
 
-    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS]
+    workload.py produce  URL QUEUE HISTORY WHO SEED LANES [--rate R] [--schedules SPECS] [--flows]
     workload.py engine   URL QUEUE HISTORY WHO SEED LANES
     workload.py claim    URL QUEUE HISTORY WHO SEED LANES
     workload.py collect  URL QUEUE HISTORY WHO SEED LANES   # the server's event stream
@@ -10,6 +10,9 @@ per role, each writing its own history file (one JSON object a line):
 SPECS: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
 joined by ';' (chaos.py, schedule_plan); a producer upserts one of them,
 unchanged, every 2-6 s, as a process at boot would (nothing may change).
+
+--flows: a producer also enqueues flows (a parent, its children, now and
+then a grandchild) in one call each, about one enqueue in twenty.
 
 Every role runs until SIGTERM or SIGINT (a producer stops, an engine
 drains, a claimer settles what it holds, the collector reads what is left).
@@ -69,6 +72,31 @@ def upsert_schedule(q: echomq.Queue, h: History, spec: str) -> None:
     h.record("upsert", name=name, rc=rc, changed=changed, next=nxt, t0=t0, t1=now_ms())
 
 
+def enqueue_flow(q: echomq.Queue, h: History, rng: random.Random, who: str, seq: int, lanes: list) -> None:
+    """Enqueues a flow in one call: a parent with 1-4 children on random
+    lanes, now and then a grandchild under the first child; each child's
+    on_fail is drawn (fail, ignore, continue). One `flow` line (each job's
+    name, id and parent) and an `enq` line a job, as a producer's enqueue."""
+    f = echomq.Flow()
+    rows = [("p", rng.choice(lanes), None)]
+    rows += [(f"c{i}", rng.choice(lanes), "p") for i in range(rng.randint(1, 4))]
+    if rng.random() < 0.3:
+        rows.append(("g0", rng.choice(lanes), "c0"))
+    for name, lane, parent in rows:
+        f.add(name, lane, f"{who}:f{seq}:{name}", parent=parent,
+              on_fail=rng.choice(["fail", "fail", "ignore", "continue"]))
+    t0, rc, ids = now_ms(), 0, {}
+    try:
+        ids = dict(q.enqueue_flow(f))
+    except echomq.EchoMQError as e:
+        rc = _code(e)
+    t1 = now_ms()
+    h.record("flow", seq=seq, rc=rc, jobs=[[n, int(ids.get(n, 0)), par or ""] for n, _, par in rows], t0=t0, t1=t1)
+    for name, lane, _ in rows:
+        h.record("enq", seq=seq, lane=lane, pl=f"{who}:f{seq}:{name}", id=int(ids.get(name, 0)), rc=rc, delay=0,
+                 max=0, flow=name, t0=t0, t1=t1)
+
+
 def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
     q = _connect(a.url).queue(a.queue)
     lanes = a.lanes.split(",")
@@ -81,6 +109,9 @@ def produce(a: argparse.Namespace, h: History, rng: random.Random) -> None:
             upsert_schedule(q, h, rng.choice(specs))
             next_upsert = time.monotonic() + 2 + rng.random() * 4
         seq += 1
+        if a.flows and rng.random() < 0.05:  # about two flows a second at the default rate
+            enqueue_flow(q, h, rng, a.who, seq, lanes)
+            continue
         lane = rng.choice(lanes)
         delay = rng.randrange(1500) if rng.random() < 0.1 else 0
         max_att = rng.randint(1, 4) if rng.random() < 0.3 else 0
@@ -225,6 +256,7 @@ def main(argv: Optional[list] = None) -> int:
     p.add_argument("lanes")
     p.add_argument("--rate", type=float, default=50.0)
     p.add_argument("--schedules", default="")
+    p.add_argument("--flows", action="store_true", help="produce: enqueue flows too")
     a = p.parse_args(argv)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stopping.set())
