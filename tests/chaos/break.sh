@@ -7,7 +7,7 @@
 #
 #   tests/chaos/break.sh NAME|all [SEED] [SECONDS]
 #
-# NAME: stale-token, ring-fix, limit, tick-twice (breaks/NAME.patch; the rule
+# NAME: stale-token, ring-fix, limit, tick-twice, flow-early (breaks/NAME.patch; the rule
 # each must trip is in the table below and in the README). The scratch copy
 # is $ECHOMQ_BREAK_DIR (default /tmp/emq-break): src/ (the checkout's tracked
 # files as they are now, uncommitted changes included, copied only where they
@@ -24,7 +24,7 @@ root=$(cd "$here/../.." && pwd)
 scratch=${ECHOMQ_BREAK_DIR:-/tmp/emq-break}
 python=${PYTHON:-python3}
 [ -x "$root/.venv/bin/python" ] && [ -z "${PYTHON:-}" ] && python="$root/.venv/bin/python"
-name=${1:?usage: break.sh stale-token|ring-fix|limit|tick-twice|all [SEED] [SECONDS]}
+name=${1:?usage: break.sh stale-token|ring-fix|limit|tick-twice|flow-early|all [SEED] [SECONDS]}
 seed=${2:-7}
 secs=${3:-30}
 
@@ -36,13 +36,14 @@ expect() {
     ring-fix) echo 'verify|unfinished' ;;
     limit) echo 'limit' ;;
     tick-twice) echo 'tick_twice' ;;
+    flow-early) echo 'flow_early' ;;
     *) return 1 ;;
   esac
 }
 
 if [ "$name" = all ]; then
   rc=0
-  for n in stale-token ring-fix limit tick-twice; do
+  for n in stale-token ring-fix limit tick-twice flow-early; do
     "$0" "$n" "$seed" "$secs" || rc=1
   done
   exit $rc
