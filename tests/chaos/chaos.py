@@ -115,6 +115,7 @@ class Procs:
         else:
             cmd = [str(self.go_bin), "-mode", role, "-url", self.url, "-queue", QUEUE, "-history", hist, "-who", who,
                    "-seed", seed, "-lanes", self.lanes, "-rate", str(self.rate), "-schedules", self.schedules]
+            cmd += ["-flows"] if self.flows else []
         log = open(self.run_dir / "logs" / f"{who}.log", "a")
         self.procs[who] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         self.roles[who], self.langs[who] = role, lang

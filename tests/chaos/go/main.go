@@ -2,7 +2,7 @@
 // a worker engine that records every action to a history file, one JSON
 // object a line (the format is in tests/chaos/README.md).
 //
-//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R] [-schedules SPECS]
+//	chaos -mode produce|engine -url URL -queue Q -history FILE -who NAME -seed N -lanes a,b [-rate R] [-schedules SPECS] [-flows]
 //
 // SPECS: the run's schedules, "name|lane|every_ms|cron|missed|grace_ms|overlap"
 // joined by ';' (chaos.py, schedule_plan); a producer upserts one of them,
@@ -86,7 +86,40 @@ func upsertSchedule(q *echomq.Queue, h *history, spec string) {
 	h.record("upsert", map[string]any{"name": f[0], "rc": code(err), "changed": ch, "next": nx, "t0": t0, "t1": nowMS()})
 }
 
-func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64, specs []string) {
+// enqueueFlow enqueues a flow in one call, as the Python producer does
+// (tests/chaos/workload.py, enqueue_flow): a parent with 1-4 children on
+// random lanes, now and then a grandchild under the first child, each
+// child's OnFail drawn. One "flow" line and an "enq" line a job.
+func enqueueFlow(q *echomq.Queue, h *history, rng *rand.Rand, seq int, lanes []string) {
+	type row struct{ name, lane, parent string }
+	rows := []row{{"p", lanes[rng.Intn(len(lanes))], ""}}
+	for i, n := 0, 1+rng.Intn(4); i < n; i++ {
+		rows = append(rows, row{fmt.Sprintf("c%d", i), lanes[rng.Intn(len(lanes))], "p"})
+	}
+	if rng.Float64() < 0.3 {
+		rows = append(rows, row{"g0", lanes[rng.Intn(len(lanes))], "c0"})
+	}
+	onFail := []echomq.OnFail{echomq.FailParent, echomq.FailParent, echomq.IgnoreFailure, echomq.ContinueOnFailure}
+	f := echomq.NewFlow()
+	for _, r := range rows {
+		payload := fmt.Sprintf("%s:f%d:%s", h.who, seq, r.name)
+		f.Add(r.name, echomq.Step{Lane: r.lane, Payload: []byte(payload), OnFail: onFail[rng.Intn(len(onFail))]}, r.parent)
+	}
+	t0 := nowMS()
+	ids, err := q.EnqueueFlow(context.Background(), f, 0)
+	t1 := nowMS()
+	jobs := make([][]any, 0, len(rows))
+	for _, r := range rows {
+		jobs = append(jobs, []any{r.name, ids[r.name], r.parent})
+	}
+	h.record("flow", map[string]any{"seq": seq, "rc": code(err), "jobs": jobs, "t0": t0, "t1": t1})
+	for _, r := range rows {
+		h.record("enq", map[string]any{"seq": seq, "lane": r.lane, "pl": fmt.Sprintf("%s:f%d:%s", h.who, seq, r.name),
+			"id": ids[r.name], "rc": code(err), "delay": 0, "max": 0, "flow": r.name, "t0": t0, "t1": t1})
+	}
+}
+
+func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string, lanes []string, rate float64, specs []string, flows bool) {
 	var c *echomq.Client
 	for c == nil && ctx.Err() == nil {
 		var err error
@@ -106,6 +139,11 @@ func produce(ctx context.Context, h *history, rng *rand.Rand, url, queue string,
 		if len(specs) > 0 && time.Now().After(nextUpsert) {
 			upsertSchedule(q, h, specs[rng.Intn(len(specs))])
 			nextUpsert = time.Now().Add(2*time.Second + time.Duration(rng.Int63n(int64(4*time.Second))))
+		}
+		if flows && rng.Float64() < 0.05 { // about two flows a second at the default rate
+			enqueueFlow(q, h, rng, seq, lanes)
+			time.Sleep(gap)
+			continue
 		}
 		lane := lanes[rng.Intn(len(lanes))]
 		var opts []echomq.EnqueueOption
@@ -188,6 +226,7 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed of the process's choices")
 	lanes := flag.String("lanes", "", "comma-separated lanes")
 	rate := flag.Float64("rate", 50, "enqueues per second")
+	flows := flag.Bool("flows", false, "produce: enqueue flows too")
 	schedules := flag.String("schedules", "", "the run's schedules (produce): name|lane|every_ms|cron|missed|grace_ms|overlap;...")
 	flag.Parse()
 	f, err := os.OpenFile(*path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -207,7 +246,7 @@ func main() {
 				specs = append(specs, x)
 			}
 		}
-		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate, specs)
+		produce(ctx, h, rand.New(rand.NewSource(*seed)), *url, *queue, strings.Split(*lanes, ","), *rate, specs, *flows)
 	case "engine":
 		engine(ctx, h, *seed, *url, *queue)
 	default:
