@@ -209,7 +209,7 @@ int echomq_bclaim(echomq_client* c, const char* queue, int64_t lease_ms, int64_t
 /* ---- settle ---- */
 
 int echomq_ack(echomq_client* c, const char* queue, uint64_t id, uint64_t token) {
-  return guarded(c, [&] { c->core.ack(queue, id, token); });
+  return guarded(c, [&] { return c->core.ack(queue, id, token); });
 }
 
 int echomq_ack_result(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
@@ -223,6 +223,7 @@ int echomq_ack_result(echomq_client* c, const char* queue, uint64_t id, uint64_t
     if (code == ECHOMQ_ESTALE)
       echomq::fail(code, "ack: job " + std::to_string(id) + " is not leased with token " + std::to_string(token) +
                              " (its lease was lost)");
+    return code == ECHOMQ_WAS_CANCELED ? code : ECHOMQ_OK;
   });
 }
 
@@ -243,15 +244,19 @@ int echomq_fail(echomq_client* c, const char* queue, uint64_t id, uint64_t token
                 const char* reason, int64_t retry_delay_ms, int* outcome) {
   return guarded(c, [&] {
     int o = c->core.fail(queue, id, token, reason, retry_delay_ms);
-    if (outcome) *outcome = o;
+    // A job canceled while leased settled as canceled: dead-lettered.
+    if (outcome) *outcome = o == ECHOMQ_WAS_CANCELED ? ECHOMQ_FAIL_DEAD : o;
+    return o == ECHOMQ_WAS_CANCELED ? o : ECHOMQ_OK;
   });
 }
 
 int echomq_extend(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
                   int64_t lease_ms, int64_t* lease_until_ms) {
   return guarded(c, [&] {
-    int64_t d = c->core.extend(queue, id, token, lease_ms);
+    int st = ECHOMQ_OK;
+    int64_t d = c->core.extend(queue, id, token, lease_ms, &st);
     if (lease_until_ms) *lease_until_ms = d;
+    return st;
   });
 }
 

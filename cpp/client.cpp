@@ -349,8 +349,8 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
   return code;
 }
 
-void Client::ack(const char* queue, uint64_t id, uint64_t token) {
-  settleOne(queue, Settlement{id, token, true, 0, {}, {}}, "ack");
+int Client::ack(const char* queue, uint64_t id, uint64_t token) {
+  return settleOne(queue, Settlement{id, token, true, 0, {}, {}}, "ack");
 }
 
 size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
@@ -401,11 +401,14 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
                    "fail");
 }
 
-int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms, int* status) {
   int st = kOk;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
   if (st == kNotFound) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
   if (st == kStale) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}, {}}));
+  if (st == kTimeLimit)
+    echomq::fail(st, "extend: job " + std::to_string(id) + " ran past its time limit: its lease was not extended");
+  if (status) *status = st;
   return d;
 }
 

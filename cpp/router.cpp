@@ -173,15 +173,14 @@ bool Router::waitForWork(const char* queue, int64_t timeout_ms) {
                [&](Shards& s) { return shardedWait(s, timeout_ms); }, true);
 }
 
-void Router::ack(const char* queue, uint64_t id, uint64_t token) {
-  route(queue, [&] { seed_.ack(queue, id, token); return 0; }, [&](Shards& s) {
+int Router::ack(const char* queue, uint64_t id, uint64_t token) {
+  return route(queue, [&] { return seed_.ack(queue, id, token); }, [&](Shards& s) {
     size_t i = idShard(s, id);
     try {
-      onShard(s, i, [&](Client& c, const char* name) { c.ack(name, localId(id, s.size()), token); return 0; });
+      return onShard(s, i, [&](Client& c, const char* name) { return c.ack(name, localId(id, s.size()), token); });
     } catch (const Error& e) {
       rethrowForJob(e, s, id);
     }
-    return 0;
   });
 }
 
@@ -222,12 +221,12 @@ int Router::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
   });
 }
 
-int64_t Router::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
-  return route(queue, [&] { return seed_.extend(queue, id, token, lease_ms); }, [&](Shards& s) {
+int64_t Router::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms, int* status) {
+  return route(queue, [&] { return seed_.extend(queue, id, token, lease_ms, status); }, [&](Shards& s) {
     size_t i = idShard(s, id);
     try {
       return onShard(s, i, [&](Client& c, const char* name) {
-        return c.extend(name, localId(id, s.size()), token, lease_ms);
+        return c.extend(name, localId(id, s.size()), token, lease_ms, status);
       });
     } catch (const Error& e) {
       rethrowForJob(e, s, id);

@@ -19,6 +19,7 @@ enum Status : int {
   kPending = 4,      // waitJob: not finished when the wait ran out
   kWillRetry = 5,    // a worker's report: the failed job will be retried
   kWillDie = 6,      // a worker's report: the failed job will be dead-lettered
+  kWasCanceled = 7,  // a settlement or extension of a job canceled while leased
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
@@ -27,10 +28,12 @@ enum Status : int {
   kLayout = -6,
   kLeased = -7,
   kShards = -8,
+  kFinished = -9,    // cancel: the job has finished
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
   kTls = -13,
+  kTimeLimit = -14,  // extend: the job's time limit ran out
   kServer = -20,
   kNoPerm = -21,
   kProto = -22,

@@ -1,5 +1,5 @@
 --[[ delete: delete one job that is pending, delayed, dead or completed (retained).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin
 -- ARGV (lua/args.txt, `delete`): id
 -- Returns {OK, state it had (JOB_COMPLETED: a retained outcome)}; {ENOTFOUND, msg}; {ELEASED, msg} while a
 -- worker holds it (nothing changed).
@@ -12,7 +12,7 @@
 --@include lookup
 --@include emit
 --@include fin
---@include wakeWaiters
+--@include dropJob
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -47,14 +47,6 @@ else
   addLive(Q, g, -1)
 end
 local att = unpackAtt(rcall('HGET', K.att, id))
-rcall('HDEL', K.jobs, id)
-rcall('HDEL', K.att, id)
--- Its cost estimate goes with it; a wrong-typed est key (verify's to
--- report) must not stop the rest, hence pcall.
-redis.pcall('HDEL', K.est, id)
--- Its outcome state, if any; its waiters wake to find it gone.
-for _, key in ipairs({ K.fin, K.started, K.progress, K.keep }) do rcall('HDEL', key, id) end
-local w = rcall('HGET', K.waiters, id)
-if w then wakeWaiters(id, w); rcall('HDEL', K.waiters, id) end
+Life.dropRecord(Q, id)
 emit(Q, 'deleted', id, g, att)
 return { OK, state }

@@ -3,13 +3,15 @@
 -- KEYS: seq leases config jobs att
 -- ARGV (lua/args.txt, `extend`): lease ms (1..LEASE_MAX_MS), jobs[]: id,
 --   token (1..BATCH_MAX of them)
--- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND
--- or ESTALE}, {EINVAL, msg}.
+-- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND,
+-- ESTALE, or WAS_CANCELED (extended, but the job was canceled: its holder
+-- stops; lua/includes/cancelMarks.lua)}, {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
 --@include args
 --@include record
+--@include cancelMarks
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -21,7 +23,8 @@ for i = 1, n do
     return { EINVAL, 'extend: bad job id or token' }
   end
 end
-bad = layoutError()
+local Q
+Q, bad = readQueue()
 if bad then return bad end
 local there = callSliced('HMGET', K.jobs, ids)
 local atts = callSliced('HMGET', K.att, ids)
@@ -37,4 +40,5 @@ for i = 1, n do
   out[#out + 1] = st
 end
 if #upd > 0 then callSliced('ZADD', K.leases, upd, { 'XX' }) end
+if Q.cancels then Life.extendCanceled(ids, out, 1 + EXTENDED_FIELDS) end
 return out

@@ -109,13 +109,16 @@ end
 --               name for a tenant
 --   Q.waits     the window in seconds of the wait figures (field `waits`),
 --               nil while they are off (lua/includes/waits.lua)
+--   Q.cancels, Q.timeouts, Q.expiry, Q.qlimit, Q.burst  the lifecycle
+--               features in use (field `life`, one letter each:
+--               lua/includes/life.lua), each nil while unused
 -- A script that turns a feature on sets its field too (Q is its own).
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
 -- Returns Q, or nil and the reply that refuses the call.
 local function readQueue()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'life')
   if c[2] then
     return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
@@ -131,6 +134,14 @@ local function readQueue()
   if c[4] then Q.cost = tonumber(c[4]) end
   if c[5] then Q.tenants = c[5] end
   if c[6] then Q.waits = tonumber(c[6]) end
+  local l = c[7]
+  if l then  -- lua/includes/life.lua
+    if string.find(l, 'c', 1, true) then Q.cancels = true end
+    if string.find(l, 't', 1, true) then Q.timeouts = true end
+    if string.find(l, 'x', 1, true) then Q.expiry = true end
+    if string.find(l, 'g', 1, true) then Q.qlimit = true end
+    if string.find(l, 'b', 1, true) then Q.burst = true end
+  end
   return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.

@@ -1,4 +1,5 @@
 --@include attempt
+--@include cancelHeld
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
 -- path that recovers them can check its keys first (no half writes).
@@ -26,7 +27,10 @@ local function recover(Q, due, now)
   end
   for _, id in ipairs(due.leases) do
     local rec = rcall('ZREM', K.leases, id) == 1 and rcall('HGET', K.jobs, id)
-    if rec then
+    local why = rec and Q.cancels and rcall('HGET', Life.key('cancels'), id)
+    if why then
+      Life.endCanceled(Q, id, (unpackRecord(rec)), why, now)  -- lua/includes/cancelHeld.lua
+    elseif rec then
       local g, _, _, allowed = unpackRecord(rec)
       local before = laneState(g)
       addActive(Q, g, -1)

@@ -18,6 +18,8 @@
  *   echomq/outcomes.h  retention, results, progress, waiting for a job, events
  *   echomq/inspect.h   stats, lanes, dead letters, reports, verify, repair
  *   echomq/ops.h       jobs by id, purge, queues, sharded queues, doctor
+ *   echomq/lifecycle.h cancel, time limits, start deadlines, queue-wide
+ *                      ceiling and rate, lane limits that burst
  */
 #ifndef ECHOMQ_ECHOMQ_H
 #define ECHOMQ_ECHOMQ_H
@@ -31,5 +33,6 @@
 #include "outcomes.h"
 #include "inspect.h"
 #include "ops.h"
+#include "lifecycle.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */

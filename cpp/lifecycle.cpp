@@ -1,0 +1,27 @@
+// A job's life past claim and settle (lua/cancel.lua, lua/lifeconf.lua;
+// docs/architecture.md "Lifecycle"): cancel, time limits, start deadlines,
+// the queue-wide ceiling and rate, bursting lane limits. The logic is the
+// scripts'; here the calls are validated and written.
+#include <algorithm>
+#include <cstring>
+
+#include "args.hpp"
+#include "client.hpp"
+#include "error.hpp"
+#include "script_reply.hpp"
+#include "validate.hpp"
+
+namespace echomq {
+
+int Client::cancelJob(const char* queue, uint64_t id, const std::string& reason, bool removeWaiting) {
+  const QueueKeys& k = keysFor(queue);
+  if (id == 0 || id > static_cast<uint64_t>(kIdMax)) invalid("job id out of range");
+  const std::string why = reason.substr(0, std::min(reason.size(), kReasonMax));
+  call<args::Cancel>(Script::Cancel, k).fixed(id, why, removeWaiting ? "r" : "");
+  ReplyPtr r = run(Script::Cancel);
+  scriptStatus(r.get(), "cancel");
+  if (r->elements != 2) echomq::fail(kProto, "cancel: unexpected reply length");
+  return static_cast<int>(i64(r.get(), 1, "cancel"));
+}
+
+}  // namespace echomq
