@@ -22,4 +22,22 @@ int echomq_cancel(echomq_client* c, const char* queue, uint64_t id, const char* 
   });
 }
 
+int echomq_job_halted(const echomq_job* j) {
+  if (!j || !j->j.halt) return 0;
+  return j->j.halt->load();
+}
+
+int echomq_worker_next_halt(echomq_worker* w, int64_t timeout_ms, uint64_t* id, uint64_t* token, int* why) {
+  return emqcapi::guard([&] {
+    if (!w || !id || !token || !why) echomq::invalid("worker or an output is NULL");
+    uint64_t i = 0, t = 0;
+    int y = 0;
+    if (!w->core.nextHalt(timeout_ms, i, t, y)) return ECHOMQ_EMPTY;
+    *id = i;
+    *token = t;
+    *why = y;
+    return ECHOMQ_OK;
+  });
+}
+
 }  // extern "C"

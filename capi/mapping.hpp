@@ -198,6 +198,8 @@ inline echomq_worker_stats toC(const echomq::WorkerStats& s) {
   o.delayed = s.delayed;
   o.dead = s.dead;
   o.unconfirmed = s.unconfirmed;
+  o.canceled = s.canceled;
+  o.timed_out = s.timed_out;
   return o;
 }
 

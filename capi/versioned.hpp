@@ -50,7 +50,8 @@ struct Versions<echomq_job_report> {
 template <>
 struct Versions<echomq_worker_stats> {
   static constexpr unsigned kCurrent = ECHOMQ_WORKER_STATS_VERSION;
-  static constexpr size_t kEnd[] = {EMQ_END(echomq_worker_stats, unconfirmed), sizeof(echomq_worker_stats)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_worker_stats, unconfirmed), EMQ_END(echomq_worker_stats, canceled),
+                                    sizeof(echomq_worker_stats)};
 };
 template <>
 struct Versions<echomq_queue_stats> {

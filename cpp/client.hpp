@@ -2,7 +2,9 @@
 // connection. Validates all input before any I/O; throws echomq::Error.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +58,12 @@ struct Job {
   int64_t finished_at_ms = 0;
   std::string progress;
   std::string result;
+  // Lifecycle (cpp/lifecycle.cpp): a claimed job's time limit (ms, 0 =
+  // none), and for a job a worker engine handed out, why the engine told
+  // its handler to stop (0 = it runs on; kHaltCanceled, kHaltTimedOut), set
+  // by the engine's threads while the handler reads it.
+  int64_t timeout_ms = 0;
+  std::shared_ptr<std::atomic<int>> halt;
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the cap, so attempts - (cap - max).
   uint32_t attempt() const {
@@ -188,6 +196,11 @@ class Client {
   // take() for claims only, called again while due work waits to be brought back.
   ClaimResult claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n, uint32_t turns,
                          bool weighted, const char* flags);
+  // XREAD of stream `key` after stream id `after`, at most count entries,
+  // waiting up to block_ms (0 = do not wait; cancel() interrupts a wait).
+  // Each entry: its stream id, then field, value pairs.
+  std::vector<std::vector<std::string>> readStream(const std::string& key, const std::string& after,
+                                                   size_t count, int64_t block_ms);
   // BLPOP on key for up to wait_ms, inside a Connection::CancellableScope
   // (cancel() interrupts it: ECANCELED); whether an element came.
   bool blockPop(const std::string& key, int64_t wait_ms);

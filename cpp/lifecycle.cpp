@@ -3,6 +3,7 @@
 // the queue-wide ceiling and rate, bursting lane limits. The logic is the
 // scripts'; here the calls are validated and written.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "args.hpp"
@@ -22,6 +23,22 @@ int Client::cancelJob(const char* queue, uint64_t id, const std::string& reason,
   scriptStatus(r.get(), "cancel");
   if (r->elements != 2) echomq::fail(kProto, "cancel: unexpected reply length");
   return static_cast<int>(i64(r.get(), 1, "cancel"));
+}
+
+}  // namespace echomq
+
+namespace echomq {
+
+std::vector<std::pair<std::string, uint64_t>> Client::readNotices(const char* queue, const std::string& after,
+                                                                  int64_t block_ms) {
+  const QueueKeys& k = keysFor(queue);
+  std::vector<std::pair<std::string, uint64_t>> out;
+  for (const auto& e : readStream(k.key("notice"), after, 1000, block_ms)) {
+    // [stream id, "id", job id]
+    if (e.size() < 3 || e[1] != "id") echomq::fail(kProto, "cancel notice: unexpected entry");
+    out.emplace_back(e[0], std::strtoull(e[2].c_str(), nullptr, 10));
+  }
+  return out;
 }
 
 }  // namespace echomq

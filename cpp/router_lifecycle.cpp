@@ -18,3 +18,15 @@ int Router::cancelJob(const char* queue, uint64_t id, const std::string& reason,
 }
 
 }  // namespace echomq
+
+namespace echomq {
+
+std::vector<std::pair<std::string, uint64_t>> Router::readNotices(const char* queue, const std::string& after,
+                                                                  int64_t block_ms) {
+  return route(queue, [&] { return seed_.readNotices(queue, after, block_ms); },
+               [&](Shards&) -> std::vector<std::pair<std::string, uint64_t>> {
+                 echomq::fail(kShards, "cancel notices: a sharded queue's engines learn of a cancel at the next extension");
+               });
+}
+
+}  // namespace echomq

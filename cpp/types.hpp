@@ -45,6 +45,9 @@ enum Status : int {
   kInternal = -31,
 };
 
+// Why a worker engine told a running job's handler to stop.
+enum Halt : int { kHaltCanceled = 1, kHaltTimedOut = 2 };
+
 // What a settled fail became.
 enum FailOutcome : int { kFailRetry = 1, kFailDelayed = 2, kFailDead = 3 };
 

@@ -57,6 +57,45 @@ extern "C" {
 ECHOMQ_API int echomq_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason,
                              unsigned int flags, int *was);
 
+/* ---- Telling a running handler to stop (the worker engine) ----
+ * A job an engine handed out (echomq_worker_next) is halted when it is
+ * canceled (the engine reads the queue's cancel notices while it runs jobs,
+ * on a connection of its own, and learns at the latest at its next lease
+ * extension) or when its time limit runs out (the engine's own clock, from
+ * the claim). The engine stops extending a halted job's lease, sets the
+ * job's flag (echomq_job_halted) and queues a notice for
+ * echomq_worker_next_halt. Nothing can stop a handler from outside: it
+ * stops by reading the flag, or by waiting for the notice on a thread of
+ * its own (as the Python and Go workers do). What its report then does:
+ *   canceled: the job settles as canceled whatever is reported (the report
+ *     returns ECHOMQ_WAS_CANCELED with report_outcomes, else ECHOMQ_OK);
+ *   timed out: the attempt fails with reason "timed out", retried by the
+ *     engine's retry_delay_ms (or dead-lettered on its last attempt),
+ *     whatever is reported; a result is dropped.
+ * A handler that never reports is not waited for: its job's lease runs out
+ * and the claim that brings the job back settles it (canceled) or fails
+ * the attempt ("timed out") and retries it by the usual policy. */
+
+/* Why a handler is told to stop (echomq_job_halted, the notices). */
+#define ECHOMQ_HALT_CANCELED 1  /* the job was canceled */
+#define ECHOMQ_HALT_TIMED_OUT 2 /* the attempt ran out of its time limit */
+
+/* 0 while the job may run on; else ECHOMQ_HALT_CANCELED or
+ * ECHOMQ_HALT_TIMED_OUT. Set by the engine's threads while the handler
+ * runs: read it as often as is cheap (it is one atomic load). 0 for NULL
+ * and for a job that no engine handed out. */
+ECHOMQ_API int echomq_job_halted(const echomq_job *j);
+
+/* Wait up to timeout_ms (0..ECHOMQ_WAIT_MAX_MS) for the next running job
+ * to be halted: ECHOMQ_OK with its *id, *token (the delivery's) and *why
+ * (ECHOMQ_HALT_*), ECHOMQ_EMPTY at the timeout, ECHOMQ_ECANCELED once the
+ * engine has stopped (all its threads done). Notices of a job reported
+ * before they were read are dropped. Meant for one thread of a binding that
+ * wakes its handlers; any thread may call it. Errors: EINVAL (NULL w or
+ * outputs, not started, a timeout out of range). */
+ECHOMQ_API int echomq_worker_next_halt(echomq_worker *w, int64_t timeout_ms, uint64_t *id, uint64_t *token,
+                                       int *why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,7 +49,8 @@ std::vector<size_t> ends<echomq_job_report>() {
 }
 template <>
 std::vector<size_t> ends<echomq_worker_stats>() {
-  return {offsetof(echomq_worker_stats, unconfirmed), sizeof(echomq_worker_stats)};
+  return {offsetof(echomq_worker_stats, unconfirmed), offsetof(echomq_worker_stats, canceled),
+          sizeof(echomq_worker_stats)};
 }
 template <>
 std::vector<size_t> ends<echomq_queue_stats>() {
@@ -261,7 +262,7 @@ TEST_CASE("job reports: versions 1 and 2", "[versions]") {
   require_verified(c.get(), q);
 }
 
-TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
+TEST_CASE("worker stats: versions 1, 2 and 3", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-wstats");
   enqueue(c.get(), q, "g", "p");
@@ -281,6 +282,7 @@ TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
     CHECK(s.get()->done == 1);
     CHECK(s.get()->dead == 0);  // the version-1 struct's last field is written
     if (v >= 2) CHECK(s.get()->unconfirmed == 0);
+    if (v >= 3) CHECK(s.get()->timed_out == 0);
   }
   echomq_worker_stats s{};
   for (unsigned bad : {0u, ECHOMQ_WORKER_STATS_VERSION + 1u}) {
