@@ -8,6 +8,7 @@
 
 #include "guard.hpp"
 #include "handles.hpp"
+#include "versioned.hpp"
 
 using emqcapi::guarded;
 
@@ -19,6 +20,37 @@ int echomq_cancel(echomq_client* c, const char* queue, uint64_t id, const char* 
     if (flags & ~static_cast<unsigned int>(ECHOMQ_CANCEL_REMOVE)) echomq::invalid("cancel: unknown flags");
     const int state = c->core.cancelJob(queue, id, reason ? reason : "", (flags & ECHOMQ_CANCEL_REMOVE) != 0);
     if (was) *was = state;
+  });
+}
+
+int echomq_set_default_timeout(echomq_client* c, const char* queue, int64_t timeout_ms) {
+  return guarded(c, [&] { c->core.setDefaultTimeout(queue, timeout_ms); });
+}
+
+int echomq_set_queue_limit(echomq_client* c, const char* queue, uint32_t limit) {
+  return guarded(c, [&] { c->core.setQueueLimit(queue, limit); });
+}
+
+int echomq_set_queue_rate(echomq_client* c, const char* queue, uint32_t jobs, int64_t period_ms, uint32_t burst) {
+  return guarded(c, [&] { c->core.setQueueRate(queue, jobs, period_ms, burst); });
+}
+
+int echomq_get_lifecycle(echomq_client* c, const char* queue, echomq_lifecycle_settings* out) {
+  return guarded(c, [&] {
+    emqcapi::writeVersioned(out, "lifecycle settings", [&] {
+      const echomq::LifeSettings s = c->core.lifeSettings(queue);
+      echomq_lifecycle_settings o{};
+      o.version = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+      o.default_timeout_ms = s.default_timeout_ms;
+      o.queue_limit = s.queue_limit;
+      o.rate_jobs = s.rate_jobs;
+      o.rate_period_ms = s.rate_period_ms;
+      o.rate_burst = s.rate_burst;
+      o.leased = s.leased;
+      o.tokens = s.tokens;
+      o.next_token_at_ms = s.next_token_at_ms;
+      return o;
+    });
   });
 }
 

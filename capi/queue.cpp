@@ -16,6 +16,16 @@ using emqcapi::requireOut;
 
 namespace {
 
+// The lifecycle limits of enqueue options o (version 5; echomq/lifecycle.h).
+echomq::JobLimits limitsOf(const echomq_enqueue_options& o) {
+  echomq::JobLimits l;
+  l.timeout_ms = o.timeout_ms;
+  l.expires_at_ms = o.expires_at_ms;
+  l.ttl_ms = o.ttl_ms;
+  l.expire_drop = (o.expire_flags & ECHOMQ_EXPIRE_DROP) != 0;
+  return l;
+}
+
 // The enqueue options of any version, checked (the fields of later
 // versions keep their defaults).
 echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
@@ -26,6 +36,8 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
     echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
   echomq::checkKeep(o.keep_ms, o.keep_last);
   echomq::checkEstimate(o.cost_estimate);
+  if (o.expire_flags & ~static_cast<unsigned int>(ECHOMQ_EXPIRE_DROP)) echomq::invalid("unknown expire_flags");
+  echomq::checkLimits(limitsOf(o));
   return o;
 }
 
@@ -34,9 +46,11 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
 echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<echomq::NewJob>& jobs, bool keyed,
                               const echomq_enqueue_options& o) {
   if (!keyed)
-    return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate), {}};
+    return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
+                            limitsOf(o)),
+            {}};
   return c->core.enqueueKeyed(queue, jobs, o.delay_ms, o.max_attempts, o.dedup_window_ms, o.keep_ms, o.keep_last,
-                              o.cost_estimate);
+                              o.cost_estimate, limitsOf(o));
 }
 
 // A claim result as one job (or ECHOMQ_EMPTY, *out NULL).

@@ -33,7 +33,8 @@ struct Versions<echomq_enqueue_options> {
   static constexpr unsigned kCurrent = ECHOMQ_ENQUEUE_OPTIONS_VERSION;
   static constexpr size_t kEnd[] = {EMQ_END(echomq_enqueue_options, idempotency_key),
                                     EMQ_END(echomq_enqueue_options, keep_ms),
-                                    EMQ_END(echomq_enqueue_options, cost_estimate), sizeof(echomq_enqueue_options)};
+                                    EMQ_END(echomq_enqueue_options, cost_estimate),
+                                    EMQ_END(echomq_enqueue_options, timeout_ms), sizeof(echomq_enqueue_options)};
 };
 template <>
 struct Versions<echomq_worker_options> {
@@ -68,6 +69,11 @@ struct Versions<echomq_lane_info> {
   static constexpr unsigned kCurrent = ECHOMQ_LANE_INFO_VERSION;
   static constexpr size_t kEnd[] = {EMQ_END(echomq_lane_info, rate_jobs), EMQ_END(echomq_lane_info, tenant),
                                     sizeof(echomq_lane_info)};
+};
+template <>
+struct Versions<echomq_lifecycle_settings> {
+  static constexpr unsigned kCurrent = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+  static constexpr size_t kEnd[] = {sizeof(echomq_lifecycle_settings)};
 };
 #undef EMQ_END
 

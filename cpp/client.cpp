@@ -99,9 +99,10 @@ std::string Client::confirmWrites() {
 
 ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                            uint64_t estimate) {
+                            uint64_t estimate, const JobLimits& limits) {
   checkKeep(keep_ms, keep_last);
   checkEstimate(estimate);
+  checkLimits(limits);
   const QueueKeys& k = keysFor(queue);
   checkEnqueue(jobs, delay_ms, max_attempts);
   // One script call: the batch is atomic, and kBatchMax bounds how
@@ -117,6 +118,8 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   }
   if (keep_ms != 0 || keep_last != 0) w.option<L::Keep>(keep_ms, keep_last);
   if (estimate != 0) w.option<L::Est>(estimate);
+  if (limits.any())
+    w.option<L::Life>(limits.timeout_ms, limits.expires_at_ms, limits.ttl_ms, limits.expire_drop ? "1" : "0");
   w.done();
   return run(Script::Enqueue);
 }
@@ -142,8 +145,8 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate) {
-  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate);
+                                      uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, limits);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());
@@ -184,7 +187,10 @@ TakeResult decodeTake(const redisReply* r) {
   size_t at = 2 + m;
   for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
   uint64_t n = u64(r, at, "take");
-  if (r->elements != at + 2 + F::kFields * n) echomq::fail(kProto, "take: unexpected reply length");
+  // Then the next-due time, and with time limits their rows (lua/take.lua).
+  const size_t end = at + 2 + F::kFields * n;
+  if (r->elements != end && (r->elements < end + 1 || r->elements != end + 1 + reply::Limit::kFields * u64(r, end, "take")))
+    echomq::fail(kProto, "take: unexpected reply length");
   ClaimResult& c = out.claimed;
   c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
@@ -196,7 +202,12 @@ TakeResult decodeTake(const redisReply* r) {
     readRecord(view(r, b + F::record, "claim record"), j);
   }
   c.empty = n == 0;
-  c.next_due_ms = i64(r, r->elements - 1, "take next due");
+  c.next_due_ms = i64(r, end - 1, "take next due");
+  for (size_t b = end + 1; b < r->elements; b += reply::Limit::kFields) {
+    const uint64_t row = u64(r, b + reply::Limit::row, "take limit row");
+    if (row < 1 || row > n) echomq::fail(kProto, "take: a time limit of no job claimed");
+    c.jobs[row - 1].timeout_ms = i64(r, b + reply::Limit::timeout_ms, "take time limit");
+  }
   (void)st;
   return out;
 }

@@ -104,6 +104,10 @@ void checkSettlement(const Settlement& s);
 void checkKeep(int64_t keep_ms, uint64_t keep_last);
 // A cost estimate at enqueue: 0 (none) or 1..kIdMax; EINVAL otherwise.
 void checkEstimate(uint64_t estimate);
+// A job's lifecycle limits at enqueue (cpp/lifecycle.cpp): EINVAL for a
+// negative or too long timeout or deadline, or both a deadline and a ttl.
+// A deadline already passed is the server's to refuse (its clock).
+void checkLimits(const JobLimits& l);
 
 // Writes a script call's arguments by the layout lua/args.txt gives the
 // script (cpp/args.hpp: the core's sources that write calls include it).
@@ -180,7 +184,7 @@ class Client {
   // idempotency keys when window_ms > 0, their retention and estimate.
   ReplyPtr runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                       uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t estimate);
+                      uint64_t estimate, const JobLimits& limits);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
   // Starts a call of script s, whose arguments have the layout L of

@@ -124,20 +124,26 @@ Client& Router::nodeClient(const SlotRange& r) {
 
 std::vector<uint64_t> Router::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate) {
-  return route(queue, [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate); },
+                                      uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
+  return route(queue,
+               [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate, limits); },
                [&](Shards& s) {
-                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate).ids;
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate, limits)
+                     .ids;
                });
 }
 
 EnqueueResult Router::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                    uint32_t max_attempts, int64_t window_ms, int64_t keep_ms,
-                                   uint64_t keep_last, uint64_t estimate) {
+                                   uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
   return route(queue,
-               [&] { return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate); },
+               [&] {
+                 return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate,
+                                           limits);
+               },
                [&](Shards& s) {
-                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last, estimate);
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last, estimate,
+                                       limits);
                });
 }
 

@@ -93,6 +93,30 @@ constexpr uint64_t kEventsMaxlenMax = 10000000;
 constexpr int64_t kWaitGraceMs = 60000;
 constexpr int64_t kWaitWindowMaxS = 86400;  // of the per-lane wait figures
 
+constexpr int64_t kTimeoutMaxMs = 366LL * 24 * 3600 * 1000;  // a job's time limit
+constexpr int64_t kTtlMaxMs = 732LL * 24 * 3600 * 1000;      // a start deadline ahead of now
+
+// A job's lifecycle limits at enqueue (lua/includes/lifeEnqueue.lua).
+struct JobLimits {
+  int64_t timeout_ms = 0;     // its attempts' time limit (0 = the queue's default)
+  int64_t expires_at_ms = 0;  // a start deadline, server ms (0 = none)
+  int64_t ttl_ms = 0;         // or one this long after the enqueue (0 = none)
+  bool expire_drop = false;   // an expired job is removed, not dead-lettered
+  bool any() const { return timeout_ms != 0 || expires_at_ms != 0 || ttl_ms != 0 || expire_drop; }
+};
+
+// A queue's lifecycle settings (lua/lifeconf.lua "get"); 0 = none.
+struct LifeSettings {
+  int64_t default_timeout_ms = 0;
+  uint32_t queue_limit = 0;
+  uint32_t rate_jobs = 0;
+  int64_t rate_period_ms = 0;
+  uint32_t rate_burst = 0;
+  uint64_t leased = 0;         // jobs leased now: what the ceiling counts
+  double tokens = -1;          // the rate's tokens now (-1: no rate)
+  int64_t next_token_at_ms = 0;
+};
+
 // Where a job is.
 enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5 };
 

@@ -13,6 +13,11 @@
 --           cost mode it is kept per job (key est) and charged at the claim
 --           until the real cost replaces it (lua/includes/estimate.lua);
 --           otherwise checked and ignored.
+--   life    (option) the jobs' time limit (ms, 0..TIMEOUT_MAX_MS, 0 = the
+--           queue's default), start deadline (expires_at: server ms, or
+--           ttl: ms from now; 0 = none; a deadline passed, or before the
+--           jobs are due, is EINVAL) and drop ("1": an expired job is
+--           removed, not dead-lettered) (lua/includes/lifeEnqueue.lua)
 -- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
 -- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key
 -- the queue saw within its window (or an earlier entry of the call had) is
@@ -50,6 +55,10 @@ local now = serverNowMs()
 if E.maxatt == 0 then E.maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
 -- Outside cost mode an estimate would never be read: a plain queue keeps none.
 if not Q.cost then E.estimate = nil end
+if E.life then  -- a start deadline is checked on the server's clock
+  bad = Life.enqueueCheck(E, now)
+  if bad then return bad end
+end
 -- The lanes that join the ring, and a type check of every key written.
 local join, wait = {}, {}
 if E.delay == 0 then join, wait = joinPlan(Q, lanes, now) end

@@ -4,14 +4,17 @@
 -- ARGV (lua/args.txt, `extend`): lease ms (1..LEASE_MAX_MS), jobs[]: id,
 --   token (1..BATCH_MAX of them)
 -- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND,
--- ESTALE, or WAS_CANCELED (extended, but the job was canceled: its holder
--- stops; lua/includes/cancelMarks.lua)}, {EINVAL, msg}.
+-- ESTALE, WAS_CANCELED (extended, but the job was canceled: its holder
+-- stops; lua/includes/cancelMarks.lua) or ETIMELIMIT (not extended: the
+-- attempt ran past its time limit, lua/includes/timeLimit.lua)}, {EINVAL,
+-- msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
 --@include args
 --@include record
 --@include cancelMarks
+--@include timeLimit
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -29,13 +32,17 @@ if bad then return bad end
 local there = callSliced('HMGET', K.jobs, ids)
 local atts = callSliced('HMGET', K.att, ids)
 local held = callSliced('ZMSCORE', K.leases, ids)
-local deadline = S(serverNowMs() + lease)
+local now = serverNowMs()
+local deadline = S(now + lease)
+-- Time limits (lua/includes/timeLimit.lua): past its limit, no extension.
+local limits = Q.timeouts and Life.timeLimits(ids) or nil
 local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a status per job
 out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
   if not there[i] then st = ENOTFOUND
   elseif not held[i] or not heldGroup(atts[i], toks[i]) then st = ESTALE
+  elseif limits and Life.overLimit(toks[i] + 0, limits[i], now) then st = ETIMELIMIT
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end
   out[#out + 1] = st
 end

@@ -17,6 +17,7 @@
 --@include fin
 --@include emit
 --@include wakeWaiters
+--@include life
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -83,6 +84,9 @@ if #gone > 0 then
     emit(Q, 'purged', '', g, 0, { 'count', S(#gone) })
   end
   rcall('HINCRBY', K.stats, 'deleted', #gone)
+  if Q.cancels or Q.timeouts or Q.expiry then  -- their lifecycle entries
+    for _, id in ipairs(gone) do Life.forget(Q, id, true) end
+  end
 end
 if more == 0 and A.clear == '1' then
   for _, k in ipairs({ K.gweight, K.glimit, K.grate, K.gbucket, K.gcap }) do rcall('HDEL', k, g) end

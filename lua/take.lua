@@ -27,8 +27,9 @@
 --           ack's), result bytes (at most RESULT_MAX: ETOOLARGE), kept when
 --           the job's outcome is retained.
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (lua/includes/lease.lua),
--- ms to the next due time (-1 none, 0 more due now)}; EMPTY when it was to
--- claim and got nothing. Codes: OK / ENOTFOUND / ESTALE for acks,
+-- ms to the next due time (-1 none, 0 more due now)[, k, k `limit` rows: the
+-- time limits of the jobs claimed, only while the queue has time limits]};
+-- EMPTY when it was to claim and got nothing. Codes: OK / ENOTFOUND / ESTALE for acks,
 -- FAIL_RETRY / FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails.
 -- {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 -- Keeps: I1 (rotation moves lanes, never adds a serviceable one twice; a
@@ -46,6 +47,7 @@
 --@include settle
 --@include recover
 --@include turns
+--@include qlimit
 
 local C, bad = takeCall()
 if not C then return bad end
@@ -73,18 +75,29 @@ local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
 out[at] = 0
-local taken, more = 0, nil
+local taken, more, want = 0, nil, C.n
+-- The queue-wide ceiling and rate (lua/includes/qlimit.lua).
+local G = Q.qlimit and Life.queueGate() or nil
 if C.n > 0 and not (refused > 0 and strict) then
   recover(Q, due, now)
   rejoinThrottled(Q, due)
   if debt then rejoinDebt(Q, debt) end
-  taken, more = serveTurns(Q, C, out)
+  -- Start deadlines passed (lua/includes/lifeTake.lua): while more may be
+  -- due than one call removes, claim nothing ("more due now").
+  if due.expired then more = Life.expireDue(Q, C, due, now) end
+  if G then Life.queueCall(G, C, now) end  -- at most the room under the ceiling
+  if not more and C.n > 0 then taken, more = serveTurns(Q, C, out) end
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.
-  if wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
+  if wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 and not (G and G.room <= taken) then
     rcall('RPUSH', K.wake, '1')
   end
 end
-out[#out + 1] = (taken < C.n) and (more and 0 or nextDue(now)) or -1
+if G then Life.queueAfter(G, taken, #codes - refused, now) end
+local nd = -1
+if taken < want then nd = more and 0 or nextDue(now) end
+if G then nd = Life.queueNextDue(G, nd, now) end
+out[#out + 1] = nd
+if C.limits then Life.limitRows(C, out) end  -- the jobs' time limits
 return out

@@ -3,6 +3,7 @@
 --@include typeGuard
 --@include finishAcks
 --@include okey
+--@include life
 -- The acks of a settlement (lua/includes/settle.lua: the C.acks.n first
 -- entries ids, lane[i] the lane of each accepted one, atts[i] its delivery
 -- state), with one write per hash for the whole list and the counts
@@ -90,6 +91,7 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   if Q.outcomes then finishAcks(Q, done, C.results, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
+  if Q.timeouts then callSliced('HDEL', Life.key('tmo'), done) end  -- their time limits
   callSliced('ZREM', K.leases, done)
   writeCounts(K.gactive, lanes, act0, minus)
   writeCounts(K.glive, lanes, live0, minus)

@@ -1,11 +1,13 @@
 --@include args
 --@include record
+--@include lifeEnqueue
 -- The arguments of an enqueue (lua/args.txt, `enqueue`; what they hold:
 -- lua/enqueue.lua), checked before any read. Returns E, the call: delay,
 -- maxatt (0 = the queue default), n jobs (groups[i], payloads[i]), keys
 -- (the idempotency key of each job, "" = none, or nil without the option)
 -- with their window, keep (the jobs' own retention, "ms last", or nil) and
--- estimate (cost units, or nil). Or nil and {EINVAL, msg}.
+-- estimate (cost units, or nil), life (a time limit and start deadline, or
+-- nil: lua/includes/lifeEnqueue.lua). Or nil and {EINVAL, msg}.
 local function enqueueCall()
   local A, bad = readArgs()
   if not A then return nil, bad end
@@ -34,6 +36,11 @@ local function enqueueCall()
   if A.est then
     E.estimate = argInt(A.est.units, 1, ID_MAX)
     if not E.estimate then return nil, { EINVAL, 'enqueue: bad cost estimate' } end
+  end
+  if A.life then  -- a time limit, a start deadline (lua/includes/lifeEnqueue.lua)
+    local bad
+    E.life, bad = Life.enqueueArgs(A)
+    if not E.life then return nil, bad end
   end
   return E
 end

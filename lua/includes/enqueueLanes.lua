@@ -2,6 +2,7 @@
 --@include many
 --@include typeGuard
 --@include okey
+--@include lifeEnqueue
 -- The reads of an enqueue before its first write (lua/enqueue.lua), each
 -- able to refuse the whole call (no half writes).
 -- The lanes of the entries to enqueue (E.groups[i] of each i in entries),
@@ -92,6 +93,7 @@ local function enqueueGuard(Q, E, lanes, join, wait)
   if E.keys then want[K.idem] = 'hash'; want[K.idemexp] = 'zset' end
   if E.keep then want[okey('keep')] = 'hash'; want[K.config] = 'hash' end
   if E.estimate then want[K.est] = 'hash' end
+  if E.life then Life.enqueueKeys(E, want) end
   if Q.outcomes then want[okey('events')] = 'stream' end
   return typeGuard(want)
 end

@@ -4,6 +4,7 @@
 --@include marks
 --@include emit
 --@include okey
+--@include lifeEnqueue
 -- The writes of an enqueue (lua/enqueue.lua), after every check.
 -- The jobs of `entries` (indexes into E's jobs) get consecutive ids from
 -- `first` in mint order, their records, estimates, retention and events.
@@ -38,6 +39,11 @@ local function addJobs(Q, E, entries, lanes, now)
     callSliced('HSET', key, perJob)
   end
   if E.estimate then each(K.est, S(E.estimate)) end
+  if E.life then  -- lua/includes/lifeEnqueue.lua
+    local ids = {}
+    for e = 1, n do ids[e] = recs[e + e - 1] end
+    Life.enqueueJobs(Q, E, ids)
+  end
   if E.keep then
     each(okey('keep'), E.keep)
     rcall('HSET', K.config, 'outcomes', '1', 'keepjob', '1')

@@ -1,5 +1,6 @@
 --@include attempt
 --@include cancelHeld
+--@include timeLimit
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
 -- path that recovers them can check its keys first (no half writes).
@@ -36,7 +37,9 @@ local function recover(Q, due, now)
       addActive(Q, g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
       local att, _, token = unpackAtt(rcall('HGET', K.att, id))
-      endAttempt(Q, id, g, att, token, allowed, 0, now, att >= allowed and 'lease expired' or nil)
+      -- Past its time limit, the attempt timed out (lua/includes/timeLimit.lua).
+      local over = Q.timeouts and Life.overLimit(token, Life.timeLimits({ id })[1], now)
+      endAttempt(Q, id, g, att, token, allowed, 0, now, over and 'timed out' or (att >= allowed and 'lease expired' or nil))
       fixRing(Q, g, before)
     end
   end

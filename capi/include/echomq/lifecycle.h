@@ -57,6 +57,58 @@ extern "C" {
 ECHOMQ_API int echomq_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason,
                              unsigned int flags, int *was);
 
+/* ---- Time limits and start deadlines ----
+ * A job's own are enqueue options (echomq_enqueue_options version 5:
+ * timeout_ms, expires_at_ms, ttl_ms, expire_flags, echomq/queue.h). */
+
+/* The queue's default time limit of an attempt, for jobs enqueued without
+ * their own: 1..ECHOMQ_TIMEOUT_MAX_MS, 0 clears. It applies to every
+ * attempt claimed from then on. For a sharded queue: every shard queue.
+ * Errors: EINVAL, ECONN, ETIMEOUT, ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_set_default_timeout(echomq_client *c, const char *queue, int64_t timeout_ms);
+
+/* ---- The queue-wide ceiling and rate ----
+ * They gate every claim of the queue whatever its lanes: a claim takes at
+ * most the room left (limit - jobs leased now, and the rate's whole
+ * tokens), the ring's rotation still choosing whose jobs; at the ceiling or
+ * out of tokens a claim takes none, in O(1), without touching the ring.
+ * Lane and tenant limits and rates hold within it: a job is leased only
+ * when every one of them allows it. A blocked claimer or idle worker
+ * engine wakes when a settlement frees a slot (or, for the rate, when the
+ * next token is due). For a sharded queue each setting is split between
+ * the shard queues (shard i gets n / S, one more while i < n mod S), so
+ * that their sum is the queue's: each shard needs at least 1 (EINVAL). */
+
+/* Jobs leased at once across all lanes: 1..ECHOMQ_LIMIT_MAX, 0 clears.
+ * Jobs leased already keep their leases. Errors: EINVAL, ECONN, ETIMEOUT,
+ * ESERVER, ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_set_queue_limit(echomq_client *c, const char *queue, uint32_t limit);
+/* Jobs claimed per period_ms across all lanes (a token bucket on server
+ * time, as a lane's rate: echomq_set_rate), with a burst (0 = jobs); jobs
+ * 1..ECHOMQ_RATE_JOBS_MAX, 0 clears; period 1..ECHOMQ_RATE_PERIOD_MAX_MS.
+ * Errors: as echomq_set_queue_limit. */
+ECHOMQ_API int echomq_set_queue_rate(echomq_client *c, const char *queue, uint32_t jobs, int64_t period_ms,
+                                     uint32_t burst);
+
+/* A queue's lifecycle settings and where it stands (0 = none). */
+typedef struct echomq_lifecycle_settings {
+  unsigned int version;        /* ECHOMQ_LIFECYCLE_SETTINGS_VERSION */
+  int64_t default_timeout_ms;  /* echomq_set_default_timeout */
+  uint32_t queue_limit;        /* echomq_set_queue_limit */
+  uint32_t rate_jobs;          /* echomq_set_queue_rate */
+  int64_t rate_period_ms;
+  uint32_t rate_burst;
+  uint64_t leased;             /* jobs leased now: what the ceiling counts */
+  double tokens;               /* the rate's tokens now; -1 without a rate */
+  int64_t next_token_at_ms;    /* server ms the next token is due (0: one now) */
+} echomq_lifecycle_settings;
+#define ECHOMQ_LIFECYCLE_SETTINGS_VERSION 1
+/* Fills *out up to the fields of out->version (set it first). A sharded
+ * queue's: the shards' summed (the default time limit: the first shard's).
+ * Errors: EINVAL (NULL, unknown version), ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_get_lifecycle(echomq_client *c, const char *queue, echomq_lifecycle_settings *out);
+
 /* ---- Telling a running handler to stop (the worker engine) ----
  * A job an engine handed out (echomq_worker_next) is halted when it is
  * canceled (the engine reads the queue's cancel notices while it runs jobs,

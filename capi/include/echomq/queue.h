@@ -50,16 +50,41 @@ typedef struct echomq_enqueue_options {
    * or an expired lease leaves it charged. Outside cost mode it is checked
    * and not kept (docs/architecture.md, "Fairness by work"). */
   uint64_t cost_estimate;
+  /* Version 5 (0.5.0; echomq/lifecycle.h): a time limit and a start
+   * deadline for every job of the call.
+   * timeout_ms: how long one attempt may run (0 = the queue's default,
+   *   echomq_set_default_timeout; 1..ECHOMQ_TIMEOUT_MAX_MS). When it runs
+   *   out a worker engine stops extending the lease and tells the handler
+   *   (echomq_job_halted), and the attempt fails ("timed out") and is
+   *   retried by the usual policy; the server refuses to extend the lease
+   *   past it (ECHOMQ_ETIMELIMIT).
+   * expires_at_ms (server ms since the Unix epoch) or ttl_ms (ms after the
+   *   enqueue, 1..ECHOMQ_TTL_MAX_MS), not both; 0 = none: a job not started
+   *   by then never starts. It goes to the dead letters with last error
+   *   "expired" (stats count it in `expired`), or is removed with
+   *   ECHOMQ_EXPIRE_DROP in expire_flags. A deadline passed already, more
+   *   than ECHOMQ_TTL_MAX_MS ahead, or not after the job falls due (delay)
+   *   is EINVAL (from the server, on its clock: nothing written). */
+  int64_t timeout_ms;
+  int64_t expires_at_ms;
+  int64_t ttl_ms;
+  unsigned int expire_flags; /* 0 or ECHOMQ_EXPIRE_DROP */
 } echomq_enqueue_options;
 
-/* 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built against version 1 passes
- * 1 and has no idempotency key, against version 2 passes 2 and has no
- * retention of its own, against version 3 passes 3 and has no estimate. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 4
+/* An expired job is removed whole, not dead-lettered (expire_flags). */
+#define ECHOMQ_EXPIRE_DROP 1
+
+/* 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built against
+ * version 1 passes 1 and has no idempotency key, against version 2 passes
+ * 2 and has no retention of its own, against version 3 passes 3 and has no
+ * estimate, against version 4 passes 4 and has no time limit or start
+ * deadline. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 5
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 3
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_4 4
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
 /* Fill *opts with defaults (an older version: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);

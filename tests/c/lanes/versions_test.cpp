@@ -36,7 +36,8 @@ std::vector<size_t> ends<echomq_client_options>() {
 template <>
 std::vector<size_t> ends<echomq_enqueue_options>() {
   return {offsetof(echomq_enqueue_options, idempotency_key), offsetof(echomq_enqueue_options, keep_ms),
-          offsetof(echomq_enqueue_options, cost_estimate), sizeof(echomq_enqueue_options)};
+          offsetof(echomq_enqueue_options, cost_estimate), offsetof(echomq_enqueue_options, timeout_ms),
+          sizeof(echomq_enqueue_options)};
 }
 template <>
 std::vector<size_t> ends<echomq_worker_options>() {
@@ -135,7 +136,7 @@ TEST_CASE("client options: versions 1, 2 and 3", "[versions]") {
   }
 }
 
-TEST_CASE("enqueue options: versions 1 to 4", "[versions]") {
+TEST_CASE("enqueue options: versions 1 to 5", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-enqueue");
   for (unsigned v = 1; v <= ECHOMQ_ENQUEUE_OPTIONS_VERSION; ++v) {
@@ -156,6 +157,7 @@ TEST_CASE("enqueue options: versions 1 to 4", "[versions]") {
     if (v == 2) whole.dedup_window_ms = ECHOMQ_DEDUP_WINDOW_MAX_MS + 1;
     if (v == 3) whole.keep_last = ECHOMQ_KEEP_LAST_MAX + 1;
     if (v == 4) whole.cost_estimate = static_cast<uint64_t>(ECHOMQ_ID_MAX) + 1;
+    if (v == 5) whole.expire_flags = 2;
     if (v == 2) whole.idempotency_key = "k";
     o.set(whole);
     EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_enqueue(c.get(), q.c_str(), "g", "p", 1, o.get(), &id));
