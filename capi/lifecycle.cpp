@@ -35,6 +35,11 @@ int echomq_set_queue_rate(echomq_client* c, const char* queue, uint32_t jobs, in
   return guarded(c, [&] { c->core.setQueueRate(queue, jobs, period_ms, burst); });
 }
 
+int echomq_set_limit_burst(echomq_client* c, const char* queue, const char* group, uint32_t limit,
+                           uint32_t burst) {
+  return guarded(c, [&] { c->core.setLimitBurst(queue, group, limit, burst); });
+}
+
 int echomq_get_lifecycle(echomq_client* c, const char* queue, echomq_lifecycle_settings* out) {
   return guarded(c, [&] {
     emqcapi::writeVersioned(out, "lifecycle settings", [&] {

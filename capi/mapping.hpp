@@ -140,6 +140,9 @@ inline echomq_queue_stats toC(const echomq::QueueStats& s) {
   o.default_max_attempts = s.default_max_attempts;
   o.server_time_ms = s.server_time_ms;
   o.tenants = s.tenants;
+  o.canceled_total = s.canceled_total;
+  o.expired_total = s.expired_total;
+  o.bursting = s.bursting;
   return o;
 }
 
@@ -178,6 +181,8 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.fair_share = l.fair_share;
   o.cost_v = l.cost_v;
   o.sits_out = l.sits_out;
+  o.burst = l.burst;
+  o.bursting = l.bursting;
   return o;
 }
 

@@ -57,7 +57,8 @@ struct Versions<echomq_worker_stats> {
 template <>
 struct Versions<echomq_queue_stats> {
   static constexpr unsigned kCurrent = ECHOMQ_QUEUE_STATS_VERSION;
-  static constexpr size_t kEnd[] = {EMQ_END(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_queue_stats, tenants), EMQ_END(echomq_queue_stats, canceled_total),
+                                    sizeof(echomq_queue_stats)};
 };
 template <>
 struct Versions<echomq_outcome_settings> {
@@ -68,7 +69,7 @@ template <>
 struct Versions<echomq_lane_info> {
   static constexpr unsigned kCurrent = ECHOMQ_LANE_INFO_VERSION;
   static constexpr size_t kEnd[] = {EMQ_END(echomq_lane_info, rate_jobs), EMQ_END(echomq_lane_info, tenant),
-                                    sizeof(echomq_lane_info)};
+                                    EMQ_END(echomq_lane_info, burst), sizeof(echomq_lane_info)};
 };
 template <>
 struct Versions<echomq_lifecycle_settings> {

@@ -568,7 +568,9 @@ QueueStats Client::stats(const char* queue) {
       {&QueueStats::leased, F::leased}, {&QueueStats::delayed, F::delayed}, {&QueueStats::dead, F::dead},
       {&QueueStats::paused, F::paused}, {&QueueStats::enqueued_total, F::enqueued},
       {&QueueStats::claimed_total, F::claimed}, {&QueueStats::acked_total, F::acked},
-      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total}};
+      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total},
+      {&QueueStats::canceled_total, F::canceled}, {&QueueStats::expired_total, F::expired},
+      {&QueueStats::bursting, F::bursting}};
   QueueStats s;
   for (const auto& [field, f] : kCounts) s.*field = u64(a, 1 + f, "stats");
   auto u32 = [&](size_t f) { return static_cast<uint32_t>(u64(a, 1 + f, "stats")); };
@@ -635,6 +637,8 @@ std::vector<LaneInfo> decodeLanes(const redisReply* r) {
     const std::string v = str(r, b + F::cost_v, "lanes");
     l.cost_v = v.empty() ? -1 : std::strtod(v.c_str(), nullptr);
     l.sits_out = flag(F::sits_out);
+    l.burst = static_cast<uint32_t>(u(F::burst));
+    l.bursting = flag(F::bursting);
   }
   return out;
 }

@@ -99,3 +99,18 @@ LifeSettings Client::lifeSettings(const char* queue) {
 }
 
 }  // namespace echomq
+
+namespace echomq {
+
+void Client::setLimitBurst(const char* queue, const char* group, uint32_t limit, uint32_t burst) {
+  const QueueKeys& k = keysFor(queue);
+  checkGroupName(group);
+  checkRange("limit", limit, 1, kLimitMax);
+  checkRange("burst", burst, 0, kLimitMax);
+  if (burst > 0 && burst < limit)
+    invalid("burst " + std::to_string(burst) + " is below the limit " + std::to_string(limit));
+  call<args::Burst>(Script::Burst, k).fixed(group, limit, burst);
+  scriptStatus(run(Script::Burst).get(), "burst");
+}
+
+}  // namespace echomq

@@ -101,3 +101,17 @@ LifeSettings Router::lifeSettings(const char* queue) {
 }
 
 }  // namespace echomq
+
+namespace echomq {
+
+// A lane's (or tenant's) burst ceiling goes to its shard: a lane's rings live there.
+void Router::setLimitBurst(const char* queue, const char* group, uint32_t limit, uint32_t burst) {
+  route(queue, [&] { seed_.setLimitBurst(queue, group, limit, burst); return 0; }, [&](Shards& s) {
+    return onShard(s, groupShard(s, group), [&](Client& c, const char* n) {
+      c.setLimitBurst(n, group, limit, burst);
+      return 0;
+    });
+  });
+}
+
+}  // namespace echomq

@@ -281,6 +281,9 @@ QueueStats Router::shardedStats(Shards& s) {
     t.acked_total += x.acked_total;
     t.failed_total += x.failed_total;
     t.dead_total += x.dead_total;
+    t.canceled_total += x.canceled_total;
+    t.expired_total += x.expired_total;
+    t.bursting += x.bursting;
     if (i == 0) {  // defaults are set on every shard alike
       t.default_weight = x.default_weight;
       t.default_limit = x.default_limit;

@@ -138,6 +138,7 @@ struct QueueStats {
   uint32_t default_weight = 0, default_limit = 0, default_max_attempts = 0;
   int64_t server_time_ms = 0;
   uint64_t tenants = 0;
+  uint64_t canceled_total = 0, expired_total = 0, bursting = 0;  // lifecycle (lua/stats.lua)
 };
 
 // One lane in detail (the lanes script's reply).
@@ -166,6 +167,8 @@ struct LaneInfo {
   double share = -1, fair_share = -1;
   double cost_v = -1;  // -1: no charge
   bool sits_out = false;
+  uint32_t burst = 0;  // its burst ceiling (lua/burst.lua), 0 = none
+  bool bursting = false;
 };
 
 }  // namespace echomq

@@ -60,13 +60,14 @@ if E.life then  -- a start deadline is checked on the server's clock
   if bad then return bad end
 end
 -- The lanes that join the ring, and a type check of every key written.
-local join, wait = {}, {}
-if E.delay == 0 then join, wait = joinPlan(Q, lanes, now) end
-bad = enqueueGuard(Q, E, lanes, join, wait)
+local join, wait, bursting = {}, {}, {}
+if E.delay == 0 then join, wait, bursting = joinPlan(Q, lanes, now) end
+bad = enqueueGuard(Q, E, lanes, join, wait, bursting)
 if bad then return bad end
 
 local first, idsOf = addJobs(Q, E, entries, lanes, now)
 addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
+for _, g in ipairs(bursting) do Life.joinBurst(g) end  -- lua/includes/burstRing.lua
 if E.keys then return rememberKeys(E.n, first, entries, dupOf, keyAt, E.window, now) end
 local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIELDS values)
 reply[1 + ENQUEUED_FIRST] = first

@@ -36,6 +36,7 @@ local now = serverNowMs()
 local deadline = S(now + lease)
 -- Time limits (lua/includes/timeLimit.lua): past its limit, no extension.
 local limits = Q.timeouts and Life.timeLimits(ids) or nil
+local marks = Q.cancels and Life.cancelMarks(ids) or nil  -- lua/includes/cancelMarks.lua
 local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a status per job
 out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
@@ -47,5 +48,5 @@ for i = 1, n do
   out[#out + 1] = st
 end
 if #upd > 0 then callSliced('ZADD', K.leases, upd, { 'XX' }) end
-if Q.cancels then Life.extendCanceled(ids, out, 1 + EXTENDED_FIELDS) end
+if marks then Life.extendCanceled(marks, out, 1 + EXTENDED_FIELDS) end
 return out

@@ -37,4 +37,5 @@ verifyAtt(report)
 verifyActive(seen, report)
 verifyRings(Q, seen, inner, report)
 verifyCounters(seen, report)
+Life.verifyJobs(Q, seen.place, report)  -- the lifecycle's keys (lua/includes/verifyLife.lua)
 return out

@@ -44,6 +44,6 @@ function Life.forget(Q, id, all)
     rcall('HDEL', P .. 'cancels', id)
     if rcall('EXISTS', P .. 'cancels') == 0 then Life.set(Q, 'cancels', false) end
   end
-  if Q.expiry then rcall('ZREM', P .. 'expiry', id); rcall('SREM', P .. 'xdrop', id) end
+  if Q.expiry then rcall('ZREM', P .. 'expiry', id); rcall('HDEL', P .. 'xdrop', id) end
   if all and Q.timeouts then rcall('HDEL', P .. 'tmo', id) end
 end

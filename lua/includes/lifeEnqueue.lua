@@ -36,7 +36,7 @@ end
 -- The keys the lifecycle options write (for enqueueGuard).
 function Life.enqueueKeys(E, want)
   if E.life.timeout > 0 then want[P .. 'tmo'] = 'hash' end
-  if E.life.deadline then want[P .. 'expiry'] = 'zset'; want[P .. 'xdrop'] = 'set' end
+  if E.life.deadline then want[P .. 'expiry'] = 'zset'; want[P .. 'xdrop'] = 'hash' end
   want[K.config] = 'hash'
 end
 -- After the jobs `ids` are written: their time limit and start deadline.
@@ -51,7 +51,11 @@ function Life.enqueueJobs(Q, E, ids)
     local z = {}
     for i = 1, #ids do z[i + i - 1] = S(life.deadline); z[i + i] = ids[i] end
     callSliced('ZADD', P .. 'expiry', z)
-    if life.drop then callSliced('SADD', P .. 'xdrop', ids) end
+    if life.drop then
+      local d = {}
+      for i = 1, #ids do d[i + i - 1] = ids[i]; d[i + i] = '1' end
+      callSliced('HSET', P .. 'xdrop', d)
+    end
     Life.set(Q, 'expiry', true)
   end
 end

@@ -11,6 +11,12 @@ function Life.takeReads(Q, C, due, checked, now)
   if Q.qlimit then  -- lua/includes/qlimit.lua: its bucket, a wake-up when slots free
     checked[P .. 'qlimit'] = 'hash'; checked[K.wake] = 'list'; checked[K.ring] = 'list'
   end
+  if Q.burst then  -- lua/includes/burstRing.lua: lanes move between the rings
+    checked[P .. 'bring'] = 'list'; checked[P .. 'gburst'] = 'hash'
+    for _, name in ipairs({ 'ring', 'wake', 'throttled', 'paused', 'glimit', 'grate', 'gbucket' }) do
+      checked[K[name]] = KEY_TYPES[name]
+    end
+  end
   if Q.timeouts then
     if C.n > 0 then C.tmo = tonumber(rcall('HGET', K.config, 'timeout') or '') or false end
     if C.acks.n > 0 then checked[P .. 'tmo'] = 'hash' end
@@ -54,10 +60,10 @@ function Life.expireDue(Q, C, due, now)
       waiting = true
     end
     if waiting then
-      Life.cancel(Q, id, g, 'expired', 'expired', rcall('SISMEMBER', P .. 'xdrop', id) == 1, now)
+      Life.cancel(Q, id, g, 'expired', 'expired', rcall('HEXISTS', P .. 'xdrop', id) == 1, now)
     else
       rcall('ZREM', P .. 'expiry', id)
-      rcall('SREM', P .. 'xdrop', id)
+      rcall('HDEL', P .. 'xdrop', id)
     end
   end
   return C.moreExpired
@@ -71,7 +77,7 @@ function Life.leased(Q, C, attSet)
   for k = 1, #attSet / 2 do ids[k] = attSet[k + k - 1] end
   if Q.expiry then
     callSliced('ZREM', P .. 'expiry', ids)
-    callSliced('SREM', P .. 'xdrop', ids)
+    callSliced('HDEL', P .. 'xdrop', ids)
   end
   if Q.timeouts then
     local ms, rows = Life.timeLimits(ids, C.tmo), {}

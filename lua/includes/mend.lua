@@ -2,6 +2,7 @@
 --@include typeGuard
 --@include mendJobs
 --@include mendLanes
+--@include mendLife
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
 -- from where the jobs really are (lane pending sets, leases, delayed, dead,
@@ -23,6 +24,8 @@
 --   J jobs (HSCAN): a record in no place goes back to its lane;
 --   A att (HSCAN): the delivery state of no job goes; one that names
 --     another lane than its record gets the record's;
+--   M, Y, N: the lifecycle's per-job entries (lua/includes/mendLife.lua):
+--     cancel marks, start deadlines, time limits of no such job go;
 --   Q lane pending sets (SCAN): ids without a record or of another lane
 --     leave (the latter to their own lane);
 --   P lane pending sets (SCAN): each lane is mended, its jobs counted
@@ -30,8 +33,11 @@
 --   T, V, C, R, I: the lanes of the tally, glive, gactive, the directory
 --     and the ring that phase P did not visit (each lane once) are mended,
 --     and the tenant entries in the ring;
+--   B: the entries of the burst ring are mended (lua/includes/mendLife.lua);
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
+--   G: drops without a deadline go; the lifecycle's flags are set for
+--     its keys that hold entries;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
@@ -43,7 +49,7 @@
 -- lua/includes/mendLane.lua. They share the step's state R: apply, budget,
 -- the phase's position pos, the pending jobs counted (total), the tally,
 -- the tenants mended (mendedT), the reply (out) and Q.
-local PHASES = 'LDXFEKHJAQPTVCRIOUWS'
+local PHASES = 'LDXFEKHJAMYNQPTVCRIBOUWGS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end
@@ -68,7 +74,7 @@ local function repairStep(Q, apply, cursor, budget)
   if not phase then return { EINVAL, 'repair: bad cursor' } end
   local work = 0
   while work < budget do
-    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase])(R)
+    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase] or Life.MEND[phase])(R)
     work = work + math.max(did, 1)
     if nextPos then
       R.pos = nextPos
@@ -93,7 +99,7 @@ local function repairCall(apply)
   if not budget then return { EINVAL, 'repair: bad cursor or count' } end
   local Q
   Q, bad = readQueue()
-  if Q and apply then bad = guardKeys() end
+  if Q and apply then bad = guardKeys() or typeGuard(Life.keyTypes({})) end
   if bad then return bad end
   return repairStep(Q, apply, A.cursor, budget)
 end

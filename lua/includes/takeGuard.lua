@@ -81,6 +81,6 @@ local function takeReads(Q, C, now, wake)
     end
   end
   if Q.waits then checked[okey('gwait')] = 'hash' end
-  if Q.cancels or Q.timeouts or Q.expiry or Q.qlimit then Life.takeReads(Q, C, due, checked, now) end
+  if Q.cancels or Q.timeouts or Q.expiry or Q.qlimit or Q.burst then Life.takeReads(Q, C, due, checked, now) end
   return due, debt, checked, typeGuard(checked)
 end

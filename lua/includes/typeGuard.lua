@@ -27,7 +27,7 @@ local KEY_TYPES = {
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
   -- the lifecycle keys (lua/includes/life.lua)
-  cancels = 'hash', tmo = 'hash', expiry = 'zset', xdrop = 'set', qlimit = 'hash', gburst = 'hash',
+  cancels = 'hash', tmo = 'hash', expiry = 'zset', xdrop = 'hash', qlimit = 'hash', gburst = 'hash',
   bring = 'list', notice = 'stream',
 }
 -- The per-lane keys a change to lane (or tenant entry) g may write: its

@@ -109,6 +109,25 @@ typedef struct echomq_lifecycle_settings {
  * ENOPERM, ELAYOUT. */
 ECHOMQ_API int echomq_get_lifecycle(echomq_client *c, const char *queue, echomq_lifecycle_settings *out);
 
+/* ---- Lane limits that burst ----
+ * A lane's (or a tenant's) limit may carry a burst ceiling: below its limit
+ * the lane is in the ring as ever; at or above it, below its burst, it is
+ * served only when no lane below its own limit is serviceable (a second
+ * ring, consulted only when the first has nothing: O(1) a claim). So the
+ * capacity no one else wants goes to the lanes with work, and a lane below
+ * its limit waits no longer than it would without bursting lanes
+ * (docs/architecture.md, "Lane limits that burst"). A lane of a tenant
+ * cannot burst; its tenant (group "T/") can. */
+
+/* Sets `group`'s own limit (1..ECHOMQ_LIMIT_MAX) and its burst ceiling
+ * (limit..ECHOMQ_LIMIT_MAX; 0 = no burst) together; echomq_set_limit with
+ * 0 clears both, and refuses a limit above the lane's burst. The lane info
+ * shows them (echomq_lane_info.burst, .bursting). Errors: EINVAL (names, a
+ * burst below the limit, a lane of a tenant), ECONN, ETIMEOUT, ESERVER,
+ * ENOPERM, ELAYOUT. */
+ECHOMQ_API int echomq_set_limit_burst(echomq_client *c, const char *queue, const char *group, uint32_t limit,
+                                      uint32_t burst);
+
 /* ---- Telling a running handler to stop (the worker engine) ----
  * A job an engine handed out (echomq_worker_next) is halted when it is
  * canceled (the engine reads the queue's cancel notices while it runs jobs,

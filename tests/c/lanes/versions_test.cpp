@@ -55,7 +55,8 @@ std::vector<size_t> ends<echomq_worker_stats>() {
 }
 template <>
 std::vector<size_t> ends<echomq_queue_stats>() {
-  return {offsetof(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+  return {offsetof(echomq_queue_stats, tenants), offsetof(echomq_queue_stats, canceled_total),
+          sizeof(echomq_queue_stats)};
 }
 template <>
 std::vector<size_t> ends<echomq_outcome_settings>() {
@@ -63,7 +64,8 @@ std::vector<size_t> ends<echomq_outcome_settings>() {
 }
 template <>
 std::vector<size_t> ends<echomq_lane_info>() {
-  return {offsetof(echomq_lane_info, rate_jobs), offsetof(echomq_lane_info, tenant), sizeof(echomq_lane_info)};
+  return {offsetof(echomq_lane_info, rate_jobs), offsetof(echomq_lane_info, tenant), offsetof(echomq_lane_info, burst),
+          sizeof(echomq_lane_info)};
 }
 
 // A struct of version v as an older caller has it: exactly as long as that
@@ -293,7 +295,7 @@ TEST_CASE("worker stats: versions 1, 2 and 3", "[versions]") {
   }
 }
 
-TEST_CASE("queue stats: versions 1 and 2", "[versions]") {
+TEST_CASE("queue stats: versions 1, 2 and 3", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-qstats");
   enqueue(c.get(), q, "T/g", "p");
@@ -307,6 +309,7 @@ TEST_CASE("queue stats: versions 1 and 2", "[versions]") {
     CHECK(s.get()->lanes == 1);
     CHECK(s.get()->server_time_ms > 0);  // the version-1 struct's last field is written
     if (v >= 2) CHECK(s.get()->tenants == 1);
+    if (v >= 3) CHECK(s.get()->bursting == 0);
   }
   echomq_queue_stats bad{};
   bad.version = ECHOMQ_QUEUE_STATS_VERSION + 1;
@@ -328,7 +331,7 @@ TEST_CASE("outcome settings: version 1", "[versions]") {
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_get_outcomes(c.get(), q.c_str(), &bad));
 }
 
-TEST_CASE("lane info: versions 1, 2 and 3", "[versions]") {
+TEST_CASE("lane info: versions 1 to 4", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-lane");
   enqueue(c.get(), q, "T/L", "p");
@@ -352,6 +355,7 @@ TEST_CASE("lane info: versions 1, 2 and 3", "[versions]") {
       CHECK(std::string(l.get()->tenant) == "T");
       CHECK(l.get()->sits_out == 0);
     }
+    if (v >= 4) CHECK(l.get()->bursting == 0);
   }
   echomq_lane_info bad{};
   bad.version = 0;
