@@ -10,7 +10,7 @@
 # drain's take calls are costed per call, times the calls a whole drain
 # makes; the server's timer work (serverCron) is left out.
 #   usage: bench/callgrind.sh [path/to/echomq_bench]   (env: JOBS=20000 BATCH=32, EXTRA="server args",
-#          COMPARE="more compare args", e.g. "--outcomes on")
+#          COMPARE="more compare args", e.g. "--outcomes on" or "--schedules 10000")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for t in valgrind callgrind_control callgrind_annotate; do
@@ -30,9 +30,12 @@ for _ in $(seq 1 100); do valkey-cli -p "$port" ping >/dev/null 2>&1 && break; s
 # shellcheck disable=SC2086  # COMPARE is a list of compare arguments
 "$bench" compare --url "valkey://127.0.0.1:$port" --phase fixed --jobs "$jobs" --batch "$batch" ${COMPARE:-} >/dev/null &
 run=$!
-# The enqueue is done when the queue's `enqueued` counter reaches JOBS.
+# The enqueue is done when the queue's `enqueued` counter reaches JOBS. The
+# queue of phase fixed is `<prefix>.fixed` (compare's default prefix `cmp`;
+# STATS_KEY names another): read by name, as a SCAN of a keyspace holding many
+# other keys (COMPARE="--schedules N") would make the dump late.
+key=${STATS_KEY:-'emq:{cmp.fixed}:stats'}
 while kill -0 "$run" 2>/dev/null; do
-  key=$(valkey-cli -p "$port" --scan --pattern '*:stats' | head -1)
   [ -n "$key" ] && [ "$(valkey-cli -p "$port" hget "$key" enqueued)" = "$jobs" ] && break
   sleep 0.05
 done

@@ -36,6 +36,8 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
     echomq::invalid("idempotency key is longer than " + std::to_string(ECHOMQ_DEDUP_KEY_MAX) + " bytes");
   echomq::checkKeep(o.keep_ms, o.keep_last);
   echomq::checkEstimate(o.cost_estimate);
+  echomq::checkRange("at_ms", o.at_ms, 0, ECHOMQ_ID_MAX);
+  if (o.at_ms > 0 && o.delay_ms > 0) echomq::invalid("delay_ms and at_ms exclude each other");
   if (o.expire_flags & ~static_cast<unsigned int>(ECHOMQ_EXPIRE_DROP)) echomq::invalid("unknown expire_flags");
   echomq::checkLimits(limitsOf(o));
   return o;
@@ -47,10 +49,10 @@ echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<e
                               const echomq_enqueue_options& o) {
   if (!keyed)
     return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
-                            limitsOf(o)),
+                            o.at_ms, limitsOf(o)),
             {}};
   return c->core.enqueueKeyed(queue, jobs, o.delay_ms, o.max_attempts, o.dedup_window_ms, o.keep_ms, o.keep_last,
-                              o.cost_estimate, limitsOf(o));
+                              o.cost_estimate, o.at_ms, limitsOf(o));
 }
 
 // A claim result as one job (or ECHOMQ_EMPTY, *out NULL).

@@ -34,7 +34,8 @@ struct Versions<echomq_enqueue_options> {
   static constexpr size_t kEnd[] = {EMQ_END(echomq_enqueue_options, idempotency_key),
                                     EMQ_END(echomq_enqueue_options, keep_ms),
                                     EMQ_END(echomq_enqueue_options, cost_estimate),
-                                    EMQ_END(echomq_enqueue_options, timeout_ms), sizeof(echomq_enqueue_options)};
+                                    EMQ_END(echomq_enqueue_options, at_ms), EMQ_END(echomq_enqueue_options, timeout_ms),
+                                    sizeof(echomq_enqueue_options)};
 };
 template <>
 struct Versions<echomq_worker_options> {
@@ -75,6 +76,11 @@ template <>
 struct Versions<echomq_lifecycle_settings> {
   static constexpr unsigned kCurrent = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
   static constexpr size_t kEnd[] = {sizeof(echomq_lifecycle_settings)};
+};
+template <>
+struct Versions<echomq_schedule_options> {
+  static constexpr unsigned kCurrent = ECHOMQ_SCHEDULE_OPTIONS_VERSION;
+  static constexpr size_t kEnd[] = {sizeof(echomq_schedule_options)};
 };
 #undef EMQ_END
 

@@ -47,6 +47,13 @@ uint64_t parse_uint(const std::string &text, uint64_t min, uint64_t max, const s
 int64_t parse_seconds_ms(const std::string &text, int64_t min_ms, int64_t max_ms,
                          const std::string &what);
 
+/// Parse an RFC 3339 time ("2027-03-01T09:00:00Z", "2027-03-01T10:00:00.5+01:00";
+/// 't', 'z' and a space for 'T' accepted) into ms since the Unix epoch.
+int64_t parse_rfc3339_ms(const std::string &text, const std::string &what);
+
+/// A time in ms since the epoch as RFC 3339 in UTC, to the millisecond.
+std::string format_rfc3339(int64_t ms);
+
 /// True if `word` looks like a (possibly negative, possibly decimal) number.
 bool looks_numeric(const std::string &word);
 

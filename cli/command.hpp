@@ -37,6 +37,7 @@ void add_job_commands(std::vector<Command> &out);
 void add_top_command(std::vector<Command> &out);
 void add_ops_commands(std::vector<Command> &out);
 void add_outcome_commands(std::vector<Command> &out);
+void add_schedule_commands(std::vector<Command> &out);
 
 /// Prints a job looked up by id (job, wait): text, or one JSON object.
 void show_job(Context &ctx, const echomq_job *j);
@@ -45,6 +46,9 @@ void show_job(Context &ctx, const echomq_job *j);
 /// usage error if bad. kind: ECHOMQ_NAME_GROUP (settings: a lane or a tenant
 /// `T/`) or ECHOMQ_NAME_LANE (a lane that holds jobs).
 void require_group_name(const std::string &group, int kind = ECHOMQ_NAME_GROUP);
+
+/// All of standard input (throws CliError when it cannot be read).
+std::string read_stdin();
 
 /// Write text to stdout in full (handles short writes); throws on EPIPE-like errors.
 void print(const std::string &text);

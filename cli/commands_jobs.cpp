@@ -15,21 +15,6 @@
 namespace emqcli {
 namespace {
 
-std::string read_stdin() {
-  std::string data;
-  char buf[65536];
-  for (;;) {
-    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw CliError(kExitFailure, "cannot read standard input");
-    }
-    data.append(buf, static_cast<size_t>(n));
-  }
-  return data;
-}
-
 void check_payload_size(size_t len, const std::string &where) {
   if (len > ECHOMQ_DEFAULT_MAX_PAYLOAD)
     throw usage_error(where + "payload is " + grouped(len) + " bytes, over the limit of " +
@@ -48,6 +33,8 @@ echomq_enqueue_options enqueue_options(const Args &a) {
   if (a.has("dedup-window"))
     o.dedup_window_ms = parse_seconds_ms(a.get("dedup-window"), 1, ECHOMQ_DEDUP_WINDOW_MAX_MS, "--dedup-window");
   if (a.has("delay")) o.delay_ms = parse_seconds_ms(a.get("delay"), 0, ECHOMQ_DELAY_MAX_MS, "--delay");
+  if (a.has("at") && a.has("delay")) throw usage_error("enqueue: give --delay or --at, not both");
+  if (a.has("at")) o.at_ms = parse_rfc3339_ms(a.get("at"), "--at");
   if (a.has("max-attempts"))
     o.max_attempts = static_cast<uint32_t>(
         parse_uint(a.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
@@ -301,6 +288,21 @@ int cmd_redrive(Context &ctx) {
 
 }  // namespace
 
+std::string read_stdin() {
+  std::string data;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw CliError(kExitFailure, "cannot read standard input");
+    }
+    data.append(buf, static_cast<size_t>(n));
+  }
+  return data;
+}
+
 void add_job_commands(std::vector<Command> &out) {
   out.push_back(
       {"enqueue", "GROUP [PAYLOAD|-]", "add a job to a lane (payload from the argument or stdin)",
@@ -309,6 +311,7 @@ void add_job_commands(std::vector<Command> &out) {
        "GROUP '-' each line is GROUP<TAB>PAYLOAD. All lines are checked before any\n"
        "is sent. Prints the job id (or the count and id range).",
        {{"delay", 0, "S", "seconds before the job becomes ready (decimals allowed)"},
+        {"at", 0, "T", "when the job becomes ready, RFC 3339 (server clock; past = now)"},
         {"key", 0, "K", "idempotency key: a key seen within its window adds nothing"},
         {"dedup-window", 0, "S", "seconds the key is remembered (default 86400, at most 7 days)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},

@@ -45,6 +45,7 @@ const std::vector<Command> &commands() {
     add_control_commands(t);
     add_job_commands(t);
     add_outcome_commands(t);
+    add_schedule_commands(t);
     add_top_command(t);
     add_ops_commands(t);
     return t;

@@ -127,6 +127,31 @@ std::string prometheus_text(Session &s, size_t top) {
     for (const LaneRow &r : k.rows)
       if (r.cost_v >= 0 || r.sits_out) f.sample(p + "_sits_out", k.labels(r), static_cast<uint64_t>(r.sits_out));
   }
+  // Schedules (echomq/schedules.h): every schedule of the queue.
+  std::vector<echomq::ScheduleListPtr> pages;
+  std::string after;
+  for (;;) {
+    echomq_schedule_list *raw = nullptr;
+    s.check(echomq_schedules(s.client(), s.q(), after.c_str(), 1000, &raw), "stats: schedules");
+    pages.emplace_back(raw);
+    const char *next = echomq_schedule_list_next(raw);
+    if (!next) break;
+    after = next;
+  }
+  auto each = [&](auto &&fn) {
+    for (auto &p : pages)
+      for (size_t i = 0; i < echomq_schedule_list_count(p.get()); ++i) fn(*echomq_schedule_list_at(p.get(), i));
+  };
+  auto sl = [&](const echomq_schedule_info &i) { return q + ",schedule=\"" + label(i.name) + "\""; };
+  f.head("echomq_schedule_fires", "counter", "Ticks the schedule fired (one job each).");
+  each([&](const echomq_schedule_info &i) { f.sample("echomq_schedule_fires_total", sl(i), i.runs); });
+  f.head("echomq_schedule_skips", "counter",
+         "Ticks the schedule skipped: missed, late, overlapping, lane full or fired already.");
+  each([&](const echomq_schedule_info &i) { f.sample("echomq_schedule_skips_total", sl(i), i.skips); });
+  f.head("echomq_schedule_lateness_seconds", "gauge", "How late its latest fired tick fired: from its time to its enqueue.");
+  each([&](const echomq_schedule_info &i) {
+    if (i.fired_at_ms) f.sample("echomq_schedule_lateness_seconds", sl(i), (i.fired_at_ms - i.fired_tick_ms) / 1000.0);
+  });
   return f.text + "# EOF\n";
 }
 

@@ -99,12 +99,12 @@ std::string Client::confirmWrites() {
 
 ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                            uint64_t estimate, const JobLimits& limits) {
+                            uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
   checkKeep(keep_ms, keep_last);
   checkEstimate(estimate);
   checkLimits(limits);
   const QueueKeys& k = keysFor(queue);
-  checkEnqueue(jobs, delay_ms, max_attempts);
+  checkEnqueue(jobs, delay_ms, max_attempts, at_ms);
   // One script call: the batch is atomic, and kBatchMax bounds how
   // long it holds the server.
   using L = args::Enqueue;
@@ -118,6 +118,7 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   }
   if (keep_ms != 0 || keep_last != 0) w.option<L::Keep>(keep_ms, keep_last);
   if (estimate != 0) w.option<L::Est>(estimate);
+  if (at_ms > 0) w.option<L::At>(at_ms);
   if (limits.any())
     w.option<L::Life>(limits.timeout_ms, limits.expires_at_ms, limits.ttl_ms, limits.expire_drop ? "1" : "0");
   w.done();
@@ -125,11 +126,13 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
 }
 
 void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
-                          uint32_t max_attempts) const {
+                          uint32_t max_attempts, int64_t at_ms) const {
   if (jobs.empty()) invalid("batch is empty");
   if (jobs.size() > kBatchMax)
     echomq::fail(kTooLarge, "batch holds more than " + std::to_string(kBatchMax) + " jobs");
   checkRange("delay_ms", delay_ms, 0, kDelayMaxMs);
+  checkRange("at_ms", at_ms, 0, kIdMax);
+  if (at_ms > 0 && delay_ms > 0) invalid("delay_ms and at_ms exclude each other");
   checkRange("max_attempts", max_attempts, 0, kAttemptsMax);
   for (const NewJob& j : jobs) {
     checkLaneBytes(j.group, j.group_len);
@@ -145,8 +148,9 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
-  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, limits);
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms,
+                                      const JobLimits& limits) {
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, at_ms, limits);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());

@@ -64,6 +64,9 @@ struct Job {
   // by the engine's threads while the handler reads it.
   int64_t timeout_ms = 0;
   std::shared_ptr<std::atomic<int>> halt;
+  // A tick's job (lookup only): its schedule and the tick's time.
+  std::string schedule;
+  int64_t tick_ms = 0;
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the cap, so attempts - (cap - max).
   uint32_t attempt() const {
@@ -170,7 +173,8 @@ class Client {
 #include "queue_ops.inc"
 
   // What enqueue() checks before any I/O (EINVAL, ETOOLARGE).
-  void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts) const;
+  void checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms, uint32_t max_attempts,
+                    int64_t at_ms = 0) const;
   // The record of a sharded queue (cpp/shard_record.cpp): its shard
   // queues' names in shard order; empty for a plain queue.
   std::vector<std::string> shardNames(const char* queue);
@@ -181,10 +185,14 @@ class Client {
  private:
   const QueueKeys& keysFor(const char* queue);
   // Validates an enqueue and runs its script call: the jobs, their
-  // idempotency keys when window_ms > 0, their retention and estimate.
+  // idempotency keys when window_ms > 0, their retention and estimate, and
+  // an absolute due time (at_ms > 0: ms since the epoch, server clock).
   ReplyPtr runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                       uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t estimate, const JobLimits& limits);
+                      uint64_t estimate, int64_t at_ms, const JobLimits& limits);
+  // One call of the schedules script (lua/schedules.lua), decoded: schedule
+  // `name`, or (name NULL) a page of `count` after `after`.
+  std::vector<ScheduleInfo> readSchedules(const char* queue, const char* after, const char* name, size_t count);
   // Starts a call of script s: EVALSHA, the keys it uses, the prefix.
   Argv& start(Script s, const QueueKeys& k);
   // Starts a call of script s, whose arguments have the layout L of

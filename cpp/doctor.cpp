@@ -229,11 +229,11 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
   const std::vector<Role> roles = {
       {"enqueue", {Script::Enqueue}, {}},
       {"claim and settle", {Script::Take, Script::Extend}, {{"BLPOP", k.key("wake"), "1"}}},
-      {"read (stats, lanes, dead, verify, repair dry run)",
-       {Script::Stats, Script::Lanes, Script::Dead, Script::Verify, Script::RepairPlan}, {}},
-      {"lane settings, redrive and repair",
+      {"read (stats, lanes, dead, schedules, verify, repair dry run)",
+       {Script::Stats, Script::Lanes, Script::Dead, Script::Schedules, Script::Verify, Script::RepairPlan}, {}},
+      {"lane settings, schedules, redrive and repair",
        {Script::Weight, Script::Limit, Script::Pause, Script::Defaults, Script::Rate, Script::Cap,
-        Script::Redrive, Script::Repair, Script::CostMode, Script::WaitConf},
+        Script::Redrive, Script::Repair, Script::CostMode, Script::WaitConf, Script::Schedule},
        {}},
   };
   std::string allowed, denied;

@@ -124,26 +124,29 @@ Client& Router::nodeClient(const SlotRange& r) {
 
 std::vector<uint64_t> Router::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
   return route(queue,
-               [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate, limits); },
+               [&] {
+                 return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate, at_ms, limits);
+               },
                [&](Shards& s) {
-                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate, limits)
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate, at_ms,
+                                       limits)
                      .ids;
                });
 }
 
 EnqueueResult Router::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                    uint32_t max_attempts, int64_t window_ms, int64_t keep_ms,
-                                   uint64_t keep_last, uint64_t estimate, const JobLimits& limits) {
+                                   uint64_t keep_last, uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
   return route(queue,
                [&] {
                  return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate,
-                                           limits);
+                                           at_ms, limits);
                },
                [&](Shards& s) {
                  return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last, estimate,
-                                       limits);
+                                       at_ms, limits);
                });
 }
 

@@ -92,6 +92,48 @@ constexpr uint64_t kKeepLastMax = 10000000;
 constexpr uint64_t kEventsMaxlenMax = 10000000;
 constexpr int64_t kWaitGraceMs = 60000;
 constexpr int64_t kWaitWindowMaxS = 86400;  // of the per-lane wait figures
+// Schedules (cpp/schedules.cpp).
+constexpr size_t kScheduleNameMax = 128;
+constexpr int64_t kScheduleEveryMaxMs = 366LL * 24 * 3600 * 1000;
+constexpr size_t kScheduleCronMax = 256;
+constexpr size_t kScheduleZoneMax = 64;
+constexpr uint32_t kScheduleFireMax = 16;
+constexpr size_t kScheduleNextMax = 1000;
+constexpr size_t kScheduleListMax = 10000;
+constexpr int64_t kScheduleGraceDefaultMs = 1000;
+enum Missed : int { kMissedFireOnce = 0, kMissedSkip = 1 };
+enum Overlap : int { kOverlapFire = 0, kOverlapSkip = 1 };
+
+// A schedule's spec (capi/include/echomq/schedules.h documents each field).
+struct ScheduleSpec {
+  int64_t every_ms = 0;
+  std::string cron;  // as written ("" with every_ms)
+  std::string zone;  // "" = UTC
+  std::string lane;
+  std::string payload;
+  uint32_t max_attempts = 0;
+  int64_t keep_ms = 0;
+  uint64_t keep_last = 0;
+  uint64_t cost_estimate = 0;
+  int64_t start_at_ms = 0, end_at_ms = 0;
+  uint64_t limit = 0;
+  int missed = kMissedFireOnce;
+  int64_t grace_ms = 0;  // 0 = kScheduleGraceDefaultMs
+  int overlap = kOverlapFire;
+};
+
+// A schedule as read (the schedules script's `schedule` row).
+struct ScheduleInfo {
+  std::string name;
+  ScheduleSpec spec;
+  bool paused = false;
+  std::string ended;  // "", "limit" or "end"
+  int64_t next_at_ms = 0, last_tick_ms = 0, fired_tick_ms = 0, fired_at_ms = 0;
+  uint64_t fired_job = 0;
+  int fired_state = 0;
+  uint64_t runs = 0, skips = 0;
+  int64_t created_at_ms = 0, updated_at_ms = 0;
+};
 
 constexpr int64_t kTimeoutMaxMs = 366LL * 24 * 3600 * 1000;  // a job's time limit
 constexpr int64_t kTtlMaxMs = 732LL * 24 * 3600 * 1000;      // a start deadline ahead of now

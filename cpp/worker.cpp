@@ -326,6 +326,8 @@ void Worker::pump(Router& client, bool extender) {
       idle_ = false;
       passWake = true;
     }
+    if (idle_ && dueAt_ >= 0 && now >= dueAt_) idle_ = false;  // due work (a tick, a delayed job)
+    if (!idle_) dueAt_ = -1;
     if (stopping_ && !buffer_.empty()) {
       // Prefetched, never started: back to their lanes at once.
       for (const Job& j : buffer_) {
@@ -372,6 +374,7 @@ void Worker::pump(Router& client, bool extender) {
         if (limitNext >= 0 && (wake < 0 || limitNext < wake)) wake = limitNext;
       }
       if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
+      if (idle_ && dueAt_ >= 0 && (wake < 0 || dueAt_ < wake)) wake = dueAt_;
       const int64_t idleAt = idleDeadline(now);
       if (idleAt >= 0 && now >= idleAt) continue;  // the idle timeout ran out: stopping now
       if (idleAt >= 0 && (wake < 0 || idleAt < wake)) wake = idleAt;
@@ -477,6 +480,7 @@ void Worker::pump(Router& client, bool extender) {
           idle_ = true;
           int64_t due = r.claimed.next_due_ms;
           waitMs_ = due >= 0 ? std::min(o_.idle_wait_ms, due + 1) : o_.idle_wait_ms;
+          dueAt_ = due >= 0 && due < o_.idle_wait_ms ? steadyMs() + due : -1;
         }
         backoffMs_ = 0;
         lk.unlock();

@@ -179,6 +179,10 @@ class Worker {
   int inFlight_ = 0;       // pump calls in flight
   int pumpsLeft_ = 0;      // pump threads still running (set by start)
   int64_t waitMs_ = 0;
+  // When the last empty claim said more work falls due (steady ms; -1 none):
+  // the pump claims then by its own clock, since a wait on the server ends
+  // only at the server's timer resolution (1000 / hz ms, 100 by default).
+  int64_t dueAt_ = -1;
   // Latency-bounded prefetch: the mean handler time (µs, moving average;
   // 0 = none measured yet), the host threads inside next() now, and the
   // most host threads seen busy or waiting at once (the handlers).

@@ -13,6 +13,9 @@
 --           cost mode it is kept per job (key est) and charged at the claim
 --           until the real cost replaces it (lua/includes/estimate.lua);
 --           otherwise checked and ignored.
+--   at      (option) a due time (ms since the epoch, 0..ID_MAX; with delay
+--           0) against the server's clock: one past is due now, one more
+--           than DELAY_MAX_MS ahead is EINVAL
 --   life    (option) the jobs' time limit (ms, 0..TIMEOUT_MAX_MS, 0 = the
 --           queue's default), start deadline (expires_at: server ms, or
 --           ttl: ms from now; 0 = none; a deadline passed, or before the
@@ -52,6 +55,10 @@ if not lanes then return count end
 bad = sizeCapError(lanes, count)
 if bad then return bad end
 local now = serverNowMs()
+if E.at then  -- an absolute due time becomes a delay on the server's clock
+  E.delay = math.max(E.at - now, 0)
+  if E.delay > DELAY_MAX_MS then return { EINVAL, 'enqueue: at is more than ' .. S(DELAY_MAX_MS) .. ' ms ahead' } end
+end
 if E.maxatt == 0 then E.maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
 -- Outside cost mode an estimate would never be read: a plain queue keeps none.
 if not Q.cost then E.estimate = nil end

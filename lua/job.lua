@@ -16,6 +16,13 @@
 --@include args
 --@include lookup
 --@include outcomeOf
+--@include okey
+
+-- The schedule and tick that made job id (lua/includes/sched.lua), or '', '0'.
+local function tickOf(id)
+  local t, name = string.match(rcall('HGET', okey('sjob'), id) or '', '^(%d+) (.*)$')
+  return name or '', t or '0'
+end
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -40,6 +47,7 @@ if not id then
   out[1 + INFO_FINISHED_AT] = o.fin
   out[1 + INFO_PROGRESS] = o.progress
   out[1 + INFO_RESULT] = o.result
+  out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(A.id)
   return out
 end
 local g, p, at, allowed, mx = unpackRecord(rec)
@@ -67,4 +75,5 @@ out[1 + INFO_STARTED_AT] = o and o.started or rcall('HGET', K.started, id) or '0
 out[1 + INFO_FINISHED_AT] = state == JOB_DEAD and when or '0'
 out[1 + INFO_PROGRESS] = o and o.progress or rcall('HGET', K.progress, id) or ''
 out[1 + INFO_RESULT] = ''
+out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(id)
 return out

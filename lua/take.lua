@@ -96,7 +96,7 @@ if C.n > 0 and not (refused > 0 and strict) then
 end
 if G then Life.queueAfter(G, taken, #codes - refused, now) end
 local nd = -1
-if taken < want then nd = more and 0 or nextDue(now) end
+if taken < want then nd = more and 0 or nextDue(now, Q) end
 if G then nd = Life.queueNextDue(G, nd, now) end
 out[#out + 1] = nd
 if C.limits then Life.limitRows(C, out) end  -- the jobs' time limits

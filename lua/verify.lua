@@ -12,7 +12,8 @@
 --      dead, or finished: a retained completed job), each place holds only
 --      existing jobs, no record, attempt count or outcome is orphaned, and
 --      a delivery state names its job's lane;
---   and: the pending counter, glive per lane, lanes listed in the directory;
+--   and: the pending counter, glive per lane, lanes listed in the directory,
+--   the schedules (lua/includes/schedCheck.lua);
 --   first of all, that every key holds its type (else only those lines)
 --   (lua/includes/verifyJobs.lua: I2, I3, the types and the counters).
 -- O(jobs + lanes): an operator's and a test's call, not a hot path.
@@ -21,6 +22,7 @@
 --@include verifyJobs
 --@include verifyRings
 --@include outcomeCheck
+--@include schedCheck
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -37,5 +39,6 @@ verifyAtt(report)
 verifyActive(seen, report)
 verifyRings(Q, seen, inner, report)
 verifyCounters(seen, report)
+checkSchedules(report)
 Life.verifyJobs(Q, seen.place, report)  -- the lifecycle's keys (lua/includes/verifyLife.lua)
 return out

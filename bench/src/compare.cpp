@@ -52,6 +52,9 @@ struct CompareOptions {
   // phase fixed: the per-lane wait figures' window in s (0 = off); phase
   // waits: paired rounds of the fixed drain, figures off and on.
   uint64_t waits = 0, rounds = 7;
+  // phase fixed: schedules defined on the queue, none due in the run (each
+  // ticks once a day): what a schedule that is not due costs a claim.
+  uint64_t schedules = 0;
   OverloadOptions e;    // phase e (slots: --slots, else default_slots)
 };
 
@@ -77,6 +80,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--outcomes") o->outcomes = v;
     else if (a == "--waits") o->waits = std::strtoull(v, nullptr, 10);
     else if (a == "--rounds") o->rounds = std::strtoull(v, nullptr, 10);
+    else if (a == "--schedules") o->schedules = std::strtoull(v, nullptr, 10);
     else if (a == "--target-wait") o->e.target_wait_ms = std::atoi(v);
     else if (a == "--backlog") o->e.backlog = std::strtoull(v, nullptr, 10);
     else if (a == "--quiet") o->e.quiet = std::strtoull(v, nullptr, 10);
@@ -260,6 +264,13 @@ FixedRun fixed_run(const CompareOptions &o, const std::string &q, uint64_t waits
   if (outcomes && !ok(echomq_set_retention(c.get(), q.c_str(), 60000, 1000), c.get(), "fixed: retention"))
     return out;
   if (events && !ok(echomq_set_events(c.get(), q.c_str(), 10000, 0), c.get(), "fixed: events")) return out;
+  echomq_schedule_options idle = ECHOMQ_SCHEDULE_OPTIONS_INIT;
+  idle.every_ms = 24LL * 3600 * 1000;
+  idle.lane = "scheduled";
+  for (uint64_t k = 0; k < o.schedules; ++k)
+    if (!ok(echomq_schedule_upsert(c.get(), q.c_str(), ("s" + std::to_string(k)).c_str(), &idle, nullptr, nullptr),
+            c.get(), "fixed: schedule"))
+      return out;
   double cpu0 = admin.cpu_seconds();
   enqueue_all(c.get(), q, groups, payloads);
   double cpu1 = admin.cpu_seconds();
@@ -373,6 +384,7 @@ int run_compare(int argc, char **argv) {
                  "         [--workers 1,8] [--heavy 10000] [--small 99] [--small-jobs 10]\n"
                  "         [--prefix cmp] [--phase a|b|d|e|mem|fixed|waits|all] [--mem-jobs 100000] [--payload 100]\n"
                  "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
+                 "         [--schedules N]  (phase fixed: N schedules on the queue, none due)\n"
                  "         [--waits S] (phase fixed: wait figures with window S) [--rounds 7] (phase waits)\n"
                  "         [--batch 32] [--slots N] [--depth 16]\n"
                  "         phase e: [--target-wait MS] [--backlog 20000] [--quiet 20] [--quiet-rate 400]\n"

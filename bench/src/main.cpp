@@ -149,6 +149,12 @@ void add_targets(Results &r) {
   r.targets.push_back({"Sybil, tenants: worst |A-B| per outer turn",
                        value("tenants", "Sybil: worst |A-B| per outer turn, tenants", 0, false),
                        0.0, true});
+  r.targets.push_back({"claim, 10,000 schedules none due / none: server CPU per claim",
+                       value("schedules", "server CPU/claim, 10,000 schedules, none due", 0, true), 1.02, true});
+  r.targets.push_back({"claim, 1,000 schedules none due / none: server CPU per claim (quick)",
+                       value("schedules", "server CPU/claim, 1,000 schedules, none due", 0, true), 1.02, true});
+  r.targets.push_back({"tick lateness p99 with a worker engine (ms)",
+                       value("schedules", "tick lateness p99, every 100 ms, idle engine", 1, false), 50, true});
   // Sections left out with --only measure nothing to judge.
   r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(),
                                  [](const Target &t) { return std::isnan(t.measured); }),
@@ -172,7 +178,7 @@ void usage(std::FILE *to) {
                "                 be an empty database (the bench flushes it between runs)\n"
                "                 unless --allow-flush is given\n"
                "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,\n"
-               "                 cost,rate,tenants\n"
+               "                 cost,rate,tenants,schedules\n"
                "  --runs N       runs per figure (default 5, 3 with --quick)\n");
 }
 
@@ -267,7 +273,8 @@ int main(int argc, char **argv) {
                               {"fairness", run_fairness},
                               {"cost", run_cost},
                               {"rate", run_rate},
-                              {"tenants", run_tenants}};
+                              {"tenants", run_tenants},
+                              {"schedules", run_schedules}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", seconds_since(t0), s.name);

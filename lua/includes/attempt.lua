@@ -9,19 +9,13 @@
 -- its last error (kept beside the attempt count and the ended delivery's token). The caller fixes the ring.
 -- Returns the outcome: FAIL_RETRY, FAIL_DELAYED or FAIL_DEAD.
 local DEAD_NOW, BACKOFF = -2, -1
--- Job `id` of lane g, out of every other place, joins the dead letters at
--- `now` (its last error, if any, written by the caller): counted, its
--- lane's live count lowered, its outcome kept and its waiters woken.
-local function deadLetter(Q, id, g, att, token, now, reason)
-  rcall('ZADD', K.dead, S(now), id)
-  rcall('HINCRBY', K.stats, 'dead', 1)
-  addLive(Q, g, -1)
-  if Q.outcomes then deadOutcome(Q, id, g, att, token, now, reason) end
-end
 local function endAttempt(Q, id, g, att, token, allowed, delay, now, reason)
   if reason then rcall('HSET', K.att, id, packAtt(token, att, g, reason)) end
   if delay == DEAD_NOW or att >= allowed then
-    deadLetter(Q, id, g, att, token, now, reason)
+    rcall('ZADD', K.dead, S(now), id)
+    rcall('HINCRBY', K.stats, 'dead', 1)
+    addLive(Q, g, -1)
+    if Q.outcomes then deadOutcome(Q, id, g, att, token, now, reason) end
     return FAIL_DEAD
   end
   if delay == BACKOFF then delay = math.min(1000 * 2 ^ (att - 1), 3600000) end

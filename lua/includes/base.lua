@@ -112,13 +112,16 @@ end
 --   Q.cancels, Q.timeouts, Q.expiry, Q.qlimit, Q.burst  the lifecycle
 --               features in use (field `life`, one letter each:
 --               lua/includes/life.lua), each nil while unused
+--   Q.sched     the next tick (server ms) of the earliest armed schedule
+--               (field `sched`), nil while none is armed: a claim looks at
+--               no schedule before then (lua/includes/fire.lua)
 -- A script that turns a feature on sets its field too (Q is its own).
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
 -- Returns Q, or nil and the reply that refuses the call.
 local function readQueue()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'life')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'life', 'sched')
   if c[2] then
     return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
@@ -142,6 +145,7 @@ local function readQueue()
     if string.find(l, 'g', 1, true) then Q.qlimit = true end
     if string.find(l, 'b', 1, true) then Q.burst = true end
   end
+  if c[8] then Q.sched = tonumber(c[8]) end
   return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.

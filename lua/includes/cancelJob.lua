@@ -24,8 +24,7 @@ function Life.cancel(Q, id, g, kind, why, drop, now)
     return
   end
   Life.forget(Q, id, false)
-  rcall('HSET', K.att, id, packAtt(token, att, g, why))
-  deadLetter(Q, id, g, att, token, now, why)
+  endAttempt(Q, id, g, att, token, 0, DEAD_NOW, now, why)  -- its last error, then the dead letters
 end
 -- Every key a cancel may write, with the pending sets (and tenant rings) of
 -- the lanes `groups`, checked before the first write (no half writes): a

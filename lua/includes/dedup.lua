@@ -1,4 +1,5 @@
 --@include base
+--@include idemStore
 -- Idempotency keys of enqueue: `idem` maps a key to "<job id> <window end
 -- ms>", `idemexp` holds the keys scored by their window end, so expired
 -- keys go in bounded steps and the oldest go first past DEDUP_KEYS_MAX.
@@ -62,21 +63,6 @@ local function rememberKeys(n, first, entries, dupOf, keyAt, window, now)
       exp[#exp + 1] = S(now + window); exp[#exp + 1] = key
     end
   end
-  local old = rcall('ZRANGEBYSCORE', K.idemexp, '-inf', S(now), 'LIMIT', 0, RECOVER_MAX + #entries)
-  if #old > 0 then
-    callSliced('HDEL', K.idem, old)
-    callSliced('ZREM', K.idemexp, old)
-  end
-  if #set > 0 then
-    callSliced('HSET', K.idem, set)
-    callSliced('ZADD', K.idemexp, exp)
-    local over = rcall('ZCARD', K.idemexp) - DEDUP_KEYS_MAX
-    if over > 0 then
-      local gone = rcall('ZPOPMIN', K.idemexp, over)
-      local names = {}
-      for j = 1, #gone, 2 do names[#names + 1] = gone[j] end
-      callSliced('HDEL', K.idem, names)
-    end
-  end
+  Idem.store(K.idem, K.idemexp, set, exp, now, RECOVER_MAX + #entries)
   return dedupReply(n, first, #entries, dupOf, idOf)
 end

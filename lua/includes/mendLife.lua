@@ -1,10 +1,10 @@
 --@include mendLane
 -- The repair phases (lua/includes/mend.lua) of the lifecycle's keys
 -- (docs/keys.md, "Lifecycle"), each a function of R as mendJobs' are:
---   M cancels marks of jobs no longer leased go; Y start deadlines of jobs
---   no longer waiting go (with their drops); N time limits of jobs that do
---   not exist go; B each burst-ring entry is mended (its place in both
---   rings: mendPlace, Life.mendBurst); G drops of jobs without a deadline
+--   c cancel marks of jobs no longer leased go; e start deadlines of jobs
+--   no longer waiting go (with their drops); d time limits of jobs that do
+--   not exist go; b each burst-ring entry is mended (its place in both
+--   rings: mendPlace, Life.mendBurst); f drops of jobs without a deadline
 --   go, then the config `life` flag of every key that holds entries is set.
 local function inPlace(id, where)
   return rcall('ZSCORE', where, id) ~= false
@@ -23,12 +23,12 @@ local function sweep(R, key, gone)
   return r[1] ~= '0' and r[1] or nil, #f / 2
 end
 Life.MEND = {}
-Life.MEND.M = function(R)
+Life.MEND.c = function(R)
   return sweep(R, P .. 'cancels', function(id)
     if not inPlace(id, K.leases) then return 'I3: cancels marks job ' .. id .. ', which is not leased' end
   end)
 end
-Life.MEND.Y = function(R)
+Life.MEND.e = function(R)
   local from = tonumber(R.pos)
   local ids = rcall('ZRANGE', P .. 'expiry', from, from + R.budget - 1)
   local recs = #ids > 0 and callSliced('HMGET', K.jobs, ids) or {}
@@ -45,12 +45,12 @@ Life.MEND.Y = function(R)
   if #ids < R.budget then return nil, #ids end
   return S(from + #ids - (R.apply and gone or 0)), #ids
 end
-Life.MEND.N = function(R)
+Life.MEND.d = function(R)
   return sweep(R, P .. 'tmo', function(id)
     if rcall('HEXISTS', K.jobs, id) == 0 then return 'I3: tmo holds job ' .. id .. ', which does not exist' end
   end)
 end
-Life.MEND.B = function(R)
+Life.MEND.b = function(R)
   local key = P .. 'bring'
   local from = tonumber(R.pos)
   local names = rcall('LRANGE', key, from, from + R.budget - 1)
@@ -68,7 +68,7 @@ Life.MEND.B = function(R)
   if #names < R.budget then return nil, #names end
   return S(math.max(from, from + #names - (size - rcall('LLEN', key)))), #names
 end
-Life.MEND.G = function(R)
+Life.MEND.f = function(R)
   local nextPos, did = sweep(R, P .. 'xdrop', function(id)
     if not inPlace(id, P .. 'expiry') then return 'I3: xdrop holds job ' .. id .. ', which has no start deadline' end
   end)

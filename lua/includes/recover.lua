@@ -1,6 +1,7 @@
 --@include attempt
 --@include cancelHeld
 --@include timeLimit
+--@include fire
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
 -- path that recovers them can check its keys first (no half writes).
@@ -14,8 +15,10 @@ end
 -- Bounded recovery, run once per claim call: the due delayed jobs join
 -- their lanes and the expired leases end their attempt (back to the lane at
 -- the same mint position, or dead when out of attempts). An id settled
--- since `due` was read is skipped.
+-- since `due` was read is skipped. Then the due schedule ticks fire
+-- (lua/includes/fire.lua; Q.sched becomes the next one).
 local function recover(Q, due, now)
+  if due.ticks then Q.sched = Fire.fire(Q, due.ticks, now) end
   for _, id in ipairs(due.delayed) do
     rcall('ZREM', K.delayed, id)
     local rec = rcall('HGET', K.jobs, id)
@@ -53,10 +56,11 @@ local function rejoinThrottled(Q, due)
     end
   end
 end
--- Milliseconds until the next delayed job falls due, lease expires or lane
--- gets its token, -1 if none (0: more is due now than one call brings back).
-local function nextDue(now)
-  local best = -1
+-- Milliseconds until the next delayed job falls due, lease expires, lane
+-- gets its token or schedule ticks (Q.sched), -1 if none (0: more is due
+-- now than one call brings back).
+local function nextDue(now, Q)
+  local best = Q.sched and math.max(0, Q.sched - now) or -1
   for _, key in ipairs({ K.delayed, K.leases, K.throttled }) do
     local h = rcall('ZRANGE', key, 0, 0, 'WITHSCORES')
     if h[2] and h[1] ~= ZSET_MARK then

@@ -62,6 +62,8 @@ local function takeReads(Q, C, now, wake)
   local due = C.n > 0 and dueWork(now, RECOVER_MAX) or nil
   C.plain = C.n > 0 and rcall('EXISTS', K.glimit, K.grate, K.gbucket) == 0
   local checked = takeGuard(C, due, wake)
+  -- Schedules: the ticks due now (lua/includes/fire.lua), fired by recover.
+  if due and Q.sched and Q.sched <= now then due.ticks = Fire.due(now, checked) end
   if Q.outcomes then
     for _, name in ipairs(OUTCOME_KEYS) do checked[okey(name)] = KEY_TYPES[name] end
     checked[K.config] = 'hash'

@@ -29,6 +29,7 @@ local KEY_TYPES = {
   -- the lifecycle keys (lua/includes/life.lua)
   cancels = 'hash', tmo = 'hash', expiry = 'zset', xdrop = 'hash', qlimit = 'hash', gburst = 'hash',
   bring = 'list', notice = 'stream',
+  sdue = 'zset', sdir = 'zset', sjob = 'hash', sjobs = 'zset',
 }
 -- The per-lane keys a change to lane (or tenant entry) g may write: its
 -- pending set, and its tenant's inner ring (lua/includes/base.lua).

@@ -35,10 +35,16 @@ def scrape(port):
 
 def test_exporter_serves_what_the_cli_prints(url, make_queue):
     q, other = make_queue("m1"), make_queue("m2")
+    q.schedules.upsert("hourly", cron="@hourly", lane="s")
+    q.schedules.upsert("fast", every=0.05, lane="f")
+    time.sleep(0.12)
+    q.claim().ack()  # fires "fast" once, and runs its job
+    q.schedules.pause("fast")
     q.wait_figures(60)  # the wait and share series too
     q.enqueue_many([("big", "x")] * 4 + [("small", "y")] + [("t/x", "z")] * 2)
     q.claim().ack()
     other.enqueue("z", "1", delay=60)
+
     proc = subprocess.Popen([sys.executable, "-m", "echomq", "exporter", url, q.name, other.name,
                              "--port", "0", "--top", "5"], stdout=subprocess.PIPE, text=True)
     try:
@@ -52,12 +58,17 @@ def test_exporter_serves_what_the_cli_prints(url, make_queue):
     assert proc.returncode == 0
     qa = ("queue", q.name)
     assert got[("echomq_jobs", (qa, ("state", "pending")))] == 6
-    assert got[("echomq_acked_total", (qa,))] == 1
+    assert got[("echomq_acked_total", (qa,))] == 2
     assert got[("echomq_lane_depth", (("lane", "big"), qa, ("tenant", "")))] == 3
     assert got[("echomq_lane_depth", (("lane", "t/x"), qa, ("tenant", "t")))] == 2
     assert got[("echomq_lane_window_share", (("lane", "big"), qa, ("tenant", "")))] == 1.0
     assert ("echomq_lane_wait_seconds", (("lane", "big"), ("quantile", "0.99"), qa, ("tenant", ""))) in got
     assert got[("echomq_jobs", (("queue", other.name), ("state", "delayed")))] == 1
+    assert got[("echomq_schedule_fires_total", (qa, ("schedule", "fast")))] == 1
+    assert got[("echomq_schedule_fires_total", (qa, ("schedule", "hourly")))] == 0
+    assert ("echomq_schedule_skips_total", (qa, ("schedule", "fast"))) in got
+    assert got[("echomq_schedule_lateness_seconds", (qa, ("schedule", "fast")))] >= 0
+    assert ("echomq_schedule_lateness_seconds", (qa, ("schedule", "hourly"))) not in got
     cli = os.environ.get("ECHOMQ_CLI")
     if cli:  # one set of names and figures in both
         text = subprocess.run([cli, "--url", url, "-q", q.name, "stats", "--format", "prometheus", "--top", "5"],

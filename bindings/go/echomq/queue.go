@@ -32,6 +32,7 @@ type enqueueConfig struct {
 	keep        time.Duration // WithKeep
 	keepLast    uint64        // WithKeep
 	estimate    uint64        // WithCostEstimate
+	at          time.Time     // WithAt
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -40,6 +41,13 @@ type EnqueueOption func(*enqueueConfig)
 // WithDelay makes the job ready only after d (server time).
 func WithDelay(d time.Duration) EnqueueOption {
 	return func(c *enqueueConfig) { c.delay = d }
+}
+
+// WithAt makes the job ready at t, compared with the server's clock (a
+// time past is ready now). Not with WithDelay. A time more than
+// ECHOMQ_DELAY_MAX_MS (366 days) ahead is ErrInvalid.
+func WithAt(t time.Time) EnqueueOption {
+	return func(c *enqueueConfig) { c.at = t }
 }
 
 // WithMaxAttempts sets how many deliveries the job gets before it is
@@ -89,6 +97,9 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 		return 0, err
 	}
 	cfg := enqueueOptions(opts)
+	if !cfg.at.IsZero() {
+		return q.enqueueAt(ctx, group, payload, cfg)
+	}
 	if cfg.keyed {
 		if cfg.keep != 0 || cfg.keepLast != 0 {
 			return 0, invalid("WithKeep and WithKey do not combine in this binding")
@@ -110,6 +121,39 @@ func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts 
 		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
 	})
 	return id[0], err
+}
+
+// enqueueAt enqueues with WithAt, and any other option beside it.
+func (q *Queue) enqueueAt(ctx context.Context, group string, payload []byte, cfg enqueueConfig) (uint64, error) {
+	if cfg.delay != 0 {
+		return 0, invalid("WithAt and WithDelay exclude each other")
+	}
+	if cfg.keep < 0 {
+		return 0, invalid("WithKeep: negative time")
+	}
+	if hasNUL(cfg.key) {
+		return 0, invalid("idempotency key contains a NUL byte")
+	}
+	if cfg.keyed && cfg.key == "" {
+		return 0, invalid("idempotency key is empty")
+	}
+	var id [1]uint64
+	rc, err := q.c.do(ctx, func(h capi.Client) int {
+		return capi.Enqueue_all(h, q.name, group, payload, 0, atMS(cfg.at), uint(cfg.maxAttempts), cfg.key,
+			ceilMS(cfg.window), ceilMS(cfg.keep), cfg.keepLast, cfg.estimate, id[:])
+	})
+	if err == nil && rc == capi.ECHOMQ_DUPLICATE {
+		return id[0], ErrDuplicate
+	}
+	return id[0], err
+}
+
+// atMS is t in server ms; a time before the epoch is 1 (long past: now).
+func atMS(t time.Time) int64 {
+	if ms := t.UnixMilli(); ms > 0 {
+		return ms
+	}
+	return 1
 }
 
 // BatchJob is one job of EnqueueBatch.
@@ -169,7 +213,14 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
+	if !cfg.at.IsZero() && cfg.delay != 0 {
+		return nil, nil, invalid("WithAt and WithDelay exclude each other")
+	}
 	_, err = q.c.do(ctx, func(h capi.Client) int {
+		if !cfg.at.IsZero() {
+			return capi.Enqueue_batch_all(h, q.name, b, 0, atMS(cfg.at), uint(cfg.maxAttempts), ceilMS(cfg.window),
+				cfg.estimate)
+		}
 		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window),
 			cfg.estimate)
 	})

@@ -60,6 +60,7 @@ from .errors import (
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
+from .schedules import Schedule, Schedules, Upserted
 from .worker import DiscardJob, NoRetry, Worker, WorkerStats
 
 __version__: str = _echomq.version_string()
@@ -106,6 +107,9 @@ __all__ = [
     "DiscardJob",
     "NoRetry",
     "JobId",
+    "Schedule",
+    "Schedules",
+    "Upserted",
     "DEDUP_KEY_MAX",
     "UNSET",
     "error_class",

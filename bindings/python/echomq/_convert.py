@@ -41,6 +41,21 @@ def to_ms(name: str, value: Seconds, *, minimum: int = 1) -> int:
     return ms
 
 
+def epoch_ms(name: str, value: datetime.datetime) -> int:
+    """An aware datetime to ms since the Unix epoch (a server time). A naive
+    datetime is refused: whose clock it reads is unknown."""
+    if not isinstance(value, datetime.datetime):
+        raise TypeError(f"{name} must be a datetime, not {type(value).__name__}")
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise InvalidArgument(
+            f"{name} is a naive datetime: give it a tzinfo (for example datetime.timezone.utc)"
+        )
+    ms = int(round(value.timestamp() * 1000))
+    if ms < 1 or ms > _I64_MAX:
+        raise InvalidArgument(f"{name} must be after 1970-01-01T00:00:00Z, got {value.isoformat()}")
+    return ms
+
+
 def to_count(name: str, value: int, *, minimum: int = 1, maximum: int = _U32_MAX) -> int:
     """A whole number in ``[minimum, maximum]``."""
     if not isinstance(value, int) or isinstance(value, bool):

@@ -42,6 +42,7 @@ from .errors import CanceledError
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import JobId, Queue
+from .schedules import AsyncSchedules
 from .worker import Worker as _ThreadWorker
 from .worker import _STOPPING, WorkerStats
 
@@ -175,6 +176,11 @@ class AsyncQueue:
     def sync(self) -> Queue:
         """The blocking queue underneath."""
         return self._queue
+
+    @property
+    def schedules(self) -> AsyncSchedules:
+        """The queue's schedules, awaited (:mod:`echomq.schedules`)."""
+        return AsyncSchedules(self._queue.schedules)
 
     async def enqueue(self, group: str, payload: _convert.Payload, **options: Any) -> JobId:
         """As :meth:`echomq.Queue.enqueue` (``delay``, ``max_attempts``,

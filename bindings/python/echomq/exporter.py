@@ -7,7 +7,8 @@ lanes in the ring, paused lanes, the counters, and the ``top`` deepest lanes
 families of their own (``echomq_tenant_*``), the ``top`` deepest tenants:
 a tenant's row sums its lanes, so no family holds a job twice.  Each
 scrape reads the queues afresh (one stats call and one walk of the lanes
-per queue).  Lane series carry the lane's tenant (``tenant``, "" for none)
+per queue, and a read of its schedules: fires, skips and the lateness of
+each one's latest fired tick).  Lane series carry the lane's tenant (``tenant``, "" for none)
 and, for the same lanes, the wait and share figures while the queue records
 them and the cost-mode figures while it is in cost mode.  Needs the
 ``prometheus_client`` package.
@@ -107,6 +108,13 @@ class QueueCollector:
                 "out": GaugeMetricFamily(f"echomq_{kind}_sits_out", "Cost mode: 1 while over its share, off the ring.",
                                          labels=labels),
             }
+        sl = ["queue", "schedule"]
+        fires = CounterMetricFamily("echomq_schedule_fires", "Ticks the schedule fired (one job each).", labels=sl)
+        skips = CounterMetricFamily("echomq_schedule_skips",
+                                    "Ticks the schedule skipped: missed, late, overlapping, lane full or fired already.",
+                                    labels=sl)
+        late = GaugeMetricFamily("echomq_schedule_lateness_seconds",
+                                 "How late its latest fired tick fired: from its time to its enqueue.", labels=sl)
         for name in self._queues:
             q = self._client.queue(name)
             s = q.stats()
@@ -135,6 +143,11 @@ class QueueCollector:
                         if lane.cost_v is not None or lane.sits_out:
                             fam["cost_v"].add_metric(key, -1.0 if lane.cost_v is None else lane.cost_v)
                             fam["out"].add_metric(key, 1 if lane.sits_out else 0)
+            for sched in q.schedules:
+                fires.add_metric([name, sched.name], sched.runs)
+                skips.add_metric([name, sched.name], sched.skips)
+                if sched.lateness is not None:
+                    late.add_metric([name, sched.name], sched.lateness.total_seconds())
         yield jobs
         yield lanes
         yield ready
@@ -144,6 +157,9 @@ class QueueCollector:
         yield tenants
         for kind in ("lane", "tenant"):
             yield from kinds[kind].values()
+        yield fires
+        yield skips
+        yield late
 
 
 def serve(url: str, queues: Sequence[str], *, port: int = 9808, addr: str = "127.0.0.1", top: int = 10):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _convert, _echomq
 from .info import Event, LaneInfo, QueueStats
 from .errors import InvalidArgument, JobPendingError, NotFoundError
 from .job import Job
+from .schedules import Schedules
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
@@ -76,6 +78,7 @@ class Queue:
         payload: _convert.Payload,
         *,
         delay: Optional[_convert.Seconds] = None,
+        at: Optional[datetime.datetime] = None,
         max_attempts: Optional[int] = None,
         key: Optional[str] = None,
         dedup_window: Optional[_convert.Seconds] = None,
@@ -89,6 +92,9 @@ class Queue:
             group: the lane (1..256 bytes of printable UTF-8).
             payload: bytes, or str sent as UTF-8.
             delay: seconds before the job becomes claimable (``None`` = now).
+            at: or when it becomes claimable: an aware datetime, compared
+                with the server's clock (a time past is now); a naive one is
+                refused, as its clock is unknown. Not with ``delay``.
             max_attempts: deliveries before dead-lettering (``None`` = the
                 queue default).
             key: an idempotency key (1..``DEDUP_KEY_MAX`` bytes). When the
@@ -116,16 +122,16 @@ class Queue:
         """
         g = _convert.group_name(group)
         p = _convert.payload_bytes(payload)
-        delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        delay_ms, attempts, at_ms = self._enqueue_options(delay, max_attempts, at)
         keep_ms, last = _keep_options(keep, keep_last)
         est = _cost_estimate(cost_estimate)
         if key is None:
-            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last, est))
+            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last, est, at_ms))
         k, window_ms = _dedup_key(key), _dedup_window_ms(dedup_window)
         if not k:
             raise InvalidArgument("idempotency key is empty (None means none)")
         jid, dup = self._client._raw.enqueue_keyed(
-            self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last, est
+            self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last, est, at_ms
         )
         return JobId(jid, dup)
 
@@ -134,6 +140,7 @@ class Queue:
         jobs: Iterable[Tuple[str, _convert.Payload]],
         *,
         delay: Optional[_convert.Seconds] = None,
+        at: Optional[datetime.datetime] = None,
         max_attempts: Optional[int] = None,
         dedup_window: Optional[_convert.Seconds] = None,
         keep: Optional[_convert.Seconds] = None,
@@ -150,7 +157,7 @@ class Queue:
         All or nothing: every job is checked before anything is sent, and a
         refused batch writes nothing.  Jobs are minted in the order given.
         Returns their ids in that order (an empty input sends nothing).
-        ``cost_estimate`` (as :meth:`enqueue`) applies to every job.
+        ``cost_estimate`` and ``at`` (as :meth:`enqueue`) apply to every job.
 
         Raises:
             InvalidArgument: a bad group or option (nothing was sent).
@@ -168,27 +175,36 @@ class Queue:
             keys.append("" if key is None else _dedup_key(key))
         if not groups:
             return []
-        delay_ms, attempts = self._enqueue_options(delay, max_attempts)
+        delay_ms, attempts, at_ms = self._enqueue_options(delay, max_attempts, at)
         keep_ms, last = _keep_options(keep, keep_last)
         est = _cost_estimate(cost_estimate)
         raw = self._client._raw
         if not any(keys):
             return [
                 JobId(i)
-                for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last, est)
+                for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last, est, at_ms)
             ]
         out = raw.enqueue_batch_keyed(
-            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last, est
+            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last,
+            est, at_ms,
         )
         return [JobId(jid, dup) for jid, dup in out]
 
     @staticmethod
     def _enqueue_options(
-        delay: Optional[_convert.Seconds], max_attempts: Optional[int]
-    ) -> Tuple[int, int]:
+        delay: Optional[_convert.Seconds], max_attempts: Optional[int], at: Optional[datetime.datetime] = None
+    ) -> Tuple[int, int, int]:
         delay_ms = 0 if delay is None else _convert.to_ms("delay", delay, minimum=0)
         attempts = 0 if max_attempts is None else _convert.to_count("max_attempts", max_attempts)
-        return delay_ms, attempts
+        at_ms = 0 if at is None else _convert.epoch_ms("at", at)
+        if at is not None and delay is not None:
+            raise InvalidArgument("give delay or at, not both")
+        return delay_ms, attempts, at_ms
+
+    @property
+    def schedules(self) -> "Schedules":
+        """The queue's schedules: periodic jobs (:mod:`echomq.schedules`)."""
+        return Schedules(self)
 
     # -- claim -------------------------------------------------------------
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "handle.hpp"
+#include "schedules.hpp"
 
 namespace py = pybind11;
 using emqpy::Client;
@@ -206,8 +207,9 @@ Bytes bytes_view(const py::handle &b, const char *what) {
 }
 
 echomq_enqueue_options enqueue_opts(int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms = 0,
-                                    uint64_t keep_last = 0, uint64_t cost_estimate = 0) {
+                                    uint64_t keep_last = 0, uint64_t cost_estimate = 0, int64_t at_ms = 0) {
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.at_ms = at_ms;
   o.delay_ms = delay_ms;
   o.max_attempts = max_attempts;
   o.keep_ms = keep_ms;
@@ -469,11 +471,12 @@ PYBIND11_MODULE(_echomq, m) {
       // Enqueue
       .def("enqueue",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
-              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate,
+              int64_t at_ms) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate, at_ms);
              uint64_t id = 0;
              {
                py::gil_scoped_release nogil;
@@ -483,10 +486,11 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
            py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
-           "Enqueue one job; returns its id.")
+           py::arg("at_ms") = 0, "Enqueue one job; returns its id.")
       .def("enqueue_batch",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
-              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
+              int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate,
+              int64_t at_ms) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size()) throw py::value_error("groups and payloads differ in length");
              emqpy::BatchPtr batch(echomq_batch_create());
@@ -501,7 +505,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate, at_ms);
              {
                py::gil_scoped_release nogil;
                self.call([&](echomq_client *c) { return echomq_enqueue_batch(c, q, batch.get(), &o); });
@@ -513,16 +517,16 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("delay_ms"),
            py::arg("max_attempts"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
-           "Enqueue many jobs in one round trip; returns their ids.")
+           py::arg("at_ms") = 0, "Enqueue many jobs in one round trip; returns their ids.")
 
       .def("enqueue_keyed",
            [](Client &self, const std::string &queue, const std::string &group, const py::bytes &payload,
               int64_t delay_ms, uint32_t max_attempts, const std::string &key, int64_t window_ms,
-              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
+              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate, int64_t at_ms) {
              const char *q = cstr(queue, "queue name");
              const char *g = cstr(group, "group name");
              Bytes p = bytes_view(payload, "payload");
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate, at_ms);
              o.idempotency_key = cstr(key, "idempotency key");
              o.dedup_window_ms = window_ms;
              uint64_t id = 0;
@@ -535,12 +539,12 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("group"), py::arg("payload"), py::arg("delay_ms"),
            py::arg("max_attempts"), py::arg("key"), py::arg("window_ms"), py::arg("keep_ms") = 0,
-           py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
+           py::arg("keep_last") = 0, py::arg("cost_estimate") = 0, py::arg("at_ms") = 0,
            "Enqueue one job with an idempotency key: (id, was a duplicate).")
       .def("enqueue_batch_keyed",
            [](Client &self, const std::string &queue, const py::list &groups, const py::list &payloads,
               const py::list &keys, int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate) {
+              int64_t keep_ms, uint64_t keep_last, uint64_t cost_estimate, int64_t at_ms) {
              const char *q = cstr(queue, "queue name");
              if (groups.size() != payloads.size() || groups.size() != keys.size())
                throw py::value_error("groups, payloads and keys differ in length");
@@ -557,7 +561,7 @@ PYBIND11_MODULE(_echomq, m) {
                                           echomq_strerror(rc) + " (group " + g + ")").c_str());
                }
              }
-             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate);
+             echomq_enqueue_options o = enqueue_opts(delay_ms, max_attempts, keep_ms, keep_last, cost_estimate, at_ms);
              o.dedup_window_ms = window_ms;
              {
                py::gil_scoped_release nogil;
@@ -571,7 +575,7 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("groups"), py::arg("payloads"), py::arg("keys"), py::arg("delay_ms"),
            py::arg("max_attempts"), py::arg("window_ms"), py::arg("keep_ms") = 0, py::arg("keep_last") = 0, py::arg("cost_estimate") = 0,
-           "Enqueue many jobs with idempotency keys (\"\" = none): [(id, was a duplicate)].")
+           py::arg("at_ms") = 0, "Enqueue many jobs with idempotency keys (\"\" = none): [(id, was a duplicate)].")
 
       // Everyday operations
       .def("get_job",
@@ -1159,4 +1163,6 @@ PYBIND11_MODULE(_echomq, m) {
            },
            py::arg("queue"), py::arg("acl_user") = std::string(),
            "Server checks, one line each: '<ok|warn|fail> <check>: <finding>; <advice>'.");
+
+  emqpy::register_schedules(m);
 }

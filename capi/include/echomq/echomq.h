@@ -18,6 +18,7 @@
  *   echomq/outcomes.h  retention, results, progress, waiting for a job, events
  *   echomq/inspect.h   stats, lanes, dead letters, reports, verify, repair
  *   echomq/ops.h       jobs by id, purge, queues, sharded queues, doctor
+ *   echomq/schedules.h periodic jobs: schedules fired by claims
  *   echomq/lifecycle.h cancel, time limits, start deadlines, queue-wide
  *                      ceiling and rate, lane limits that burst
  */
@@ -33,6 +34,7 @@
 #include "outcomes.h"
 #include "inspect.h"
 #include "ops.h"
+#include "schedules.h"
 #include "lifecycle.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */

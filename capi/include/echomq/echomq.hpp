@@ -32,6 +32,7 @@ struct Free {
   void operator()(echomq_report *p) const noexcept { echomq_report_free(p); }
   void operator()(echomq_worker *p) const noexcept { echomq_worker_free(p); }
   void operator()(echomq_event_list *p) const noexcept { echomq_event_list_free(p); }
+  void operator()(echomq_schedule_list *p) const noexcept { echomq_schedule_list_free(p); }
 };
 
 template <class T>
@@ -46,6 +47,7 @@ using SettlePtr = Owned<echomq_settle>;
 using ReportPtr = Owned<echomq_report>;
 using WorkerPtr = Owned<echomq_worker>;
 using EventListPtr = Owned<echomq_event_list>;
+using ScheduleListPtr = Owned<echomq_schedule_list>;
 
 }  // namespace echomq
 

@@ -50,7 +50,14 @@ typedef struct echomq_enqueue_options {
    * or an expired lease leaves it charged. Outside cost mode it is checked
    * and not kept (docs/architecture.md, "Fairness by work"). */
   uint64_t cost_estimate;
-  /* Version 5 (0.5.0; echomq/lifecycle.h): a time limit and a start
+  /* Version 5 (0.5.0): an absolute due time, server ms since the Unix epoch
+   * (0 = none; then delay_ms applies). Compared with the server's clock when
+   * the job is enqueued: a time past (or now) is due at once, a later one
+   * waits in the delayed set like a delay; more than ECHOMQ_DELAY_MAX_MS
+   * ahead of the server's clock is EINVAL (from the server, nothing
+   * written). With at_ms set, delay_ms must be 0 (EINVAL). */
+  int64_t at_ms;
+  /* Version 6 (0.5.0; echomq/lifecycle.h): a time limit and a start
    * deadline for every job of the call.
    * timeout_ms: how long one attempt may run (0 = the queue's default,
    *   echomq_set_default_timeout; 1..ECHOMQ_TIMEOUT_MAX_MS). When it runs
@@ -74,17 +81,18 @@ typedef struct echomq_enqueue_options {
 /* An expired job is removed whole, not dead-lettered (expire_flags). */
 #define ECHOMQ_EXPIRE_DROP 1
 
-/* 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built against
- * version 1 passes 1 and has no idempotency key, against version 2 passes
- * 2 and has no retention of its own, against version 3 passes 3 and has no
- * estimate, against version 4 passes 4 and has no time limit or start
- * deadline. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 5
+/* 6 and 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built
+ * against version 1 passes 1 and has no idempotency key, against version 2
+ * passes 2 and has no retention of its own, against version 3 passes 3 and
+ * has no estimate, against version 4 passes 4 and has no at_ms, against
+ * version 5 passes 5 and has no time limit or start deadline. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 6
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 3
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_4 4
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_5 5
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 /* Fill *opts with defaults (an older version: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);

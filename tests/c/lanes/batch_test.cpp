@@ -8,6 +8,7 @@
 #include "raw_valkey.hpp"
 #include "test_env.hpp"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <sstream>
@@ -39,6 +40,13 @@ uint64_t nonce_of(const Served &x) { return x.token % ECHOMQ_TOKEN_SPREAD; }
 // (which would make the two copies differ, also on a loaded machine), over
 // before the claims run.
 constexpr int64_t kShort = 400;
+// Each short deadline of a state is kStep later than the one made before it
+// (plus up to 49 ms at random): the deadlines keep the order they were made
+// in whatever the machine's load, so the two copies recover their expired
+// work in the same order (a lease a few ms shorter could otherwise end
+// before one made earlier in one copy and after it in the other).
+constexpr int64_t kStep = 60;
+int64_t g_latest = 0;  // the latest short deadline made, past kShort
 
 // Applies one seed's random history to queue q: lanes, weights, limits,
 // pauses, some jobs leased with a short lease (they expire), some failed
@@ -53,6 +61,12 @@ std::string lane_name(unsigned seed, int l) {
 void build_state(echomq_client *c, const std::string &q, unsigned seed) {
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  int64_t step = 0;
+  auto soon = [&](int64_t jitter) {
+    const int64_t d = kStep * step++ + jitter;
+    g_latest = std::max(g_latest, d);
+    return kShort + d;
+  };
   const int lanes = 2 + pick(7);
   for (int i = 0, n = 5 + pick(40); i < n; ++i)
     enqueue(c, q, lane_name(seed, pick(lanes)), "p" + std::to_string(i));
@@ -89,11 +103,11 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
   }
   // Deliveries that end in the past: expired leases and short retries.
   for (int i = 0, n = pick(6); i < n; ++i) {
-    JobPtr j = claim(c, q, kShort + pick(50));
+    JobPtr j = claim(c, q, soon(pick(50)));
     if (!j) break;
     if (pick(2) == 0) {
       EMQ_REQUIRE_OK(c, echomq_fail(c, q.c_str(), echomq_job_id(j.get()), echomq_job_token(j.get()),
-                                    "x", kShort + pick(50), nullptr));
+                                    "x", soon(pick(50)), nullptr));
     } else if (pick(3) == 0) {
       ack(c, q, j.get());
     }
@@ -103,8 +117,11 @@ void build_state(echomq_client *c, const std::string &q, unsigned seed) {
     if (!j) break;
   }
   echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = kShort + pick(50);
-  for (int i = 0, n = pick(4); i < n; ++i) enqueue(c, q, lane_name(seed, pick(lanes)), "d", &o);
+  const int jitter = pick(50);
+  for (int i = 0, n = pick(4); i < n; ++i) {
+    o.delay_ms = soon(jitter);
+    enqueue(c, q, lane_name(seed, pick(lanes)), "d", &o);
+  }
 }
 
 std::vector<std::string> ring_of(RawValkey &raw, const std::string &q, const char *key = "ring") {
@@ -131,7 +148,7 @@ TEST_CASE("a batch of n serves what n claims serve, across many random states", 
     build_state(c.get(), qas.back(), seed);
     build_state(c.get(), qbs.back(), seed);
   }
-  sleep_ms(kShort + 100);  // short leases expire, short delays fall due
+  sleep_ms(kShort + g_latest + 100);  // short leases expire, short delays fall due
   for (unsigned seed = 1; seed <= kSeeds; ++seed) {
     const bool weighted = seed % 2 == 0;
     const std::string &qa = qas[seed - 1], &qb = qbs[seed - 1];

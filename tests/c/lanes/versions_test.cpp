@@ -36,8 +36,13 @@ std::vector<size_t> ends<echomq_client_options>() {
 template <>
 std::vector<size_t> ends<echomq_enqueue_options>() {
   return {offsetof(echomq_enqueue_options, idempotency_key), offsetof(echomq_enqueue_options, keep_ms),
-          offsetof(echomq_enqueue_options, cost_estimate), offsetof(echomq_enqueue_options, timeout_ms),
+          offsetof(echomq_enqueue_options, cost_estimate), offsetof(echomq_enqueue_options, at_ms),
+          offsetof(echomq_enqueue_options, timeout_ms),
           sizeof(echomq_enqueue_options)};
+}
+template <>
+std::vector<size_t> ends<echomq_schedule_options>() {
+  return {sizeof(echomq_schedule_options)};
 }
 template <>
 std::vector<size_t> ends<echomq_worker_options>() {
@@ -106,6 +111,7 @@ TEST_CASE("every version of the table of struct ends is the header's", "[version
   CHECK(ends<echomq_queue_stats>().size() == ECHOMQ_QUEUE_STATS_VERSION);
   CHECK(ends<echomq_outcome_settings>().size() == ECHOMQ_OUTCOME_SETTINGS_VERSION);
   CHECK(ends<echomq_lane_info>().size() == ECHOMQ_LANE_INFO_VERSION);
+  CHECK(ends<echomq_schedule_options>().size() == ECHOMQ_SCHEDULE_OPTIONS_VERSION);
 }
 
 TEST_CASE("client options: versions 1, 2 and 3", "[versions]") {
@@ -138,7 +144,7 @@ TEST_CASE("client options: versions 1, 2 and 3", "[versions]") {
   }
 }
 
-TEST_CASE("enqueue options: versions 1 to 5", "[versions]") {
+TEST_CASE("enqueue options: versions 1 to 6", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-enqueue");
   for (unsigned v = 1; v <= ECHOMQ_ENQUEUE_OPTIONS_VERSION; ++v) {
@@ -159,7 +165,8 @@ TEST_CASE("enqueue options: versions 1 to 5", "[versions]") {
     if (v == 2) whole.dedup_window_ms = ECHOMQ_DEDUP_WINDOW_MAX_MS + 1;
     if (v == 3) whole.keep_last = ECHOMQ_KEEP_LAST_MAX + 1;
     if (v == 4) whole.cost_estimate = static_cast<uint64_t>(ECHOMQ_ID_MAX) + 1;
-    if (v == 5) whole.expire_flags = 2;
+    if (v == 5) whole.at_ms = -1;
+    if (v == 6) whole.expire_flags = 2;
     if (v == 2) whole.idempotency_key = "k";
     o.set(whole);
     EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_enqueue(c.get(), q.c_str(), "g", "p", 1, o.get(), &id));

@@ -158,12 +158,14 @@ TEST_CASE("wait figures: a lane's value stays bounded however many claims", "[wa
   const size_t windows = late_w.size() - early_w.size() + 1;
   INFO("after 500 claims: " << early << " fields, " << early_bytes << " bytes; after 10000: " << late << ", "
                             << late_bytes);
-  // Counts grow by digits (and a slow claim may open a bucket or two), never
-  // by a field per claim; and no lane passes the layout's bound: two windows
-  // of its claims, weight, cost and 52 buckets.
-  CHECK(late <= windows * (early + 4));
-  CHECK(late_bytes <= windows * (early_bytes + 4 * 24));
+  // Counts grow by digits, never by a field per claim: no lane passes the
+  // layout's bound (two windows of its claims, weight, cost and 52
+  // buckets), however the waits spread over the buckets (a loaded machine
+  // opens more of them than a quiet one), and every field stays a short
+  // name ("a\t<window>\t<bucket>") with a count of a few digits.
+  CHECK(late >= early);
   CHECK(late <= 2 * (3 + 52));
+  CHECK(late_bytes <= late * 32);
   CHECK(raw.integer({"HLEN", gwait(q)}) <= static_cast<long long>(late + 2 * windows + 1));  // + the queue's
   CHECK(lane(c.get(), q, "a").wait_samples == 10000);
 }

@@ -5,6 +5,7 @@
 #include "test_env.hpp"
 
 #include "raw_valkey.hpp"
+#include "schedule_helpers.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -320,5 +321,40 @@ TEST_CASE("the documented producer and worker use a sharded queue by its name", 
   CHECK(echomq_job_id(job.get()) == id);
   EMQ_REQUIRE_OK(w.get(), echomq_ack(w.get(), q.c_str(), id, echomq_job_token(job.get())));
   CHECK(stats(admin.get(), q).acked_total == 1);
+  require_verified(admin.get(), q);
+}
+
+TEST_CASE("the documented roles run schedules: the operator sets them, a worker's claims fire them, "
+          "the observer reads them", "[acl][schedules]") {
+  RawValkey raw;
+  ClientPtr admin = connect_client();
+  DocumentedUser op_user(raw, "operator"), worker_user(raw, "worker"), obs_user(raw, "observer");
+  ClientPtr op = op_user.connect(), worker = worker_user.connect(), obs = obs_user.connect();
+  const std::string q = fresh_queue("acl-sched");
+  enqueue(admin.get(), q, "seed", "x");  // the queue exists
+  JobPtr seeded = claim(admin.get(), q, kLease);
+  ack(admin.get(), q, seeded.get());
+
+  echomq_schedule_options o = every_options(100, "ticks");
+  o.keep_ms = 60000;  // a job's own retention too (the outcome paths)
+  EMQ_REQUIRE_OK(op.get(), echomq_schedule_upsert(op.get(), q.c_str(), "s", &o, nullptr, nullptr));
+  sleep_until_server(admin.get(), q, get_schedule(admin.get(), q, "s").next_at_ms + 1);
+  JobPtr j = claim(worker.get(), q, kLease);  // fires the tick, then claims its job
+  REQUIRE(j);
+  ack(worker.get(), q, j.get());
+  CHECK(get_schedule(obs.get(), q, "s").runs == 1);
+  CHECK(next_ticks(obs.get(), q, "s", 2).size() == 2);
+  echomq_report *r = nullptr;
+  EMQ_REQUIRE_OK(obs.get(), echomq_verify(obs.get(), q.c_str(), &r));
+  echomq_report_free(r);
+  EMQ_REQUIRE_OK(op.get(), echomq_schedule_pause(op.get(), q.c_str(), "s"));
+  EMQ_REQUIRE_OK(op.get(), echomq_schedule_resume(op.get(), q.c_str(), "s"));
+  EMQ_REQUIRE_OK(op.get(), echomq_schedule_remove(op.get(), q.c_str(), "s"));
+
+  // (The worker's commands would let it upsert too: an ACL allows commands,
+  // not scripts. docs/operations.md says so.)
+  require_refused(raw, obs.get(), q, "upsert by an observer", [&] {
+    return echomq_schedule_upsert(obs.get(), q.c_str(), "o", &o, nullptr, nullptr);
+  });
   require_verified(admin.get(), q);
 }

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_7ee3949ebceb1313(const char*);
+  void cgo_panic__capi_8987bd7ba0dc706e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_7ee3949ebceb1313(p);
+  cgo_panic__capi_8987bd7ba0dc706e(p);
 }
 
 
@@ -825,11 +825,197 @@ uint64_t emqgo_c_heap_in_use(void) {
   return (uint64_t)(m.uordblks + m.hblkhd);
 }
 
+/* ---- schedules (echomq/schedules.h) ------------------------------------ */
+
+/* Enqueue with every option (an absolute due time among them): one shim
+ * for any combination; key NULL or "" = none. */
+int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
+                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
+                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
+                      uint64_t cost_estimate, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key && *key ? key : NULL;
+  o.dedup_window_ms = window_ms;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
+                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
+enum {
+  EMQGO_SPEC_EVERY_MS = 0,
+  EMQGO_SPEC_MAX_ATTEMPTS,
+  EMQGO_SPEC_KEEP_MS,
+  EMQGO_SPEC_KEEP_LAST,
+  EMQGO_SPEC_COST_ESTIMATE,
+  EMQGO_SPEC_START_AT_MS,
+  EMQGO_SPEC_END_AT_MS,
+  EMQGO_SPEC_LIMIT,
+  EMQGO_SPEC_MISSED,
+  EMQGO_SPEC_GRACE_MS,
+  EMQGO_SPEC_OVERLAP,
+  EMQGO_SPEC_NUMS
+};
+
+/* Upsert schedule `name` with the numbers of its spec (EMQGO_SPEC_*; cron
+ * and zone "" = none); statuses[0] gets what changed, statuses[1] its
+ * next tick. */
+int emqgo_schedule_upsert(echomq_client *c, const char *queue, const char *name, const char *cron,
+                          const char *zone, const char *lane, const char *payload, size_t payload_len,
+                          int64_t *nums, size_t n, int64_t *statuses, size_t sn) {
+  echomq_schedule_options o = ECHOMQ_SCHEDULE_OPTIONS_INIT;
+  int changed = 0, rc;
+  int64_t next = 0;
+  if (n < EMQGO_SPEC_NUMS || sn < 2) return ECHOMQ_EINVAL;
+  o.every_ms = nums[EMQGO_SPEC_EVERY_MS];
+  o.cron = cron && *cron ? cron : NULL;
+  o.zone = zone && *zone ? zone : NULL;
+  o.lane = lane;
+  o.payload = payload;
+  o.payload_len = payload_len;
+  o.max_attempts = (uint32_t)nums[EMQGO_SPEC_MAX_ATTEMPTS];
+  o.keep_ms = nums[EMQGO_SPEC_KEEP_MS];
+  o.keep_last = (uint64_t)nums[EMQGO_SPEC_KEEP_LAST];
+  o.cost_estimate = (uint64_t)nums[EMQGO_SPEC_COST_ESTIMATE];
+  o.start_at_ms = nums[EMQGO_SPEC_START_AT_MS];
+  o.end_at_ms = nums[EMQGO_SPEC_END_AT_MS];
+  o.limit = (uint64_t)nums[EMQGO_SPEC_LIMIT];
+  o.missed = (int)nums[EMQGO_SPEC_MISSED];
+  o.grace_ms = nums[EMQGO_SPEC_GRACE_MS];
+  o.overlap = (int)nums[EMQGO_SPEC_OVERLAP];
+  rc = echomq_schedule_upsert(c, queue, name, &o, &changed, &next);
+  statuses[0] = changed;
+  statuses[1] = next;
+  return rc;
+}
+
+int echomq_schedule_remove(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_pause(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_resume(echomq_client *c, const char *queue, const char *name);
+size_t echomq_schedule_list_count(const echomq_schedule_list *l);
+const char *echomq_schedule_list_next(const echomq_schedule_list *l);
+void echomq_schedule_list_free(echomq_schedule_list *l);
+
+/* A page of schedules (after "" = from the first), or one by name
+ * (`name` not ""): the list's address in *OUT_HANDLE. */
+int emqgo_schedules(echomq_client *c, const char *queue, const char *name, const char *after, size_t count,
+                    uint64_t *OUT_HANDLE) {
+  echomq_schedule_list *l = NULL;
+  int rc = name && *name ? echomq_schedule_get(c, queue, name, &l) : echomq_schedules(c, queue, after, count, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* The numbers of a schedule as read, in this order (EMQGO_SCHED_* indexes). */
+enum {
+  EMQGO_SCHED_EVERY_MS = 0,
+  EMQGO_SCHED_PAYLOAD_LEN,
+  EMQGO_SCHED_MAX_ATTEMPTS,
+  EMQGO_SCHED_KEEP_MS,
+  EMQGO_SCHED_KEEP_LAST,
+  EMQGO_SCHED_COST_ESTIMATE,
+  EMQGO_SCHED_START_AT_MS,
+  EMQGO_SCHED_END_AT_MS,
+  EMQGO_SCHED_LIMIT,
+  EMQGO_SCHED_MISSED,
+  EMQGO_SCHED_GRACE_MS,
+  EMQGO_SCHED_OVERLAP,
+  EMQGO_SCHED_PAUSED,
+  EMQGO_SCHED_NEXT_AT_MS,
+  EMQGO_SCHED_LAST_TICK_MS,
+  EMQGO_SCHED_FIRED_TICK_MS,
+  EMQGO_SCHED_FIRED_AT_MS,
+  EMQGO_SCHED_FIRED_JOB,
+  EMQGO_SCHED_FIRED_STATE,
+  EMQGO_SCHED_RUNS,
+  EMQGO_SCHED_SKIPS,
+  EMQGO_SCHED_CREATED_AT_MS,
+  EMQGO_SCHED_UPDATED_AT_MS,
+  EMQGO_SCHED_NUMS
+};
+
+void emqgo_schedule_numbers(const echomq_schedule_list *l, size_t i, int64_t *nums, size_t n) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  int64_t v[EMQGO_SCHED_NUMS];
+  size_t k;
+  if (s == NULL) return;
+  v[EMQGO_SCHED_EVERY_MS] = s->every_ms;
+  v[EMQGO_SCHED_PAYLOAD_LEN] = (int64_t)s->payload_len;
+  v[EMQGO_SCHED_MAX_ATTEMPTS] = s->max_attempts;
+  v[EMQGO_SCHED_KEEP_MS] = s->keep_ms;
+  v[EMQGO_SCHED_KEEP_LAST] = (int64_t)s->keep_last;
+  v[EMQGO_SCHED_COST_ESTIMATE] = (int64_t)s->cost_estimate;
+  v[EMQGO_SCHED_START_AT_MS] = s->start_at_ms;
+  v[EMQGO_SCHED_END_AT_MS] = s->end_at_ms;
+  v[EMQGO_SCHED_LIMIT] = (int64_t)s->limit;
+  v[EMQGO_SCHED_MISSED] = s->missed;
+  v[EMQGO_SCHED_GRACE_MS] = s->grace_ms;
+  v[EMQGO_SCHED_OVERLAP] = s->overlap;
+  v[EMQGO_SCHED_PAUSED] = s->paused;
+  v[EMQGO_SCHED_NEXT_AT_MS] = s->next_at_ms;
+  v[EMQGO_SCHED_LAST_TICK_MS] = s->last_tick_ms;
+  v[EMQGO_SCHED_FIRED_TICK_MS] = s->fired_tick_ms;
+  v[EMQGO_SCHED_FIRED_AT_MS] = s->fired_at_ms;
+  v[EMQGO_SCHED_FIRED_JOB] = (int64_t)s->fired_job;
+  v[EMQGO_SCHED_FIRED_STATE] = s->fired_state;
+  v[EMQGO_SCHED_RUNS] = (int64_t)s->runs;
+  v[EMQGO_SCHED_SKIPS] = (int64_t)s->skips;
+  v[EMQGO_SCHED_CREATED_AT_MS] = s->created_at_ms;
+  v[EMQGO_SCHED_UPDATED_AT_MS] = s->updated_at_ms;
+  for (k = 0; k < n && k < EMQGO_SCHED_NUMS; k++) nums[k] = v[k];
+}
+
+/* Text of schedule i: what = 0 name, 1 cron, 2 zone, 3 lane, 4 ended. */
+const char *emqgo_schedule_text(const echomq_schedule_list *l, size_t i, int what) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s == NULL) return "";
+  switch (what) {
+    case 0: return s->name;
+    case 1: return s->cron;
+    case 2: return s->zone;
+    case 3: return s->lane;
+    default: return s->ended;
+  }
+}
+
+void emqgo_schedule_payload_copy(const echomq_schedule_list *l, size_t i, char *buf, size_t cap) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s != NULL && s->payload_len > 0) memcpy(buf, s->payload, s->payload_len < cap ? s->payload_len : cap);
+}
+
+/* The next ticks of schedule `name` into nums (room for n); *OUT_U64 gets how many. */
+int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, int64_t *nums, size_t n,
+                        uint64_t *OUT_U64) {
+  size_t got = 0;
+  int rc = echomq_schedule_next(c, queue, name, n, nums, &got);
+  *OUT_U64 = got;
+  return rc;
+}
+
+/* The schedule and tick of a looked-up job ("" and 0 for none). */
+const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
+int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_7ee3949ebceb1313(void *_swig_go_0) {
+void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -839,7 +1025,7 @@ void _wrap_Swig_free_capi_7ee3949ebceb1313(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_7ee3949ebceb1313(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -852,7 +1038,7 @@ void *_wrap_Swig_malloc_capi_7ee3949ebceb1313(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -863,7 +1049,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -874,7 +1060,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -885,7 +1071,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -896,7 +1082,7 @@ intgo _wrap_ECHOMQ_OK_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -907,7 +1093,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -918,7 +1104,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -929,7 +1115,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -940,7 +1126,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -951,7 +1137,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -962,7 +1148,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -973,7 +1159,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -984,7 +1170,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -995,7 +1181,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1006,7 +1192,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1017,7 +1203,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1028,7 +1214,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1039,7 +1225,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1050,7 +1236,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1061,7 +1247,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1072,7 +1258,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1083,7 +1269,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1094,7 +1280,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1105,7 +1291,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1116,7 +1302,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1127,7 +1313,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1138,7 +1324,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1149,7 +1335,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1160,7 +1346,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1171,7 +1357,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1182,7 +1368,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1193,7 +1379,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1204,7 +1390,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1215,7 +1401,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1226,7 +1412,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1237,7 +1423,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1248,7 +1434,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1259,7 +1445,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1270,7 +1456,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1281,7 +1467,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1292,7 +1478,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1303,7 +1489,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1314,7 +1500,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1325,7 +1511,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1336,7 +1522,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1347,7 +1533,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1358,7 +1544,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1369,7 +1555,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1380,7 +1566,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1391,7 +1577,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1402,7 +1588,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1413,7 +1599,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1424,7 +1610,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1435,7 +1621,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1446,7 +1632,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1457,7 +1643,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -1468,7 +1654,106 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-_gostring_ _wrap_strerror_capi_7ee3949ebceb1313(intgo _swig_go_0) {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_NEXT_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_LIST_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_MISSED_FIRE_ONCE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_MISSED_SKIP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_OVERLAP_FIRE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_OVERLAP_SKIP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_UNCHANGED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_CREATED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_SCHEDULE_UPDATED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1484,7 +1769,7 @@ _gostring_ _wrap_strerror_capi_7ee3949ebceb1313(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_7ee3949ebceb1313() {
+intgo _wrap_version_capi_8987bd7ba0dc706e() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1495,7 +1780,7 @@ intgo _wrap_version_capi_7ee3949ebceb1313() {
 }
 
 
-_gostring_ _wrap_version_string_capi_7ee3949ebceb1313() {
+_gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1509,7 +1794,7 @@ _gostring_ _wrap_version_string_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1527,7 +1812,7 @@ intgo _wrap_check_queue_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1545,7 +1830,7 @@ intgo _wrap_check_group_name_capi_7ee3949ebceb1313(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1565,7 +1850,7 @@ intgo _wrap_client_connect_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1575,7 +1860,7 @@ void _wrap_client_free_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1591,7 +1876,7 @@ _gostring_ _wrap_client_errmsg_capi_7ee3949ebceb1313(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1604,7 +1889,7 @@ intgo _wrap_client_errcode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1617,7 +1902,7 @@ intgo _wrap_client_connected_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1627,7 +1912,7 @@ void _wrap_client_cancel_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1640,7 +1925,7 @@ intgo _wrap_client_ping_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1656,7 +1941,7 @@ _gostring_ _wrap_job_group_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1672,7 +1957,7 @@ _gostring_ _wrap_job_last_error_capi_7ee3949ebceb1313(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1682,7 +1967,7 @@ void _wrap_job_free_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1695,7 +1980,7 @@ long long _wrap_job_list_count_capi_7ee3949ebceb1313(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1710,7 +1995,7 @@ struct echomq_job *_wrap_job_list_at_capi_7ee3949ebceb1313(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -1720,7 +2005,7 @@ void _wrap_job_list_free_capi_7ee3949ebceb1313(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_7ee3949ebceb1313() {
+struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -1731,7 +2016,7 @@ struct echomq_batch *_wrap_batch_create_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_batch_add_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1757,7 +2042,7 @@ intgo _wrap_batch_add_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1770,7 +2055,7 @@ long long _wrap_batch_count_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -1785,7 +2070,7 @@ long long _wrap_batch_id_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1818,7 +2103,7 @@ intgo _wrap_batch_add_keyed_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -1833,7 +2118,7 @@ intgo _wrap_batch_duplicate_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1855,7 +2140,7 @@ intgo _wrap_delete_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1865,7 +2150,7 @@ void _wrap_batch_clear_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -1875,7 +2160,7 @@ void _wrap_batch_free_capi_7ee3949ebceb1313(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1899,7 +2184,7 @@ intgo _wrap_ack_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1929,7 +2214,7 @@ intgo _wrap_ack_result_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -1959,7 +2244,7 @@ intgo _wrap_progress_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -1983,7 +2268,7 @@ intgo _wrap_set_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2003,7 +2288,7 @@ intgo _wrap_clear_retention_capi_7ee3949ebceb1313(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2027,7 +2312,7 @@ intgo _wrap_set_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2047,7 +2332,7 @@ intgo _wrap_clear_events_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2060,7 +2345,7 @@ long long _wrap_event_list_count_capi_7ee3949ebceb1313(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2078,7 +2363,7 @@ _gostring_ _wrap_event_list_id_capi_7ee3949ebceb1313(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2093,7 +2378,7 @@ long long _wrap_event_list_nfields_capi_7ee3949ebceb1313(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2113,7 +2398,7 @@ _gostring_ _wrap_event_list_name_capi_7ee3949ebceb1313(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2123,7 +2408,7 @@ void _wrap_event_list_free_capi_7ee3949ebceb1313(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2162,7 +2447,7 @@ intgo _wrap_extend_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2191,7 +2476,7 @@ intgo _wrap_set_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2218,7 +2503,7 @@ intgo _wrap_clear_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2247,7 +2532,7 @@ intgo _wrap_set_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2274,7 +2559,7 @@ intgo _wrap_clear_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2301,7 +2586,7 @@ intgo _wrap_pause_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2328,7 +2613,7 @@ intgo _wrap_resume_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2350,7 +2635,7 @@ intgo _wrap_set_default_weight_capi_7ee3949ebceb1313(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2372,7 +2657,7 @@ intgo _wrap_set_default_limit_capi_7ee3949ebceb1313(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2394,7 +2679,7 @@ intgo _wrap_set_default_max_attempts_capi_7ee3949ebceb1313(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2427,7 +2712,7 @@ intgo _wrap_set_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2454,7 +2739,7 @@ intgo _wrap_clear_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2480,7 +2765,7 @@ intgo _wrap_set_default_rate_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2509,7 +2794,7 @@ intgo _wrap_throttle_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2538,7 +2823,7 @@ intgo _wrap_set_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2565,7 +2850,7 @@ intgo _wrap_clear_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2587,7 +2872,7 @@ intgo _wrap_set_default_cap_capi_7ee3949ebceb1313(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2609,7 +2894,7 @@ intgo _wrap_set_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2642,7 +2927,7 @@ intgo _wrap_get_cost_mode_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2664,7 +2949,7 @@ intgo _wrap_set_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2693,7 +2978,7 @@ intgo _wrap_charge_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2706,7 +2991,7 @@ long long _wrap_lane_list_count_capi_7ee3949ebceb1313(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -2716,7 +3001,7 @@ void _wrap_lane_list_free_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2755,7 +3040,7 @@ intgo _wrap_redrive_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2788,7 +3073,7 @@ intgo _wrap_redrive_all_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2801,7 +3086,7 @@ intgo _wrap_worker_start_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -2816,7 +3101,7 @@ intgo _wrap_worker_done_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2837,7 +3122,7 @@ intgo _wrap_worker_done_result_capi_7ee3949ebceb1313(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2861,7 +3146,7 @@ intgo _wrap_worker_fail_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +3168,7 @@ intgo _wrap_worker_discard_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -2917,7 +3202,7 @@ intgo _wrap_worker_settle_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -2934,7 +3219,7 @@ intgo _wrap_worker_stop_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -2944,7 +3229,7 @@ void _wrap_worker_free_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2966,7 +3251,7 @@ intgo _wrap_shards_create_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2979,7 +3264,7 @@ long long _wrap_report_count_capi_7ee3949ebceb1313(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2997,7 +3282,7 @@ _gostring_ _wrap_report_at_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3007,7 +3292,7 @@ void _wrap_report_free_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_7ee3949ebceb1313(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3023,7 +3308,7 @@ _gostring_ _wrap_report_cursor_capi_7ee3949ebceb1313(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3035,7 +3320,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3047,7 +3332,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3059,7 +3344,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3071,7 +3356,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3083,7 +3368,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3095,7 +3380,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3107,7 +3392,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3119,7 +3404,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3131,7 +3416,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3143,7 +3428,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3155,7 +3440,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3167,7 +3452,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3179,7 +3464,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3191,7 +3476,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3203,7 +3488,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3215,7 +3500,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3227,7 +3512,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3239,7 +3524,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3251,7 +3536,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3263,7 +3548,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3275,7 +3560,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3287,7 +3572,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3299,7 +3584,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3311,7 +3596,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3323,7 +3608,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3335,7 +3620,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3347,7 +3632,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3359,7 +3644,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3371,7 +3656,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3383,7 +3668,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3395,7 +3680,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3407,7 +3692,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3419,7 +3704,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3431,7 +3716,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3443,7 +3728,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3455,7 +3740,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3467,7 +3752,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3479,7 +3764,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3491,7 +3776,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3503,7 +3788,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3515,7 +3800,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3527,7 +3812,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3539,7 +3824,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3551,7 +3836,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3563,7 +3848,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3575,7 +3860,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3587,7 +3872,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3599,7 +3884,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3611,7 +3896,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3623,7 +3908,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3635,7 +3920,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3647,7 +3932,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3659,7 +3944,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3671,7 +3956,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3683,7 +3968,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3695,7 +3980,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3707,7 +3992,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3719,7 +4004,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3731,7 +4016,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3743,7 +4028,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3755,7 +4040,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3767,7 +4052,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3779,7 +4064,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -3791,7 +4076,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_7ee3949ebceb1313(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -3814,7 +4099,7 @@ struct echomq_client *_wrap_client_create_capi_7ee3949ebceb1313(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -3830,7 +4115,7 @@ void _wrap_job_numbers_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -3848,7 +4133,7 @@ void _wrap_job_outcome_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3904,7 +4189,7 @@ intgo _wrap_enqueue_with_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_wait_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3941,7 +4226,7 @@ intgo _wrap_wait_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3985,7 +4270,7 @@ intgo _wrap_events_read_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4002,7 +4287,7 @@ long long _wrap_event_value_len_capi_7ee3949ebceb1313(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_7ee3949ebceb1313(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4022,7 +4307,7 @@ void _wrap_event_value_copy_capi_7ee3949ebceb1313(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4038,7 +4323,7 @@ void _wrap_job_payload_copy_capi_7ee3949ebceb1313(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4088,7 +4373,7 @@ intgo _wrap_enqueue_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4114,7 +4399,7 @@ intgo _wrap_enqueue_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_enqueue_keyed_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4175,7 +4460,7 @@ intgo _wrap_enqueue_keyed_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
+intgo _wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4205,7 +4490,7 @@ intgo _wrap_enqueue_batch_window_capi_7ee3949ebceb1313(struct echomq_client *_sw
 }
 
 
-intgo _wrap_get_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4240,7 +4525,7 @@ intgo _wrap_get_job_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4277,7 +4562,7 @@ intgo _wrap_purge_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4303,7 +4588,7 @@ intgo _wrap_queues_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4336,7 +4621,7 @@ intgo _wrap_shards_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4371,7 +4656,7 @@ intgo _wrap_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4408,7 +4693,7 @@ intgo _wrap_wclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4445,7 +4730,7 @@ intgo _wrap_bclaim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4484,7 +4769,7 @@ intgo _wrap_ack_claim_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4530,7 +4815,7 @@ intgo _wrap_fail_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4556,7 +4841,7 @@ intgo _wrap_stats_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4589,7 +4874,7 @@ intgo _wrap_get_wait_figures_capi_7ee3949ebceb1313(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4622,7 +4907,7 @@ intgo _wrap_lane_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4664,7 +4949,7 @@ intgo _wrap_lanes_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4682,7 +4967,7 @@ _gostring_ _wrap_lane_list_group_capi_7ee3949ebceb1313(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4700,7 +4985,7 @@ void _wrap_lane_list_numbers_capi_7ee3949ebceb1313(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_7ee3949ebceb1313(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -4716,7 +5001,7 @@ _gostring_ _wrap_lane_list_cursor_capi_7ee3949ebceb1313(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4753,7 +5038,7 @@ intgo _wrap_dead_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4786,7 +5071,7 @@ intgo _wrap_verify_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -4830,7 +5115,7 @@ intgo _wrap_repair_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4870,7 +5155,7 @@ intgo _wrap_doctor_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4908,7 +5193,7 @@ intgo _wrap_ack_many_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4947,7 +5232,7 @@ intgo _wrap_claim_batch_capi_7ee3949ebceb1313(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4959,7 +5244,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4971,7 +5256,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4983,7 +5268,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -4995,7 +5280,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5007,7 +5292,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5019,7 +5304,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5031,7 +5316,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5043,7 +5328,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5055,7 +5340,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5067,7 +5352,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5079,7 +5364,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5091,7 +5376,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5103,7 +5388,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5115,7 +5400,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5127,7 +5412,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-void _wrap_worker_defaults_capi_7ee3949ebceb1313(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5141,7 +5426,7 @@ void _wrap_worker_defaults_capi_7ee3949ebceb1313(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_7ee3949ebceb1313(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5185,7 +5470,7 @@ intgo _wrap_worker_create_capi_7ee3949ebceb1313(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5204,7 +5489,7 @@ intgo _wrap_worker_last_error_capi_7ee3949ebceb1313(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5232,7 +5517,7 @@ intgo _wrap_worker_next_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5244,7 +5529,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5256,7 +5541,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5268,7 +5553,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5280,7 +5565,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5292,7 +5577,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5304,7 +5589,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5316,7 +5601,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5328,7 +5613,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5340,7 +5625,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5352,7 +5637,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5364,7 +5649,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5376,7 +5661,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5388,7 +5673,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5400,7 +5685,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
   int result;
   intgo _swig_go_result;
   
@@ -5412,7 +5697,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_7ee3949ebceb1313() {
 }
 
 
-intgo _wrap_worker_stats_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5431,12 +5716,909 @@ intgo _wrap_worker_stats_capi_7ee3949ebceb1313(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_7ee3949ebceb1313() {
+long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
   uint64_t result;
   long long _swig_go_result;
   
   
   result = (uint64_t)emqgo_c_heap_in_use();
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  int64_t arg6 ;
+  int64_t arg7 ;
+  uint32_t arg8 ;
+  char *arg9 = (char *) 0 ;
+  int64_t arg10 ;
+  int64_t arg11 ;
+  uint64_t arg12 ;
+  uint64_t arg13 ;
+  uint64_t *arg14 = (uint64_t *) 0 ;
+  uint64_t temp14 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  arg6 = (int64_t)_swig_go_4; 
+  arg7 = (int64_t)_swig_go_5; 
+  arg8 = (uint32_t)_swig_go_6; 
+  
+  arg9 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
+  arg9[_swig_go_7.n] = '\0';
+  
+  arg10 = (int64_t)_swig_go_8; 
+  arg11 = (int64_t)_swig_go_9; 
+  arg12 = (uint64_t)_swig_go_10; 
+  arg13 = (uint64_t)_swig_go_11; 
+  {
+    if (_swig_go_12.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg14 = &temp14;
+  }
+  
+  result = (int)emqgo_enqueue_all(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,(char const *)arg9,arg10,arg11,arg12,arg13,arg14);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_12.array;
+    a[0] = temp14;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg9); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t arg4 ;
+  int64_t arg5 ;
+  uint32_t arg6 ;
+  int64_t arg7 ;
+  uint64_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (int64_t)_swig_go_4; 
+  arg6 = (uint32_t)_swig_go_5; 
+  arg7 = (int64_t)_swig_go_6; 
+  arg8 = (uint64_t)_swig_go_7; 
+  
+  result = (int)emqgo_enqueue_batch_all(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_EVERY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_START_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_END_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_MISSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_GRACE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_OVERLAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SPEC_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int64_t *arg9 = (int64_t *) 0 ;
+  size_t arg10 ;
+  int64_t *arg11 = (int64_t *) 0 ;
+  size_t arg12 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  arg9 = (int64_t *)_swig_go_7.array;
+  arg10 = (size_t)_swig_go_7.len;
+  
+  
+  arg11 = (int64_t *)_swig_go_8.array;
+  arg12 = (size_t)_swig_go_8.len;
+  
+  
+  result = (int)emqgo_schedule_upsert(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8,arg9,arg10,arg11,arg12);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg4); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_remove(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_pause(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  result = (int)echomq_schedule_resume(arg1,(char const *)arg2,(char const *)arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  result = echomq_schedule_list_count((struct echomq_schedule_list const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  result = (char *)echomq_schedule_list_next((struct echomq_schedule_list const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  
+  echomq_schedule_list_free(arg1);
+  
+}
+
+
+intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (size_t)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_schedules(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg3); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_EVERY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_PAYLOAD_LEN;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_START_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_END_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_LIMIT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_MISSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_GRACE_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_OVERLAP;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_PAUSED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_NEXT_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_LAST_TICK_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_TICK_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_JOB;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_FIRED_STATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_RUNS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_SKIPS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_CREATED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_UPDATED_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_SCHED_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  emqgo_schedule_numbers((struct echomq_schedule_list const *)arg1,arg2,arg3,arg4);
+  
+}
+
+
+_gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (char *)emqgo_schedule_text((struct echomq_schedule_list const *)arg1,arg2,arg3);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
+  size_t arg2 ;
+  char *arg3 = (char *) 0 ;
+  size_t arg4 ;
+  
+  arg1 = *(echomq_schedule_list **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  arg3 = (char *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  emqgo_schedule_payload_copy((struct echomq_schedule_list const *)arg1,arg2,arg3,arg4);
+  
+}
+
+
+intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  size_t arg5 ;
+  uint64_t *arg6 = (uint64_t *) 0 ;
+  uint64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  
+  arg4 = (int64_t *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  {
+    if (_swig_go_4.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_schedule_next(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_4.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg3); 
+  
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)emqgo_job_schedule((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_job_tick_ms_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (int64_t)emqgo_job_tick_ms((struct echomq_job const *)arg1);
   _swig_go_result = result; 
   return _swig_go_result;
 }

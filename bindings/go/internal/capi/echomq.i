@@ -39,6 +39,7 @@
 %rename(Report) echomq_report;
 %rename(Worker) echomq_worker;
 %rename(EventList) echomq_event_list;
+%rename(ScheduleList) echomq_schedule_list;
 
 /* The handles are opaque in C; declaring them empty here (never emitted into
  * C) gives them plain Go names instead of mangled ones. */
@@ -52,6 +53,7 @@ struct echomq_lane_list {};
 struct echomq_report {};
 struct echomq_worker {};
 struct echomq_event_list {};
+struct echomq_schedule_list {};
 %clearnodefaultctor;
 %clearnodefaultdtor;
 
@@ -165,6 +167,15 @@ struct echomq_event_list {};
 %constant int ECHOMQ_WAIT_MAX_MS = ECHOMQ_WAIT_MAX_MS;
 %constant int ECHOMQ_WORKER_HANDLERS_DEFAULT = ECHOMQ_WORKER_HANDLERS_DEFAULT;
 %constant int ECHOMQ_WORKER_DRAIN_MS_DEFAULT = ECHOMQ_WORKER_DRAIN_MS_DEFAULT;
+%constant int ECHOMQ_SCHEDULE_NEXT_MAX = ECHOMQ_SCHEDULE_NEXT_MAX;
+%constant int ECHOMQ_SCHEDULE_LIST_MAX = ECHOMQ_SCHEDULE_LIST_MAX;
+%constant int ECHOMQ_MISSED_FIRE_ONCE = ECHOMQ_MISSED_FIRE_ONCE;
+%constant int ECHOMQ_MISSED_SKIP = ECHOMQ_MISSED_SKIP;
+%constant int ECHOMQ_OVERLAP_FIRE = ECHOMQ_OVERLAP_FIRE;
+%constant int ECHOMQ_OVERLAP_SKIP = ECHOMQ_OVERLAP_SKIP;
+%constant int ECHOMQ_SCHEDULE_UNCHANGED = ECHOMQ_SCHEDULE_UNCHANGED;
+%constant int ECHOMQ_SCHEDULE_CREATED = ECHOMQ_SCHEDULE_CREATED;
+%constant int ECHOMQ_SCHEDULE_UPDATED = ECHOMQ_SCHEDULE_UPDATED;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -174,6 +185,7 @@ typedef struct echomq_lane_list echomq_lane_list;
 typedef struct echomq_report echomq_report;
 typedef struct echomq_worker echomq_worker;
 typedef struct echomq_event_list echomq_event_list;
+typedef struct echomq_schedule_list echomq_schedule_list;
 
 const char *echomq_strerror(int status);
 unsigned int echomq_version(void);
@@ -904,4 +916,190 @@ uint64_t emqgo_c_heap_in_use(void) {
   struct mallinfo2 m = mallinfo2();
   return (uint64_t)(m.uordblks + m.hblkhd);
 }
+
+/* ---- schedules (echomq/schedules.h) ------------------------------------ */
+
+/* Enqueue with every option (an absolute due time among them): one shim
+ * for any combination; key NULL or "" = none. */
+int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
+                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
+                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
+                      uint64_t cost_estimate, uint64_t *OUT_U64) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.idempotency_key = key && *key ? key : NULL;
+  o.dedup_window_ms = window_ms;
+  o.keep_ms = keep_ms;
+  o.keep_last = keep_last;
+  o.cost_estimate = cost_estimate;
+  *OUT_U64 = 0;
+  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
+                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
+  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  o.delay_ms = delay_ms;
+  o.at_ms = at_ms;
+  o.max_attempts = max_attempts;
+  o.dedup_window_ms = window_ms;
+  o.cost_estimate = cost_estimate;
+  return echomq_enqueue_batch(c, queue, b, &o);
+}
+
+/* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
+enum {
+  EMQGO_SPEC_EVERY_MS = 0,
+  EMQGO_SPEC_MAX_ATTEMPTS,
+  EMQGO_SPEC_KEEP_MS,
+  EMQGO_SPEC_KEEP_LAST,
+  EMQGO_SPEC_COST_ESTIMATE,
+  EMQGO_SPEC_START_AT_MS,
+  EMQGO_SPEC_END_AT_MS,
+  EMQGO_SPEC_LIMIT,
+  EMQGO_SPEC_MISSED,
+  EMQGO_SPEC_GRACE_MS,
+  EMQGO_SPEC_OVERLAP,
+  EMQGO_SPEC_NUMS
+};
+
+/* Upsert schedule `name` with the numbers of its spec (EMQGO_SPEC_*; cron
+ * and zone "" = none); statuses[0] gets what changed, statuses[1] its
+ * next tick. */
+int emqgo_schedule_upsert(echomq_client *c, const char *queue, const char *name, const char *cron,
+                          const char *zone, const char *lane, const char *payload, size_t payload_len,
+                          int64_t *nums, size_t n, int64_t *statuses, size_t sn) {
+  echomq_schedule_options o = ECHOMQ_SCHEDULE_OPTIONS_INIT;
+  int changed = 0, rc;
+  int64_t next = 0;
+  if (n < EMQGO_SPEC_NUMS || sn < 2) return ECHOMQ_EINVAL;
+  o.every_ms = nums[EMQGO_SPEC_EVERY_MS];
+  o.cron = cron && *cron ? cron : NULL;
+  o.zone = zone && *zone ? zone : NULL;
+  o.lane = lane;
+  o.payload = payload;
+  o.payload_len = payload_len;
+  o.max_attempts = (uint32_t)nums[EMQGO_SPEC_MAX_ATTEMPTS];
+  o.keep_ms = nums[EMQGO_SPEC_KEEP_MS];
+  o.keep_last = (uint64_t)nums[EMQGO_SPEC_KEEP_LAST];
+  o.cost_estimate = (uint64_t)nums[EMQGO_SPEC_COST_ESTIMATE];
+  o.start_at_ms = nums[EMQGO_SPEC_START_AT_MS];
+  o.end_at_ms = nums[EMQGO_SPEC_END_AT_MS];
+  o.limit = (uint64_t)nums[EMQGO_SPEC_LIMIT];
+  o.missed = (int)nums[EMQGO_SPEC_MISSED];
+  o.grace_ms = nums[EMQGO_SPEC_GRACE_MS];
+  o.overlap = (int)nums[EMQGO_SPEC_OVERLAP];
+  rc = echomq_schedule_upsert(c, queue, name, &o, &changed, &next);
+  statuses[0] = changed;
+  statuses[1] = next;
+  return rc;
+}
+
+int echomq_schedule_remove(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_pause(echomq_client *c, const char *queue, const char *name);
+int echomq_schedule_resume(echomq_client *c, const char *queue, const char *name);
+size_t echomq_schedule_list_count(const echomq_schedule_list *l);
+const char *echomq_schedule_list_next(const echomq_schedule_list *l);
+void echomq_schedule_list_free(echomq_schedule_list *l);
+
+/* A page of schedules (after "" = from the first), or one by name
+ * (`name` not ""): the list's address in *OUT_HANDLE. */
+int emqgo_schedules(echomq_client *c, const char *queue, const char *name, const char *after, size_t count,
+                    uint64_t *OUT_HANDLE) {
+  echomq_schedule_list *l = NULL;
+  int rc = name && *name ? echomq_schedule_get(c, queue, name, &l) : echomq_schedules(c, queue, after, count, &l);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)l;
+  return rc;
+}
+
+/* The numbers of a schedule as read, in this order (EMQGO_SCHED_* indexes). */
+enum {
+  EMQGO_SCHED_EVERY_MS = 0,
+  EMQGO_SCHED_PAYLOAD_LEN,
+  EMQGO_SCHED_MAX_ATTEMPTS,
+  EMQGO_SCHED_KEEP_MS,
+  EMQGO_SCHED_KEEP_LAST,
+  EMQGO_SCHED_COST_ESTIMATE,
+  EMQGO_SCHED_START_AT_MS,
+  EMQGO_SCHED_END_AT_MS,
+  EMQGO_SCHED_LIMIT,
+  EMQGO_SCHED_MISSED,
+  EMQGO_SCHED_GRACE_MS,
+  EMQGO_SCHED_OVERLAP,
+  EMQGO_SCHED_PAUSED,
+  EMQGO_SCHED_NEXT_AT_MS,
+  EMQGO_SCHED_LAST_TICK_MS,
+  EMQGO_SCHED_FIRED_TICK_MS,
+  EMQGO_SCHED_FIRED_AT_MS,
+  EMQGO_SCHED_FIRED_JOB,
+  EMQGO_SCHED_FIRED_STATE,
+  EMQGO_SCHED_RUNS,
+  EMQGO_SCHED_SKIPS,
+  EMQGO_SCHED_CREATED_AT_MS,
+  EMQGO_SCHED_UPDATED_AT_MS,
+  EMQGO_SCHED_NUMS
+};
+
+void emqgo_schedule_numbers(const echomq_schedule_list *l, size_t i, int64_t *nums, size_t n) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  int64_t v[EMQGO_SCHED_NUMS];
+  size_t k;
+  if (s == NULL) return;
+  v[EMQGO_SCHED_EVERY_MS] = s->every_ms;
+  v[EMQGO_SCHED_PAYLOAD_LEN] = (int64_t)s->payload_len;
+  v[EMQGO_SCHED_MAX_ATTEMPTS] = s->max_attempts;
+  v[EMQGO_SCHED_KEEP_MS] = s->keep_ms;
+  v[EMQGO_SCHED_KEEP_LAST] = (int64_t)s->keep_last;
+  v[EMQGO_SCHED_COST_ESTIMATE] = (int64_t)s->cost_estimate;
+  v[EMQGO_SCHED_START_AT_MS] = s->start_at_ms;
+  v[EMQGO_SCHED_END_AT_MS] = s->end_at_ms;
+  v[EMQGO_SCHED_LIMIT] = (int64_t)s->limit;
+  v[EMQGO_SCHED_MISSED] = s->missed;
+  v[EMQGO_SCHED_GRACE_MS] = s->grace_ms;
+  v[EMQGO_SCHED_OVERLAP] = s->overlap;
+  v[EMQGO_SCHED_PAUSED] = s->paused;
+  v[EMQGO_SCHED_NEXT_AT_MS] = s->next_at_ms;
+  v[EMQGO_SCHED_LAST_TICK_MS] = s->last_tick_ms;
+  v[EMQGO_SCHED_FIRED_TICK_MS] = s->fired_tick_ms;
+  v[EMQGO_SCHED_FIRED_AT_MS] = s->fired_at_ms;
+  v[EMQGO_SCHED_FIRED_JOB] = (int64_t)s->fired_job;
+  v[EMQGO_SCHED_FIRED_STATE] = s->fired_state;
+  v[EMQGO_SCHED_RUNS] = (int64_t)s->runs;
+  v[EMQGO_SCHED_SKIPS] = (int64_t)s->skips;
+  v[EMQGO_SCHED_CREATED_AT_MS] = s->created_at_ms;
+  v[EMQGO_SCHED_UPDATED_AT_MS] = s->updated_at_ms;
+  for (k = 0; k < n && k < EMQGO_SCHED_NUMS; k++) nums[k] = v[k];
+}
+
+/* Text of schedule i: what = 0 name, 1 cron, 2 zone, 3 lane, 4 ended. */
+const char *emqgo_schedule_text(const echomq_schedule_list *l, size_t i, int what) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s == NULL) return "";
+  switch (what) {
+    case 0: return s->name;
+    case 1: return s->cron;
+    case 2: return s->zone;
+    case 3: return s->lane;
+    default: return s->ended;
+  }
+}
+
+void emqgo_schedule_payload_copy(const echomq_schedule_list *l, size_t i, char *buf, size_t cap) {
+  const echomq_schedule_info *s = echomq_schedule_list_at(l, i);
+  if (s != NULL && s->payload_len > 0) memcpy(buf, s->payload, s->payload_len < cap ? s->payload_len : cap);
+}
+
+/* The next ticks of schedule `name` into nums (room for n); *OUT_U64 gets how many. */
+int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, int64_t *nums, size_t n,
+                        uint64_t *OUT_U64) {
+  size_t got = 0;
+  int rc = echomq_schedule_next(c, queue, name, n, nums, &got);
+  *OUT_U64 = got;
+  return rc;
+}
+
+/* The schedule and tick of a looked-up job ("" and 0 for none). */
+const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
+int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 %}

@@ -29,6 +29,7 @@ from ..errors import ConnectionError as EmqConnectionError
 from ..errors import EchoMQError, InvalidArgument, LeasedError, NotFoundError, TimeoutError as EmqTimeoutError
 from ..exporter import QueueCollector
 from . import actions, query
+from . import schedules as schedules_page
 from .sampler import Hub, stats_dict
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -342,6 +343,7 @@ def build_app(settings: Settings) -> Starlette:
         Route("/api/queues/{queue}/dead", _api(dead)),
         Route("/api/queues/{queue}/jobs/{id}", _api(job)),
         Route("/api/queues/{queue}/actions/{action}", _api(action), methods=["GET", "POST"]),
+        *schedules_page.routes(page, _api, queue_of, lambda: dash.client),
         Route("/api/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH"]),
         Route("/metrics", metrics),
         Mount("/static", app=StaticFiles(directory=str(STATIC)), name="static"),

@@ -203,6 +203,7 @@ function queuePage(view, queue) {
     el("h1", {}, "Queue ", el("span", { id: "queue-name", text: queue })),
     el("div", { class: "links" },
       el("a", { href: queueHref(queue) + "/dead", text: "dead letters" }),
+      el("a", { href: queueHref(queue) + "/schedules", text: "schedules" }),
       el("a", { href: queueHref(queue) + "/jobs", text: "find a job" }),
       el("a", { href: "/metrics", text: "metrics" })),
     figures, error,
@@ -475,6 +476,7 @@ function route() {
   if (parts.length === 0) return queuesPage(view);
   if (parts[0] === "queues" && parts.length === 2) return queuePage(view, parts[1]);
   if (parts[0] === "queues" && parts[2] === "dead") return deadPage(view, parts[1]);
+  if (parts[0] === "queues" && parts[2] === "schedules") return schedulesPage(view, parts[1]);
   if (parts[0] === "queues" && parts[2] === "jobs") return jobPage(view, parts[1], parts[3]);
   view.replaceChildren(el("p", { class: "error", text: "No such page." }));
   return () => {};
