@@ -31,6 +31,7 @@ const char* echomq_job_result(const echomq_job* j, size_t* len) {
   if (len) *len = j ? j->j.result.size() : 0;
   return j ? j->j.result.c_str() : "";
 }
+const char* echomq_job_result_dropped(const echomq_job* j) { return j ? j->j.result_dropped.c_str() : ""; }
 void echomq_job_free(echomq_job* j) { delete j; }
 
 size_t echomq_job_list_count(const echomq_job_list* l) { return l ? l->jobs.size() : 0; }

@@ -47,7 +47,8 @@ struct Versions<echomq_worker_options> {
 template <>
 struct Versions<echomq_job_report> {
   static constexpr unsigned kCurrent = ECHOMQ_JOB_REPORT_VERSION;
-  static constexpr size_t kEnd[] = {EMQ_END(echomq_job_report, result), sizeof(echomq_job_report)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_job_report, result), EMQ_END(echomq_job_report, result_dropped),
+                                    sizeof(echomq_job_report)};
 };
 template <>
 struct Versions<echomq_worker_stats> {

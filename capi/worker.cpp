@@ -50,12 +50,14 @@ int report(echomq_worker* w, const echomq_job* job, bool ok, int64_t delay, cons
       result = rep.result;
       result_len = rep.result_len;
     }
+    const char* dropped = rep.result_dropped;  // NULL before version 3
     if (rep.cost > static_cast<uint64_t>(ECHOMQ_ID_MAX)) echomq::invalid("report cost is over ECHOMQ_ID_MAX");
     if (result_len > 0 && !result) echomq::invalid("result is NULL with a non-zero length");
-    if (!ok && result_len > 0) echomq::invalid("a failed job has no result");
+    if (!ok && (result_len > 0 || dropped)) echomq::invalid("a failed job has no result");
+    if (dropped && result_len > 0) echomq::invalid("a result is either kept or dropped, not both");
     const int64_t cost = rep.cost > 0 ? static_cast<int64_t>(rep.cost) : echomq::Worker::kCostMeasured;
     return w->core.report(job->j.id, job->j.token, ok, delay, reason ? reason : "",
-                          std::string(result ? result : "", result_len), cost);
+                          std::string(result ? result : "", result_len), cost, dropped ? dropped : "");
   });
 }
 

@@ -16,16 +16,17 @@
 namespace emqcli {
 namespace {
 
-const OptSpec kForce = {"force", 'f', nullptr,
-                        "configure the lane even if it is unknown (no jobs, no settings yet)"};
+const OptSpec kForce = {"force", 'f', nullptr, "no note for a lane that is new (no jobs, no settings yet)"};
 
-// A typo in a tenant name would silently create settings for a lane nobody
-// uses, so unknown lanes are refused unless --force says it is meant.
-void require_known_lane(Context &ctx, const std::string &group) {
+// One rule in every binding and here: a setting may name a lane before its
+// first job (it applies from then on). A lane typed by hand may be a typo,
+// so a new one gets a note on stderr; --force says it is meant.
+void note_new_lane(Context &ctx, const std::string &group) {
   if (ctx.args.has("force")) return;
   if (!lane_known(fetch_lane(ctx.session, group)))
-    throw CliError(kExitNotFound, "no such lane '" + group + "' in queue '" + ctx.session.queue() +
-                                      "' (use --force to configure a lane before its first job)");
+    std::fprintf(stderr, "echomq: note: lane '%s' is new in queue '%s' (no jobs, no settings yet): the setting "
+                         "applies from its first job (--force: no note)\n",
+                 group.c_str(), ctx.session.queue().c_str());
 }
 
 // After a change, show the lane as the server now sees it.
@@ -50,7 +51,7 @@ int report_lane(Context &ctx, const std::string &group) {
 int cmd_pause(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   require_group_name(group);
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   ctx.session.check(echomq_pause(ctx.session.client(), ctx.session.q(), group.c_str()), "pause");
   return report_lane(ctx, group);
 }
@@ -58,7 +59,7 @@ int cmd_pause(Context &ctx) {
 int cmd_resume(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   require_group_name(group);
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   ctx.session.check(echomq_resume(ctx.session.client(), ctx.session.q(), group.c_str()), "resume");
   return report_lane(ctx, group);
 }
@@ -69,7 +70,7 @@ int cmd_weight(Context &ctx) {
   require_group_name(group);
   bool clear = value == "default";
   uint32_t w = clear ? 0 : static_cast<uint32_t>(parse_uint(value, 1, ECHOMQ_WEIGHT_MAX, "weight"));
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   echomq_client *c = ctx.session.client();
   ctx.session.check(clear ? echomq_clear_weight(c, ctx.session.q(), group.c_str())
                           : echomq_set_weight(c, ctx.session.q(), group.c_str(), w),
@@ -83,7 +84,7 @@ int cmd_limit(Context &ctx) {
   require_group_name(group);
   bool clear = value == "none" || value == "default";
   uint32_t n = clear ? 0 : static_cast<uint32_t>(parse_uint(value, 1, ECHOMQ_LIMIT_MAX, "limit"));
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   echomq_client *c = ctx.session.client();
   ctx.session.check(clear ? echomq_clear_limit(c, ctx.session.q(), group.c_str())
                           : echomq_set_limit(c, ctx.session.q(), group.c_str(), n),
@@ -107,7 +108,7 @@ int cmd_rate(Context &ctx) {
   } else if (p.size() != 2) {
     throw CliError(kExitUsage, "rate: 'none' takes no period");
   }
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   echomq_client *c = ctx.session.client();
   ctx.session.check(clear ? echomq_clear_rate(c, ctx.session.q(), group.c_str())
                           : echomq_set_rate(c, ctx.session.q(), group.c_str(), jobs, period, burst),
@@ -119,7 +120,7 @@ int cmd_throttle(Context &ctx) {
   const std::string group = ctx.args.positionals()[0];
   require_group_name(group);
   int64_t ms = parse_seconds_ms(ctx.args.positionals()[1], 1, ECHOMQ_DELAY_MAX_MS, "seconds");
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   ctx.session.check(echomq_throttle(ctx.session.client(), ctx.session.q(), group.c_str(), ms), "throttle");
   return report_lane(ctx, group);
 }
@@ -184,7 +185,7 @@ int cmd_cap(Context &ctx) {
   require_group_name(group, ECHOMQ_NAME_LANE);
   bool clear = value == "none" || value == "default";
   uint64_t n = clear ? 0 : parse_uint(value, 1, ECHOMQ_CAP_MAX, "cap");
-  require_known_lane(ctx, group);
+  note_new_lane(ctx, group);
   echomq_client *c = ctx.session.client();
   ctx.session.check(clear ? echomq_clear_cap(c, ctx.session.q(), group.c_str())
                           : echomq_set_cap(c, ctx.session.q(), group.c_str(), n),
@@ -300,19 +301,15 @@ void add_control_commands(std::vector<Command> &out) {
   out.push_back({"pause", "GROUP", "pause a lane: it keeps its jobs and is never served",
                  "Idempotent. Leased jobs of the lane run on; new claims skip it.", {kForce}, 1, 1,
                  true, cmd_pause});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"resume", "GROUP", "resume a paused lane", "Idempotent.", {kForce}, 1, 1, true,
                  cmd_resume});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"weight", "GROUP N|default", "set a lane's weight (jobs per ring turn under wclaim)",
                  "N is 1..1000000; 'default' goes back to the queue default.", {kForce}, 2, 2, true,
                  cmd_weight});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"limit", "GROUP N|none", "set a lane's concurrency ceiling (leased jobs at once)",
                  "N is 1..1000000000; 'none' removes the lane's own ceiling, so the queue\n"
                  "default applies (unlimited unless 'echomq defaults --limit' set one).",
                  {kForce}, 2, 2, true, cmd_limit});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"rate", "GROUP JOBS SECONDS [--burst N] | GROUP none [--force]",
                  "limit how many jobs of a lane start per period (a token bucket on server time)",
                  "At most JOBS jobs of the lane start per SECONDS (decimals allowed), in bursts\n"
@@ -321,12 +318,10 @@ void add_control_commands(std::vector<Command> &out) {
                  "rate, so the queue default applies ('echomq defaults --rate').",
                  {kForce, {"burst", 0, "N", "most jobs started at once after a quiet spell"}}, 2, 3,
                  true, cmd_rate});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"throttle", "GROUP SECONDS", "start no job of a lane for a while (back off by hand)",
                  "For a worker told to back off by a downstream service: the lane leaves the\n"
                  "ring and runs again (under its rate, if any) when the time is up.",
                  {kForce}, 2, 2, true, cmd_throttle});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"cost-mode", "[QUANTUM|off]", "show or set the queue's cost mode (turns count work, not jobs)",
                  "In cost mode each lane is charged what its jobs cost (handler time the\n"
                  "worker engine measures, in microseconds, or units the handler reports),\n"
@@ -344,7 +339,6 @@ void add_control_commands(std::vector<Command> &out) {
                  "An enqueue past the cap is refused (a batch whole) and writes nothing.\n"
                  "'none' removes the lane's own cap, so the queue default applies.",
                  {kForce}, 2, 2, true, cmd_cap});
-  out.back().exits = "4 unknown lane (without --force)";
   out.push_back({"defaults", "[--weight N] [--limit N|none] [--rate J/SECONDS|none] [--cap N|none] [--max-attempts N]",
                  "show or set the queue-wide defaults for lanes without their own settings",
                  "Without options it only shows them.",

@@ -52,6 +52,7 @@ void show_job(Context &ctx, const echomq_job *j) {
     more.begin_object();
     bytes_member(more, "progress", std::string_view(prog, plen));
     bytes_member(more, "result", std::string_view(res, rlen));
+    more.key("result_dropped").str(echomq_job_result_dropped(j));
     more.end_object();
     std::string m = more.text();
     std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
@@ -79,7 +80,10 @@ void show_job(Context &ctx, const echomq_job *j) {
     out += "started   " + human_duration(now - echomq_job_started_at_ms(j)) + " ago\n";
   if (*echomq_job_last_error(j)) out += std::string("error     ") + display_bytes(echomq_job_last_error(j), 2000) + "\n";
   if (plen) out += "progress  " + display_bytes(std::string_view(prog, plen), 2000) + "\n";
-  if (state == ECHOMQ_JOB_COMPLETED) out += "result    " + display_bytes(std::string_view(res, rlen), 2000) + "\n";
+  if (*echomq_job_result_dropped(j))
+    out += std::string("result    dropped: ") + display_bytes(echomq_job_result_dropped(j), 2000) + "\n";
+  else if (state == ECHOMQ_JOB_COMPLETED)
+    out += "result    " + display_bytes(std::string_view(res, rlen), 2000) + "\n";
   else out += "payload   " + display_bytes(job_payload(j), 2000) + "\n";
   print(out);
 }

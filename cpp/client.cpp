@@ -234,9 +234,9 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   w.section<L::Fails>(s.size() - acks);
   for (const Settlement& x : s)
     if (!x.ack) w.row<L::Fails>(x.id, x.token, x.retry_delay_ms, x.reason);
-  // Charges, one per lane, then results of acks (lua/args.txt: optional
-  // sections, in that order). Charges are left out when there are none and
-  // no results follow; results are sent only when there are any.
+  // Charges, one per lane, then results of acks, then results dropped
+  // (lua/args.txt: optional sections, in that order). A section is left out
+  // when it is empty and none follows.
   std::vector<std::pair<const std::string*, uint64_t>> charges;
   auto addCharge = [&](const std::string& lane, uint64_t cost) {
     if (cost == 0) return;
@@ -250,16 +250,24 @@ TakeResult Client::take(const QueueKeys& k, const std::vector<Settlement>& s, in
   for (const Settlement& x : s) addCharge(x.lane, x.cost);
   if (extra)
     for (const auto& [lane, cost] : *extra) addCharge(lane, cost);
-  size_t results = 0;
-  for (const Settlement& x : s) results += x.ack && !x.result.empty() ? 1 : 0;
-  if (!charges.empty() || results > 0) {
+  size_t results = 0, drops = 0;
+  for (const Settlement& x : s) {
+    results += x.ack && !x.result.empty() ? 1 : 0;
+    drops += x.ack && !x.dropped.empty() ? 1 : 0;
+  }
+  if (!charges.empty() || results > 0 || drops > 0) {
     w.section<L::Charges>(charges.size());
     for (const auto& [lane, cost] : charges) w.row<L::Charges>(*lane, cost);
   }
-  if (results > 0) {
+  if (results > 0 || drops > 0) {
     w.section<L::Results>(results);
     for (const Settlement& x : s)
       if (x.ack && !x.result.empty()) w.row<L::Results>(x.id, x.result);
+  }
+  if (drops > 0) {  // rare: a result that could not be kept (the worker engine)
+    w.section<L::Drops>(drops);
+    for (const Settlement& x : s)
+      if (x.ack && !x.dropped.empty()) w.row<L::Drops>(x.id, x.dropped);
   }
   w.done();
   TakeResult res = decodeTake(run(Script::Take).get());
@@ -685,8 +693,8 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.id = u64(r.get(), b + F::id, "dead");
     j.group = str(r.get(), b + F::group, "dead");
     j.payload = str(r.get(), b + F::payload, "dead");
-    j.token = u64(r.get(), b + F::attempts, "dead");  // the attempts used, as before 0.3
-    j.attempts = j.token;
+    j.token = u64(r.get(), b + F::token, "dead");  // of its last delivery
+    j.attempts = u64(r.get(), b + F::attempts, "dead");
     j.max_attempts = static_cast<uint32_t>(u64(r.get(), b + F::max_attempts, "dead"));
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");

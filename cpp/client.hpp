@@ -67,6 +67,7 @@ struct Job {
   // A tick's job (lookup only): its schedule and the tick's time.
   std::string schedule;
   int64_t tick_ms = 0;
+  std::string result_dropped;  // why a completed job keeps no result ("" = none)
   // Which attempt of its current budget (echomq_job_attempt): a redrive
   // gives a fresh budget by raising the cap, so attempts - (cap - max).
   uint32_t attempt() const {
@@ -93,6 +94,9 @@ struct Settlement {
   int64_t retry_delay_ms = 0;
   std::string reason;
   std::string result;  // an ack's result (0..kResultMax bytes), kept when retained
+  // Why an ack's result is not kept ("" = it is), recorded with its
+  // outcome instead (lua/includes/finishAcks.lua).
+  std::string dropped;
   // What the job's work cost (cost > 0), charged to `lane` in a queue's cost
   // mode: take sends one charge per lane and call (lua/take.lua).
   std::string lane;

@@ -65,6 +65,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
   j.result = str(a, at(F::result), "job result");
   j.schedule = str(a, at(F::schedule), "job schedule");
   j.tick_ms = i64(a, at(F::tick), "job tick");
+  j.result_dropped = str(a, at(F::result_dropped), "job result dropped");
   return j;
 }
 
@@ -97,8 +98,8 @@ std::string Client::staleReason(const char* queue, const Settlement& s) {
   Job j;
   try {
     j = getJob(queue, s.id);  // read-only, off the hot path: only after a refusal
-  } catch (const Error&) {
-    return job + " is not leased with " + tok + " (its lease was lost)";
+  } catch (const Error&) {  // gone: acked (a second ack), or deleted
+    return job + " is no longer leased with " + tok + ": it was settled already, or deleted";
   }
   if (j.state == kJobLeased && j.token != s.token)
     return tok + " is stale: " + job + " was delivered again (current token " + std::to_string(j.token) +

@@ -111,10 +111,17 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
 }
 
 int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
-                   std::string reason, std::string result, int64_t cost) {
-  if (result.size() > kResultMax)
-    fail(kTooLarge, "result of " + std::to_string(result.size()) + " bytes is over the limit of " +
-                        std::to_string(kResultMax));
+                   std::string reason, std::string result, int64_t cost, std::string dropped) {
+  if (result.size() > kResultMax) {
+    std::string why = "result of " + std::to_string(result.size()) + " bytes is over ECHOMQ_RESULT_MAX (" +
+                      std::to_string(kResultMax) + ")";
+    // The job succeeded: with report_outcomes its result is dropped, never
+    // turned into a failed attempt that would run the handler again.
+    if (!o_.report_outcomes) fail(kTooLarge, why);
+    result.clear();
+    dropped = std::move(why);
+  }
+  if (dropped.size() > kReasonMax) dropped.resize(kReasonMax);
   if (cost != kCostMeasured) checkRange("cost", cost, 0, kIdMax);
   if (!ok && retry_delay_ms != kRetryDefault && retry_delay_ms != kRetryBackoff &&
       retry_delay_ms != kRetryDeadNow)
@@ -158,7 +165,10 @@ int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
   activeMs_ = nowUs / 1000;
   int64_t delay = retry_delay_ms == kRetryDefault ? o_.retry_delay_ms : retry_delay_ms;
   s.retry_delay_ms = ok ? 0 : delay;
-  if (ok) s.result = std::move(result);
+  if (ok) {
+    s.result = std::move(result);
+    s.dropped = std::move(dropped);
+  }
   outbox_.push_back(std::move(s));
   pumpCv_.notify_one();
   // The fail script's rule (lua/includes/attempt.lua): dead when the

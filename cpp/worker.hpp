@@ -70,8 +70,10 @@ class Worker {
   // kRetryDefault for the worker's policy. Throws ENOTFOUND for a job this
   // worker does not hold, ECANCELED after stop; with report_outcomes, ESTALE
   // for a job whose lease it learnt was lost while it ran.
-  // result: an ack's result (0..kResultMax bytes, ETOOLARGE), kept when the
-  // job's outcome is retained. cost: what the job's work cost, charged to its
+  // result: an ack's result (0..kResultMax bytes), kept when the job's
+  // outcome is retained; over kResultMax it is ETOOLARGE, or with
+  // report_outcomes a result dropped. dropped: why an ack keeps no result
+  // ("" = none), recorded with its outcome. cost: what the job's work cost, charged to its
   // lane in a queue's cost mode; kCostMeasured = the handler time from next()
   // to this report, in µs.
   // Returns kOk, or with report_outcomes what the settlement will do with a
@@ -79,7 +81,7 @@ class Worker {
   // this delivery used the last attempt of its budget or the delay is
   // kRetryDeadNow. It holds when the settlement lands (the lease still ours).
   int report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms, std::string reason,
-             std::string result = {}, int64_t cost = kCostMeasured);
+             std::string result = {}, int64_t cost = kCostMeasured, std::string dropped = {});
   // drain: finish what is running (until timeout_ms) and settle it; abandon:
   // stop at once (running jobs come back by their leases). Prefetched jobs
   // go back to their lanes at once in both. Returns false when running jobs

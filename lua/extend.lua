@@ -3,11 +3,12 @@
 -- KEYS: seq leases config jobs att
 -- ARGV (lua/args.txt, `extend`): lease ms (1..LEASE_MAX_MS), jobs[]: id,
 --   token (1..BATCH_MAX of them)
--- Returns {OK, an `extended` head (the new deadline), n codes: OK, ENOTFOUND,
--- ESTALE, WAS_CANCELED (extended, but the job was canceled: its holder
--- stops; lua/includes/cancelMarks.lua) or ETIMELIMIT (not extended: the
--- attempt ran past its time limit, lua/includes/timeLimit.lua)}, {EINVAL,
--- msg}.
+-- Returns {OK, an `extended` head (the new deadline), n codes: OK, ESTALE
+-- (not leased with that token; also a job settled already), ENOTFOUND (an
+-- id never minted), WAS_CANCELED (extended, but the job was canceled: its
+-- holder stops; lua/includes/cancelMarks.lua) or ETIMELIMIT (not extended:
+-- the attempt ran past its time limit, lua/includes/timeLimit.lua)},
+-- {EINVAL, msg}.
 -- Keeps: I1-I3 untouched (only lease scores move; a refused pair changes nothing).
 ]]
 --@function
@@ -15,6 +16,7 @@
 --@include record
 --@include cancelMarks
 --@include timeLimit
+--@include notHeld
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -41,7 +43,7 @@ local out, upd = { OK }, {}  -- an `extended` head (EXTENDED_FIELDS), then a sta
 out[1 + EXTENDED_DEADLINE] = deadline
 for i = 1, n do
   local st = OK
-  if not there[i] then st = ENOTFOUND
+  if not there[i] then st = notHeld(ids[i])
   elseif not held[i] or not heldGroup(atts[i], toks[i]) then st = ESTALE
   elseif limits and Life.overLimit(toks[i] + 0, limits[i], now) then st = ETIMELIMIT
   else upd[#upd + 1] = deadline; upd[#upd + 1] = ids[i] end

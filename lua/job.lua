@@ -48,6 +48,7 @@ if not id then
   out[1 + INFO_PROGRESS] = o.progress
   out[1 + INFO_RESULT] = o.result
   out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(A.id)
+  out[1 + INFO_RESULT_DROPPED] = o.dropped or ''
   return out
 end
 local g, p, at, allowed, mx = unpackRecord(rec)
@@ -76,4 +77,5 @@ out[1 + INFO_FINISHED_AT] = state == JOB_DEAD and when or '0'
 out[1 + INFO_PROGRESS] = o and o.progress or rcall('HGET', K.progress, id) or ''
 out[1 + INFO_RESULT] = ''
 out[1 + INFO_SCHEDULE], out[1 + INFO_TICK] = tickOf(id)
+out[1 + INFO_RESULT_DROPPED] = ''
 return out

@@ -5,7 +5,8 @@
 -- Keeps the value beside the job (job lookup shows it; a retained outcome
 -- keeps the last one), turns the queue's `outcomes` flag on (so the job's
 -- ack clears it) and writes a `progress` event when events are on.
--- Returns {OK}, {ENOTFOUND, msg}, {ESTALE, msg}, {ETOOLARGE, msg} or
+-- Returns {OK}, {ESTALE, msg} (not leased with that token; also a job
+-- settled already), {ENOTFOUND, msg} (an id never minted), {ETOOLARGE, msg} or
 -- {EINVAL, msg}: a refused call writes nothing.
 -- Keeps: I1-I3 untouched.
 ]]
@@ -13,6 +14,7 @@
 --@include record
 --@include emit
 --@include typeGuard
+--@include notHeld
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -26,7 +28,10 @@ Q, bad = readQueue()
 bad = bad or typeGuard({ [K.progress] = 'hash', [K.config] = 'hash', [K.events] = 'stream' })
 if bad then return bad end
 local id = A.id
-if rcall('HEXISTS', K.jobs, id) == 0 then return { ENOTFOUND, 'progress: job ' .. id .. ' not found' } end
+if rcall('HEXISTS', K.jobs, id) == 0 then
+  local st = notHeld(id)
+  return { st, 'progress: job ' .. id .. (st == ESTALE and ' is no longer leased' or ' not found') }
+end
 local att = rcall('HGET', K.att, id)
 local g = rcall('ZSCORE', K.leases, id) and heldGroup(att, tok)
 if not g then return { ESTALE, 'progress: job ' .. id .. ' is not leased with token ' .. tok } end

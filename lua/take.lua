@@ -26,11 +26,19 @@
 --   results[] (optional, after a charges count, which may be 0) id (an
 --           ack's), result bytes (at most RESULT_MAX: ETOOLARGE), kept when
 --           the job's outcome is retained.
+--   drops[] (optional, after a results count, which may be 0) id (an
+--           ack's), why its result is not kept (at most REASON_MAX bytes):
+--           the job completes, its outcome records the reason instead of a
+--           result (lua/includes/fin.lua) and its `completed` event carries
+--           it. Sent only when a result was dropped.
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (lua/includes/lease.lua),
 -- ms to the next due time (-1 none, 0 more due now)[, k, k `limit` rows: the
 -- time limits of the jobs claimed, only while the queue has time limits]};
--- EMPTY when it was to claim and got nothing. Codes: OK / ENOTFOUND / ESTALE for acks,
--- FAIL_RETRY / FAIL_DELAYED / FAIL_DEAD / ENOTFOUND / ESTALE for fails.
+-- EMPTY when it was to claim and got nothing. Codes: OK / ESTALE / ENOTFOUND
+-- (/ WAS_CANCELED) for acks, FAIL_RETRY / FAIL_DELAYED / FAIL_DEAD / ESTALE /
+-- ENOTFOUND (/ WAS_CANCELED) for fails: ESTALE for a job not leased with
+-- that token (also one settled already), ENOTFOUND for an id never minted
+-- (lua/includes/notHeld.lua), WAS_CANCELED for a job canceled while leased.
 -- {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 -- Keeps: I1 (rotation moves lanes, never adds a serviceable one twice; a
 -- lane leaves when empty or at its ceiling, rejoins when freed), I2

@@ -89,7 +89,7 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   if bad then return bad end
   -- The first write: a wrong-typed stats key fails it whole.
   rcall('HINCRBY', K.stats, 'acked', #done)
-  if Q.outcomes then finishAcks(Q, done, C.results, now, doneAtt) end
+  if Q.outcomes then finishAcks(Q, done, C.results, C.drops, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
   if Q.timeouts then callSliced('HDEL', Life.key('tmo'), done) end  -- their time limits

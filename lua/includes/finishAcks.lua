@@ -5,14 +5,15 @@
 --@include okey
 -- The outcome side of acks, while the queue's `outcomes` flag is on (the
 -- caller, settle, deletes the records after): each job acked (ids `done`,
--- results[id] its result or nil) is retained as its own retention or the
+-- results[id] its result or nil, drops[id] why its result was dropped or
+-- nil) is retained as its own retention or the
 -- queue's says (a job someone waits for at least WAIT_GRACE_MS), its
 -- waiters are woken and a `completed` event is written; then expired
 -- outcomes are trimmed (bounded), and the flag goes off once nothing is on
 -- and no job carries outcome state. Runs after settle's first write: every
 -- key it writes was type-checked before (outcomeKeys). atts: the jobs'
 -- delivery states as settle read them.
-local function finishAcks(Q, done, results, now, atts)
+local function finishAcks(Q, done, results, drops, now, atts)
   local c = outcomeConf(Q)
   -- The per-job hashes that hold nothing are neither read nor cleared.
   local there = {}
@@ -41,14 +42,14 @@ local function finishAcks(Q, done, results, now, atts)
       local _, _, at, _, mx = unpackRecord(rec)
       fin[#fin + 1] = id
       fin[#fin + 1] = packFin(now, starts[i], att, token, at, mx, g or unpackRecord(rec), progs[i] or '', err,
-        results[id] or '')
+        results[id] or '', drops[id])
       zd[#zd + 1] = S(now); zd[#zd + 1] = id
       kept = kept + 1
       if ms then zexp[#zexp + 1] = S(now + ms); zexp[#zexp + 1] = id end
       if n then zcnt[#zcnt + 1] = S(base + kept + n); zcnt[#zcnt + 1] = id end
     end
     wakeWaiters(id, waits[i])
-    emit(Q, 'completed', id, g, att)
+    emit(Q, 'completed', id, g, att, drops[id] and { 'result_dropped', drops[id] })
   end
   if kept > 0 then
     rcall('HINCRBY', K.stats, 'kept', kept)

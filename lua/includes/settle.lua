@@ -1,11 +1,12 @@
 --@include attempt
 --@include acks
 --@include cancelHeld
+--@include notHeld
 -- Settlement of held jobs in one pass (lua/take.lua): the acks C.acks (id,
 -- token) and the fails C.fails (id, token, delay, reason; delay RELEASE =
 -- give back unstarted); ids and tokens are the decimal strings a claim
 -- returned. Each is checked first — its delivery state carries its token
--- and it is leased (else STALE, or NOTFOUND when the job does not exist),
+-- and it is leased (else STALE, or NOTFOUND for an id never minted: notHeld),
 -- and no earlier entry of the call settled it — then the accepted ones are
 -- applied: fails one by one, acks with one write per hash for the whole
 -- list (lua/includes/acks.lua). codes[i] gets each entry's status, acks
@@ -78,7 +79,7 @@ local function settle(Q, C, now, codes, checked)
   local refused, took = 0, C.took
   for i = 1, #ids do
     if not lane[i] then
-      codes[i] = recs[i] and ESTALE or ENOTFOUND; refused = refused + 1
+      codes[i] = recs[i] and ESTALE or notHeld(ids[i]); refused = refused + 1
     elseif took then
       took[#took + 1] = { ids[i], lane[i], i <= nacks, i > nacks and C.fails.delay[i - nacks] == RELEASE }
     end

@@ -3,7 +3,8 @@
 -- lua/take.lua), checked before any read. Returns C, the call passed down
 -- the claim path: readArgs' table with its numbers read in place (lease,
 -- n, turns, nonce; weighted a boolean; fails.delay and charges.cost
--- numbers), results as ack id -> result bytes; the claim path adds what it learns before its first write
+-- numbers), results as ack id -> result bytes, drops as ack id -> why its
+-- result was dropped; the claim path adds what it learns before its first write
 -- (now, plain, est, took: lua/includes/takeGuard.lua). Or nil and {EINVAL
 -- or ETOOLARGE, msg}. Ack ids and tokens are matched as strings (settle),
 -- not parsed: any but the decimal strings a claim returned finds no job or
@@ -47,7 +48,15 @@ local function takeCall()
     end
     byId[id] = bytes
   end
+  local drops = A.drops
+  local whyById = drops  -- as results: no rows, no id
+  if drops.n > 0 then whyById = {} end
+  for d = 1, drops.n do
+    local id, why = drops.id[d], drops.reason[d]
+    if not argInt(id, 1, ID_MAX) or #why > REASON_MAX then return nil, { EINVAL, 'take: bad drop entry' } end
+    whyById[id] = why
+  end
   local C = A
-  C.results = byId
+  C.results, C.drops = byId, whyById
   return C
 end

@@ -75,9 +75,13 @@ def test_claim_ack(cli):
     assert cli.ok("ack", jid, token) == f"acked job {jid}\n"
     s = cli.json("stats")
     assert s["leased"] == 0 and s["acked_total"] == 1
+    # A second ack: the job is settled, so the lease is gone (exit 5, as
+    # docs/cli.md says), although `job` shows it completed when retained.
     p = cli.run("ack", jid, token)
-    assert p.returncode == NOT_FOUND
+    assert p.returncode == STALE, p.stderr
     assert f"ack job {jid}" in one_line_error(p)
+    p = cli.run("ack", jid + 100, token)  # an id never minted
+    assert p.returncode == NOT_FOUND and f"job {jid + 100}" in one_line_error(p)
 
 
 def test_stale_token_refused(cli, db):

@@ -104,3 +104,19 @@ def test_events_json_gives_numbers_as_numbers(cli):
     assert failed["retry"] == 5000 and failed["reason"] == "no"
     purged = next(e for e in events if e["type"] == "purged")
     assert purged["id"] is None and purged["count"] == 1 and purged["attempt"] == 0
+
+
+def test_job_shows_a_result_dropped(cli):
+    # A Worker whose handler returned what could not be kept: the job
+    # completed, and `job` says why it has no result.
+    import echomq
+
+    cli.ok("outcomes", "--keep", "60")
+    jid = int(cli.ok("enqueue", "g", "x"))
+    with echomq.connect(cli.url) as client:
+        echomq.Worker(client.queue(cli.queue), lambda job: {1, 2}, concurrency=1,
+                      idle_timeout=0.3).run(handle_signals=False)
+    j = cli.json("job", str(jid))
+    assert j["state"] == "completed" and j["result"] == ""
+    assert j["result_dropped"].startswith("cannot encode the result: TypeError")
+    assert "result    dropped: cannot encode the result: TypeError" in cli.ok("job", str(jid))

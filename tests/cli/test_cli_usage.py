@@ -160,15 +160,22 @@ def test_unix_socket_url(cli, server):
     assert s["pending"] == 1
 
 
-def test_unknown_lane_refused_for_control_without_force(cli, db):
+def test_a_new_lane_is_configured_with_a_note(cli, db):
+    # One rule everywhere (the bindings too): a setting may come before a
+    # lane's first job. A name typed by hand may be a typo: a note says the
+    # lane is new, and --force says it is meant.
     cli.ok("enqueue", "alice", "x")
-    before = db.snapshot()
-    for argv in (["pause", "alcie"], ["resume", "alcie"], ["weight", "alcie", "3"],
-                 ["limit", "alcie", "2"], ["lane", "alcie"]):
+    p = cli.run("lane", "alcie")  # looking at it is another thing: no such lane
+    assert p.returncode == NOT_FOUND and "no such lane 'alcie'" in one_line_error(p)
+    for argv in (["resume", "alcie"], ["pause", "bobb"], ["weight", "carl", "3"]):
         p = cli.run(*argv)
-        assert p.returncode == NOT_FOUND, (argv, p.stderr)
-        assert "no such lane 'alcie'" in one_line_error(p)
-    assert db.snapshot() == before
+        assert p.returncode == OK, (argv, p.stderr)
+        assert f"note: lane '{argv[1]}' is new in queue" in p.stderr.decode()
+    assert cli.json("lane", "carl")["weight"] == 3, "configured before its first job"
+    assert cli.run("weight", "carl", "4").stderr == b"", "a lane with a setting of its own is known"
+    p = cli.run("limit", "dave", "2", "--force")
+    assert p.returncode == OK and p.stderr == b""
+    assert cli.run("limit", "alice", "2").stderr == b"", "a lane with jobs is known"
 
 
 def test_a_tls_url_works_and_a_refusal_exits_3():

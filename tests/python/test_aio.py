@@ -144,3 +144,34 @@ def test_cancelling_run_is_a_graceful_stop(url, queue):
     s = queue.stats()
     assert len(finished) == 2, "the running handlers finish"
     assert s.acked_total == 2 and s.leased == 0 and s.pending == 3
+
+
+def test_a_drain_that_times_out_cancels_the_handlers_still_running(url, queue):
+    # The asyncio Worker is the thread Worker with its handlers on the loop:
+    # a handler still running when the drain times out is cancelled (its job
+    # comes back by its lease), so run() ends within the drain timeout.
+    queue.enqueue("a", "stuck")
+    cancelled = []
+
+    async def handler(job):
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.append(job.id)
+            raise
+
+    async def main():
+        w = echomq.aio.Worker(queue, handler, concurrency=1, drain_timeout=0.3, lease=1)
+        t = asyncio.create_task(w.run())
+        await asyncio.sleep(0.3)
+        started = time.monotonic()
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(t, 5)
+        return time.monotonic() - started
+
+    took = run(main())
+    assert took < 2 and len(cancelled) == 1
+    job = queue.claim(wait=3)  # back by its lease
+    assert job is not None and job.attempt == 2
+    job.ack()

@@ -54,8 +54,8 @@ def test_unconfirmed_write_returns_its_result_and_warns(url, replica, make_queue
         assert job is not None and job.id == jid
         with pytest.warns(echomq.UnconfirmedWarning):
             job.ack()
-        with pytest.raises(echomq.NotFoundError):
-            job.ack()  # the first ack happened
+        with pytest.raises(echomq.StaleLeaseError):
+            job.ack()  # the first ack happened: the job is settled
 
 
 def test_wait_aof_without_appendonly_warns(url, make_queue):

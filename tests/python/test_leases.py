@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 
 import pytest
@@ -28,7 +29,7 @@ def test_expired_lease_comes_back_and_stale_ack_is_refused(queue, resp):
         first.fail("late")
     assert resp.snapshot(f"emq:{{{queue.name}}}:*") == before, "a stale holder changed nothing"
     second.ack()
-    with pytest.raises(echomq.NotFoundError):
+    with pytest.raises(echomq.StaleLeaseError, match="settled already"):
         second.ack()
     s = queue.stats()
     assert (s.acked_total, s.leased, s.pending) == (1, 0, 0)
@@ -106,7 +107,8 @@ def test_ack_many_settles_a_wclaim_in_one_call(queue):
     assert len(jobs) == 4
     stale = jobs[2]
     # A view of job 2 with a token that is not its current delivery's: stale.
-    fake = echomq.Job(queue, stale.id, stale.group, stale.payload, stale.token + 1, 3, None, 0.0)
+    fake = copy.copy(stale)
+    fake.token += 1
     refused = queue.ack_many(jobs[:2] + [fake])
     assert [j.id for j in refused] == [stale.id]
     st = queue.stats()

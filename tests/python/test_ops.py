@@ -139,7 +139,9 @@ def test_attempt_counts_within_a_redriven_budget(queue):
     assert (job.attempt, job.max_attempts) == (1, 1)
     job.fail("again", retry_in=0)
     dead = queue.dead()
-    assert (dead[0].token, dead[0].attempt) == (2, 1)  # a dead job's token: the attempts used
+    # A dead job's token is its last delivery's fencing token, as everywhere.
+    assert (dead[0].token, dead[0].attempt) == (job.token, 1)
+    assert queue.job(jid).token == job.token
 
 
 def test_expired_keys_are_dropped_by_later_keyed_enqueues(queue, resp):

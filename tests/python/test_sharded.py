@@ -98,7 +98,7 @@ def test_lanes_live_in_their_group_shard_and_ids_find_theirs(client, make_queue)
         assert group_of[job.id] == job.group
         assert q.job(job.id).state == "leased"
         job.ack()
-    with pytest.raises(echomq.NotFoundError):
+    with pytest.raises(echomq.StaleLeaseError):  # a second ack: settled already
         client._raw.ack(q.name, claimed[0].id, claimed[0].token)
 
     rest = []

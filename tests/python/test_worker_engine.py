@@ -85,9 +85,20 @@ def test_defaults_are_the_engines_and_the_go_workers(client):
     assert (d["slots"], d["lease_ms"], d["retry_delay_ms"], d["idle_wait_ms"]) == (
         8, 30000, echomq._echomq.RETRY_BACKOFF, 5000)
     w = echomq.Worker(client.queue("q"), lambda j: None)  # no I/O, nothing started
-    assert w.options == dict(slots=8, prefetch=0, lease_ms=30000, weighted=False,
-                                 retry_delay_ms=echomq._echomq.RETRY_BACKOFF, idle_wait_ms=5000,
-                                 target_wait_ms=5)
+    assert w.options == {**d, "report_outcomes": 1}
+    assert {k: w.options[k] for k in ("slots", "prefetch", "lease_ms", "weighted", "retry_delay_ms",
+                                      "idle_wait_ms", "target_wait_ms", "idle_timeout_ms")} == dict(
+        slots=8, prefetch=0, lease_ms=30000, weighted=0, retry_delay_ms=echomq._echomq.RETRY_BACKOFF,
+        idle_wait_ms=5000, target_wait_ms=5, idle_timeout_ms=0)
+
+
+def test_the_engine_keeps_the_policy(client):
+    # What becomes of a reported job and when to stop idle are the engine's
+    # (echomq_worker_options version 4): the Worker only passes them on.
+    w = echomq.Worker(client.queue("q"), lambda j: None, idle_timeout=1.5, retry_in=0)
+    assert (w.options["report_outcomes"], w.options["idle_timeout_ms"], w.options["retry_delay_ms"]) == (1, 1500, 0)
+    with pytest.raises(echomq.InvalidArgument, match=r"idle_timeout must be 0.001 s to 1 day \(86400 s\)"):
+        echomq.Worker(client.queue("q"), lambda j: None, idle_timeout=2 * 86400)
 
 
 @pytest.mark.parametrize("target_wait, most", [(None, 6), (0, 32)])

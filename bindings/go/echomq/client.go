@@ -99,8 +99,19 @@ func Dial(ctx context.Context, url string, opts ...DialOption) (*Client, error) 
 	if cfg.waitAOF {
 		aof = 1
 	}
-	h := capi.Client_create(int(ceilMS(cfg.connectTimeout)), int(ceilMS(cfg.commandTimeout)),
-		int64(cfg.maxPayload), cfg.waitReplicas, aof, int(ceilMS(cfg.waitTimeout)))
+	var ms [3]int64
+	for i, t := range []struct {
+		what   string
+		d, max time.Duration
+	}{{"WithConnectTimeout: the timeout", cfg.connectTimeout, int32Max},
+		{"WithCommandTimeout: the timeout", cfg.commandTimeout, int32Max},
+		{"WithDurability: the wait", cfg.waitTimeout, msBound(int64(capi.ECHOMQ_WAIT_TIMEOUT_MAX_MS))}} {
+		var err error
+		if ms[i], err = durationMS(t.what, t.d, time.Millisecond, t.max); err != nil {
+			return nil, err
+		}
+	}
+	h := capi.Client_create(int(ms[0]), int(ms[1]), int64(cfg.maxPayload), cfg.waitReplicas, aof, int(ms[2]))
 	if h == nil || h.Swigcptr() == 0 {
 		return nil, invalid("bad client options (timeouts must be >= 1 ms, max payload 1..64 MiB, " +
 			"durability: 0..100 replicas, a wait of 1 ms..60 s)")

@@ -15,29 +15,34 @@ const (
 	CodeEmpty Code = 1 // nothing to claim right now
 	// CodeUnconfirmed: done, but not confirmed durable in time (WithDurability).
 	CodeUnconfirmed Code = 2
-	CodeInvalid     Code = -1  // invalid argument: name, number, option, URL
-	CodeTooLarge    Code = -2  // payload or batch over the limit
-	CodeNotFound    Code = -3  // no such job
-	CodeStale       Code = -4  // the token is not the current delivery's: lease lost
-	CodeFull        Code = -5  // the lane is at its size cap: the enqueue wrote nothing
-	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
-	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
-	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
-	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
-	CodePending     Code = 4   // Wait: the job had not finished when the wait ran out
-	CodeConn        Code = -10 // cannot connect, or connection lost before sending
-	CodeTimeout     Code = -11 // no reply in time: outcome unknown
-	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
-	CodeTLS         Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
-	CodeServer      Code = -20 // the server answered with an error
-	CodeNoPerm      Code = -21 // authentication failed or ACL denied
-	CodeProto       Code = -22 // unexpected reply shape
-	CodeBusy        Code = -23 // server busy running a script (retryable)
-	CodeLoading     Code = -24 // server loading its dataset (retryable)
-	CodeTryAgain    Code = -25 // cluster slot in migration (retryable)
-	CodeOOM         Code = -26 // server out of memory: nothing written (retryable)
-	CodeNoMem       Code = -30 // allocation failed
-	CodeInternal    Code = -31 // a bug in libechomq
+	CodeInvalid     Code = -1 // invalid argument: name, number, option, URL
+	CodeTooLarge    Code = -2 // payload or batch over the limit
+	CodeNotFound    Code = -3 // no such job
+	CodeStale       Code = -4 // the token is not the current delivery's: lease lost
+	CodeFull        Code = -5 // the lane is at its size cap: the enqueue wrote nothing
+	CodeLayout      Code = -6 // the queue was written with another key layout (older EchoMQ)
+	CodeLeased      Code = -7 // the job is leased by a worker now: refused, nothing changed
+	CodeShards      Code = -8 // sharded with another count, or a plain queue in use: nothing changed
+	CodeDuplicate   Code = 3  // enqueue: the idempotency key was seen; the first job's id is returned
+	CodePending     Code = 4  // Wait: the job had not finished when the wait ran out
+	// CodeWillRetry and CodeWillDie say what becomes of a job a Worker
+	// reported failed (the engine's report outcomes; not errors): retried,
+	// or dead-lettered. The Worker's hooks and log follow them.
+	CodeWillRetry Code = 5
+	CodeWillDie   Code = 6
+	CodeConn      Code = -10 // cannot connect, or connection lost before sending
+	CodeTimeout   Code = -11 // no reply in time: outcome unknown
+	CodeCanceled  Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
+	CodeTLS       Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
+	CodeServer    Code = -20 // the server answered with an error
+	CodeNoPerm    Code = -21 // authentication failed or ACL denied
+	CodeProto     Code = -22 // unexpected reply shape
+	CodeBusy      Code = -23 // server busy running a script (retryable)
+	CodeLoading   Code = -24 // server loading its dataset (retryable)
+	CodeTryAgain  Code = -25 // cluster slot in migration (retryable)
+	CodeOOM       Code = -26 // server out of memory: nothing written (retryable)
+	CodeNoMem     Code = -30 // allocation failed
+	CodeInternal  Code = -31 // a bug in libechomq
 )
 
 var codeNames = map[Code]string{
@@ -54,6 +59,8 @@ var codeNames = map[Code]string{
 	CodeShards:      "shard count mismatch",
 	CodeDuplicate:   "duplicate",
 	CodePending:     "not finished when the wait ran out",
+	CodeWillRetry:   "will be retried",
+	CodeWillDie:     "will be dead-lettered",
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
 	CodeCanceled:    "canceled",
@@ -133,7 +140,7 @@ var (
 	ErrCanceled   = &Error{Code: CodeCanceled}
 	// ErrPending: Wait ran out of time before the job completed or died
 	// (it still lives; nothing is unknown).
-	ErrPending  = &Error{Code: CodePending}
+	ErrPending = &Error{Code: CodePending}
 	// ErrTLS: the TLS session was refused (a failed handshake, a server
 	// certificate that is not trusted or not for the host, a client
 	// certificate the server wants); the message gives OpenSSL's reason. No

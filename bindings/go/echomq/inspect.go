@@ -180,7 +180,8 @@ func (q *Queue) Lanes(ctx context.Context, after string, count int) (lanes []Lan
 }
 
 // Dead lists dead-lettered jobs, oldest death first: count (1..10,000)
-// from offset.
+// from offset. A dead job's Token is its last delivery's fencing token, its
+// Attempt the attempts of its last budget.
 func (q *Queue) Dead(ctx context.Context, offset uint64, count int) ([]*Job, error) {
 	if err := q.checkNames(); err != nil {
 		return nil, err

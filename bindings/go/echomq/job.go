@@ -34,15 +34,27 @@ type Job struct {
 	Progress   []byte
 	Result     []byte
 
+	// ResultDropped says why a completed job keeps no result ("" when it
+	// kept one, or had none): its result could not be encoded, or was over
+	// 65,536 bytes (Worker.Serializer). The job completed all the same.
+	ResultDropped string
+
 	q      *Queue
 	result []byte // SetResult: reported with the job's success by a Worker
+	value  any    // SetResultValue: encoded by the Worker's Serializer
 	cost   uint64 // ReportCost: units charged in cost mode, 0 = the measured time
 }
 
 // SetResult sets the result a Worker reports with this job's success (at
-// most 65,536 bytes, ECHOMQ_RESULT_MAX): call it in the handler before
-// returning nil. It is kept when the job's outcome is retained.
-func (j *Job) SetResult(b []byte) { j.result = append([]byte(nil), b...) }
+// most 65,536 bytes, ECHOMQ_RESULT_MAX; a larger one is dropped, the job
+// completes all the same): call it in the handler before returning nil. It
+// is kept when the job's outcome is retained.
+func (j *Job) SetResult(b []byte) { j.result, j.value = append([]byte(nil), b...), nil }
+
+// SetResultValue sets a value the Worker encodes with its Serializer
+// (default JSON) into the job's result when the handler returns nil. A
+// value that cannot be encoded drops the result, never the job's success.
+func (j *Job) SetResultValue(v any) { j.result, j.value = nil, v }
 
 // AckResult acknowledges the job with a result, kept with its outcome
 // when the outcome is retained (Queue.SetRetention, WithKeep, or a
@@ -134,12 +146,13 @@ func (q *Queue) AckMany(ctx context.Context, jobs []*Job) ([]*Job, error) {
 // claimed.
 func (j *Job) AckClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 	q := j.q
-	if err := q.checkNames(); err != nil {
+	ms, err := q.leaseOf(lease)
+	if err != nil {
 		return nil, err
 	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Ack_claim(h, q.name, j.ID, j.Token, ceilMS(lease), out[:])
+		return capi.Ack_claim(h, q.name, j.ID, j.Token, ms, out[:])
 	})
 	return q.claimed(rc, err, out[0])
 }
@@ -180,15 +193,12 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 	if err := q.checkNames(); err != nil {
 		return 0, err
 	}
-	delay := ceilMS(retryIn)
-	switch {
-	case retryIn == Backoff:
-		delay = -1
-	case retryIn == RetryNow:
-		delay = 0
+	delay, err := retryMS("the retry delay", retryIn)
+	if err != nil {
+		return 0, err
 	}
 	var out [1]int64
-	_, err := q.c.do(ctx, func(h capi.Client) int {
+	_, err = q.c.do(ctx, func(h capi.Client) int {
 		return capi.Fail(h, q.name, j.ID, j.Token, cutAtNUL(reason), delay, out[:])
 	})
 	if failed(err) {
@@ -202,12 +212,13 @@ func (j *Job) Fail(ctx context.Context, reason string, retryIn time.Duration) (F
 // itself is not changed (it may be read by other goroutines meanwhile).
 func (j *Job) Extend(ctx context.Context, d time.Duration) (time.Time, error) {
 	q := j.q
-	if err := q.checkNames(); err != nil {
+	ms, err := q.leaseOf(d)
+	if err != nil {
 		return time.Time{}, err
 	}
 	var out [1]int64
-	_, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Extend(h, q.name, j.ID, j.Token, ceilMS(d), out[:])
+	_, err = q.c.do(ctx, func(h capi.Client) int {
+		return capi.Extend(h, q.name, j.ID, j.Token, ms, out[:])
 	})
 	if failed(err) {
 		return time.Time{}, err

@@ -37,8 +37,12 @@ func (q *Queue) ClearLimit(ctx context.Context, group string) error {
 // up to burst (0 = jobs): a token bucket on the server's clock. A lane out of
 // tokens leaves the ring and rejoins by itself when its next token is due.
 func (q *Queue) Rate(ctx context.Context, group string, jobs uint32, per time.Duration, burst uint32) error {
+	ms, err := durationMS("the rate's period", per, time.Millisecond, ratePeriodMax)
+	if err != nil {
+		return err
+	}
 	return q.laneCall(ctx, group, func(h capi.Client) int {
-		return capi.Set_rate(h, q.name, group, uint(jobs), per.Milliseconds(), uint(burst))
+		return capi.Set_rate(h, q.name, group, uint(jobs), ms, uint(burst))
 	})
 }
 
@@ -52,15 +56,23 @@ func (q *Queue) DefaultRate(ctx context.Context, jobs uint32, per time.Duration,
 	if jobs == 0 {
 		per = time.Millisecond
 	}
+	ms, err := durationMS("the rate's period", per, time.Millisecond, ratePeriodMax)
+	if err != nil {
+		return err
+	}
 	return q.laneCall(ctx, "", func(h capi.Client) int {
-		return capi.Set_default_rate(h, q.name, uint(jobs), per.Milliseconds(), uint(burst))
+		return capi.Set_default_rate(h, q.name, uint(jobs), ms, uint(burst))
 	})
 }
 
 // Throttle starts no job of the lane for d (at least 1 ms): for a worker told
 // to back off by a downstream service. Then the lane runs again.
 func (q *Queue) Throttle(ctx context.Context, group string, d time.Duration) error {
-	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Throttle(h, q.name, group, d.Milliseconds()) })
+	ms, err := durationMS("the throttle", d, time.Millisecond, delayMax)
+	if err != nil {
+		return err
+	}
+	return q.laneCall(ctx, group, func(h capi.Client) int { return capi.Throttle(h, q.name, group, ms) })
 }
 
 // SetCostMode turns the queue's cost mode on (quantum >= 1, in cost units:

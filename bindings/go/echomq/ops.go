@@ -55,23 +55,9 @@ func WithDedupWindow(d time.Duration) EnqueueOption {
 // not a failure; test for it with errors.Is.
 var ErrDuplicate = &Error{Code: CodeDuplicate, Msg: "the idempotency key was seen: the first job's id is returned"}
 
-func (q *Queue) enqueueKeyed(ctx context.Context, group string, payload []byte, cfg enqueueConfig) (uint64, error) {
-	if cfg.key == "" || hasNUL(cfg.key) {
-		return 0, invalid("idempotency key must be 1..256 bytes without NUL")
-	}
-	var id [1]uint64
-	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue_keyed(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
-			cfg.key, ceilMS(cfg.window), cfg.estimate, id[:])
-	})
-	if err == nil && Code(rc) == CodeDuplicate {
-		err = ErrDuplicate
-	}
-	return id[0], err
-}
-
 // Job looks a job up by id, wherever it is: its State, lane, payload,
-// attempts (Token: so far), max attempts, times and last error. A read-only
+// Token (the fencing token of its latest delivery, 0 before the first),
+// Attempt and MaxAttempts, times and last error. A read-only
 // call. It returns ErrNotFound when there is no such job (acked, deleted,
 // or never enqueued).
 func (q *Queue) Job(ctx context.Context, id uint64) (*Job, error) {

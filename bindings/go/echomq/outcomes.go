@@ -28,10 +28,11 @@ func (q *Queue) SetRetention(ctx context.Context, keep time.Duration, last uint6
 	if err := q.checkNames(); err != nil {
 		return err
 	}
-	if keep < 0 {
-		return invalid("SetRetention: negative time")
+	ms, err := durationMS("SetRetention: the time", keep, 0, keepMax)
+	if err != nil {
+		return err
 	}
-	_, err := q.c.do(ctx, func(h capi.Client) int { return capi.Set_retention(h, q.name, ceilMS(keep), last) })
+	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Set_retention(h, q.name, ms, last) })
 	return err
 }
 
@@ -77,8 +78,8 @@ func (q *Queue) Wait(ctx context.Context, id uint64, timeout time.Duration) (*Jo
 	if err := q.checkNames(); err != nil {
 		return nil, err
 	}
-	if timeout < 0 {
-		return nil, invalid("Wait: negative timeout")
+	if _, err := durationMS("Wait: the timeout", timeout, 0, waitMax); err != nil {
+		return nil, err
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		if rem := time.Until(dl); rem < timeout {
@@ -125,9 +126,13 @@ func (q *Queue) ReadEvents(ctx context.Context, after string, count int, block t
 	if hasNUL(after) {
 		return nil, invalid("stream id contains a NUL byte")
 	}
+	blockMs, err := durationMS("ReadEvents: the wait", block, 0, waitMax)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
-	_, err := q.c.doBlocking(ctx, func(h capi.Client) int {
-		return capi.Events_read(h, q.name, after, int64(count), ceilMS(block), out[:])
+	_, err = q.c.doBlocking(ctx, func(h capi.Client) int {
+		return capi.Events_read(h, q.name, after, int64(count), blockMs, out[:])
 	})
 	events := takeEvents(out[0])
 	var ce *ctxError

@@ -3,6 +3,8 @@ package echomq
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -113,7 +115,7 @@ func TestEventsChannelSeesEveryCompletion(t *testing.T) {
 	seen := map[uint64]int{}
 	last := ""
 	for e := range ch {
-		if e.StreamID <= last && last != "" {
+		if last != "" && !streamIDLess(t, last, e.StreamID) {
 			t.Fatalf("out of order: %s after %s", e.StreamID, last)
 		}
 		last = e.StreamID
@@ -156,5 +158,31 @@ func TestWorkerHandlerSetsTheResult(t *testing.T) {
 	got := must(q.Job(bg, id))(t)
 	if got.State != StateCompleted || string(got.Result) != "out:in" {
 		t.Fatalf("job %+v", got)
+	}
+}
+
+// streamIDLess orders stream ids "<ms>-<seq>" by their numbers: as strings,
+// "...-10" would sort before "...-9".
+func streamIDLess(t *testing.T, a, b string) bool {
+	t.Helper()
+	parse := func(id string) (ms, seq uint64) {
+		left, right, ok := strings.Cut(id, "-")
+		var err1, err2 error
+		ms, err1 = strconv.ParseUint(left, 10, 64)
+		seq, err2 = strconv.ParseUint(right, 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			t.Fatalf("stream id %q", id)
+		}
+		return ms, seq
+	}
+	am, as := parse(a)
+	bm, bs := parse(b)
+	return am < bm || (am == bm && as < bs)
+}
+
+func TestStreamIDsCompareAsNumbers(t *testing.T) {
+	if !streamIDLess(t, "1700000000000-9", "1700000000000-10") || streamIDLess(t, "2-0", "10-0") == false ||
+		streamIDLess(t, "5-1", "5-1") {
+		t.Fatal("stream id order")
 	}
 }

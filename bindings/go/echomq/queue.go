@@ -66,12 +66,46 @@ func WithCostEstimate(units uint64) EnqueueOption {
 	return func(c *enqueueConfig) { c.estimate = units }
 }
 
-func enqueueOptions(opts []EnqueueOption) enqueueConfig {
+// enqueueOptions applies opts and gives the numbers of the one enqueue shim
+// (capi EMQGO_EOPT_*), every duration checked in Go's terms first.
+func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
 	var cfg enqueueConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return cfg
+	nums := make([]int64, capi.EMQGO_EOPT_NUMS)
+	var err error
+	if nums[capi.EMQGO_EOPT_DELAY_MS], err = durationMS("WithDelay: the delay", cfg.delay, 0, delayMax); err != nil {
+		return cfg, nil, err
+	}
+	if nums[capi.EMQGO_EOPT_DEDUP_WINDOW_MS], err = durationMS("WithDedupWindow: the window", cfg.window, 0,
+		dedupWindowMax); err != nil {
+		return cfg, nil, err
+	}
+	if nums[capi.EMQGO_EOPT_KEEP_MS], err = durationMS("WithKeep: the time", cfg.keep, 0, keepMax); err != nil {
+		return cfg, nil, err
+	}
+	if cfg.keyed && (cfg.key == "" || hasNUL(cfg.key)) {
+		return cfg, nil, invalid("WithKey: an idempotency key must be 1..256 bytes without NUL")
+	}
+	nums[capi.EMQGO_EOPT_MAX_ATTEMPTS] = int64(cfg.maxAttempts)
+	nums[capi.EMQGO_EOPT_KEEP_LAST] = int64(cfg.keepLast)
+	nums[capi.EMQGO_EOPT_COST_ESTIMATE] = int64(min(cfg.estimate, 1<<63-1))
+	if !cfg.at.IsZero() {
+		if cfg.delay != 0 {
+			return cfg, nil, invalid("WithAt and WithDelay exclude each other")
+		}
+		nums[capi.EMQGO_EOPT_AT_MS] = atMS(cfg.at)
+	}
+	return cfg, nums, nil
+}
+
+// leaseOf checks the queue's name and a lease, before a call that takes one.
+func (q *Queue) leaseOf(lease time.Duration) (int64, error) {
+	if err := q.checkNames(); err != nil {
+		return 0, err
+	}
+	return leaseMS(lease)
 }
 
 // checkNames refuses names a C string cannot carry (an embedded NUL);
@@ -89,61 +123,23 @@ func (q *Queue) checkNames(groups ...string) error {
 }
 
 // Enqueue adds one job to lane group and returns its id. Ids grow in mint
-// order. The payload is binary and may hold NUL bytes. With WithKey, a key
-// seen within its window enqueues nothing: the first job's id comes back
-// with ErrDuplicate.
+// order. The payload is binary and may hold NUL bytes. Every option
+// combines with every other. With WithKey, a key seen within its window
+// enqueues nothing: the first job's id comes back with ErrDuplicate.
 func (q *Queue) Enqueue(ctx context.Context, group string, payload []byte, opts ...EnqueueOption) (uint64, error) {
 	if err := q.checkNames(group); err != nil {
 		return 0, err
 	}
-	cfg := enqueueOptions(opts)
-	if !cfg.at.IsZero() {
-		return q.enqueueAt(ctx, group, payload, cfg)
-	}
-	if cfg.keyed {
-		if cfg.keep != 0 || cfg.keepLast != 0 {
-			return 0, invalid("WithKeep and WithKey do not combine in this binding")
-		}
-		return q.enqueueKeyed(ctx, group, payload, cfg)
-	}
-	var id [1]uint64
-	if cfg.keep != 0 || cfg.keepLast != 0 || cfg.estimate != 0 {
-		if cfg.keep < 0 {
-			return 0, invalid("WithKeep: negative time")
-		}
-		_, err := q.c.do(ctx, func(h capi.Client) int {
-			return capi.Enqueue_with(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts),
-				ceilMS(cfg.keep), uint64(cfg.keepLast), cfg.estimate, id[:])
-		})
-		return id[0], err
-	}
-	_, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue(h, q.name, group, payload, ceilMS(cfg.delay), uint(cfg.maxAttempts), id[:])
-	})
-	return id[0], err
-}
-
-// enqueueAt enqueues with WithAt, and any other option beside it.
-func (q *Queue) enqueueAt(ctx context.Context, group string, payload []byte, cfg enqueueConfig) (uint64, error) {
-	if cfg.delay != 0 {
-		return 0, invalid("WithAt and WithDelay exclude each other")
-	}
-	if cfg.keep < 0 {
-		return 0, invalid("WithKeep: negative time")
-	}
-	if hasNUL(cfg.key) {
-		return 0, invalid("idempotency key contains a NUL byte")
-	}
-	if cfg.keyed && cfg.key == "" {
-		return 0, invalid("idempotency key is empty")
+	cfg, nums, err := enqueueOptions(opts)
+	if err != nil {
+		return 0, err
 	}
 	var id [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Enqueue_all(h, q.name, group, payload, 0, atMS(cfg.at), uint(cfg.maxAttempts), cfg.key,
-			ceilMS(cfg.window), ceilMS(cfg.keep), cfg.keepLast, cfg.estimate, id[:])
+		return capi.Enqueue(h, q.name, group, payload, nums, cfg.key, id[:])
 	})
-	if err == nil && rc == capi.ECHOMQ_DUPLICATE {
-		return id[0], ErrDuplicate
+	if err == nil && Code(rc) == CodeDuplicate {
+		err = ErrDuplicate
 	}
 	return id[0], err
 }
@@ -192,7 +188,10 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 	if err := q.checkNames(); err != nil {
 		return nil, nil, err
 	}
-	cfg := enqueueOptions(opts)
+	cfg, nums, err := enqueueOptions(opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	if cfg.keyed {
 		return nil, nil, invalid("a batch takes its idempotency keys per job (KeyedJob.Key), not WithKey")
 	}
@@ -213,17 +212,7 @@ func (q *Queue) EnqueueBatchDedup(ctx context.Context, jobs []KeyedJob, opts ...
 			return nil, nil, &Error{Code: Code(rc), Msg: batchEntryMsg(i, rc)}
 		}
 	}
-	if !cfg.at.IsZero() && cfg.delay != 0 {
-		return nil, nil, invalid("WithAt and WithDelay exclude each other")
-	}
-	_, err = q.c.do(ctx, func(h capi.Client) int {
-		if !cfg.at.IsZero() {
-			return capi.Enqueue_batch_all(h, q.name, b, 0, atMS(cfg.at), uint(cfg.maxAttempts), ceilMS(cfg.window),
-				cfg.estimate)
-		}
-		return capi.Enqueue_batch_window(h, q.name, b, ceilMS(cfg.delay), uint(cfg.maxAttempts), ceilMS(cfg.window),
-			cfg.estimate)
-	})
+	_, err = q.c.do(ctx, func(h capi.Client) int { return capi.Enqueue_batch(h, q.name, b, nums) })
 	if failed(err) {
 		return nil, nil, err
 	}
@@ -244,12 +233,13 @@ func batchEntryMsg(i, rc int) string {
 // serves the lane it rotated to. It returns ErrEmpty when no lane is
 // serviceable.
 func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
-	if err := q.checkNames(); err != nil {
+	ms, err := q.leaseOf(lease)
+	if err != nil {
 		return nil, err
 	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Claim(h, q.name, ceilMS(lease), out[:])
+		return capi.Claim(h, q.name, ms, out[:])
 	})
 	return q.claimed(rc, err, out[0])
 }
@@ -258,15 +248,16 @@ func (q *Queue) Claim(ctx context.Context, lease time.Duration) (*Job, error) {
 // K = min(weight, pending depth, limit - active, max), in mint order. It
 // returns ErrEmpty when no lane is serviceable.
 func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
 	if max < 1 || max > wclaimMax {
 		return nil, invalid("wclaim max must be 1.." + strconv.Itoa(wclaimMax))
 	}
+	ms, err := q.leaseOf(lease)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Wclaim(h, q.name, ceilMS(lease), uint(max), out[:])
+		return capi.Wclaim(h, q.name, ms, uint(max), out[:])
 	})
 	return claimedList(q, out[0], rc, err)
 }
@@ -278,9 +269,6 @@ func (q *Queue) WClaim(ctx context.Context, lease time.Duration, max int) ([]*Jo
 // n are taken (the last turn may be cut short). It returns ErrEmpty when
 // no lane is serviceable.
 func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weighted bool) ([]*Job, error) {
-	if err := q.checkNames(); err != nil {
-		return nil, err
-	}
 	if n < 1 || n > batchMax {
 		return nil, invalid("claim batch n must be 1.." + strconv.Itoa(batchMax))
 	}
@@ -288,9 +276,13 @@ func (q *Queue) ClaimBatch(ctx context.Context, lease time.Duration, n int, weig
 	if weighted {
 		w = 1
 	}
+	ms, err := q.leaseOf(lease)
+	if err != nil {
+		return nil, err
+	}
 	var out [1]uint64
 	rc, err := q.c.do(ctx, func(h capi.Client) int {
-		return capi.Claim_batch(h, q.name, ceilMS(lease), uint(n), w, out[:])
+		return capi.Claim_batch(h, q.name, ms, uint(n), w, out[:])
 	})
 	return claimedList(q, out[0], rc, err)
 }
@@ -305,7 +297,8 @@ const BClaimSlice = time.Second
 // claimed nothing. Each server-side wait lasts at most BClaimSlice, so a
 // cancellation that misses the wait in progress costs at most that.
 func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
-	if err := q.checkNames(); err != nil {
+	leaseMs, err := q.leaseOf(lease)
+	if err != nil {
 		return nil, err
 	}
 	for {
@@ -323,7 +316,7 @@ func (q *Queue) BClaim(ctx context.Context, lease time.Duration) (*Job, error) {
 		}
 		var out [1]uint64
 		rc, err := q.c.doBlocking(ctx, func(h capi.Client) int {
-			return capi.Bclaim(h, q.name, ceilMS(lease), ceilMS(wait), out[:])
+			return capi.Bclaim(h, q.name, leaseMs, ceilMS(wait), out[:])
 		})
 		job, err := q.claimed(rc, err, out[0])
 		if errors.Is(err, ErrEmpty) {

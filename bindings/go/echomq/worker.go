@@ -2,8 +2,10 @@ package echomq
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,7 +14,8 @@ import (
 	"github.com/echomq/echomq/bindings/go/internal/capi"
 )
 
-// Handler processes one job. Returning nil acks the job; returning an
+// Handler processes one job. Returning nil completes the job (with the
+// result set by Job.SetResult or Job.SetResultValue, if any); returning an
 // error fails it (retried as Worker.RetryIn says, or dead-lettered when out
 // of attempts); returning an error wrapped by Discard dead-letters it now.
 // A panic counts as an error. The job is settled by the Worker's engine:
@@ -20,12 +23,24 @@ import (
 // ErrClosed.
 type Handler func(ctx context.Context, job *Job) error
 
-// Defaults of a Worker, the same as the Python Worker's.
-const (
-	DefaultConcurrency  = 4                // handler goroutines
-	DefaultLease        = 30 * time.Second // the engine's default lease
-	DefaultDrainTimeout = 30 * time.Second // wait for running handlers at a stop
+// Defaults of a Worker: the engine's (echomq/worker.h), read from the
+// library, and so the same as the Python Worker's.
+var (
+	DefaultConcurrency  = capi.ECHOMQ_WORKER_HANDLERS_DEFAULT                 // handler goroutines
+	DefaultLease        = msBound(engineDefaults()[capi.EMQGO_WOPT_LEASE_MS]) // the engine's lease
+	DefaultDrainTimeout = msBound(int64(capi.ECHOMQ_WORKER_DRAIN_MS_DEFAULT)) // wait for running handlers at a stop
 )
+
+// engineDefaults are the engine's default options (capi EMQGO_WOPT_* order).
+func engineDefaults() []int64 {
+	d := make([]int64, capi.EMQGO_WOPT_NUMS)
+	capi.Worker_defaults(d)
+	return d
+}
+
+// errorPoll is how often a running Worker looks at the engine's error count
+// (OnError).
+const errorPoll = 100 * time.Millisecond
 
 // NoPrefetch as Worker.Prefetch claims no job ahead of the handlers.
 const NoPrefetch = -1
@@ -117,8 +132,9 @@ type Worker struct {
 	// exponential backoff (1 s * 2^(attempt-1), at most 1 h; Backoff says
 	// the same), RetryNow = straight back to its lane, > 0 = that delay.
 	RetryIn time.Duration
-	// IdleTimeout, if > 0, ends Run (a drain, then nil) once no job was
-	// handed out for that long and no handler is running: a "burst" run.
+	// IdleTimeout, if > 0, ends Run (then nil) once the engine has held no
+	// job for that long (none running, none claimed ahead): a "burst" run.
+	// The engine stops by itself (echomq_worker_options.idle_timeout_ms).
 	IdleTimeout time.Duration
 	// TargetWait is latency-bounded prefetch: the engine measures the
 	// handlers' time and claims so that the jobs it holds unstarted are
@@ -142,8 +158,8 @@ type Worker struct {
 	// OnError, if set, receives errors that do not stop the worker: a
 	// failed server call of the engine (it retries by itself after a
 	// backoff), a lease lost while the handler ran (ErrStaleLease), a job
-	// left running by a drain that timed out. It is called from the
-	// worker's goroutines.
+	// left running by a drain that timed out, a result dropped
+	// (ErrResultDropped). It is called from the worker's goroutines.
 	OnError func(error)
 	// Job hooks, each called on the handler's goroutine once the job is
 	// reported to the engine (which settles it with its next round trip);
@@ -151,10 +167,23 @@ type Worker struct {
 	// OnCompleted: the handler returned nil. OnFailed: it returned an error
 	// or panicked (every failed attempt, also the last). OnDead, after
 	// OnFailed: the failure dead-letters the job (Discard, or its last
-	// attempt: job.Attempt >= job.MaxAttempts).
+	// attempt), as the engine says.
 	OnCompleted func(job *Job)
 	OnFailed    func(job *Job, err error)
 	OnDead      func(job *Job, err error)
+	// Serializer turns a value given to Job.SetResultValue into the job's
+	// result; default json.Marshal. A value it cannot encode, or a result
+	// over 65,536 bytes (ECHOMQ_RESULT_MAX), still completes the job: the
+	// result is dropped and the reason kept instead (Job.ResultDropped),
+	// logged at Error and sent to OnError as ErrResultDropped. A handler
+	// that returned nil never runs again because of its result.
+	Serializer func(v any) ([]byte, error)
+	// Logger receives what the worker does with failed jobs and results:
+	// a failed attempt that will be retried at Info, one that dead-letters
+	// its job (or a discard) at Warn, a dropped result at Error. Default
+	// slog.Default(); slog.New(handler) with a handler of your own level or
+	// output to change it.
+	Logger *slog.Logger
 
 	mu    sync.Mutex
 	eng   capi.Worker // the running engine, nil between runs
@@ -188,10 +217,14 @@ type WorkerStats struct {
 	Unconfirmed uint64
 }
 
+// ErrResultDropped matches (errors.Is) what OnError gets for a job that
+// completed without its result: it could not be encoded, or it was over
+// 65,536 bytes (ECHOMQ_RESULT_MAX). The job's outcome keeps the reason
+// (Job.ResultDropped).
+var ErrResultDropped = errors.New("echomq: result dropped")
+
 type hostCounts struct {
 	failed, discarded atomic.Uint64
-	running           atomic.Int64
-	lastActivity      atomic.Int64 // monotonic ns since the run began
 }
 
 // workerConfig is the checked configuration of one run.
@@ -199,6 +232,8 @@ type workerConfig struct {
 	concurrency int
 	nums        []int64 // EMQGO_WOPT_* order
 	drain       time.Duration
+	serializer  func(any) ([]byte, error)
+	log         *slog.Logger
 }
 
 func (w *Worker) config() (workerConfig, error) {
@@ -219,6 +254,74 @@ func (w *Worker) config() (workerConfig, error) {
 	if n < 1 || n > 1024 {
 		return cfg, invalid("Worker.Concurrency must be 1..1024")
 	}
+	slots, err := w.slots(n)
+	if err != nil {
+		return cfg, err
+	}
+	// The engine's defaults stand for every option left at its zero value.
+	nums := engineDefaults()
+	nums[capi.EMQGO_WOPT_SLOTS] = int64(slots)
+	nums[capi.EMQGO_WOPT_PREFETCH] = 0 // as many jobs per round trip as there are free slots
+	nums[capi.EMQGO_WOPT_REPORT_OUTCOMES] = 1
+	if w.Weighted || w.Batch > 1 {
+		nums[capi.EMQGO_WOPT_WEIGHTED] = 1
+	}
+	set := func(i int, what string, d, lo, hi time.Duration) {
+		if err == nil && d != 0 {
+			nums[i], err = durationMS(what, d, lo, hi)
+		}
+	}
+	set(capi.EMQGO_WOPT_LEASE_MS, "Worker.Lease", w.Lease, time.Millisecond, leaseMax)
+	set(capi.EMQGO_WOPT_IDLE_TIMEOUT_MS, "Worker.IdleTimeout", w.IdleTimeout, time.Millisecond, waitMax)
+	set(capi.EMQGO_WOPT_IDLE_WAIT_MS, "Worker.IdleWait", w.IdleWait, time.Millisecond, waitMax)
+	if w.TargetWait == FixedPrefetch {
+		nums[capi.EMQGO_WOPT_TARGET_WAIT_MS] = 0
+	} else {
+		set(capi.EMQGO_WOPT_TARGET_WAIT_MS, "Worker.TargetWait", w.TargetWait, 0, targetWaitMax)
+	}
+	if err == nil && w.RetryIn != 0 {
+		nums[capi.EMQGO_WOPT_RETRY_DELAY_MS], err = retryMS("Worker.RetryIn", w.RetryIn)
+	}
+	var dc dialConfig
+	for _, o := range w.DialOptions {
+		o(&dc)
+	}
+	set(capi.EMQGO_WOPT_CONNECT_TIMEOUT_MS, "the connect timeout", dc.connectTimeout, time.Millisecond, int32Max)
+	set(capi.EMQGO_WOPT_COMMAND_TIMEOUT_MS, "the command timeout", dc.commandTimeout, time.Millisecond, int32Max)
+	set(capi.EMQGO_WOPT_WAIT_TIMEOUT_MS, "the durability wait", dc.waitTimeout, time.Millisecond,
+		msBound(int64(capi.ECHOMQ_WAIT_TIMEOUT_MAX_MS)))
+	if err != nil {
+		return cfg, err
+	}
+	nums[capi.EMQGO_WOPT_WAIT_REPLICAS] = int64(dc.waitReplicas)
+	if dc.waitAOF {
+		nums[capi.EMQGO_WOPT_WAIT_AOF] = 1
+	}
+	cfg.drain = w.DrainTimeout
+	switch {
+	case cfg.drain == 0:
+		cfg.drain = DefaultDrainTimeout
+	case cfg.drain < 0:
+		return cfg, invalid("Worker.DrainTimeout must be >= 0, got " + w.DrainTimeout.String())
+	}
+	cfg.concurrency = n
+	cfg.nums = nums
+	cfg.serializer = w.Serializer
+	if cfg.serializer == nil {
+		cfg.serializer = json.Marshal
+	}
+	cfg.log = w.Logger
+	if cfg.log == nil {
+		cfg.log = slog.Default()
+	}
+	return cfg, nil
+}
+
+// int32Max bounds the timeouts the C options keep as an int of ms.
+const int32Max = time.Duration(1<<31-1) * time.Millisecond
+
+// slots is how many jobs the engine holds: Concurrency + Prefetch, or Slots.
+func (w *Worker) slots(n int) (int, error) {
 	pre := w.Prefetch
 	if pre == 0 && w.Batch > 1 {
 		pre = min(w.Batch, capi.ECHOMQ_BATCH_MAX) // 0.1's Batch: a whole weighted turn held at once
@@ -229,90 +332,25 @@ func (w *Worker) config() (workerConfig, error) {
 	case pre == NoPrefetch:
 		pre = 0
 	case pre < 0:
-		return cfg, invalid("Worker.Prefetch must be >= 0 or NoPrefetch")
+		return 0, invalid("Worker.Prefetch must be >= 0 or NoPrefetch")
 	}
 	slots := n + pre
 	if w.Slots != 0 {
 		if w.Slots < n {
-			return cfg, invalid(fmt.Sprintf("Worker.Slots (%d) must be at least Concurrency (%d)", w.Slots, n))
+			return 0, invalid(fmt.Sprintf("Worker.Slots (%d) must be at least Concurrency (%d)", w.Slots, n))
 		}
 		slots = w.Slots
 	}
 	if slots > capi.ECHOMQ_BATCH_MAX {
-		return cfg, invalid("Worker.Slots (Concurrency + Prefetch) must be at most " + strconv.Itoa(capi.ECHOMQ_BATCH_MAX))
+		return 0, invalid("Worker.Slots (Concurrency + Prefetch) must be at most " + strconv.Itoa(capi.ECHOMQ_BATCH_MAX))
 	}
-	lease := w.Lease
-	if lease == 0 {
-		lease = DefaultLease
-	}
-	if lease < 0 {
-		return cfg, invalid("Worker.Lease must be > 0")
-	}
-	var retry int64
-	switch {
-	case w.RetryIn == 0 || w.RetryIn == Backoff:
-		retry = int64(capi.ECHOMQ_RETRY_BACKOFF)
-	case w.RetryIn == RetryNow:
-		retry = 0
-	case w.RetryIn < 0:
-		return cfg, invalid("Worker.RetryIn must be >= 0, Backoff or RetryNow")
-	default:
-		retry = ceilMS(w.RetryIn)
-	}
-	if w.IdleTimeout < 0 || w.IdleWait < 0 || w.DrainTimeout < 0 {
-		return cfg, invalid("Worker.IdleTimeout, IdleWait and DrainTimeout must be >= 0")
-	}
-	defaults := make([]int64, capi.EMQGO_WOPT_NUMS)
-	capi.Worker_defaults(defaults)
-	targetWait := defaults[capi.EMQGO_WOPT_TARGET_WAIT_MS]
-	switch {
-	case w.TargetWait == FixedPrefetch:
-		targetWait = 0
-	case w.TargetWait < 0:
-		return cfg, invalid("Worker.TargetWait must be >= 0 or FixedPrefetch")
-	case w.TargetWait > time.Duration(capi.ECHOMQ_TARGET_WAIT_MAX_MS)*time.Millisecond:
-		return cfg, invalid("Worker.TargetWait must be at most " + strconv.Itoa(capi.ECHOMQ_TARGET_WAIT_MAX_MS) + " ms")
-	case w.TargetWait > 0:
-		targetWait = ceilMS(w.TargetWait)
-	}
-	idleWait := defaults[capi.EMQGO_WOPT_IDLE_WAIT_MS]
-	if w.IdleWait > 0 {
-		idleWait = ceilMS(w.IdleWait)
-	}
-	dc := dialConfig{connectTimeout: 2 * time.Second, commandTimeout: 5 * time.Second, waitTimeout: time.Second}
-	for _, o := range w.DialOptions {
-		o(&dc)
-	}
-	nums := make([]int64, capi.EMQGO_WOPT_NUMS)
-	nums[capi.EMQGO_WOPT_SLOTS] = int64(slots)
-	nums[capi.EMQGO_WOPT_PREFETCH] = 0 // as many jobs per round trip as there are free slots
-	nums[capi.EMQGO_WOPT_LEASE_MS] = ceilMS(lease)
-	if w.Weighted || w.Batch > 1 {
-		nums[capi.EMQGO_WOPT_WEIGHTED] = 1
-	}
-	nums[capi.EMQGO_WOPT_RETRY_DELAY_MS] = retry
-	nums[capi.EMQGO_WOPT_IDLE_WAIT_MS] = idleWait
-	nums[capi.EMQGO_WOPT_CONNECT_TIMEOUT_MS] = ceilMS(dc.connectTimeout)
-	nums[capi.EMQGO_WOPT_COMMAND_TIMEOUT_MS] = ceilMS(dc.commandTimeout)
-	nums[capi.EMQGO_WOPT_WAIT_REPLICAS] = int64(dc.waitReplicas)
-	if dc.waitAOF {
-		nums[capi.EMQGO_WOPT_WAIT_AOF] = 1
-	}
-	nums[capi.EMQGO_WOPT_WAIT_TIMEOUT_MS] = ceilMS(dc.waitTimeout)
-	nums[capi.EMQGO_WOPT_TARGET_WAIT_MS] = targetWait
-	cfg.concurrency = n
-	cfg.nums = nums
-	cfg.drain = w.DrainTimeout
-	if cfg.drain == 0 {
-		cfg.drain = DefaultDrainTimeout
-	}
-	return cfg, nil
+	return slots, nil
 }
 
 // Run processes jobs until ctx is cancelled (a drain, see Worker), or
-// until IdleTimeout passes without work, and then returns nil. Invalid
-// settings and a failed first connect are returned at once; later server
-// errors are retried by the engine and reported to OnError.
+// until the engine stops by itself on IdleTimeout, and then returns nil.
+// Invalid settings and a failed first connect are returned at once; later
+// server errors are retried by the engine and reported to OnError.
 func (w *Worker) Run(ctx context.Context) error {
 	cfg, err := w.config()
 	if err != nil {
@@ -351,7 +389,6 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.eng, w.count = h, counts
 	w.mu.Unlock()
 
-	began := time.Now()
 	hctx, hcancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer hcancel(nil)
 	q := &Queue{name: w.Queue} // no client: jobs are settled through the engine
@@ -360,11 +397,17 @@ func (w *Worker) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.host(hctx, h, q, counts, began)
+			w.host(hctx, h, q, counts, &cfg)
 		}()
 	}
+	// The hosts end when the engine stops: asked to, or by itself.
+	hostsDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(hostsDone)
+	}()
 
-	// Watch for the stop, the idle timeout and engine errors.
+	// Wait for the stop, passing engine errors on meanwhile.
 	var seenErrors uint64
 	pollErrors := func() {
 		st := engineStats(h)
@@ -375,22 +418,20 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 		}
 	}
-	tick := time.NewTicker(50 * time.Millisecond)
+	tick := time.NewTicker(errorPoll)
 	defer tick.Stop()
 watch:
 	for {
 		select {
 		case <-ctx.Done():
 			break watch
+		case <-hostsDone:
+			break watch
 		case <-tick.C:
 			pollErrors()
-			if w.IdleTimeout > 0 && counts.running.Load() == 0 &&
-				time.Since(began)-time.Duration(counts.lastActivity.Load()) >= w.IdleTimeout &&
-				engineStats(h).Buffered == 0 {
-				break watch
-			}
 		}
 	}
+	// A drain; at once when the engine stopped by itself.
 	clean := capi.Worker_stop(h, capi.ECHOMQ_STOP_DRAIN, ceilMS(cfg.drain)) == 0
 	pollErrors()
 	if !clean {
@@ -405,7 +446,7 @@ watch:
 		w.mu.Unlock()
 	}
 	if clean {
-		wg.Wait() // every handler has returned: the goroutines end at once
+		<-hostsDone // every handler has returned: the goroutines end at once
 		final()
 		free()
 		return nil
@@ -413,7 +454,7 @@ watch:
 	// Handlers still running hold the engine handle: the last one out frees it.
 	final()
 	go func() {
-		wg.Wait()
+		<-hostsDone
 		free()
 	}()
 	return nil
@@ -437,7 +478,7 @@ func (w *Worker) statsOf(h capi.Worker, c *hostCounts) WorkerStats {
 }
 
 // host is one handler goroutine: take a job, run the handler, report.
-func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCounts, began time.Time) {
+func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCounts, cfg *workerConfig) {
 	for {
 		var out [1]uint64
 		rc := capi.Worker_next(h, 1000, out[:])
@@ -453,37 +494,84 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		live.add(&live.jobs, 1)
 		jh := capi.SwigcptrJob(uintptr(out[0]))
 		job := jobFromHandle(q, jh)
-		c.running.Add(1)
-		c.lastActivity.Store(int64(time.Since(began)))
 		herr := w.call(ctx, job)
 		var st int
 		switch {
 		case herr == nil: // the result and the reported cost in one report
-			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost, job.result)
+			result, dropped := w.result(job, cfg)
+			st = capi.Worker_settle(h, jh, 1, "", 0, job.cost, result, dropped)
 		case errors.Is(herr, ErrDiscard):
 			c.failed.Add(1)
 			c.discarded.Add(1)
 			st = capi.Worker_discard(h, jh, cutAtNUL(herr.Error()))
 		default:
 			c.failed.Add(1)
-			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost, nil)
+			st = capi.Worker_settle(h, jh, 0, cutAtNUL(herr.Error()), int64(capi.ECHOMQ_RETRY_DEFAULT), job.cost, nil, "")
 		}
 		capi.Job_free(jh)
 		live.add(&live.jobs, -1)
-		c.lastActivity.Store(int64(time.Since(began)))
-		c.running.Add(-1)
-		switch st {
-		case 0:
-			w.hooks(job, herr)
-		case capi.ECHOMQ_ENOTFOUND:
-			w.report(&Error{Code: CodeStale, Msg: "job " + strconv.FormatUint(job.ID, 10) +
-				": lease lost while the handler ran (it is delivered again)"})
-		case capi.ECHOMQ_ECANCELED:
-			w.report(&Error{Code: CodeCanceled, Msg: "job " + strconv.FormatUint(job.ID, 10) +
-				": the worker stopped before it was reported; it comes back when its lease expires"})
-		default:
-			w.report(&Error{Code: Code(st), Msg: "report of job " + strconv.FormatUint(job.ID, 10) + " refused"})
+		w.reported(job, herr, st, cfg.log)
+	}
+}
+
+// result is what a job that succeeded reports: its result bytes, or why
+// its result is dropped ("" = it is not). A result over the limit goes as
+// it is: the engine drops it (report_outcomes) and records why.
+func (w *Worker) result(job *Job, cfg *workerConfig) ([]byte, string) {
+	data := job.result
+	if job.value != nil {
+		var err error
+		if data, err = cfg.serializer(job.value); err != nil {
+			why := cutAtNUL("cannot encode the result: " + err.Error())
+			w.dropped(job, why, cfg.log)
+			return nil, why
 		}
+	}
+	if len(data) > capi.ECHOMQ_RESULT_MAX {
+		w.dropped(job, fmt.Sprintf("result of %d bytes is over ECHOMQ_RESULT_MAX (%d)", len(data),
+			capi.ECHOMQ_RESULT_MAX), cfg.log)
+	}
+	return data, ""
+}
+
+func (w *Worker) dropped(job *Job, why string, log *slog.Logger) {
+	log.Error("echomq: result dropped, the job completes without it", "job", job.ID, "lane", job.Group, "reason", why)
+	w.report(fmt.Errorf("%w: job %d: %s", ErrResultDropped, job.ID, why))
+}
+
+// reported logs and calls the hooks by what the engine says becomes of a
+// job reported with handler result herr (report status st).
+func (w *Worker) reported(job *Job, herr error, st int, log *slog.Logger) {
+	id := strconv.FormatUint(job.ID, 10)
+	switch st {
+	case capi.ECHOMQ_OK:
+		if w.OnCompleted != nil {
+			w.OnCompleted(job)
+		}
+	case capi.ECHOMQ_WILL_RETRY, capi.ECHOMQ_WILL_DIE:
+		dies := st == capi.ECHOMQ_WILL_DIE
+		what, level := "echomq: job failed, will be retried", slog.LevelInfo
+		switch {
+		case errors.Is(herr, ErrDiscard):
+			what, level = "echomq: job discarded, dead-lettered", slog.LevelWarn
+		case dies:
+			what, level = "echomq: job failed, dead-lettered", slog.LevelWarn
+		}
+		log.Log(context.Background(), level, what, "job", job.ID, "lane", job.Group, "attempt", job.Attempt,
+			"max_attempts", job.MaxAttempts, "reason", herr.Error())
+		if w.OnFailed != nil {
+			w.OnFailed(job, herr)
+		}
+		if dies && w.OnDead != nil {
+			w.OnDead(job, herr)
+		}
+	case capi.ECHOMQ_ESTALE:
+		w.report(&Error{Code: CodeStale, Msg: "job " + id + ": lease lost while the handler ran (it is delivered again)"})
+	case capi.ECHOMQ_ECANCELED:
+		w.report(&Error{Code: CodeCanceled, Msg: "job " + id +
+			": the worker stopped before it was reported; it comes back when its lease expires"})
+	default:
+		w.report(&Error{Code: Code(st), Msg: "report of job " + id + " refused"})
 	}
 }
 
@@ -495,22 +583,6 @@ func (w *Worker) call(ctx context.Context, job *Job) (err error) {
 		}
 	}()
 	return w.Handler(ctx, job)
-}
-
-// hooks calls the job hooks for a job reported with handler result herr.
-func (w *Worker) hooks(job *Job, herr error) {
-	if herr == nil {
-		if w.OnCompleted != nil {
-			w.OnCompleted(job)
-		}
-		return
-	}
-	if w.OnFailed != nil {
-		w.OnFailed(job, herr)
-	}
-	if w.OnDead != nil && (errors.Is(herr, ErrDiscard) || job.Attempt >= job.MaxAttempts) {
-		w.OnDead(job, herr)
-	}
 }
 
 func (w *Worker) report(err error) {

@@ -24,8 +24,6 @@ The compiled part (``echomq._echomq``) calls libechomq's C API; every call
 that waits on the network releases the GIL.
 """
 
-from __future__ import annotations
-
 from . import _echomq
 from . import errors as _errors
 from .client import Client, connect

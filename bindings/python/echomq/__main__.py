@@ -19,7 +19,7 @@ import sys
 from typing import List, Optional
 
 from .client import connect
-from .worker import Handler, Worker
+from .worker import DEFAULT_CONCURRENCY, Handler, Worker
 
 
 def load_handler(spec: str) -> Handler:
@@ -53,7 +53,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     w.add_argument("url", help="valkey://host:port[/db] or unix:///path")
     w.add_argument("queue", help="queue name")
     w.add_argument("handler", help="module:function called with each job")
-    w.add_argument("-c", "--concurrency", type=int, default=4, help="handler threads (default 4)")
+    w.add_argument("-c", "--concurrency", type=int, default=DEFAULT_CONCURRENCY,
+                   help=f"handler threads (default {DEFAULT_CONCURRENCY})")
     w.add_argument("--prefetch", type=int, default=None,
                    help="jobs claimed ahead of the handlers (default: concurrency)")
     w.add_argument("--weighted", action="store_true", help="serve weighted turns (lane weights apply)")

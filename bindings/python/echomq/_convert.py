@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from typing import Union
+from typing import Optional, Union
 
 from . import _echomq
 from .errors import InvalidArgument
@@ -21,11 +21,15 @@ Payload = Union[bytes, bytearray, memoryview, str]
 """A job payload: bytes (sent as is) or str (sent as UTF-8)."""
 
 _U32_MAX = 2**32 - 1
+I32_MAX = 2**31 - 1
+"""The largest C int: the bound of the timeouts the C options keep in ms."""
 _I64_MAX = 2**63 - 1
 
 
-def to_ms(name: str, value: Seconds, *, minimum: int = 1) -> int:
-    """Seconds (number or timedelta) to whole milliseconds, at least ``minimum``."""
+def to_ms(name: str, value: Seconds, *, minimum: int = 1, maximum: Optional[int] = None) -> int:
+    """Seconds (number or timedelta) to whole milliseconds in ``[minimum,
+    maximum]`` (ms; ``maximum`` None: no bound but the C type's).  A value
+    out of range is refused in the caller's unit, seconds."""
     if isinstance(value, datetime.timedelta):
         seconds = value.total_seconds()
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -35,9 +39,14 @@ def to_ms(name: str, value: Seconds, *, minimum: int = 1) -> int:
     if math.isnan(seconds) or math.isinf(seconds):
         raise InvalidArgument(f"{name} must be finite, got {seconds!r}")
     ms = int(round(seconds * 1000))
-    if ms < minimum or ms > _I64_MAX:
-        low = "0" if minimum == 0 else f"{minimum / 1000:g}"
-        raise InvalidArgument(f"{name} must be at least {low} s, got {seconds!r} s")
+    top = _I64_MAX if maximum is None else maximum
+    if ms < minimum or ms > top:
+        if maximum is None:
+            want = f"at least {span(minimum)}"
+        else:
+            want = f"{span(minimum)} to {span(maximum)}"
+        raise InvalidArgument(f"{name} must be {want}, got {value!r} s" if not isinstance(value, datetime.timedelta)
+                              else f"{name} must be {want}, got {value}")
     return ms
 
 
@@ -54,6 +63,16 @@ def epoch_ms(name: str, value: datetime.datetime) -> int:
     if ms < 1 or ms > _I64_MAX:
         raise InvalidArgument(f"{name} must be after 1970-01-01T00:00:00Z, got {value.isoformat()}")
     return ms
+def span(ms: int) -> str:
+    """A duration in ms as people say it: "0 s", "0.001 s", "30 s",
+    "7 days (604800 s)"."""
+    if ms < 60_000 or ms % 1000:
+        return f"{ms / 1000:g} s"
+    for unit, size in (("day", 86_400_000), ("hour", 3_600_000), ("minute", 60_000)):
+        if ms % size == 0:
+            n = ms // size
+            return f"{n} {unit}{'s' if n != 1 else ''} ({ms // 1000} s)"
+    return f"{ms // 1000} s"
 
 
 def to_count(name: str, value: int, *, minimum: int = 1, maximum: int = _U32_MAX) -> int:

@@ -1,8 +1,8 @@
 """Type stubs of the private compiled module (see module.cpp)."""
 
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
-_RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int, int, int, bytes, bytes]
+_RawJob = Tuple[Any, ...]  # the fields named by JOB_FIELDS, in that order
 _Name = Union[str, bytes]
 
 HEADER_VERSION: int
@@ -22,20 +22,6 @@ LIMIT_MAX: int
 ID_MAX: int
 WCLAIM_MAX: int
 REASON_MAX: int
-RESULT_MAX: int
-PROGRESS_MAX: int
-KEEP_MAX_MS: int
-KEEP_LAST_MAX: int
-EVENTS_MAXLEN_MAX: int
-WAIT_WINDOW_MAX_S: int
-WAIT_GRACE_MS: int
-RETRY_BACKOFF: int
-FAIL_RETRY: int
-FAIL_DELAYED: int
-FAIL_DEAD: int
-RETRY_DEFAULT: int
-STOP_DRAIN: int
-STOP_ABANDON: int
 KEY_LAYOUT: int
 DEDUP_KEY_MAX: int
 DEDUP_WINDOW_DEFAULT_MS: int
@@ -43,7 +29,59 @@ DEDUP_WINDOW_MAX_MS: int
 DEDUP_KEYS_MAX: int
 PURGE_MAX: int
 SHARDS_MAX: int
-WORKER_DEFAULTS: Dict[str, Union[int, bool]]
+RESULT_MAX: int
+PROGRESS_MAX: int
+KEEP_MAX_MS: int
+KEEP_LAST_MAX: int
+EVENTS_MAXLEN_MAX: int
+EVENTS_ENQUEUED: int
+WAIT_WINDOW_MAX_S: int
+WAIT_GRACE_MS: int
+WAIT_MAX_MS: int
+PAGE_MAX: int
+TARGET_WAIT_MAX_MS: int
+WAIT_TIMEOUT_MAX_MS: int
+RETRY_BACKOFF: int
+RETRY_DEAD: int
+RETRY_RELEASE: int
+RETRY_DEFAULT: int
+STOP_DRAIN: int
+STOP_ABANDON: int
+WORKER_HANDLERS_DEFAULT: int
+WORKER_DRAIN_MS_DEFAULT: int
+FAIL_RETRY: int
+FAIL_DELAYED: int
+FAIL_DEAD: int
+OK: int
+EMPTY: int
+UNCONFIRMED: int
+DUPLICATE: int
+PENDING: int
+WILL_RETRY: int
+WILL_DIE: int
+EINVAL: int
+ETOOLARGE: int
+ENOTFOUND: int
+ESTALE: int
+EFULL: int
+ELAYOUT: int
+ELEASED: int
+ESHARDS: int
+ECONN: int
+ETIMEOUT: int
+ECANCELED: int
+ETLS: int
+ESERVER: int
+ENOPERM: int
+EPROTO: int
+EBUSY: int
+ELOADING: int
+ETRYAGAIN: int
+EOOM: int
+ENOMEM: int
+EINTERNAL: int
+JOB_FIELDS: Tuple[str, ...]
+WORKER_DEFAULTS: Dict[str, int]
 SCHEDULE_NAME_MAX: int
 SCHEDULE_EVERY_MAX_MS: int
 SCHEDULE_NEXT_MAX: int
@@ -82,7 +120,6 @@ class Client:
     def __init__(
         self, connect_timeout_ms: int, command_timeout_ms: int, max_payload_bytes: int,
         wait_replicas: int = ..., wait_aof: int = ..., wait_timeout_ms: int = ...,
-        target_wait_ms: int = ...,
     ) -> None: ...
     @staticmethod
     def take_unconfirmed() -> str: ...
@@ -95,28 +132,11 @@ class Client:
     @property
     def connected(self) -> bool: ...
     def enqueue(
-        self, queue: str, group: _Name, payload: bytes, delay_ms: int, max_attempts: int, keep_ms: int = ...,
-        keep_last: int = ..., cost_estimate: int = ..., at_ms: int = ...
-    ) -> int: ...
-    def enqueue_batch(
-        self, queue: str, groups: List[bytes], payloads: List[bytes], delay_ms: int, max_attempts: int,
-        keep_ms: int = ..., keep_last: int = ..., cost_estimate: int = ..., at_ms: int = ...
-    ) -> List[int]: ...
-    def enqueue_keyed(
-        self, queue: str, group: _Name, payload: bytes, delay_ms: int, max_attempts: int, key: str, window_ms: int,
-        keep_ms: int = ..., keep_last: int = ..., cost_estimate: int = ..., at_ms: int = ...
+        self, queue: str, group: _Name, payload: bytes, options: Dict[str, int], key: Optional[str] = ...
     ) -> Tuple[int, bool]: ...
-    def enqueue_batch_keyed(
-        self,
-        queue: str,
-        groups: List[_Name],
-        payloads: List[bytes],
-        keys: List[str],
-        delay_ms: int,
-        max_attempts: int,
-        window_ms: int,
-        keep_ms: int = ...,
-        keep_last: int = ..., cost_estimate: int = ..., at_ms: int = ...,
+    def enqueue_batch(
+        self, queue: str, groups: List[bytes], payloads: List[bytes], keys: Optional[List[str]],
+        options: Dict[str, int],
     ) -> List[Tuple[int, bool]]: ...
     def get_job(self, queue: str, id: int) -> _RawJob: ...
     def delete_job(self, queue: str, id: int) -> None: ...
@@ -130,7 +150,7 @@ class Client:
     def claim(self, queue: str, lease_ms: int) -> Optional[_RawJob]: ...
     def bclaim(self, queue: str, lease_ms: int, timeout_ms: int) -> Optional[_RawJob]: ...
     def wclaim(self, queue: str, lease_ms: int, max: int) -> List[_RawJob]: ...
-    def claim_batch(self, queue: str, lease_ms: int, n: int, weighted: bool) -> List[_RawJob]: ...
+    def claim_batch(self, queue: str, lease_ms: int, n: int, weighted: int) -> List[_RawJob]: ...
     def ack(self, queue: str, id: int, token: int) -> None: ...
     def ack_many(self, queue: str, ids: List[int], tokens: List[int]) -> List[int]: ...
     def ack_claim(self, queue: str, id: int, token: int, lease_ms: int) -> Optional[_RawJob]: ...
@@ -140,7 +160,7 @@ class Client:
     def progress(self, queue: str, id: int, token: int, value: bytes) -> None: ...
     def set_retention(self, queue: str, keep_ms: int, keep_last: int) -> None: ...
     def clear_retention(self, queue: str) -> None: ...
-    def set_events(self, queue: str, max_len: int, enqueued: bool) -> None: ...
+    def set_events(self, queue: str, max_len: int, flags: int) -> None: ...
     def clear_events(self, queue: str) -> None: ...
     def wait_job(self, queue: str, id: int, timeout_ms: int) -> Optional[_RawJob]: ...
     def events_read(
@@ -188,14 +208,10 @@ class WorkerJob:
     def token(self) -> int: ...
 
 class Worker:
-    def __init__(
-        self, url: str, queue: str, slots: int, prefetch: int, lease_ms: int, weighted: bool,
-        retry_delay_ms: int, idle_wait_ms: int, connect_timeout_ms: int, command_timeout_ms: int,
-        wait_replicas: int = ..., wait_aof: int = ..., wait_timeout_ms: int = ...,
-    ) -> None: ...
+    def __init__(self, url: str, queue: str, options: Dict[str, int]) -> None: ...
     def start(self) -> None: ...
     def next(self, timeout_ms: int) -> Union[None, str, Tuple[_RawJob, WorkerJob]]: ...
-    def done(self, job: WorkerJob, cost: int = 0, result: Optional[bytes] = None) -> int: ...
+    def done(self, job: WorkerJob, cost: int = 0, result: Optional[bytes] = None, dropped: str = "") -> int: ...
     def fail(self, job: WorkerJob, reason: _Name, retry_delay_ms: int, cost: int = 0) -> int: ...
     def discard(self, job: WorkerJob, reason: _Name) -> int: ...
     def stop(self, mode: int, timeout_ms: int) -> bool: ...

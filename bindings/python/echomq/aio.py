@@ -34,9 +34,9 @@ import concurrent.futures
 import functools
 import inspect
 import logging
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Tuple, TypeVar, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Set, Tuple, TypeVar, Union
 
-from . import _convert
+from . import _convert, _echomq
 from .client import Client
 from .errors import CanceledError
 from .info import Event, LaneInfo, QueueStats
@@ -44,7 +44,7 @@ from .job import FailOutcome, Job
 from .queue import JobId, Queue
 from .schedules import AsyncSchedules
 from .worker import Worker as _ThreadWorker
-from .worker import _STOPPING, WorkerStats
+from .worker import WorkerStats
 
 log = logging.getLogger("echomq.aio")
 
@@ -154,15 +154,23 @@ class AsyncJob:
 
     async def release(self) -> None:
         """Give the job back to its lane unstarted (the attempt not counted)."""
-        q = self._job.queue
-        await _call(q.client._raw.release, q.name, self._job.id, self._job.token)
+        await _call(self._job.release)
+
+    async def ack_and_claim(self, lease: Optional[_convert.Seconds] = None) -> Optional["AsyncJob"]:
+        job = await _call(self._job.ack_and_claim, lease)
+        return None if job is None else AsyncJob(job)
 
     def __repr__(self) -> str:
         return f"AsyncJob({self._job!r})"
 
 
 class AsyncQueue:
-    """The calls of :class:`echomq.Queue`, awaited."""
+    """The calls of :class:`echomq.Queue`, awaited: every public member of
+    Queue is here, with the same name and arguments.  The two properties of
+    Queue that ask the server (``cost_quantum``, ``wait_window``) are
+    coroutine methods here (a property cannot be awaited); calls that hand
+    out jobs give :class:`AsyncJob` objects, and ``lanes`` and ``events``
+    are async iterators."""
 
     def __init__(self, client: AsyncClient, queue: Queue) -> None:
         self._aclient = client
@@ -181,6 +189,98 @@ class AsyncQueue:
     def schedules(self) -> AsyncSchedules:
         """The queue's schedules, awaited (:mod:`echomq.schedules`)."""
         return AsyncSchedules(self._queue.schedules)
+
+    @property
+    def client(self) -> AsyncClient:
+        """The client this queue talks through."""
+        return self._aclient
+
+    @property
+    def lease(self) -> float:
+        """Default lease of claims, in seconds."""
+        return self._queue.lease
+
+    # -- claims and settlement (Queue documents each) ---------------------------
+
+    async def wclaim(self, lease: Optional[_convert.Seconds] = None, max: Optional[int] = None) -> List[AsyncJob]:
+        return [AsyncJob(j) for j in await _call(self._queue.wclaim, lease, max)]
+
+    async def claim_batch(
+        self, n: int, lease: Optional[_convert.Seconds] = None, *, weighted: bool = False
+    ) -> List[AsyncJob]:
+        return [AsyncJob(j) for j in await _call(self._queue.claim_batch, n, lease, weighted=weighted)]
+
+    async def ack_many(self, jobs: Iterable[Union[Job, AsyncJob]]) -> List[Job]:
+        return await _call(self._queue.ack_many, [_sync_job(j) for j in jobs])
+
+    # -- lane control (Queue documents each) ------------------------------------
+
+    async def weight(self, group: str, w: Optional[int]) -> None:
+        await _call(self._queue.weight, group, w)
+
+    async def limit(self, group: str, n: Optional[int]) -> None:
+        await _call(self._queue.limit, group, n)
+
+    async def rate(
+        self, group: str, jobs: Optional[int], per: _convert.Seconds = 1.0, *, burst: Optional[int] = None
+    ) -> None:
+        await _call(self._queue.rate, group, jobs, per, burst=burst)
+
+    async def cap(self, group: str, n: Optional[int]) -> None:
+        await _call(self._queue.cap, group, n)
+
+    async def pause(self, group: str) -> None:
+        await _call(self._queue.pause, group)
+
+    async def resume(self, group: str) -> None:
+        await _call(self._queue.resume, group)
+
+    async def throttle(self, group: str, seconds: _convert.Seconds) -> None:
+        await _call(self._queue.throttle, group, seconds)
+
+    async def charge(self, group: str, units: int) -> None:
+        await _call(self._queue.charge, group, units)
+
+    async def defaults(self, **settings: Any) -> None:
+        """As :meth:`echomq.Queue.defaults` (``weight``, ``limit``,
+        ``max_attempts``, ``rate``, ``cap``)."""
+        await _call(self._queue.defaults, **settings)
+
+    async def cost_mode(self, quantum: Optional[int]) -> None:
+        await _call(self._queue.cost_mode, quantum)
+
+    async def cost_quantum(self) -> int:
+        """Queue.cost_quantum (a property there: it asks the server)."""
+        return await _call(lambda: self._queue.cost_quantum)
+
+    async def wait_figures(self, window: Optional[int]) -> None:
+        await _call(self._queue.wait_figures, window)
+
+    async def wait_window(self) -> Optional[int]:
+        """Queue.wait_window (a property there: it asks the server)."""
+        return await _call(lambda: self._queue.wait_window)
+
+    # -- inspection and repair (Queue documents each) ------------------------
+
+    async def lanes(self, *, after: Optional[str] = None, page_size: int = 1000) -> AsyncIterator[LaneInfo]:
+        """Queue.lanes as an async iterator: one round trip per page."""
+        pages = self._queue.lanes(after=after, page_size=page_size)
+        done = object()
+        while True:
+            lane = await _call(next, pages, done)
+            if lane is done:
+                return
+            yield lane
+
+    async def redrive(self, jobs: Optional[Iterable[Union[int, Job, AsyncJob]]] = None) -> int:
+        ids = None if jobs is None else [_sync_job(j) for j in jobs]
+        return await _call(self._queue.redrive, ids)
+
+    async def repair(self, apply: bool = False, step: int = 1000) -> List[str]:
+        return await _call(self._queue.repair, apply, step)
+
+    async def doctor(self, acl_user: Optional[str] = None) -> List[str]:
+        return await _call(self._queue.doctor, acl_user)
 
     async def enqueue(self, group: str, payload: _convert.Payload, **options: Any) -> JobId:
         """As :meth:`echomq.Queue.enqueue` (``delay``, ``max_attempts``,
@@ -214,10 +314,8 @@ class AsyncQueue:
         self._aclient._give_back(c)
         if job is None:
             return None
-        # Settle through the ordinary client (the borrowed one is reused).
-        return AsyncJob(Job(self._queue, job.id, job.group, job.payload, job.token, job.max_attempts,
-                            job.lease_until, job.enqueued_at, job.dead_at, job.last_error, job.attempt,
-                            job.state, job.due_at))
+        job._queue = self._queue  # settled through the ordinary client (the borrowed one is reused)
+        return AsyncJob(job)
 
     async def _interrupt(self, c: Client, fut: "asyncio.Future[Optional[Job]]") -> None:
         # A cancel that comes before the thread has entered the wait does
@@ -233,7 +331,7 @@ class AsyncQueue:
             job = None
         if job is not None:  # leased just before the cancel: give it back unstarted
             try:
-                await _call(c._raw.release, self._queue.name, job.id, job.token)
+                await _call(job.release)
             except Exception:
                 log.warning("job %d claimed by a cancelled claim comes back when its lease expires", job.id)
         self._aclient._give_back(c)
@@ -242,8 +340,7 @@ class AsyncQueue:
         return await _call(self._queue.job, id)
 
     async def delete(self, job: Union[int, Job, AsyncJob]) -> None:
-        target = job.job if isinstance(job, AsyncJob) else job
-        await _call(self._queue.delete, target)
+        await _call(self._queue.delete, _sync_job(job))
 
     async def purge(self, group: str, **options: Any) -> int:
         return await _call(self._queue.purge, group, **options)
@@ -300,16 +397,17 @@ class AsyncQueue:
 
     async def wait(self, job: Union[int, Job, AsyncJob], timeout: Optional[_convert.Seconds] = None) -> Job:
         """Queue.wait, awaitable: cancelling the task interrupts the wait."""
-        target = job.job if isinstance(job, AsyncJob) else job
+        target = _sync_job(job)
         found = await self._blocking(lambda q: q.wait(target, timeout))
-        return Job._from_raw(self._queue, _raw_of(found))
+        found._queue = self._queue  # found on a borrowed client
+        return found
 
     async def events(
         self, after: str = "0", *, follow: bool = False, block: _convert.Seconds = 5.0, count: int = 1000
     ) -> AsyncIterator[Event]:
         """Queue.events as an async iterator; with ``follow`` it waits on
         the server for more (cancelling the task interrupts the wait)."""
-        block_ms = _convert.to_ms("block", block, minimum=1)
+        block_ms = _convert.to_ms("block", block, maximum=_echomq.WAIT_MAX_MS)
         while True:
             cursor = after
             entries = await self._blocking(
@@ -328,71 +426,65 @@ class Worker(_ThreadWorker):
     """Runs an async ``handler(job)`` over a queue on the C worker engine.
 
     Takes the options of :class:`echomq.Worker` (``concurrency`` is the
-    number of handler tasks).  The engine is pulled from a small thread pool
-    (one thread per task, waiting in C with the GIL released); handlers run
-    on the event loop.  :meth:`stop` (or cancelling the task that awaits
-    :meth:`run`) drains: nothing new is handed out, prefetched jobs go back
-    to their lanes, running handlers finish for up to ``drain_timeout``.
+    number of handlers running at once).  It is the thread Worker with its
+    handlers run on the event loop: ``concurrency`` threads take jobs from
+    the engine (waiting in C with the GIL released) and hand each to the
+    loop, so the host loop is written once.  :meth:`stop` (or cancelling the
+    task that awaits :meth:`run`) drains: nothing new is handed out,
+    prefetched jobs go back to their lanes, running handlers finish for up
+    to ``drain_timeout``; handlers still running then are cancelled (their
+    jobs come back by their leases).
     """
 
     def __init__(self, queue: Union[AsyncQueue, Queue], handler: AsyncHandler, **options: Any) -> None:
         sync = queue.sync if isinstance(queue, AsyncQueue) else queue
         super().__init__(sync, handler, **options)
-        self._pool: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._running: Set["concurrent.futures.Future[Any]"] = set()
 
     async def run(self) -> WorkerStats:  # type: ignore[override]
         """Run until stopped (or idle, with ``idle_timeout``); returns the stats."""
-        loop = asyncio.get_running_loop()
-        self._pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self._concurrency, thread_name_prefix="echomq-aio")
+        self._loop = asyncio.get_running_loop()
+        await _call(self.start)
         try:
-            await loop.run_in_executor(self._pool, self._start_engine)
-            tasks = [loop.create_task(self._host_task()) for _ in range(self._concurrency)]
-            everything = asyncio.gather(*tasks)
-            try:
-                await asyncio.shield(everything)
-            except asyncio.CancelledError:
-                self.stop()
-                await everything
-                await loop.run_in_executor(self._pool, self._finished.wait)  # the drain's last settle
-                raise
-            await loop.run_in_executor(self._pool, self._finished.wait)
-        finally:
-            self._pool.shutdown(wait=False)
+            await asyncio.shield(_call(self._finished.wait))
+        except asyncio.CancelledError:
+            self.stop()
+            await _call(self._finished.wait)  # the drain
+            raise
         return self.stats
 
-    async def _host_task(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            got = self._handed_out(await loop.run_in_executor(self._pool, self._raw.next, 250))
-            if got is _STOPPING:
-                return
-            if got is None:
-                continue
-            job, ref = got
-            self._begin_job()
-            try:
-                try:
-                    result = self._handler(job)
-                    if inspect.isawaitable(result):
-                        result = await result
-                except Exception as exc:  # the handler's failure is the job's
-                    status = self._settle(job, ref, exc, None)
-                except asyncio.CancelledError as exc:  # cut off: the attempt failed
-                    self._settle(job, ref, exc, None)
-                    raise
-                else:
-                    status = self._settle(job, ref, None, result)
-            finally:
-                self._end_job()
-            self._after(job, status)
+    def _run_handler(self, job: Job) -> Any:
+        """On a host thread: runs the handler on the loop and waits for it."""
+        assert self._loop is not None
+        fut = asyncio.run_coroutine_threadsafe(self._call_handler(job), self._loop)
+        with self._lock:
+            self._running.add(fut)
+        try:
+            return fut.result()
+        except concurrent.futures.CancelledError:  # cut off by a drain that timed out
+            raise RuntimeError("the handler was cancelled: the drain timed out") from None
+        finally:
+            with self._lock:
+                self._running.discard(fut)
+
+    async def _call_handler(self, job: Job) -> Any:
+        result = self._handler(job)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _drain_timed_out(self) -> None:
+        with self._lock:
+            running = list(self._running)
+        for fut in running:
+            fut.cancel()
 
 
-def _raw_of(j: Job) -> Tuple[Any, ...]:
-    """A job's fields in the order Job._from_raw reads them (to rebind a job
-    found on a borrowed client to the ordinary one)."""
-    ms = lambda t: int(round(t * 1000)) if t else 0  # noqa: E731
-    states = {"pending": 1, "leased": 2, "delayed": 3, "dead": 4, "completed": 5}
-    return (j.id, j.group, j.payload, j.token, j.max_attempts, ms(j.lease_until), ms(j.enqueued_at),
-            ms(j.dead_at), j.last_error, j.attempt, states.get(j.state, 2), ms(j.due_at), ms(j.started_at),
-            ms(j.finished_at), j.progress, j.result)
+def _sync_job(job: Any) -> Any:
+    """The blocking Job of an AsyncJob; anything else as it is."""
+    return job.job if isinstance(job, AsyncJob) else job
+
+
+def __dir__() -> List[str]:
+    return sorted(__all__)

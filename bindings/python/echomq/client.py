@@ -88,14 +88,12 @@ class Client:
         wait_aof: bool = False,
         wait_timeout: _convert.Seconds = 1.0,
     ) -> None:
-        command_ms = _convert.to_ms("timeout", timeout, minimum=1)
-        connect_ms = _convert.to_ms("connect_timeout", connect_timeout, minimum=1)
-        if command_ms > 2**31 - 1 or connect_ms > 2**31 - 1:
-            raise InvalidArgument("timeouts must be below 24 days")
+        command_ms = _convert.to_ms("timeout", timeout, maximum=_convert.I32_MAX)
+        connect_ms = _convert.to_ms("connect_timeout", connect_timeout, maximum=_convert.I32_MAX)
         payload_max = 0 if max_payload is None else _convert.to_count(
             "max_payload", max_payload, maximum=_echomq.HARD_MAX_PAYLOAD
         )
-        self._lease = _convert.to_ms("lease", lease) / 1000.0
+        self._lease = _convert.to_ms("lease", lease, maximum=_echomq.LEASE_MAX_MS) / 1000.0
         self._timeout = timeout
         self._connect_timeout = connect_timeout
         self._max_payload = max_payload
@@ -103,9 +101,7 @@ class Client:
         self._wait_replicas = _convert.to_count("wait_replicas", wait_replicas, minimum=0, maximum=100)
         self._wait_aof = bool(wait_aof)
         self._wait_timeout = wait_timeout
-        wait_ms = _convert.to_ms("wait_timeout", wait_timeout, minimum=1)
-        if wait_ms > 60000:
-            raise InvalidArgument("wait_timeout must be at most 60 seconds")
+        wait_ms = _convert.to_ms("wait_timeout", wait_timeout, maximum=_echomq.WAIT_TIMEOUT_MAX_MS)
         raw = _echomq.Client(connect_ms, command_ms, payload_max, self._wait_replicas, int(self._wait_aof), wait_ms)
         self._raw: Any = _Confirming(raw) if self._wait_replicas or self._wait_aof else raw
         if url is not None:

@@ -135,8 +135,14 @@ class Event:
     ``type`` one of enqueued, claimed, completed, failed, dead, redriven,
     deleted, purged, progress, setting; ``id`` the job id (0 for lane and
     queue events), ``lane``, ``attempt`` and ``time`` (server clock,
-    seconds); ``fields`` every field as sent (bytes), with the extra ones of
-    its type (reason, retry, progress, count, setting, value).
+    seconds); ``fields`` every field as sent, with the extra ones of its
+    type (reason, retry, progress, count, setting, value, result_dropped).
+
+    Every value is text, as ``type`` and ``lane`` are: ``fields`` maps each
+    name to a ``str`` decoded from UTF-8.  A progress value is the one
+    field that may hold other bytes; they decode losslessly (``errors=
+    "surrogateescape"``), so ``fields["progress"].encode("utf-8",
+    "surrogateescape")`` gives back the bytes reported.
     """
 
     stream_id: str
@@ -145,17 +151,16 @@ class Event:
     lane: str
     attempt: int
     time: float
-    fields: Dict[str, bytes]
+    fields: Dict[str, str]
 
     @classmethod
     def _from_raw(cls, raw: Tuple[str, Dict[str, bytes]]) -> "Event":
         sid, f = raw
-
-        def text(name: str) -> str:
-            return f.get(name, b"").decode("utf-8", "replace")
+        text = {name: value.decode("utf-8", "surrogateescape") for name, value in f.items()}
 
         def number(name: str) -> int:
-            v = f.get(name, b"")
+            v = text.get(name, "")
             return int(v) if v.isdigit() else 0
 
-        return cls(sid, text("type"), number("id"), text("lane"), number("attempt"), number("time") / 1000.0, dict(f))
+        return cls(sid, text.get("type", ""), number("id"), text.get("lane", ""), number("attempt"),
+                   number("time") / 1000.0, text)

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
 
 from . import _convert, _echomq
-from .errors import InvalidArgument
+from .errors import InvalidArgument, error_class
 
 if TYPE_CHECKING:  # pragma: no cover
     from .queue import Queue
 
-RawJob = Tuple[int, str, bytes, int, int, int, int, int, str, int, int, int, int, int, bytes, bytes]
-
-_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed"}
+_FIELDS: Tuple[str, ...] = _echomq.JOB_FIELDS
+"""A job's fields, in the order of the compiled module's job tuples: the one
+list (bindings/python/src/convert.cpp)."""
 
 
 class FailOutcome(enum.IntEnum):
@@ -28,131 +28,85 @@ class FailOutcome(enum.IntEnum):
 
 
 class Job:
-    """One delivery of a job, as returned by ``Queue.claim`` and friends.
+    """One job: a delivery (``Queue.claim`` and friends) or a lookup
+    (``Queue.job``, ``Queue.wait``, ``Queue.dead``).
 
-    A job is settled through the queue (and so the client) that claimed it:
-    :meth:`ack`, :meth:`fail` or :meth:`extend`.  ``token`` is the fencing
-    token of this delivery (new for every delivery, also across a failover);
-    a holder whose lease ran out gets :class:`~echomq.StaleLeaseError` and
-    changes nothing.
+    A delivery is settled through the queue (and so the client) that
+    claimed it: :meth:`ack`, :meth:`fail` or :meth:`extend`.  A holder whose
+    lease ran out gets :class:`~echomq.StaleLeaseError` and changes nothing.
 
     Attributes:
         id: the job id (ids grow in mint order).
         group: the lane the job belongs to.
-        payload: the payload bytes (``text`` decodes them as UTF-8).
-        token: the fencing token of this delivery (an int below 2**53,
-            unrelated to the attempt number); for a dead job, the attempts
-            it used.
-        attempt: the attempt number of this delivery (1 for the first);
-            for a dead job, the attempts it used.
-        max_attempts: deliveries allowed before dead-lettering.
+        payload: the payload bytes (``text`` decodes them as UTF-8; a
+            completed job keeps none: ``b""``).
+        token: the fencing token of this delivery, or for a job looked up,
+            of its latest delivery (0 if it was never delivered): an int
+            below 2**53, greater for every later delivery of the job (also
+            across a failover), unrelated to the attempt number.
+        attempt: which attempt of its attempt budget this delivery is,
+            1..``max_attempts`` (a job looked up: of its latest delivery, 0
+            before the first; a dead job: the attempts of its last budget).
+            A redrive gives a fresh budget, and a job given back unstarted
+            by a stopping worker used none.
+        max_attempts: its attempt budget: deliveries allowed before it is
+            dead-lettered.
+        state: ``"pending"``, ``"leased"``, ``"delayed"``, ``"dead"`` or
+            ``"completed"`` (a retained outcome: ``Queue.retain``).
         lease_until: lease deadline, server clock, seconds since the epoch
             (``None`` if not leased).
         enqueued_at: enqueue time, server clock, seconds since the epoch.
-        dead_at: time of death for a dead-lettered job, else ``None``.
-        last_error: the last failure reason ("" if none): on a claimed job,
-            why its previous attempt failed.
-        attempt: which attempt of its current budget this delivery is,
-            1..``max_attempts`` (a dead job: the attempts of its last
-            budget). It equals ``token`` unless the job was redriven (a fresh
-            budget) or given back unstarted by a stopping worker (not an
-            attempt); the token keeps counting across both.
-        state: ``"pending"``, ``"leased"``, ``"delayed"``, ``"dead"`` or
-            ``"completed"`` (a retained outcome: ``Queue.retain``).
         due_at: when a delayed job falls due (server clock), else ``None``.
+        dead_at: time of death for a dead-lettered job, else ``None``.
         started_at: its first delivery (server clock; lookups only), else
             ``None``.
         finished_at: when it completed or died (lookups only), else ``None``.
+        last_error: the last failure reason ("" if none): on a claimed job,
+            why its previous attempt failed.
         progress: the last progress it reported (bytes, ``b""`` if none).
-        result: a retained completed job's result (bytes, ``b""`` if none);
-            a completed job keeps no payload.
+        result: a retained completed job's result (bytes, ``b""`` if none).
+        result_dropped: why a completed job keeps no result ("" when it
+            kept one, or had none): the Worker could not encode what the
+            handler returned, or it was over ``echomq.RESULT_MAX``.  The job
+            completed all the same.
     """
 
-    __slots__ = (
-        "_queue",
-        "id",
-        "group",
-        "payload",
-        "token",
-        "attempt",
-        "max_attempts",
-        "lease_until",
-        "enqueued_at",
-        "dead_at",
-        "last_error",
-        "attempt",
-        "state",
-        "due_at",
-        "started_at",
-        "finished_at",
-        "progress",
-        "result",
-        "_cost",
-    )
+    # Typed once more for checkers; the import checks these names against
+    # the one list (_FIELDS), so the two cannot drift apart.
+    id: int
+    group: str
+    payload: bytes
+    token: int
+    attempt: int
+    max_attempts: int
+    state: str
+    lease_until: Optional[float]
+    enqueued_at: float
+    due_at: Optional[float]
+    dead_at: Optional[float]
+    started_at: Optional[float]
+    finished_at: Optional[float]
+    last_error: str
+    progress: bytes
+    result: bytes
+    result_dropped: str
 
-    def __init__(
-        self,
-        queue: "Queue",
-        id: int,
-        group: str,
-        payload: bytes,
-        token: int,
-        max_attempts: int,
-        lease_until: Optional[float],
-        enqueued_at: float,
-        dead_at: Optional[float] = None,
-        last_error: str = "",
-        attempt: Optional[int] = None,
-        state: str = "leased",
-        due_at: Optional[float] = None,
-        started_at: Optional[float] = None,
-        finished_at: Optional[float] = None,
-        progress: bytes = b"",
-        result: bytes = b"",
-    ) -> None:
-        self._queue = queue
-        self.id = id
-        self.group = group
-        self.payload = payload
-        self.token = token
-        self.attempt = attempt
-        self.max_attempts = max_attempts
-        self.lease_until = lease_until
-        self.enqueued_at = enqueued_at
-        self.dead_at = dead_at
-        self.last_error = last_error
-        self.attempt = token if attempt is None else attempt
-        self.state = state
-        self.due_at = due_at
-        self.started_at = started_at
-        self.finished_at = finished_at
-        self.progress = progress
-        self.result = result
-        self._cost = 0
+    __slots__ = ("_queue", "_cost") + _FIELDS
+
+    def __init__(self, queue: "Queue", **fields: Any) -> None:
+        """A job of ``queue`` with the given fields (by name, all of them);
+        jobs normally come from the queue's calls."""
+        missing = set(_FIELDS) - set(fields)
+        unknown = set(fields) - set(_FIELDS)
+        if missing or unknown:
+            raise TypeError(f"Job fields: missing {sorted(missing)}, unknown {sorted(unknown)}")
+        _fill(self, queue, tuple(fields[name] for name in _FIELDS))
 
     @classmethod
-    def _from_raw(cls, queue: "Queue", raw: RawJob) -> "Job":
-        (jid, group, payload, token, max_att, lease_ms, enq_ms, dead_ms, err, attempt, state, due_ms,
-         started_ms, finished_ms, progress, result) = raw
-        return cls(
-            queue,
-            jid,
-            group,
-            payload,
-            token,
-            max_att,
-            lease_ms / 1000.0 if lease_ms else None,
-            enq_ms / 1000.0,
-            dead_ms / 1000.0 if dead_ms else None,
-            err,
-            attempt,
-            _STATES.get(state, "leased"),
-            due_ms / 1000.0 if due_ms else None,
-            started_ms / 1000.0 if started_ms else None,
-            finished_ms / 1000.0 if finished_ms else None,
-            progress,
-            result,
-        )
+    def _from_raw(cls, queue: "Queue", raw: Tuple[Any, ...]) -> "Job":
+        job = cls.__new__(cls)
+        _fill(job, queue, raw)
+        return job
 
     def report_cost(self, units: int) -> None:
         """Say what this job's work cost, in units of your own (tokens,
@@ -246,8 +200,22 @@ class Job:
         outcome = q._client._raw.fail(q.name, self.id, self.token, _convert.reason_bytes(reason), delay)
         return FailOutcome(outcome)
 
-    def extend(self, seconds: _convert.Seconds) -> float:
-        """Extend the lease to server now + ``seconds``.
+    def release(self) -> None:
+        """Give this job back to its lane unstarted, at its mint position:
+        the attempt is not counted (a job claimed but not run).
+
+        Raises:
+            StaleLeaseError: the lease was lost; nothing changed.
+            NotFoundError: the job no longer exists.
+        """
+        q = self._queue
+        status = q._client._raw.release(q.name, self.id, self.token)
+        if status < 0:
+            raise error_class(status)(f"release of job {self.id}: {_echomq.strerror(status)}", status)
+
+    def extend(self, seconds: Optional[_convert.Seconds] = None) -> float:
+        """Extend the lease to server now + ``seconds`` (``None`` = the
+        queue's lease, as a claim takes).
 
         Returns the new deadline (server clock, seconds since the epoch) and
         stores it in ``lease_until``.
@@ -256,13 +224,29 @@ class Job:
             StaleLeaseError: the lease was already lost.
         """
         q = self._queue
-        until_ms = q._client._raw.extend(q.name, self.id, self.token, _convert.to_ms("seconds", seconds))
+        until_ms = q._client._raw.extend(q.name, self.id, self.token, q._lease_ms(seconds, "seconds"))
         self.lease_until = until_ms / 1000.0
         return self.lease_until
 
     def __repr__(self) -> str:
         return (
-            f"Job(id={self.id}, group={self.group!r}, token={self.token}, "
+            f"Job(id={self.id}, group={self.group!r}, state={self.state!r}, attempt={self.attempt}/"
+            f"{self.max_attempts}, token={self.token}, "
             f"payload={self.payload[:32]!r}{'...' if len(self.payload) > 32 else ''})"
         )
 
+
+def _reader(fields: Tuple[str, ...]) -> Callable[[Job, "Queue", Tuple[Any, ...]], None]:
+    """Generates the function that fills a Job from a job tuple: one
+    unpacking assignment over the fields, in the one list's order (faster
+    than a loop of setattr calls, and a tuple of another length fails)."""
+    targets = "".join(f"job.{name}, " for name in fields)
+    src = f"def fill(job, queue, raw):\n    job._queue = queue\n    job._cost = 0\n    {targets}= raw\n"
+    scope: dict = {}
+    exec(compile(src, "<echomq.job reader>", "exec"), scope)  # noqa: S102 (generated from the names only)
+    return scope["fill"]
+
+
+if tuple(Job.__annotations__) != _FIELDS:  # the typed names must be the one list's, in its order
+    raise ImportError(f"echomq.Job fields {tuple(Job.__annotations__)} differ from the module's {_FIELDS}")
+_fill = _reader(_FIELDS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _convert, _echomq
 from .info import Event, LaneInfo, QueueStats
@@ -50,7 +50,7 @@ class Queue:
     def __init__(self, client: "Client", name: str, *, lease: _convert.Seconds = 30.0) -> None:
         self._client = client
         self._name = _convert.queue_name(name)
-        self._lease_default_ms = _convert.to_ms("lease", lease)
+        self._lease_default_ms = _convert.to_ms("lease", lease, maximum=_echomq.LEASE_MAX_MS)
 
     @property
     def name(self) -> str:
@@ -67,8 +67,10 @@ class Queue:
         """Default lease of claims, in seconds."""
         return self._lease_default_ms / 1000.0
 
-    def _lease_ms(self, lease: Optional[_convert.Seconds]) -> int:
-        return self._lease_default_ms if lease is None else _convert.to_ms("lease", lease)
+    def _lease_ms(self, lease: Optional[_convert.Seconds], name: str = "lease") -> int:
+        if lease is None:
+            return self._lease_default_ms
+        return _convert.to_ms(name, lease, maximum=_echomq.LEASE_MAX_MS)
 
     # -- enqueue -----------------------------------------------------------
 
@@ -122,18 +124,11 @@ class Queue:
         """
         g = _convert.group_name(group)
         p = _convert.payload_bytes(payload)
-        delay_ms, attempts, at_ms = self._enqueue_options(delay, max_attempts, at)
-        keep_ms, last = _keep_options(keep, keep_last)
-        est = _cost_estimate(cost_estimate)
-        if key is None:
-            return JobId(self._client._raw.enqueue(self._name, g, p, delay_ms, attempts, keep_ms, last, est, at_ms))
-        k, window_ms = _dedup_key(key), _dedup_window_ms(dedup_window)
-        if not k:
+        options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
+        k = None if key is None else _dedup_key(key)
+        if k == "":
             raise InvalidArgument("idempotency key is empty (None means none)")
-        jid, dup = self._client._raw.enqueue_keyed(
-            self._name, g, p, delay_ms, attempts, k, window_ms, keep_ms, last, est, at_ms
-        )
-        return JobId(jid, dup)
+        return JobId(*self._client._raw.enqueue(self._name, g, p, options, k))
 
     def enqueue_many(
         self,
@@ -167,39 +162,19 @@ class Queue:
         groups: List[bytes] = []
         payloads: List[bytes] = []
         keys: List[str] = []
-        for item in jobs:
-            group, payload = item[0], item[1]
-            groups.append(_convert.group_name(group))
-            payloads.append(_convert.payload_bytes(payload))
+        for i, item in enumerate(jobs):
+            if not isinstance(item, (tuple, list)) or not 2 <= len(item) <= 3:
+                got = f"a {type(item).__name__} of {len(item)}" if isinstance(item, (tuple, list)) else repr(item)
+                raise InvalidArgument(f"job {i} must be (group, payload) or (group, payload, key), got {got}")
+            groups.append(_convert.group_name(item[0]))
+            payloads.append(_convert.payload_bytes(item[1]))
             key = item[2] if len(item) > 2 else None
             keys.append("" if key is None else _dedup_key(key))
         if not groups:
             return []
-        delay_ms, attempts, at_ms = self._enqueue_options(delay, max_attempts, at)
-        keep_ms, last = _keep_options(keep, keep_last)
-        est = _cost_estimate(cost_estimate)
-        raw = self._client._raw
-        if not any(keys):
-            return [
-                JobId(i)
-                for i in raw.enqueue_batch(self._name, groups, payloads, delay_ms, attempts, keep_ms, last, est, at_ms)
-            ]
-        out = raw.enqueue_batch_keyed(
-            self._name, groups, payloads, keys, delay_ms, attempts, _dedup_window_ms(dedup_window), keep_ms, last,
-            est, at_ms,
-        )
+        options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
+        out = self._client._raw.enqueue_batch(self._name, groups, payloads, keys if any(keys) else None, options)
         return [JobId(jid, dup) for jid, dup in out]
-
-    @staticmethod
-    def _enqueue_options(
-        delay: Optional[_convert.Seconds], max_attempts: Optional[int], at: Optional[datetime.datetime] = None
-    ) -> Tuple[int, int, int]:
-        delay_ms = 0 if delay is None else _convert.to_ms("delay", delay, minimum=0)
-        attempts = 0 if max_attempts is None else _convert.to_count("max_attempts", max_attempts)
-        at_ms = 0 if at is None else _convert.epoch_ms("at", at)
-        if at is not None and delay is not None:
-            raise InvalidArgument("give delay or at, not both")
-        return delay_ms, attempts, at_ms
 
     @property
     def schedules(self) -> "Schedules":
@@ -230,7 +205,7 @@ class Queue:
         if wait is None:
             raw = raw_client.claim(self._name, ms)
         else:
-            wait_ms = _convert.to_ms("wait", wait, minimum=0)
+            wait_ms = _convert.to_ms("wait", wait, minimum=0, maximum=_echomq.WAIT_MAX_MS)
             raw = raw_client.claim(self._name, ms) if wait_ms == 0 else raw_client.bclaim(self._name, ms, wait_ms)
         return None if raw is None else Job._from_raw(self, raw)
 
@@ -308,9 +283,7 @@ class Queue:
             self._client._raw.clear_rate(self._name, g)
             return
         j = _convert.to_count("jobs", jobs, maximum=_echomq.RATE_JOBS_MAX)
-        p = _convert.to_ms("per", per)
-        if p > _echomq.RATE_PERIOD_MAX_MS:
-            raise InvalidArgument(f"per must be at most {_echomq.RATE_PERIOD_MAX_MS // 1000} s")
+        p = _convert.to_ms("per", per, maximum=_echomq.RATE_PERIOD_MAX_MS)
         b = 0 if burst is None else _convert.to_count("burst", burst, maximum=_echomq.RATE_JOBS_MAX)
         self._client._raw.set_rate(self._name, g, j, p, b)
 
@@ -355,9 +328,7 @@ class Queue:
     def throttle(self, group: str, seconds: _convert.Seconds) -> None:
         """Start no job of lane ``group`` for ``seconds`` (back off by hand,
         e.g. after a downstream service answered 429); then it runs again."""
-        ms = _convert.to_ms("seconds", seconds)
-        if ms > _echomq.DELAY_MAX_MS:
-            raise InvalidArgument("throttle is too long")
+        ms = _convert.to_ms("seconds", seconds, maximum=_echomq.DELAY_MAX_MS)
         self._client._raw.throttle(self._name, _convert.group_name(group), ms)
 
     def cap(self, group: str, n: Optional[int]) -> None:
@@ -399,11 +370,11 @@ class Queue:
         if not isinstance(rate, _Unset):
             if rate is None:
                 rj = 0
+            elif not isinstance(rate, (tuple, list)) or len(rate) != 2:
+                raise TypeError(f"rate must be a (jobs, per_seconds) pair or None, not {rate!r}")
             else:
                 rj = _convert.to_count("rate jobs", rate[0], maximum=_echomq.RATE_JOBS_MAX)
-                rp = _convert.to_ms("rate period", rate[1])
-                if rp > _echomq.RATE_PERIOD_MAX_MS:
-                    raise InvalidArgument("rate period is too long")
+                rp = _convert.to_ms("rate period", rate[1], maximum=_echomq.RATE_PERIOD_MAX_MS)
         cp = -1
         if not isinstance(cap, _Unset):
             cp = 0 if cap is None else _convert.to_count("cap", cap, maximum=_echomq.CAP_MAX)
@@ -453,8 +424,9 @@ class Queue:
 
     def dead(self, offset: int = 0, count: int = 100) -> List[Job]:
         """Dead-lettered jobs, oldest death first: ``count`` (1..10000) from
-        ``offset``.  Their ``token`` is the attempts used, ``last_error`` the
-        final failure reason and ``dead_at`` the time of death."""
+        ``offset``.  Their ``attempt`` is the attempts used, ``token`` the
+        fencing token of their last delivery, ``last_error`` the final
+        failure reason and ``dead_at`` the time of death."""
         off = _convert.to_count("offset", offset, minimum=0, maximum=2**64 - 1)
         n = _convert.to_count("count", count, maximum=10000)
         return [Job._from_raw(self, raw) for raw in self._client._raw.dead(self._name, off, n)]
@@ -479,7 +451,8 @@ class Queue:
     def job(self, id: int) -> Optional[Job]:
         """Look a job up by id, wherever it is: ``state`` (pending, leased,
         delayed, dead, or completed when retained), ``group``, ``payload``,
-        ``token`` (attempts so far), ``attempt``, ``max_attempts``, times,
+        ``token`` (the fencing token of its latest delivery, 0 before the
+        first), ``attempt``, ``max_attempts``, times,
         ``last_error``, ``progress`` and a retained job's ``result``.  A
         read-only call.  Returns ``None`` for no such job (acked and not
         retained, deleted, never enqueued)."""
@@ -505,7 +478,7 @@ class Queue:
         """
         if keep is None and last is None:
             raise InvalidArgument("retain needs keep or last (clear_retention turns it off)")
-        keep_ms = 0 if keep is None else _convert.to_ms("keep", keep, minimum=1)
+        keep_ms = 0 if keep is None else _convert.to_ms("keep", keep, maximum=_echomq.KEEP_MAX_MS)
         n = 0 if last is None else _convert.to_count("last", last)
         self._client._raw.set_retention(self._name, keep_ms, n)
 
@@ -516,7 +489,8 @@ class Queue:
     def set_events(self, max_len: int, *, enqueued: bool = False) -> None:
         """Turn the event stream on, kept near ``max_len`` entries; with
         ``enqueued`` every enqueue is an event too (the costly one)."""
-        self._client._raw.set_events(self._name, _convert.to_count("max_len", max_len), bool(enqueued))
+        n = _convert.to_count("max_len", max_len, maximum=_echomq.EVENTS_MAXLEN_MAX)
+        self._client._raw.set_events(self._name, n, _echomq.EVENTS_ENQUEUED if enqueued else 0)
 
     def clear_events(self) -> None:
         """Turn the event stream off (the stream stays until it is deleted)."""
@@ -539,7 +513,8 @@ class Queue:
             CanceledError: interrupted by ``Client.cancel()``.
         """
         jid = job.id if isinstance(job, Job) else _job_id(job)
-        ms = 24 * 3600 * 1000 if timeout is None else _convert.to_ms("timeout", timeout, minimum=0)
+        ms = _echomq.WAIT_MAX_MS if timeout is None else _convert.to_ms(
+            "timeout", timeout, minimum=0, maximum=_echomq.WAIT_MAX_MS)
         raw = self._client._raw.wait_job(self._name, jid, ms)
         if raw is None:
             raise JobPendingError("job %d had not finished after %d ms" % (jid, ms), 4)
@@ -554,7 +529,7 @@ class Queue:
         (``block`` seconds per read) for more and never ends by itself
         (``Client.cancel()`` ends a wait with CanceledError).  For a group of
         consumers read the stream with XREADGROUP (docs/keys.md "Events")."""
-        block_ms = _convert.to_ms("block", block, minimum=1)
+        block_ms = _convert.to_ms("block", block, maximum=_echomq.WAIT_MAX_MS)
         raw = self._client._raw
         while True:
             entries = raw.events_read(self._name, after, count, block_ms if follow else 0)
@@ -652,23 +627,38 @@ def _dedup_key(key: object) -> str:
     return key
 
 
-def _dedup_window_ms(window: Optional[_convert.Seconds]) -> int:
-    if window is None:
-        return 0
-    return _convert.to_ms("dedup_window", window, minimum=1)
-
-
 def _job_id(id: object) -> int:
     if isinstance(id, bool) or not isinstance(id, int) or id < 1:
         raise InvalidArgument(f"job id must be an int >= 1, not {id!r}")
     return id
 
 
-def _cost_estimate(units: Optional[int]) -> int:
-    return 0 if units is None else _convert.to_count("cost_estimate", units, maximum=_echomq.ID_MAX)
-
-
-def _keep_options(keep: Optional[_convert.Seconds], keep_last: Optional[int]) -> Tuple[int, int]:
-    keep_ms = 0 if keep is None else _convert.to_ms("keep", keep, minimum=1)
-    last = 0 if keep_last is None else _convert.to_count("keep_last", keep_last)
-    return keep_ms, last
+def _enqueue_options(
+    delay: Optional[_convert.Seconds],
+    max_attempts: Optional[int],
+    dedup_window: Optional[_convert.Seconds],
+    keep: Optional[_convert.Seconds],
+    keep_last: Optional[int],
+    cost_estimate: Optional[int],
+    at: Optional[datetime.datetime] = None,
+) -> Dict[str, int]:
+    """The options of an enqueue, checked, by their C names
+    (echomq_enqueue_options); None leaves the library's default."""
+    o: Dict[str, int] = {}
+    if delay is not None:
+        o["delay_ms"] = _convert.to_ms("delay", delay, minimum=0, maximum=_echomq.DELAY_MAX_MS)
+    if max_attempts is not None:
+        o["max_attempts"] = _convert.to_count("max_attempts", max_attempts, maximum=_echomq.ATTEMPTS_MAX)
+    if dedup_window is not None:
+        o["dedup_window_ms"] = _convert.to_ms("dedup_window", dedup_window, maximum=_echomq.DEDUP_WINDOW_MAX_MS)
+    if keep is not None:
+        o["keep_ms"] = _convert.to_ms("keep", keep, maximum=_echomq.KEEP_MAX_MS)
+    if keep_last is not None:
+        o["keep_last"] = _convert.to_count("keep_last", keep_last, maximum=_echomq.KEEP_LAST_MAX)
+    if cost_estimate is not None:
+        o["cost_estimate"] = _convert.to_count("cost_estimate", cost_estimate, maximum=_echomq.ID_MAX)
+    if at is not None:
+        if delay is not None:
+            raise InvalidArgument("give delay or at, not both")
+        o["at_ms"] = _convert.epoch_ms("at", at)
+    return o

@@ -19,13 +19,14 @@ expire (delivery is at-least-once, so nothing is lost).
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import threading
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from . import _convert, _echomq
 from .errors import EchoMQError, InvalidArgument, StaleLeaseError, error_class
@@ -35,27 +36,36 @@ from .queue import Queue
 log = logging.getLogger("echomq.worker")
 
 Handler = Callable[[Job], Any]
-"""A handler takes the claimed :class:`~echomq.Job`; its return acks the job,
-an exception fails the attempt and :class:`DiscardJob` dead-letters it."""
+"""A handler takes the claimed :class:`~echomq.Job`; returning completes the
+job (the value is its result), an exception fails the attempt and
+:class:`DiscardJob` dead-letters it."""
 
 ErrorHook = Callable[[EchoMQError], Any]
 """Called with errors that do not stop the worker (see ``on_error``)."""
 
 JobHook = Callable[[Job, Any], Any]
 """A job hook: ``hook(job, result)`` for a completed job (the handler's
-return value; ``bytes`` or ``str`` returned by a handler is also the job's
-result, kept with its outcome when the queue retains outcomes),
-``hook(job, exc)`` for a failed or dead one."""
+return value, as returned), ``hook(job, exc)`` for a failed or dead one."""
 
-_ENOTFOUND = -3
-_ETOOLARGE = -2
-_STOPPING = object()  # the engine is stopping (Worker._handed_out)
-_ECANCELED = -12
+_STOPPING = object()  # the engine is stopping: nothing more comes (Worker._take)
 
-DEFAULT_CONCURRENCY = 4
-"""Handler threads of a Worker by default (the Go Worker's default too)."""
-DEFAULT_DRAIN_TIMEOUT = 30.0
-"""Seconds a graceful stop waits for running handlers by default."""
+DEFAULT_CONCURRENCY: int = _echomq.WORKER_HANDLERS_DEFAULT
+"""Handler threads of a Worker by default (the engine's default, also the Go
+Worker's)."""
+DEFAULT_DRAIN_TIMEOUT: float = _echomq.WORKER_DRAIN_MS_DEFAULT / 1000.0
+"""Seconds a graceful stop waits for running handlers by default (the
+engine's default, also the Go Worker's)."""
+
+_ERROR_POLL = 0.1
+"""Seconds between two looks at the engine's error count (on_error)."""
+
+Serializer = Callable[[Any], Union[bytes, str]]
+"""Turns a handler's return value into the job's result (see ``serializer``)."""
+
+
+def json_result(value: Any) -> bytes:
+    """The default :data:`Serializer`: compact JSON, UTF-8."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 class DiscardJob(Exception):
@@ -126,12 +136,14 @@ class Worker:
 
     Args:
         queue: the queue to drain; its client gives the URL and timeouts of
-            the engine's own two or three connections (the queue's client itself is
-            not used).
-        handler: called with each :class:`~echomq.Job`; returning acks it,
-            raising fails the attempt with the exception text, raising
+            the engine's own two or three connections (the queue's client
+            itself is not used).
+        handler: called with each :class:`~echomq.Job`; returning completes
+            it (the value is its result, see ``serializer``), raising fails
+            the attempt with the exception text, raising
             :class:`DiscardJob` dead-letters the job now.
-        concurrency: handler threads (default 4).
+        concurrency: handler threads (default 4, the engine's
+            ``ECHOMQ_WORKER_HANDLERS_DEFAULT``).
         prefetch: jobs claimed ahead of the handlers, so the next job is
             ready when a handler finishes (default: ``concurrency``;
             ``0`` = none).  Prefetched jobs count against their lane's limit
@@ -145,9 +157,9 @@ class Worker:
         retry_in: retry delay after a failure: ``None`` = exponential backoff
             (1 s, 2 s, 4 s, ... at most 1 h; the default), ``0`` = straight
             back to the lane, or seconds.
-        idle_timeout: if set, the worker stops (drains) once no job was
-            handed out for that many seconds and no handler is running (a
-            "burst" run that drains the queue and returns).
+        idle_timeout: if set, the engine stops by itself (a drain with
+            nothing running) once it has held no job for that many seconds:
+            a "burst" run that drains the queue and returns.
         drain_timeout: seconds a graceful stop waits for running handlers
             (default 30); after it their jobs come back by their leases.
         on_error: called with each error that does not stop the worker: a
@@ -157,18 +169,26 @@ class Worker:
             logged and ignored.
         wait: longest server-side wait of an idle round in seconds (default
             5); the engine wakes at once when work arrives either way.
+        serializer: turns a handler's return value into the job's result:
+            ``bytes`` and ``str`` (UTF-8) are kept as they are, ``None`` is
+            no result, and anything else goes through the serializer
+            (default :func:`json_result`: compact JSON), which returns bytes
+            or str.  A value it cannot encode (it raises), or a result over
+            ``echomq.RESULT_MAX`` bytes, still completes the job: the
+            result is dropped, the reason kept with the job's outcome
+            (``Job.result_dropped``) and logged as an error.  A handler that
+            returned is never run again because of its result.
         on_completed: ``hook(job, result)`` after a handler returned and
             its job was reported done.
         on_failed: ``hook(job, exc)`` after a handler raised and its job
             was reported failed (every failed attempt, also the last).
         on_dead: ``hook(job, exc)`` after a failure that dead-letters the
-            job: :class:`NoRetry`, or its last attempt
-            (``job.attempt >= job.max_attempts``); called after
-            ``on_failed``.  The hooks run on the handler's thread once the
-            job is reported to the engine, which settles it with its next
-            round trip; a job whose lease was lost meanwhile gets no hook
-            (``on_error`` hears of it).  Exceptions they raise are logged
-            and ignored.
+            job (:class:`NoRetry`, or its last attempt, as the engine
+            says); called after ``on_failed``.  The hooks run on the
+            handler's thread once the job is reported to the engine, which
+            settles it with its next round trip; a job whose lease was lost
+            meanwhile gets no hook (``on_error`` hears of it).  Exceptions
+            they raise are logged and ignored.
         target_wait: latency-bounded prefetch, in seconds (default
             0.005): the engine measures the handlers' time and claims so
             that the jobs it holds unstarted are about this much handler
@@ -179,6 +199,10 @@ class Worker:
             only full batches keep whole turns).
         fused: ignored (the engine always settles and claims in one round
             trip); kept for compatibility.
+
+    Logging, on the ``echomq.worker`` logger: a failed attempt that will be
+    retried at INFO, one that dead-letters its job (or a discard) at
+    WARNING, a dropped result at ERROR, the traceback of a failure at DEBUG.
 
     Example::
 
@@ -209,64 +233,58 @@ class Worker:
         on_completed: Optional[JobHook] = None,
         on_failed: Optional[JobHook] = None,
         on_dead: Optional[JobHook] = None,
+        serializer: Serializer = json_result,
     ) -> None:
         if not isinstance(queue, Queue):
             raise TypeError(f"queue must be an echomq.Queue, not {type(queue).__name__}")
-        if not callable(handler):
-            raise TypeError("handler must be callable")
-        if on_error is not None and not callable(on_error):
-            raise TypeError("on_error must be callable")
-        for name, hook in (("on_completed", on_completed), ("on_failed", on_failed), ("on_dead", on_dead)):
+        for name, fn in (("handler", handler), ("serializer", serializer)):
+            if not callable(fn):
+                raise TypeError(f"{name} must be callable")
+        for name, hook in (("on_error", on_error), ("on_completed", on_completed), ("on_failed", on_failed),
+                           ("on_dead", on_dead)):
             if hook is not None and not callable(hook):
                 raise TypeError(f"{name} must be callable")
         self._hooks = {"completed": on_completed, "failed": on_failed, "dead": on_dead}
         client = queue.client
         if client.url is None:
             raise InvalidArgument("the queue's client has never connected: the Worker takes its URL")
-        defaults = _echomq.WORKER_DEFAULTS
         self._queue = queue
         self._handler = handler
+        self._serializer = serializer
         self._on_error = on_error
         self._concurrency = _convert.to_count("concurrency", concurrency, maximum=1024)
-        pre = self._concurrency if prefetch is None else _convert.to_count("prefetch", prefetch, minimum=0)
-        if slots is None:
-            n_slots = self._concurrency + pre
-        else:
-            n_slots = _convert.to_count("slots", slots, maximum=_echomq.BATCH_MAX)
-            if n_slots < self._concurrency:
-                raise InvalidArgument(f"slots ({n_slots}) must be at least concurrency ({self._concurrency})")
-        if n_slots > _echomq.BATCH_MAX:
-            raise InvalidArgument(f"concurrency + prefetch must be at most {_echomq.BATCH_MAX}, got {n_slots}")
-        per_trip = 0  # the engine claims as many jobs as there are free slots per round trip
-        lease_ms = queue._lease_ms(lease)
-        retry_ms = (
-            _echomq.RETRY_BACKOFF if retry_in is None else _convert.to_ms("retry_in", retry_in, minimum=0)
-        )
-        wait_ms = defaults["idle_wait_ms"] if wait is None else _convert.to_ms("wait", wait)
-        target_ms = (
-            defaults["target_wait_ms"] if target_wait is None
-            else _convert.to_ms("target_wait", target_wait, minimum=0)
-        )
-        self._idle = None if idle_timeout is None else _convert.to_ms("idle_timeout", idle_timeout) / 1000.0
-        self._drain_ms = _convert.to_ms("drain_timeout", drain_timeout, minimum=0)
         del fused  # the engine always fuses settlement with the next claim
-        connect_ms = _convert.to_ms("connect_timeout", client._connect_timeout)
-        command_ms = _convert.to_ms("timeout", client._timeout)
-        self._options: Dict[str, Any] = dict(
-            slots=n_slots, prefetch=per_trip, lease_ms=lease_ms, weighted=bool(weighted),
-            retry_delay_ms=retry_ms, idle_wait_ms=wait_ms, target_wait_ms=target_ms,
+        self._drain_ms = _convert.to_ms("drain_timeout", drain_timeout, minimum=0)
+        # What the engine is told; the rest of its options keep their
+        # defaults (WORKER_DEFAULTS). The policy is the engine's: it says
+        # what became of each job, and stops by itself on its idle timeout.
+        opts: Dict[str, int] = dict(
+            slots=self._slots(prefetch, slots),
+            lease_ms=queue._lease_ms(lease),
+            weighted=int(bool(weighted)),
+            report_outcomes=1,
+            connect_timeout_ms=_convert.to_ms("connect_timeout", client._connect_timeout, maximum=_convert.I32_MAX),
+            command_timeout_ms=_convert.to_ms("timeout", client._timeout, maximum=_convert.I32_MAX),
+            wait_replicas=client._wait_replicas,
+            wait_aof=int(client._wait_aof),
+            wait_timeout_ms=_convert.to_ms("wait_timeout", client._wait_timeout, maximum=_convert.I32_MAX),
         )
+        if retry_in is not None:
+            opts["retry_delay_ms"] = _convert.to_ms("retry_in", retry_in, minimum=0, maximum=_echomq.DELAY_MAX_MS)
+        if wait is not None:
+            opts["idle_wait_ms"] = _convert.to_ms("wait", wait, maximum=_echomq.WAIT_MAX_MS)
+        if target_wait is not None:
+            opts["target_wait_ms"] = _convert.to_ms("target_wait", target_wait, minimum=0,
+                                                    maximum=_echomq.TARGET_WAIT_MAX_MS)
+        if idle_timeout is not None:
+            opts["idle_timeout_ms"] = _convert.to_ms("idle_timeout", idle_timeout, maximum=_echomq.WAIT_MAX_MS)
         # Creating the engine checks the URL, queue name and every option; no I/O.
-        self._raw = _echomq.Worker(
-            client.url, queue.name, n_slots, per_trip, lease_ms, bool(weighted), retry_ms, wait_ms,
-            connect_ms, command_ms, client._wait_replicas, int(client._wait_aof),
-            _convert.to_ms("wait_timeout", client._wait_timeout, minimum=1), target_ms,
-        )
+        self._raw = _echomq.Worker(client.url, queue.name, opts)
+        self._options = {**_echomq.WORKER_DEFAULTS, **opts}
         self._lock = threading.Lock()
         self._failed = 0
         self._discarded = 0
-        self._running = 0
-        self._last_activity = 0.0
+        self._hosts = 0  # host threads (or tasks) still taking jobs
         self._errors_seen = 0
         self._stop = threading.Event()
         self._abandon = threading.Event()
@@ -276,14 +294,27 @@ class Worker:
         self._control: Optional[threading.Thread] = None
         self._started = False
 
+    def _slots(self, prefetch: Optional[int], slots: Optional[int]) -> int:
+        pre = self._concurrency if prefetch is None else _convert.to_count("prefetch", prefetch, minimum=0)
+        if slots is None:
+            n_slots = self._concurrency + pre
+        else:
+            n_slots = _convert.to_count("slots", slots, maximum=_echomq.BATCH_MAX)
+            if n_slots < self._concurrency:
+                raise InvalidArgument(f"slots ({n_slots}) must be at least concurrency ({self._concurrency})")
+        if n_slots > _echomq.BATCH_MAX:
+            raise InvalidArgument(f"concurrency + prefetch must be at most {_echomq.BATCH_MAX}, got {n_slots}")
+        return n_slots
+
     # -- public control ----------------------------------------------------
 
     @property
     def options(self) -> Dict[str, Any]:
-        """The engine options this worker runs with (slots, prefetch per
-        round trip (0 = all free slots), lease_ms, weighted, retry_delay_ms
-        (-1 = exponential backoff), idle_wait_ms, target_wait_ms (0 = fixed
-        prefetch))."""
+        """The engine options this worker runs with, by the C field names
+        of ``echomq_worker_options`` (slots; prefetch per round trip, 0 =
+        all free slots; lease_ms; retry_delay_ms, -1 = exponential backoff;
+        idle_wait_ms; target_wait_ms, 0 = fixed prefetch; idle_timeout_ms, 0
+        = never; ...)."""
         return dict(self._options)
 
     @property
@@ -302,7 +333,7 @@ class Worker:
 
     @property
     def stopping(self) -> bool:
-        """True once a stop was requested."""
+        """True once a stop was requested (or the engine stopped by itself)."""
         return self._stop.is_set()
 
     def start(self) -> None:
@@ -316,7 +347,7 @@ class Worker:
 
     def _start_engine(self) -> None:
         """Connects the engine and starts the control thread (stop requests,
-        the idle timeout, engine errors, the drain)."""
+        engine errors, the drain)."""
         if self._started:
             raise RuntimeError("a Worker runs once")
         self._started = True
@@ -326,7 +357,7 @@ class Worker:
             self._stop.set()
             self._finished.set()  # join() returns False at once: nothing ran
             raise
-        self._last_activity = time.monotonic()
+        self._hosts = self._concurrency
         self._control = threading.Thread(target=self._control_main, name="echomq-worker-control", daemon=True)
         self._control.start()
 
@@ -422,26 +453,17 @@ class Worker:
             if code != 0:
                 self._report_error(error_class(code)(f"worker engine: {message}", code))
 
-    def _idle_expired(self) -> bool:
-        if self._idle is None:
-            return False
-        with self._lock:
-            if self._running > 0 or time.monotonic() - self._last_activity < self._idle:
-                return False
-        return self._raw.stats()["buffered"] == 0
-
     def _control_main(self) -> None:
-        """Watches for a stop request, the idle timeout and engine errors,
-        then drains the engine."""
+        """Waits for a stop (asked for, or the engine's own on its idle
+        timeout: the last host out sets it), passing on engine errors
+        meanwhile, then drains the engine."""
         try:
-            while not self._stop.wait(0.05):
+            while not self._stop.wait(_ERROR_POLL):
                 self._poll_errors()
-                if self._idle_expired():
-                    log.info("no job for %.2fs: stopping", self._idle)
-                    self._stop.set()
             self._clean = bool(self._raw.stop(_echomq.STOP_DRAIN, self._drain_ms))
             if not self._clean and not self._abandon.is_set():
                 log.warning("drain timed out: jobs still running come back when their leases expire")
+                self._drain_timed_out()
             self._poll_errors()
         except EchoMQError as exc:  # a bug or allocation failure: stop anyway
             self._report_error(exc)
@@ -449,47 +471,111 @@ class Worker:
         finally:
             self._finished.set()
 
-    def _host_main(self) -> None:
-        while True:
-            got = self._handed_out(self._raw.next(1000))
-            if got is _STOPPING:
-                return
-            if got is None:
-                continue
-            job, ref = got
-            self._begin_job()
-            try:
-                status = self._process(job, ref)
-            finally:
-                self._end_job()
-            self._after(job, status)
+    def _drain_timed_out(self) -> None:
+        """Threads cannot be stopped: their handlers run on (asyncio cancels)."""
 
-    def _handed_out(self, got: Any) -> Any:
-        """What the engine's next() gave: None (nothing yet), _STOPPING (the
-        engine is stopping: nothing more comes), or (job, ref)."""
+    def _host_main(self) -> None:
+        """One host: take a job from the engine, run the handler, report.
+        The one host loop of both workers (the asyncio one runs its
+        handlers on its event loop: _run_handler)."""
+        try:
+            while True:
+                got = self._take()
+                if got is _STOPPING:
+                    return
+                if got is not None:
+                    self._process(*got)
+        finally:
+            with self._lock:
+                self._hosts -= 1
+                last = self._hosts == 0
+            if last:  # the engine stopped (also by itself): the control thread drains it
+                self._stop.set()
+
+    def _take(self) -> Any:
+        """The engine's next job: (job, ref), None (nothing yet) or
+        _STOPPING (the engine is stopping: nothing more comes)."""
+        got = self._raw.next(1000)
         if got is None or isinstance(got, str):
             return None if got is None else _STOPPING
         tup, ref = got
         return Job._from_raw(self._queue, tup), ref
 
-    def _begin_job(self) -> None:
-        with self._lock:
-            self._running += 1
-            self._last_activity = time.monotonic()
+    def _run_handler(self, job: Job) -> Any:
+        return self._handler(job)
 
-    def _end_job(self) -> None:
+    def _process(self, job: Job, ref: Any) -> None:
+        """Runs the handler and reports what it did."""
+        try:
+            result = self._run_handler(job)
+        except BaseException as exc:  # the handler's failure is the job's, not the worker's
+            self._settle(job, ref, exc, None)
+            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
+                raise
+            return
+        self._settle(job, ref, None, result)
+
+    def _result(self, job: Job, result: Any) -> Tuple[Optional[bytes], str]:
+        """The job's result as bytes (None: no result), and why it is
+        dropped ("" when it is not).  A result over RESULT_MAX goes as it
+        is: the engine drops it and records why (report_outcomes)."""
+        if result is None:
+            return None, ""
+        try:
+            data = result if isinstance(result, (bytes, str)) else self._serializer(result)
+            if isinstance(data, str):
+                data = data.encode("utf-8")
+            if not isinstance(data, bytes):
+                raise TypeError(f"the serializer returned {type(data).__name__}, not bytes or str")
+        except Exception as exc:  # the job succeeded all the same
+            why = "cannot encode the result: " + _reason(exc)
+            log.error("job %d (lane %r): result dropped, the job completes without it: %s", job.id, job.group, why)
+            return None, why
+        if len(data) > _echomq.RESULT_MAX:
+            log.error("job %d (lane %r): result dropped, the job completes without it: result of %d bytes is over "
+                      "RESULT_MAX (%d)", job.id, job.group, len(data), _echomq.RESULT_MAX)
+        return data, ""
+
+    def _settle(self, job: Job, ref: Any, exc: Optional[BaseException], result: Any) -> None:
+        """Reports a handler's outcome to the engine; logs and calls the
+        hooks by what the engine says becomes of the job."""
+        if exc is None:
+            data, dropped = self._result(job, result)
+            status = self._raw.done(ref, job._cost, data, dropped)
+            if status == _echomq.OK:
+                self._hook("completed", job, result)
+            return self._after(job, status)
+        discard = isinstance(exc, DiscardJob)
+        reason = (str(exc) or "discarded") if discard else _reason(exc)
         with self._lock:
-            self._running -= 1
-            self._last_activity = time.monotonic()
+            self._failed += 1
+            self._discarded += discard
+        if discard:
+            status = self._raw.discard(ref, _convert.reason_bytes(reason))
+        else:
+            status = self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT, job._cost)
+        if status not in (_echomq.WILL_RETRY, _echomq.WILL_DIE):
+            return self._after(job, status)
+        dies = status == _echomq.WILL_DIE
+        log.log(logging.WARNING if dies else logging.INFO, "job %d (lane %r, attempt %d/%d) %s, %s: %s", job.id,
+                job.group, job.attempt, job.max_attempts, "discarded" if discard else "failed",
+                "dead-lettered" if dies else "will be retried", reason)
+        log.debug("traceback of job %d", job.id, exc_info=exc)
+        if isinstance(exc, Exception):
+            self._hook("failed", job, exc)
+            if dies:
+                self._hook("dead", job, exc)
 
     def _after(self, job: Job, status: int) -> None:
-        """Reports what the engine said to a job's report."""
-        if status == _ENOTFOUND:
+        """Tells of a report the engine did not take."""
+        if status == _echomq.ESTALE:
             self._report_error(StaleLeaseError(
-                f"job {job.id}: lease lost while the handler ran (it is delivered again)", -4))
-        elif status == _ECANCELED:
+                f"job {job.id}: lease lost while the handler ran (it is delivered again)", _echomq.ESTALE))
+        elif status == _echomq.ECANCELED:
             log.warning("job %d: the worker stopped before it was reported; it comes back when "
                         "its lease expires", job.id)
+        elif status < 0:
+            self._report_error(error_class(status)(f"job {job.id}: report refused", status))
 
     def _hook(self, which: str, job: Job, arg: Any) -> None:
         hook = self._hooks[which]
@@ -500,61 +586,7 @@ class Worker:
         except Exception:  # a hook's failure is not the job's
             log.exception("on_%s hook of job %d raised", which, job.id)
 
-    def _process(self, job: Job, ref: Any) -> int:
-        """Runs the handler and reports the result; returns the report status."""
-        try:
-            result = self._handler(job)
-        except BaseException as exc:  # the handler's failure is the job's, not the worker's
-            status = self._settle(job, ref, exc, None)
-            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
-                raise
-            return status
-        return self._settle(job, ref, None, result)
-
-    def _settle(self, job: Job, ref: Any, exc: Optional[BaseException], result: Any) -> int:
-        """Reports a handler's outcome to the engine and calls the hooks;
-        returns the report status."""
-        if exc is None:
-            data = None
-            if isinstance(result, (bytes, str)):
-                # A handler's bytes or text is the job's result (kept when the
-                # queue retains outcomes, docs/operations.md "Outcomes"); it
-                # settles with the cost the handler reported, in one report.
-                data = result.encode("utf-8") if isinstance(result, str) else result
-            status = int(self._raw.done(ref, job._cost, data))
-            if status == _ETOOLARGE and data is not None:
-                reason = "result of %d bytes is over RESULT_MAX (%d)" % (len(data), _echomq.RESULT_MAX)
-                return self._settle(job, ref, ValueError(reason), None)
-            if status == 0:
-                self._hook("completed", job, result)
-            return status
-        if isinstance(exc, DiscardJob):
-            reason = str(exc) or "discarded"
-            log.warning("job %d (lane %r, attempt %d) discarded: %s", job.id, job.group, job.attempt, reason)
-            with self._lock:
-                self._failed += 1
-                self._discarded += 1
-            status = int(self._raw.discard(ref, _convert.reason_bytes(reason)))
-            if status == 0:
-                self._hook("failed", job, exc)
-                self._hook("dead", job, exc)
-            return status
-        reason = _reason(exc)
-        # A retried attempt is routine (INFO); a dead letter wants a look (WARNING).
-        last = job.attempt >= job.max_attempts
-        log.log(logging.WARNING if last else logging.INFO, "job %d (lane %r, attempt %d/%d) failed, %s: %s",
-                job.id, job.group, job.attempt, job.max_attempts, "dead-lettered" if last else "will be retried",
-                reason)
-        log.debug("traceback of job %d", job.id, exc_info=exc)
-        with self._lock:
-            self._failed += 1
-        status = int(self._raw.fail(ref, _convert.reason_bytes(reason), _echomq.RETRY_DEFAULT, job._cost))
-        if status == 0 and isinstance(exc, Exception):
-            self._hook("failed", job, exc)
-            if job.attempt >= job.max_attempts:
-                self._hook("dead", job, exc)
-        return status
-
 
 def _reason(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(exc), exc)).strip()
+

@@ -115,9 +115,14 @@ typedef enum echomq_status {
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
-  ECHOMQ_ENOTFOUND = -3,  /* no such job (already acked, or never existed) */
-  ECHOMQ_ESTALE = -4,     /* token is not the job's current delivery's, or
-                             the job is no longer leased: the lease was lost */
+  ECHOMQ_ENOTFOUND = -3,  /* no such job: a lookup or delete of a job that is
+                             gone (acked and not retained, deleted) or never
+                             existed; a settling call (ack, fail, extend,
+                             progress) of an id the queue never minted */
+  ECHOMQ_ESTALE = -4,     /* a settling call whose token is not the job's
+                             current delivery's, or whose job is no longer
+                             leased: the lease was lost, or the job was
+                             settled already (a second ack) */
   ECHOMQ_EFULL = -5,      /* enqueue into a lane at its size cap: refused,
                              nothing written (a batch: none of it) */
   ECHOMQ_ELAYOUT = -6,    /* the queue's keys were written with another key

@@ -36,10 +36,10 @@ ECHOMQ_API size_t echomq_job_payload_len(const echomq_job *j);
  * the one that replaces it differ, the later one greater while the promoted
  * server's clock is not behind the old primary's by more than the failover
  * took (docs/architecture.md, "Fencing tokens"). A job looked up by id
- * (echomq_get_job, echomq_wait_job) carries the fencing token of its latest
- * delivery (0 if it was never delivered). Only in a dead listing
- * (echomq_dead) is it the attempts used instead (as before 0.3); use
- * echomq_job_attempt for attempts everywhere. */
+ * (echomq_get_job, echomq_wait_job) or listed dead (echomq_dead) carries the
+ * fencing token of its latest delivery (0 if it was never delivered):
+ * everywhere the fencing token, never an attempt count (until 0.5 a dead
+ * listing gave the attempts used here); echomq_job_attempt gives attempts. */
 ECHOMQ_API uint64_t echomq_job_token(const echomq_job *j);
 /* The job's attempt budget: how many attempts it may use before it is
  * dead-lettered (1..ECHOMQ_ATTEMPTS_MAX). */
@@ -73,6 +73,12 @@ ECHOMQ_API int64_t echomq_job_finished_at_ms(const echomq_job *j);
  * be NULL), "" when none; owned by the job handle. */
 ECHOMQ_API const char *echomq_job_progress(const echomq_job *j, size_t *len);
 ECHOMQ_API const char *echomq_job_result(const echomq_job *j, size_t *len);
+/* Since 0.5.0, for a retained completed job: why its result was not kept
+ * ("" when it was, or when it had none), as "result of N bytes is over
+ * ECHOMQ_RESULT_MAX (65536)" or the reason a host gave
+ * (echomq_job_report.result_dropped). The job completed all the same.
+ * Owned by the job handle. */
+ECHOMQ_API const char *echomq_job_result_dropped(const echomq_job *j);
 ECHOMQ_API void echomq_job_free(echomq_job *j);
 
 /* A list of jobs (wclaim, batch claims, dead listing). Jobs inside are

@@ -179,10 +179,14 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
 /* ---- Settle ----
  * Settle a leased job. `token` is the job's echomq_job_token of the delivery
  * being settled. A token that is not the current delivery's, or a job that is
- * no longer leased, gets ECHOMQ_ESTALE and changes nothing. A job canceled
- * while leased (echomq_cancel, echomq/lifecycle.h) settles as canceled
- * whatever the settlement says (dead-lettered, last error "canceled", never
- * retried), and the call returns ECHOMQ_WAS_CANCELED (7, not an error). */
+ * no longer leased, gets ECHOMQ_ESTALE and changes nothing: its lease was
+ * lost, or it was settled already (a second ack of a completed job is
+ * ESTALE, also once the job is gone). ECHOMQ_ENOTFOUND is only for an id the
+ * queue never minted (above its id counter). So are extend and progress.
+ * A job canceled while leased (echomq_cancel, echomq/lifecycle.h) settles
+ * as canceled whatever the settlement says (dead-lettered, last error
+ * "canceled", never retried), and the call returns ECHOMQ_WAS_CANCELED (7,
+ * not an error). */
 
 /* Acknowledge: the job is done and deleted. Returns ECHOMQ_OK, or
  * ECHOMQ_WAS_CANCELED (the job was canceled: it settled as canceled).

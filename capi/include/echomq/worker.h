@@ -188,8 +188,9 @@ ECHOMQ_API int echomq_worker_fail(echomq_worker *w, const echomq_job *job, const
 ECHOMQ_API int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *reason);
 /* The job succeeded with a result (0..ECHOMQ_RESULT_MAX bytes, copied), as
  * echomq_ack_result; in a queue's cost mode its lane is charged the measured
- * handler time. Errors: as echomq_worker_done, and ETOOLARGE, EINVAL (NULL
- * with a non-zero length). */
+ * handler time. Errors: as echomq_worker_done, and ETOOLARGE (unless
+ * report_outcomes is 1: see echomq_worker_done_with), EINVAL (NULL with a
+ * non-zero length). */
 ECHOMQ_API int echomq_worker_done_result(echomq_worker *w, const echomq_job *job, const char *result,
                                          size_t result_len);
 
@@ -212,23 +213,39 @@ typedef struct echomq_job_report {
    * result, and echomq_worker_fail_with refuses one (EINVAL). */
   const char *result;
   size_t result_len;
+  /* Since version 3 (0.5.0): why a done job's result is not kept (NULL =
+   * it is). A host that cannot encode what its handler returned says so
+   * here, with no result bytes: the job completes all the same, and its
+   * outcome records the reason (echomq_job_result_dropped, the `completed`
+   * event's `result_dropped` field) instead of a result. At most
+   * ECHOMQ_REASON_MAX bytes are kept. For echomq_worker_done_with only. */
+  const char *result_dropped;
 } echomq_job_report;
-#define ECHOMQ_JOB_REPORT_VERSION 2
-/* A caller built against version 1 (no result) passes 1. */
+#define ECHOMQ_JOB_REPORT_VERSION 3
+/* A caller built against version 1 (no result) passes 1, against version 2
+ * (no result_dropped) passes 2. */
 #define ECHOMQ_JOB_REPORT_VERSION_1 1
-#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0, NULL, 0 }
-/* Fill *r with defaults (version 1: that version's fields only). Errors:
- * EINVAL (NULL or unknown version). Thread-safe. */
+#define ECHOMQ_JOB_REPORT_VERSION_2 2
+#define ECHOMQ_JOB_REPORT_INIT { ECHOMQ_JOB_REPORT_VERSION, 0, NULL, 0, NULL }
+/* Fill *r with defaults (versions 1 and 2: that version's fields only).
+ * Errors: EINVAL (NULL or unknown version). Thread-safe. */
 ECHOMQ_API int echomq_job_report_init(echomq_job_report *r, unsigned int version);
 /* echomq_worker_done / echomq_worker_fail with a report (r may be NULL: as
  * without one). done_with with a result and a cost is the one call for a
  * handler that returns a result and reports its own cost: the result is
  * kept and the lane charged that cost, in the same round trip. Errors: as
  * echomq_worker_done / _fail; EINVAL for a bad report (unknown version,
- * cost over ECHOMQ_ID_MAX, NULL result with a non-zero length, a result
- * given to fail_with), ETOOLARGE for a result over ECHOMQ_RESULT_MAX.
- * Nothing is settled when a report is refused: the job is still the
- * caller's to report. */
+ * cost over ECHOMQ_ID_MAX, NULL result with a non-zero length, a result or
+ * a result_dropped given to fail_with, both a result and a
+ * result_dropped), ETOOLARGE for a result over ECHOMQ_RESULT_MAX unless
+ * report_outcomes is 1. Nothing is settled when a report is refused: the
+ * job is still the caller's to report.
+ *
+ * A result too large to keep never fails a job that succeeded: with
+ * report_outcomes = 1, done_with and done_result take a result over
+ * ECHOMQ_RESULT_MAX as a result dropped, the reason "result of N bytes is
+ * over ECHOMQ_RESULT_MAX (65536)", and return ECHOMQ_OK: the job completes
+ * (and so never runs again because of its result). */
 ECHOMQ_API int echomq_worker_done_with(echomq_worker *w, const echomq_job *job, const echomq_job_report *r);
 ECHOMQ_API int echomq_worker_fail_with(echomq_worker *w, const echomq_job *job, const char *reason,
                                        int64_t retry_delay_ms, const echomq_job_report *r);

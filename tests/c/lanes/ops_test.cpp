@@ -245,7 +245,7 @@ TEST_CASE("after a redrive the attempt counts within the fresh budget", "[ops]")
   echomq_job_list *dead = nullptr;
   EMQ_REQUIRE_OK(c.get(), echomq_dead(c.get(), q.c_str(), 0, 10, &dead));
   REQUIRE(echomq_job_list_count(dead) == 1);
-  CHECK(echomq_job_token(echomq_job_list_at(dead, 0)) == 4);
+  CHECK(echomq_job_token(echomq_job_list_at(dead, 0)) == echomq_job_token(j.get()));  // its last delivery's
   CHECK(echomq_job_attempt(echomq_job_list_at(dead, 0)) == 2);
   echomq_job_list_free(dead);
 }

@@ -589,7 +589,7 @@ TEST_CASE("a version-1 job report still settles (cost only)", "[outcomes][cost]"
   CHECK(r.version == ECHOMQ_JOB_REPORT_VERSION_1);
   CHECK(r.cost == 0);
   CHECK(r.result_len == SIZE_MAX);  // past version 1's end: left alone
-  CHECK(echomq_job_report_init(&r, 3) == ECHOMQ_EINVAL);
+  CHECK(echomq_job_report_init(&r, ECHOMQ_JOB_REPORT_VERSION + 1) == ECHOMQ_EINVAL);
   CHECK(echomq_job_report_init(nullptr, ECHOMQ_JOB_REPORT_VERSION) == ECHOMQ_EINVAL);
   auto c = connect_client();
   OneSlot e = one_slot_in_cost_mode(c.get(), "report-v1", {"one", "two", "three"});

@@ -51,7 +51,8 @@ std::vector<size_t> ends<echomq_worker_options>() {
 }
 template <>
 std::vector<size_t> ends<echomq_job_report>() {
-  return {offsetof(echomq_job_report, result), sizeof(echomq_job_report)};
+  return {offsetof(echomq_job_report, result), offsetof(echomq_job_report, result_dropped),
+          sizeof(echomq_job_report)};
 }
 template <>
 std::vector<size_t> ends<echomq_worker_stats>() {
@@ -221,7 +222,7 @@ TEST_CASE("worker options: versions 1 to 4", "[versions]") {
   require_verified(c.get(), q);
 }
 
-TEST_CASE("job reports: versions 1 and 2", "[versions]") {
+TEST_CASE("job reports: versions 1, 2 and 3", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-report");
   EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 0, 100));
@@ -243,6 +244,11 @@ TEST_CASE("job reports: versions 1 and 2", "[versions]") {
     echomq_job_report whole = ECHOMQ_JOB_REPORT_INIT;
     if (v == 1) whole.cost = static_cast<uint64_t>(ECHOMQ_ID_MAX) + 1;
     if (v == 2) whole.result_len = 3;  // a NULL result with a length
+    if (v == 3) {  // a result both kept and dropped
+      whole.result = "r";
+      whole.result_len = 1;
+      whole.result_dropped = "why";
+    }
     r.set(whole);
     CHECK(echomq_worker_done_with(w.get(), j, r.get()) == ECHOMQ_EINVAL);
     whole = echomq_job_report ECHOMQ_JOB_REPORT_INIT;

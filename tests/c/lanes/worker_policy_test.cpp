@@ -5,6 +5,8 @@
 #include "test_env.hpp"
 
 #include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 
 using namespace emqtest;
@@ -257,4 +259,102 @@ TEST_CASE("one way to read an error, for a client as for a worker", "[worker_pol
   CHECK(std::strlen(buf) > 0);
   CHECK(echomq_worker_last_error(nullptr, buf, sizeof buf) == ECHOMQ_EINVAL);
   CHECK(std::string(echomq_strerror(ECHOMQ_WILL_RETRY)) != echomq_strerror(ECHOMQ_WILL_DIE));
+}
+
+TEST_CASE("a result too large never fails a job that succeeded", "[worker_policy][outcomes]") {
+  // With report_outcomes the engine drops a result over ECHOMQ_RESULT_MAX
+  // and completes the job (it never runs again because of its result); a
+  // host's own reason (job report version 3) is taken the same way. Without
+  // report_outcomes the report is refused as before version 4 (ETOOLARGE).
+  auto c = connect_client();
+  const std::string q = fresh_queue("policy-result");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 0, 10));
+  const std::string big(ECHOMQ_RESULT_MAX + 1, 'z');
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  {
+    echomq_worker_options o = outcome_options();
+    o.report_outcomes = 0;
+    WorkerPtr w = start_worker(q, o);
+    const uint64_t id = enqueue(c.get(), q, "g", "old");
+    JobPtr j = next_job(w.get());
+    r.result = big.data();
+    r.result_len = big.size();
+    CHECK(echomq_worker_done_with(w.get(), j.get(), &r) == ECHOMQ_ETOOLARGE);
+    CHECK(echomq_worker_done(w.get(), j.get()) == ECHOMQ_OK);  // the refused report settled nothing
+    REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+    CHECK(state_of(c.get(), q, id) == ECHOMQ_JOB_COMPLETED);
+  }
+  WorkerPtr w = start_worker(q, outcome_options());
+  const uint64_t large = enqueue(c.get(), q, "g", "large");
+  JobPtr j = next_job(w.get());
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &r) == ECHOMQ_OK);
+  const uint64_t odd = enqueue(c.get(), q, "g", "odd");
+  j = next_job(w.get());
+  echomq_job_report why = ECHOMQ_JOB_REPORT_INIT;
+  why.result_dropped = "cannot encode the result: a set";
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &why) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  echomq_worker_stats s = worker_stats(w.get());
+  CHECK(s.done == 2);
+  CHECK(s.failed == 0);
+  for (uint64_t id : {large, odd}) {
+    JobPtr done = get_job(c.get(), q, id);
+    CHECK(echomq_job_state_of(done.get()) == ECHOMQ_JOB_COMPLETED);
+    size_t n = 99;
+    echomq_job_result(done.get(), &n);
+    CHECK(n == 0);
+  }
+  require_verified(c.get(), q);
+}
+
+TEST_CASE("a result dropped is recorded: the lookup and the completed event say why", "[worker_policy][outcomes]") {
+  auto c = connect_client();
+  const std::string q = fresh_queue("policy-dropped");
+  EMQ_REQUIRE_OK(c.get(), echomq_set_retention(c.get(), q.c_str(), 0, 10));
+  EMQ_REQUIRE_OK(c.get(), echomq_set_events(c.get(), q.c_str(), 100, 0));
+  WorkerPtr w = start_worker(q, outcome_options());
+  const std::string big(ECHOMQ_RESULT_MAX + 5, 'z');
+  const uint64_t large = enqueue(c.get(), q, "g", "large");
+  JobPtr j = next_job(w.get());
+  echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
+  r.result = big.data();
+  r.result_len = big.size();
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &r) == ECHOMQ_OK);
+  const uint64_t odd = enqueue(c.get(), q, "g", "odd");
+  j = next_job(w.get());
+  echomq_job_report why = ECHOMQ_JOB_REPORT_INIT;
+  why.result_dropped = "cannot encode the result: a set";
+  CHECK(echomq_worker_done_with(w.get(), j.get(), &why) == ECHOMQ_OK);
+  const uint64_t kept = enqueue(c.get(), q, "g", "kept");
+  j = next_job(w.get());
+  CHECK(echomq_worker_done_result(w.get(), j.get(), "r", 1) == ECHOMQ_OK);
+  REQUIRE(echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000) == ECHOMQ_OK);
+  CHECK(std::string(echomq_job_result_dropped(get_job(c.get(), q, large).get())) ==
+        "result of 65541 bytes is over ECHOMQ_RESULT_MAX (65536)");
+  CHECK(std::string(echomq_job_result_dropped(get_job(c.get(), q, odd).get())) == "cannot encode the result: a set");
+  JobPtr k = get_job(c.get(), q, kept);
+  CHECK(std::string(echomq_job_result_dropped(k.get())) == "");
+  size_t n = 0;
+  const char *result = echomq_job_result(k.get(), &n);
+  CHECK(std::string(result, n) == "r");
+  CHECK(std::string(echomq_job_result_dropped(nullptr)) == "");
+  // The completed events: the reason where it was dropped, no field where not.
+  echomq_event_list *raw = nullptr;
+  EMQ_REQUIRE_OK(c.get(), echomq_events_read(c.get(), q.c_str(), "0", 100, 0, &raw));
+  std::unique_ptr<echomq_event_list, void (*)(echomq_event_list *)> events(raw, echomq_event_list_free);
+  std::map<std::string, std::string> dropped;  // job id -> result_dropped of its completed event
+  for (size_t i = 0; i < echomq_event_list_count(raw); ++i) {
+    std::map<std::string, std::string> f;
+    for (size_t k2 = 0; k2 < echomq_event_list_nfields(raw, i); ++k2) {
+      size_t len = 0;
+      const char *v = echomq_event_list_value(raw, i, k2, &len);
+      f[echomq_event_list_name(raw, i, k2)] = std::string(v, len);
+    }
+    if (f["type"] == "completed") dropped[f["id"]] = f.count("result_dropped") ? f["result_dropped"] : "<none>";
+  }
+  CHECK(dropped[std::to_string(large)] == "result of 65541 bytes is over ECHOMQ_RESULT_MAX (65536)");
+  CHECK(dropped[std::to_string(odd)] == "cannot encode the result: a set");
+  CHECK(dropped[std::to_string(kept)] == "<none>");
+  EMQ_REQUIRE_OK(c.get(), echomq_clear_events(c.get(), q.c_str()));
+  require_verified(c.get(), q);
 }

@@ -74,8 +74,8 @@ TEST_CASE("wait_replicas: OK while the replica keeps up and UNCONFIRMED once it 
   CHECK(until > 0);
   require_unconfirmed(c.get(), echomq_set_weight(c.get(), q.c_str(), "g", 2), "set_weight");
   require_unconfirmed(c.get(), echomq_ack(c.get(), q.c_str(), id2, echomq_job_token(second.get())), "ack");
-  // The ack happened: a second one finds no job.
-  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ENOTFOUND, echomq_ack(c.get(), q.c_str(), id2, echomq_job_token(second.get())));
+  // The ack happened: a second one finds the job settled (stale).
+  EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_ESTALE, echomq_ack(c.get(), q.c_str(), id2, echomq_job_token(second.get())));
   CHECK(rraw.integer({"HLEN", "emq:{" + q + "}:jobs"}) == 0);  // the replica saw none of it
   require_verified(c.get(), q);
 }

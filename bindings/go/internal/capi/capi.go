@@ -27,64 +27,64 @@ typedef struct { char *p; intgo n; } _gostring_;
 typedef struct { void* array; intgo len; intgo cap; } _goslice_;
 
 
-typedef _gostring_ swig_type_1;
-typedef _gostring_ swig_type_2;
-typedef _gostring_ swig_type_3;
-typedef _gostring_ swig_type_4;
-typedef _gostring_ swig_type_5;
+typedef long long swig_type_1;
+typedef long long swig_type_2;
+typedef long long swig_type_3;
+typedef long long swig_type_4;
+typedef long long swig_type_5;
 typedef _gostring_ swig_type_6;
 typedef _gostring_ swig_type_7;
 typedef _gostring_ swig_type_8;
-typedef long long swig_type_9;
-typedef long long swig_type_10;
+typedef _gostring_ swig_type_9;
+typedef _gostring_ swig_type_10;
 typedef _gostring_ swig_type_11;
-typedef _goslice_ swig_type_12;
-typedef long long swig_type_13;
-typedef long long swig_type_14;
+typedef _gostring_ swig_type_12;
+typedef _gostring_ swig_type_13;
+typedef _gostring_ swig_type_14;
 typedef long long swig_type_15;
-typedef _gostring_ swig_type_16;
-typedef _goslice_ swig_type_17;
-typedef _gostring_ swig_type_18;
+typedef long long swig_type_16;
+typedef _gostring_ swig_type_17;
+typedef _goslice_ swig_type_18;
 typedef long long swig_type_19;
-typedef _gostring_ swig_type_20;
+typedef long long swig_type_20;
 typedef long long swig_type_21;
 typedef _gostring_ swig_type_22;
-typedef long long swig_type_23;
-typedef long long swig_type_24;
-typedef _gostring_ swig_type_25;
-typedef long long swig_type_26;
+typedef _goslice_ swig_type_23;
+typedef _gostring_ swig_type_24;
+typedef long long swig_type_25;
+typedef _gostring_ swig_type_26;
 typedef long long swig_type_27;
-typedef _goslice_ swig_type_28;
-typedef _gostring_ swig_type_29;
+typedef _gostring_ swig_type_28;
+typedef long long swig_type_29;
 typedef long long swig_type_30;
-typedef long long swig_type_31;
-typedef _goslice_ swig_type_32;
-typedef _gostring_ swig_type_33;
-typedef long long swig_type_34;
-typedef long long swig_type_35;
-typedef _gostring_ swig_type_36;
-typedef _gostring_ swig_type_37;
-typedef long long swig_type_38;
+typedef _gostring_ swig_type_31;
+typedef long long swig_type_32;
+typedef long long swig_type_33;
+typedef _goslice_ swig_type_34;
+typedef _gostring_ swig_type_35;
+typedef long long swig_type_36;
+typedef long long swig_type_37;
+typedef _goslice_ swig_type_38;
 typedef _gostring_ swig_type_39;
 typedef long long swig_type_40;
-typedef _gostring_ swig_type_41;
-typedef long long swig_type_42;
-typedef long long swig_type_43;
+typedef long long swig_type_41;
+typedef _gostring_ swig_type_42;
+typedef _gostring_ swig_type_43;
 typedef long long swig_type_44;
 typedef _gostring_ swig_type_45;
 typedef long long swig_type_46;
-typedef long long swig_type_47;
-typedef _gostring_ swig_type_48;
+typedef _gostring_ swig_type_47;
+typedef long long swig_type_48;
 typedef long long swig_type_49;
 typedef long long swig_type_50;
-typedef long long swig_type_51;
-typedef _goslice_ swig_type_52;
-typedef _gostring_ swig_type_53;
+typedef _gostring_ swig_type_51;
+typedef long long swig_type_52;
+typedef long long swig_type_53;
 typedef _gostring_ swig_type_54;
-typedef _gostring_ swig_type_55;
-typedef _gostring_ swig_type_56;
-typedef _gostring_ swig_type_57;
-typedef _gostring_ swig_type_58;
+typedef long long swig_type_55;
+typedef long long swig_type_56;
+typedef long long swig_type_57;
+typedef _goslice_ swig_type_58;
 typedef _gostring_ swig_type_59;
 typedef _gostring_ swig_type_60;
 typedef _gostring_ swig_type_61;
@@ -96,551 +96,533 @@ typedef _gostring_ swig_type_66;
 typedef _gostring_ swig_type_67;
 typedef _gostring_ swig_type_68;
 typedef _gostring_ swig_type_69;
-typedef long long swig_type_70;
+typedef _gostring_ swig_type_70;
 typedef _gostring_ swig_type_71;
 typedef _gostring_ swig_type_72;
 typedef _gostring_ swig_type_73;
-typedef long long swig_type_74;
+typedef _gostring_ swig_type_74;
 typedef _gostring_ swig_type_75;
-typedef _gostring_ swig_type_76;
-typedef long long swig_type_77;
+typedef long long swig_type_76;
+typedef _gostring_ swig_type_77;
 typedef _gostring_ swig_type_78;
 typedef _gostring_ swig_type_79;
 typedef long long swig_type_80;
 typedef _gostring_ swig_type_81;
 typedef _gostring_ swig_type_82;
-typedef _gostring_ swig_type_83;
-typedef long long swig_type_84;
+typedef long long swig_type_83;
+typedef _gostring_ swig_type_84;
 typedef _gostring_ swig_type_85;
 typedef long long swig_type_86;
 typedef _gostring_ swig_type_87;
-typedef _goslice_ swig_type_88;
+typedef _gostring_ swig_type_88;
 typedef _gostring_ swig_type_89;
-typedef _gostring_ swig_type_90;
+typedef long long swig_type_90;
 typedef _gostring_ swig_type_91;
 typedef long long swig_type_92;
-typedef long long swig_type_93;
-typedef _gostring_ swig_type_94;
-typedef _goslice_ swig_type_95;
-typedef _goslice_ swig_type_96;
+typedef _gostring_ swig_type_93;
+typedef _goslice_ swig_type_94;
+typedef _gostring_ swig_type_95;
+typedef _gostring_ swig_type_96;
 typedef _gostring_ swig_type_97;
-typedef _goslice_ swig_type_98;
-typedef _goslice_ swig_type_99;
+typedef long long swig_type_98;
+typedef long long swig_type_99;
 typedef _gostring_ swig_type_100;
-typedef long long swig_type_101;
-typedef _gostring_ swig_type_102;
+typedef _goslice_ swig_type_101;
+typedef _goslice_ swig_type_102;
 typedef _gostring_ swig_type_103;
-typedef long long swig_type_104;
-typedef long long swig_type_105;
-typedef _goslice_ swig_type_106;
+typedef _goslice_ swig_type_104;
+typedef _goslice_ swig_type_105;
+typedef _gostring_ swig_type_106;
 typedef long long swig_type_107;
 typedef _gostring_ swig_type_108;
-typedef long long swig_type_109;
-typedef _gostring_ swig_type_110;
+typedef _gostring_ swig_type_109;
+typedef long long swig_type_110;
 typedef long long swig_type_111;
-typedef _gostring_ swig_type_112;
-typedef long long swig_type_113;
-typedef _goslice_ swig_type_114;
-typedef _goslice_ swig_type_115;
-typedef _gostring_ swig_type_116;
+typedef _goslice_ swig_type_112;
+typedef _gostring_ swig_type_113;
+typedef long long swig_type_114;
+typedef _gostring_ swig_type_115;
+typedef long long swig_type_116;
 typedef _gostring_ swig_type_117;
-typedef _goslice_ swig_type_118;
-typedef long long swig_type_119;
+typedef long long swig_type_118;
+typedef _gostring_ swig_type_119;
 typedef long long swig_type_120;
-typedef long long swig_type_121;
-typedef long long swig_type_122;
-typedef _goslice_ swig_type_123;
+typedef _goslice_ swig_type_121;
+typedef _goslice_ swig_type_122;
+typedef _gostring_ swig_type_123;
 typedef _gostring_ swig_type_124;
-typedef long long swig_type_125;
-typedef long long swig_type_126;
-typedef _goslice_ swig_type_127;
-typedef _gostring_ swig_type_128;
+typedef _goslice_ swig_type_125;
+typedef _goslice_ swig_type_126;
+typedef _gostring_ swig_type_127;
+typedef _goslice_ swig_type_128;
 typedef _gostring_ swig_type_129;
-typedef long long swig_type_130;
-typedef long long swig_type_131;
-typedef _goslice_ swig_type_132;
+typedef _goslice_ swig_type_130;
+typedef _gostring_ swig_type_131;
+typedef long long swig_type_132;
 typedef long long swig_type_133;
-typedef long long swig_type_134;
-typedef long long swig_type_135;
-typedef long long swig_type_136;
+typedef _goslice_ swig_type_134;
+typedef _gostring_ swig_type_135;
+typedef _gostring_ swig_type_136;
 typedef long long swig_type_137;
-typedef _goslice_ swig_type_138;
+typedef long long swig_type_138;
 typedef _goslice_ swig_type_139;
-typedef _gostring_ swig_type_140;
-typedef _gostring_ swig_type_141;
-typedef _goslice_ swig_type_142;
+typedef long long swig_type_140;
+typedef long long swig_type_141;
+typedef long long swig_type_142;
 typedef long long swig_type_143;
-typedef _goslice_ swig_type_144;
-typedef _gostring_ swig_type_145;
-typedef long long swig_type_146;
+typedef long long swig_type_144;
+typedef _goslice_ swig_type_145;
+typedef _goslice_ swig_type_146;
 typedef _gostring_ swig_type_147;
-typedef _gostring_ swig_type_148;
+typedef long long swig_type_148;
 typedef _goslice_ swig_type_149;
-typedef long long swig_type_150;
+typedef _gostring_ swig_type_150;
 typedef _gostring_ swig_type_151;
-typedef long long swig_type_152;
-typedef long long swig_type_153;
-typedef _goslice_ swig_type_154;
-typedef _gostring_ swig_type_155;
-typedef long long swig_type_156;
+typedef _goslice_ swig_type_152;
+typedef _goslice_ swig_type_153;
+typedef _gostring_ swig_type_154;
+typedef _goslice_ swig_type_155;
+typedef _gostring_ swig_type_156;
 typedef long long swig_type_157;
-typedef long long swig_type_158;
+typedef _goslice_ swig_type_158;
 typedef _gostring_ swig_type_159;
 typedef long long swig_type_160;
 typedef _goslice_ swig_type_161;
 typedef _gostring_ swig_type_162;
-typedef _gostring_ swig_type_163;
-typedef _goslice_ swig_type_164;
+typedef long long swig_type_163;
+typedef long long swig_type_164;
 typedef _goslice_ swig_type_165;
 typedef _gostring_ swig_type_166;
-typedef _goslice_ swig_type_167;
-typedef _gostring_ swig_type_168;
+typedef long long swig_type_167;
+typedef long long swig_type_168;
 typedef long long swig_type_169;
 typedef _goslice_ swig_type_170;
 typedef _gostring_ swig_type_171;
 typedef long long swig_type_172;
-typedef _goslice_ swig_type_173;
+typedef long long swig_type_173;
 typedef _gostring_ swig_type_174;
 typedef long long swig_type_175;
-typedef long long swig_type_176;
-typedef _goslice_ swig_type_177;
-typedef _gostring_ swig_type_178;
-typedef long long swig_type_179;
-typedef long long swig_type_180;
-typedef long long swig_type_181;
-typedef _goslice_ swig_type_182;
-typedef _gostring_ swig_type_183;
-typedef long long swig_type_184;
-typedef long long swig_type_185;
-typedef _gostring_ swig_type_186;
-typedef long long swig_type_187;
-typedef _goslice_ swig_type_188;
-typedef _gostring_ swig_type_189;
-typedef _goslice_ swig_type_190;
-typedef _gostring_ swig_type_191;
-typedef _goslice_ swig_type_192;
+typedef _goslice_ swig_type_176;
+typedef _gostring_ swig_type_177;
+typedef _goslice_ swig_type_178;
+typedef _gostring_ swig_type_179;
+typedef _goslice_ swig_type_180;
+typedef _gostring_ swig_type_181;
+typedef _gostring_ swig_type_182;
+typedef _goslice_ swig_type_183;
+typedef _gostring_ swig_type_184;
+typedef _gostring_ swig_type_185;
+typedef long long swig_type_186;
+typedef _goslice_ swig_type_187;
+typedef _gostring_ swig_type_188;
+typedef long long swig_type_189;
+typedef long long swig_type_190;
+typedef _goslice_ swig_type_191;
+typedef _gostring_ swig_type_192;
 typedef _gostring_ swig_type_193;
-typedef _gostring_ swig_type_194;
-typedef _goslice_ swig_type_195;
-typedef _gostring_ swig_type_196;
+typedef long long swig_type_194;
+typedef long long swig_type_195;
+typedef _goslice_ swig_type_196;
 typedef _gostring_ swig_type_197;
-typedef long long swig_type_198;
-typedef _goslice_ swig_type_199;
+typedef _goslice_ swig_type_198;
+typedef _gostring_ swig_type_199;
 typedef _gostring_ swig_type_200;
 typedef long long swig_type_201;
-typedef long long swig_type_202;
-typedef _goslice_ swig_type_203;
+typedef _goslice_ swig_type_202;
+typedef _gostring_ swig_type_203;
 typedef _gostring_ swig_type_204;
-typedef _gostring_ swig_type_205;
-typedef long long swig_type_206;
-typedef long long swig_type_207;
+typedef _goslice_ swig_type_205;
+typedef _gostring_ swig_type_206;
+typedef _goslice_ swig_type_207;
 typedef _goslice_ swig_type_208;
-typedef _gostring_ swig_type_209;
-typedef _goslice_ swig_type_210;
-typedef _gostring_ swig_type_211;
-typedef _gostring_ swig_type_212;
-typedef long long swig_type_213;
-typedef _goslice_ swig_type_214;
+typedef _goslice_ swig_type_209;
+typedef _gostring_ swig_type_210;
+typedef long long swig_type_211;
+typedef _goslice_ swig_type_212;
+typedef _goslice_ swig_type_213;
+typedef _gostring_ swig_type_214;
 typedef _gostring_ swig_type_215;
-typedef _gostring_ swig_type_216;
+typedef _goslice_ swig_type_216;
 typedef _goslice_ swig_type_217;
-typedef _gostring_ swig_type_218;
-typedef _goslice_ swig_type_219;
+typedef _goslice_ swig_type_218;
+typedef long long swig_type_219;
 typedef _goslice_ swig_type_220;
 typedef _goslice_ swig_type_221;
-typedef _gostring_ swig_type_222;
-typedef long long swig_type_223;
-typedef _goslice_ swig_type_224;
-typedef _goslice_ swig_type_225;
+typedef long long swig_type_222;
+typedef _gostring_ swig_type_223;
+typedef _gostring_ swig_type_224;
+typedef _gostring_ swig_type_225;
 typedef _gostring_ swig_type_226;
 typedef _gostring_ swig_type_227;
 typedef _goslice_ swig_type_228;
 typedef _goslice_ swig_type_229;
 typedef _goslice_ swig_type_230;
-typedef long long swig_type_231;
-typedef _goslice_ swig_type_232;
-typedef _goslice_ swig_type_233;
-typedef long long swig_type_234;
+typedef _gostring_ swig_type_231;
+typedef _gostring_ swig_type_232;
+typedef _gostring_ swig_type_233;
+typedef _gostring_ swig_type_234;
 typedef _gostring_ swig_type_235;
 typedef _gostring_ swig_type_236;
-typedef _goslice_ swig_type_237;
-typedef long long swig_type_238;
-typedef long long swig_type_239;
+typedef long long swig_type_237;
+typedef _gostring_ swig_type_238;
+typedef _gostring_ swig_type_239;
 typedef _gostring_ swig_type_240;
-typedef long long swig_type_241;
+typedef _gostring_ swig_type_241;
 typedef long long swig_type_242;
-typedef long long swig_type_243;
+typedef _goslice_ swig_type_243;
 typedef long long swig_type_244;
 typedef _goslice_ swig_type_245;
 typedef _gostring_ swig_type_246;
 typedef long long swig_type_247;
 typedef long long swig_type_248;
-typedef long long swig_type_249;
-typedef long long swig_type_250;
+typedef _goslice_ swig_type_249;
+typedef _gostring_ swig_type_250;
 typedef _gostring_ swig_type_251;
-typedef _gostring_ swig_type_252;
-typedef _gostring_ swig_type_253;
+typedef _goslice_ swig_type_252;
+typedef _goslice_ swig_type_253;
 typedef _gostring_ swig_type_254;
-typedef _gostring_ swig_type_255;
-typedef _goslice_ swig_type_256;
-typedef _goslice_ swig_type_257;
-typedef _goslice_ swig_type_258;
-typedef _gostring_ swig_type_259;
-typedef _gostring_ swig_type_260;
-typedef _gostring_ swig_type_261;
-typedef _gostring_ swig_type_262;
-typedef _gostring_ swig_type_263;
-typedef _gostring_ swig_type_264;
-typedef long long swig_type_265;
-typedef _gostring_ swig_type_266;
-typedef _gostring_ swig_type_267;
-typedef _gostring_ swig_type_268;
-typedef _gostring_ swig_type_269;
-typedef long long swig_type_270;
-typedef _goslice_ swig_type_271;
-typedef long long swig_type_272;
-typedef _goslice_ swig_type_273;
-typedef _gostring_ swig_type_274;
-typedef long long swig_type_275;
-typedef long long swig_type_276;
-typedef _goslice_ swig_type_277;
-typedef _gostring_ swig_type_278;
-typedef _gostring_ swig_type_279;
-typedef _goslice_ swig_type_280;
-typedef _goslice_ swig_type_281;
-typedef _gostring_ swig_type_282;
-typedef long long swig_type_283;
-extern void _wrap_Swig_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_8987bd7ba0dc706e(swig_intgo arg1);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e(void);
-extern swig_type_1 _wrap_strerror_capi_8987bd7ba0dc706e(swig_intgo arg1);
-extern swig_intgo _wrap_version_capi_8987bd7ba0dc706e(void);
-extern swig_type_2 _wrap_version_string_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(swig_type_3 arg1);
-extern swig_intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(swig_type_4 arg1);
-extern swig_intgo _wrap_client_connect_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_5 arg2);
-extern void _wrap_client_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_6 _wrap_client_errmsg_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_client_connected_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern void _wrap_client_cancel_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_client_ping_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_7 _wrap_job_group_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_8 _wrap_job_last_error_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern void _wrap_job_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_9 _wrap_job_list_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern uintptr_t _wrap_job_list_at_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_10 arg2);
-extern void _wrap_job_list_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern uintptr_t _wrap_batch_create_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_batch_add_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_11 arg2, swig_type_12 arg3);
-extern swig_type_13 _wrap_batch_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_14 _wrap_batch_id_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_16 arg2, swig_type_17 arg3, swig_type_18 arg4);
-extern swig_intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_19 arg2);
-extern swig_intgo _wrap_delete_job_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_20 arg2, swig_type_21 arg3);
-extern void _wrap_batch_clear_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern void _wrap_batch_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_ack_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
-extern swig_intgo _wrap_ack_result_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_25 arg2, swig_type_26 arg3, swig_type_27 arg4, swig_type_28 arg5);
-extern swig_intgo _wrap_progress_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_29 arg2, swig_type_30 arg3, swig_type_31 arg4, swig_type_32 arg5);
-extern swig_intgo _wrap_set_retention_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_33 arg2, swig_type_34 arg3, swig_type_35 arg4);
-extern swig_intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_36 arg2);
-extern swig_intgo _wrap_set_events_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_events_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_39 arg2);
-extern swig_type_40 _wrap_event_list_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_41 _wrap_event_list_id_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_42 arg2);
-extern swig_type_43 _wrap_event_list_nfields_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_44 arg2);
-extern swig_type_45 _wrap_event_list_name_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_46 arg2, swig_type_47 arg3);
-extern void _wrap_event_list_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_extend_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_48 arg2, swig_type_49 arg3, swig_type_50 arg4, swig_type_51 arg5, swig_type_52 arg6);
-extern swig_intgo _wrap_set_weight_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_53 arg2, swig_type_54 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_55 arg2, swig_type_56 arg3);
-extern swig_intgo _wrap_set_limit_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_57 arg2, swig_type_58 arg3, swig_intgo arg4);
-extern swig_intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3);
-extern swig_intgo _wrap_pause_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
-extern swig_intgo _wrap_resume_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3);
-extern swig_intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_65 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_66 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_67 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_set_rate_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_68 arg2, swig_type_69 arg3, swig_intgo arg4, swig_type_70 arg5, swig_intgo arg6);
-extern swig_intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_71 arg2, swig_type_72 arg3);
-extern swig_intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3, swig_type_74 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_throttle_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_75 arg2, swig_type_76 arg3, swig_type_77 arg4);
-extern swig_intgo _wrap_set_cap_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_78 arg2, swig_type_79 arg3, swig_type_80 arg4);
-extern swig_intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3);
-extern swig_intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_83 arg2, swig_type_84 arg3);
-extern swig_intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_85 arg2, swig_type_86 arg3);
-extern swig_intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
-extern swig_intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_89 arg2, swig_intgo arg3);
-extern swig_intgo _wrap_charge_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_90 arg2, swig_type_91 arg3, swig_type_92 arg4);
-extern swig_type_93 _wrap_lane_list_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern void _wrap_lane_list_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_redrive_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_94 arg2, swig_type_95 arg3, swig_type_96 arg4);
-extern swig_intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_97 arg2, swig_type_98 arg3);
-extern swig_intgo _wrap_worker_start_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_worker_done_capi_8987bd7ba0dc706e(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(uintptr_t arg1, uintptr_t arg2, swig_type_99 arg3);
-extern swig_intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(uintptr_t arg1, uintptr_t arg2, swig_type_100 arg3, swig_type_101 arg4);
-extern swig_intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(uintptr_t arg1, uintptr_t arg2, swig_type_102 arg3);
-extern swig_intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_103 arg4, swig_type_104 arg5, swig_type_105 arg6, swig_type_106 arg7);
-extern swig_intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_intgo arg2, swig_type_107 arg3);
-extern void _wrap_worker_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_shards_create_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_108 arg2, swig_intgo arg3);
-extern swig_type_109 _wrap_report_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_110 _wrap_report_at_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_111 arg2);
-extern void _wrap_report_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_112 _wrap_report_cursor_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e(void);
-extern uintptr_t _wrap_client_create_capi_8987bd7ba0dc706e(swig_intgo arg1, swig_intgo arg2, swig_type_113 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
-extern void _wrap_job_numbers_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_114 arg2);
-extern void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_intgo arg2, swig_type_115 arg3);
-extern swig_intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_116 arg2, swig_type_117 arg3, swig_type_118 arg4, swig_type_119 arg5, swig_intgo arg6, swig_type_120 arg7, swig_type_121 arg8, swig_type_122 arg9, swig_type_123 arg10);
-extern swig_intgo _wrap_wait_job_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_124 arg2, swig_type_125 arg3, swig_type_126 arg4, swig_type_127 arg5);
-extern swig_intgo _wrap_events_read_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_128 arg2, swig_type_129 arg3, swig_type_130 arg4, swig_type_131 arg5, swig_type_132 arg6);
-extern swig_type_133 _wrap_event_value_len_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_134 arg2, swig_type_135 arg3);
-extern void _wrap_event_value_copy_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_136 arg2, swig_type_137 arg3, swig_type_138 arg4);
-extern void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_139 arg2);
-extern swig_intgo _wrap_enqueue_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_140 arg2, swig_type_141 arg3, swig_type_142 arg4, swig_type_143 arg5, swig_intgo arg6, swig_type_144 arg7);
-extern swig_intgo _wrap_enqueue_batch_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_145 arg2, uintptr_t arg3, swig_type_146 arg4, swig_intgo arg5);
-extern swig_intgo _wrap_enqueue_keyed_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4, swig_type_150 arg5, swig_intgo arg6, swig_type_151 arg7, swig_type_152 arg8, swig_type_153 arg9, swig_type_154 arg10);
-extern swig_intgo _wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_155 arg2, uintptr_t arg3, swig_type_156 arg4, swig_intgo arg5, swig_type_157 arg6, swig_type_158 arg7);
-extern swig_intgo _wrap_get_job_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_type_161 arg4);
-extern swig_intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_164 arg6);
-extern swig_intgo _wrap_queues_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_165 arg2);
-extern swig_intgo _wrap_shards_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3);
-extern swig_intgo _wrap_claim_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_168 arg2, swig_type_169 arg3, swig_type_170 arg4);
-extern swig_intgo _wrap_wclaim_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_intgo arg4, swig_type_173 arg5);
-extern swig_intgo _wrap_bclaim_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_174 arg2, swig_type_175 arg3, swig_type_176 arg4, swig_type_177 arg5);
-extern swig_intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_178 arg2, swig_type_179 arg3, swig_type_180 arg4, swig_type_181 arg5, swig_type_182 arg6);
-extern swig_intgo _wrap_fail_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_183 arg2, swig_type_184 arg3, swig_type_185 arg4, swig_type_186 arg5, swig_type_187 arg6, swig_type_188 arg7);
-extern swig_intgo _wrap_stats_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_189 arg2, swig_type_190 arg3);
-extern swig_intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_191 arg2, swig_type_192 arg3);
-extern swig_intgo _wrap_lane_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4);
-extern swig_intgo _wrap_lanes_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_196 arg2, swig_type_197 arg3, swig_type_198 arg4, swig_type_199 arg5);
-extern swig_type_200 _wrap_lane_list_group_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_201 arg2);
-extern void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_202 arg2, swig_type_203 arg3);
-extern swig_type_204 _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_dead_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_205 arg2, swig_type_206 arg3, swig_type_207 arg4, swig_type_208 arg5);
-extern swig_intgo _wrap_verify_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_209 arg2, swig_type_210 arg3);
-extern swig_intgo _wrap_repair_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_211 arg2, swig_intgo arg3, swig_type_212 arg4, swig_type_213 arg5, swig_type_214 arg6);
-extern swig_intgo _wrap_doctor_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
-extern swig_intgo _wrap_ack_many_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_218 arg2, swig_type_219 arg3, swig_type_220 arg4, swig_type_221 arg5);
-extern swig_intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_222 arg2, swig_type_223 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_224 arg6);
-extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e(void);
-extern void _wrap_worker_defaults_capi_8987bd7ba0dc706e(swig_type_225 arg1);
-extern swig_intgo _wrap_worker_create_capi_8987bd7ba0dc706e(swig_type_226 arg1, swig_type_227 arg2, swig_type_228 arg3, swig_type_229 arg4);
-extern swig_intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_230 arg2);
-extern swig_intgo _wrap_worker_next_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
-extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_233 arg2);
-extern swig_type_234 _wrap_c_heap_in_use_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_enqueue_all_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3, swig_type_237 arg4, swig_type_238 arg5, swig_type_239 arg6, swig_intgo arg7, swig_type_240 arg8, swig_type_241 arg9, swig_type_242 arg10, swig_type_243 arg11, swig_type_244 arg12, swig_type_245 arg13);
-extern swig_intgo _wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_246 arg2, uintptr_t arg3, swig_type_247 arg4, swig_type_248 arg5, swig_intgo arg6, swig_type_249 arg7, swig_type_250 arg8);
-extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_251 arg2, swig_type_252 arg3, swig_type_253 arg4, swig_type_254 arg5, swig_type_255 arg6, swig_type_256 arg7, swig_type_257 arg8, swig_type_258 arg9);
-extern swig_intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_259 arg2, swig_type_260 arg3);
-extern swig_intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_261 arg2, swig_type_262 arg3);
-extern swig_intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_263 arg2, swig_type_264 arg3);
-extern swig_type_265 _wrap_schedule_list_count_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_266 _wrap_schedule_list_next_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_intgo _wrap_schedules_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_267 arg2, swig_type_268 arg3, swig_type_269 arg4, swig_type_270 arg5, swig_type_271 arg6);
-extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e(void);
-extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e(void);
-extern void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_272 arg2, swig_type_273 arg3);
-extern swig_type_274 _wrap_schedule_text_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_275 arg2, swig_intgo arg3);
-extern void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_276 arg2, swig_type_277 arg3);
-extern swig_intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(uintptr_t arg1, swig_type_278 arg2, swig_type_279 arg3, swig_type_280 arg4, swig_type_281 arg5);
-extern swig_type_282 _wrap_job_schedule_capi_8987bd7ba0dc706e(uintptr_t arg1);
-extern swig_type_283 _wrap_job_tick_ms_capi_8987bd7ba0dc706e(uintptr_t arg1);
+typedef long long swig_type_255;
+extern void _wrap_Swig_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_7b382a459e7b7dd3(swig_intgo arg1);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3(void);
+extern swig_type_1 _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_type_2 _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_type_3 _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_type_4 _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_type_5 _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3(void);
+extern swig_type_6 _wrap_strerror_capi_7b382a459e7b7dd3(swig_intgo arg1);
+extern swig_intgo _wrap_version_capi_7b382a459e7b7dd3(void);
+extern swig_type_7 _wrap_version_string_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(swig_type_8 arg1);
+extern swig_intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(swig_type_9 arg1);
+extern swig_intgo _wrap_client_connect_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_10 arg2);
+extern void _wrap_client_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_11 _wrap_client_errmsg_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_client_connected_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern void _wrap_client_cancel_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_client_ping_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_12 _wrap_job_group_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_13 _wrap_job_last_error_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_14 _wrap_job_result_dropped_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern void _wrap_job_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_15 _wrap_job_list_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern uintptr_t _wrap_job_list_at_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_16 arg2);
+extern void _wrap_job_list_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern uintptr_t _wrap_batch_create_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_batch_add_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_17 arg2, swig_type_18 arg3);
+extern swig_type_19 _wrap_batch_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_20 _wrap_batch_id_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_21 arg2);
+extern swig_intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_22 arg2, swig_type_23 arg3, swig_type_24 arg4);
+extern swig_intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_delete_job_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_26 arg2, swig_type_27 arg3);
+extern void _wrap_batch_clear_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern void _wrap_batch_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_ack_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_28 arg2, swig_type_29 arg3, swig_type_30 arg4);
+extern swig_intgo _wrap_ack_result_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_31 arg2, swig_type_32 arg3, swig_type_33 arg4, swig_type_34 arg5);
+extern swig_intgo _wrap_progress_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_35 arg2, swig_type_36 arg3, swig_type_37 arg4, swig_type_38 arg5);
+extern swig_intgo _wrap_set_retention_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_39 arg2, swig_type_40 arg3, swig_type_41 arg4);
+extern swig_intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_42 arg2);
+extern swig_intgo _wrap_set_events_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_43 arg2, swig_type_44 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_events_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_45 arg2);
+extern swig_type_46 _wrap_event_list_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_47 _wrap_event_list_id_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_48 arg2);
+extern swig_type_49 _wrap_event_list_nfields_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_50 arg2);
+extern swig_type_51 _wrap_event_list_name_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_52 arg2, swig_type_53 arg3);
+extern void _wrap_event_list_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_extend_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_54 arg2, swig_type_55 arg3, swig_type_56 arg4, swig_type_57 arg5, swig_type_58 arg6);
+extern swig_intgo _wrap_set_weight_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_59 arg2, swig_type_60 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_61 arg2, swig_type_62 arg3);
+extern swig_intgo _wrap_set_limit_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_63 arg2, swig_type_64 arg3, swig_intgo arg4);
+extern swig_intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_65 arg2, swig_type_66 arg3);
+extern swig_intgo _wrap_pause_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_67 arg2, swig_type_68 arg3);
+extern swig_intgo _wrap_resume_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_69 arg2, swig_type_70 arg3);
+extern swig_intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_71 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_72 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_73 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_set_rate_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_74 arg2, swig_type_75 arg3, swig_intgo arg4, swig_type_76 arg5, swig_intgo arg6);
+extern swig_intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_77 arg2, swig_type_78 arg3);
+extern swig_intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_79 arg2, swig_intgo arg3, swig_type_80 arg4, swig_intgo arg5);
+extern swig_intgo _wrap_throttle_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_81 arg2, swig_type_82 arg3, swig_type_83 arg4);
+extern swig_intgo _wrap_set_cap_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_84 arg2, swig_type_85 arg3, swig_type_86 arg4);
+extern swig_intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_87 arg2, swig_type_88 arg3);
+extern swig_intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_89 arg2, swig_type_90 arg3);
+extern swig_intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_91 arg2, swig_type_92 arg3);
+extern swig_intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_93 arg2, swig_type_94 arg3);
+extern swig_intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_95 arg2, swig_intgo arg3);
+extern swig_intgo _wrap_charge_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_96 arg2, swig_type_97 arg3, swig_type_98 arg4);
+extern swig_type_99 _wrap_lane_list_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern void _wrap_lane_list_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_redrive_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_100 arg2, swig_type_101 arg3, swig_type_102 arg4);
+extern swig_intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_103 arg2, swig_type_104 arg3);
+extern swig_intgo _wrap_worker_start_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_worker_done_capi_7b382a459e7b7dd3(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(uintptr_t arg1, uintptr_t arg2, swig_type_105 arg3);
+extern swig_intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(uintptr_t arg1, uintptr_t arg2, swig_type_106 arg3, swig_type_107 arg4);
+extern swig_intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(uintptr_t arg1, uintptr_t arg2, swig_type_108 arg3);
+extern swig_intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_type_109 arg4, swig_type_110 arg5, swig_type_111 arg6, swig_type_112 arg7, swig_type_113 arg8);
+extern swig_intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_intgo arg2, swig_type_114 arg3);
+extern void _wrap_worker_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_shards_create_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_115 arg2, swig_intgo arg3);
+extern swig_type_116 _wrap_report_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_117 _wrap_report_at_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_118 arg2);
+extern void _wrap_report_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_119 _wrap_report_cursor_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3(void);
+extern uintptr_t _wrap_client_create_capi_7b382a459e7b7dd3(swig_intgo arg1, swig_intgo arg2, swig_type_120 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6);
+extern void _wrap_job_numbers_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_121 arg2);
+extern void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_intgo arg2, swig_type_122 arg3);
+extern swig_intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_enqueue_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_123 arg2, swig_type_124 arg3, swig_type_125 arg4, swig_type_126 arg5, swig_type_127 arg6, swig_type_128 arg7);
+extern swig_intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_129 arg2, uintptr_t arg3, swig_type_130 arg4);
+extern swig_intgo _wrap_wait_job_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_131 arg2, swig_type_132 arg3, swig_type_133 arg4, swig_type_134 arg5);
+extern swig_intgo _wrap_events_read_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_135 arg2, swig_type_136 arg3, swig_type_137 arg4, swig_type_138 arg5, swig_type_139 arg6);
+extern swig_type_140 _wrap_event_value_len_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_141 arg2, swig_type_142 arg3);
+extern void _wrap_event_value_copy_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_143 arg2, swig_type_144 arg3, swig_type_145 arg4);
+extern void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_146 arg2);
+extern swig_intgo _wrap_get_job_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_147 arg2, swig_type_148 arg3, swig_type_149 arg4);
+extern swig_intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_150 arg2, swig_type_151 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_152 arg6);
+extern swig_intgo _wrap_queues_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_153 arg2);
+extern swig_intgo _wrap_shards_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_154 arg2, swig_type_155 arg3);
+extern swig_intgo _wrap_claim_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_156 arg2, swig_type_157 arg3, swig_type_158 arg4);
+extern swig_intgo _wrap_wclaim_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_159 arg2, swig_type_160 arg3, swig_intgo arg4, swig_type_161 arg5);
+extern swig_intgo _wrap_bclaim_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_162 arg2, swig_type_163 arg3, swig_type_164 arg4, swig_type_165 arg5);
+extern swig_intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_166 arg2, swig_type_167 arg3, swig_type_168 arg4, swig_type_169 arg5, swig_type_170 arg6);
+extern swig_intgo _wrap_fail_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_171 arg2, swig_type_172 arg3, swig_type_173 arg4, swig_type_174 arg5, swig_type_175 arg6, swig_type_176 arg7);
+extern swig_intgo _wrap_stats_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_177 arg2, swig_type_178 arg3);
+extern swig_intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_179 arg2, swig_type_180 arg3);
+extern swig_intgo _wrap_lane_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_181 arg2, swig_type_182 arg3, swig_type_183 arg4);
+extern swig_intgo _wrap_lanes_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_184 arg2, swig_type_185 arg3, swig_type_186 arg4, swig_type_187 arg5);
+extern swig_type_188 _wrap_lane_list_group_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_189 arg2);
+extern void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_190 arg2, swig_type_191 arg3);
+extern swig_type_192 _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_dead_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_193 arg2, swig_type_194 arg3, swig_type_195 arg4, swig_type_196 arg5);
+extern swig_intgo _wrap_verify_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_197 arg2, swig_type_198 arg3);
+extern swig_intgo _wrap_repair_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_199 arg2, swig_intgo arg3, swig_type_200 arg4, swig_type_201 arg5, swig_type_202 arg6);
+extern swig_intgo _wrap_doctor_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_203 arg2, swig_type_204 arg3, swig_type_205 arg4);
+extern swig_intgo _wrap_ack_many_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_206 arg2, swig_type_207 arg3, swig_type_208 arg4, swig_type_209 arg5);
+extern swig_intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_210 arg2, swig_type_211 arg3, swig_intgo arg4, swig_intgo arg5, swig_type_212 arg6);
+extern swig_intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3(void);
+extern void _wrap_worker_defaults_capi_7b382a459e7b7dd3(swig_type_213 arg1);
+extern swig_intgo _wrap_worker_create_capi_7b382a459e7b7dd3(swig_type_214 arg1, swig_type_215 arg2, swig_type_216 arg3, swig_type_217 arg4);
+extern swig_intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_218 arg2);
+extern swig_intgo _wrap_worker_next_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_219 arg2, swig_type_220 arg3);
+extern swig_intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_221 arg2);
+extern swig_type_222 _wrap_c_heap_in_use_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_223 arg2, swig_type_224 arg3, swig_type_225 arg4, swig_type_226 arg5, swig_type_227 arg6, swig_type_228 arg7, swig_type_229 arg8, swig_type_230 arg9);
+extern swig_intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_231 arg2, swig_type_232 arg3);
+extern swig_intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_233 arg2, swig_type_234 arg3);
+extern swig_intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_235 arg2, swig_type_236 arg3);
+extern swig_type_237 _wrap_schedule_list_count_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_238 _wrap_schedule_list_next_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_intgo _wrap_schedules_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_239 arg2, swig_type_240 arg3, swig_type_241 arg4, swig_type_242 arg5, swig_type_243 arg6);
+extern swig_intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3(void);
+extern swig_intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3(void);
+extern void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_244 arg2, swig_type_245 arg3);
+extern swig_type_246 _wrap_schedule_text_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_247 arg2, swig_intgo arg3);
+extern void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_248 arg2, swig_type_249 arg3);
+extern swig_intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(uintptr_t arg1, swig_type_250 arg2, swig_type_251 arg3, swig_type_252 arg4, swig_type_253 arg5);
+extern swig_type_254 _wrap_job_schedule_capi_7b382a459e7b7dd3(uintptr_t arg1);
+extern swig_type_255 _wrap_job_tick_ms_capi_7b382a459e7b7dd3(uintptr_t arg1);
 #undef intgo
 */
 import "C"
@@ -667,8 +649,8 @@ func getSwigcptr(v interface{ Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__capi_8987bd7ba0dc706e
-func cgo_panic__capi_8987bd7ba0dc706e(p *byte) {
+//export cgo_panic__capi_7b382a459e7b7dd3
+func cgo_panic__capi_7b382a459e7b7dd3(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -680,13 +662,13 @@ func cgo_panic__capi_8987bd7ba0dc706e(p *byte) {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_8987bd7ba0dc706e(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_7b382a459e7b7dd3(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
@@ -818,7 +800,7 @@ type ScheduleList interface {
 
 func _swig_getECHOMQ_VERSION_MAJOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -826,7 +808,7 @@ var ECHOMQ_VERSION_MAJOR int = _swig_getECHOMQ_VERSION_MAJOR()
 
 func _swig_getECHOMQ_VERSION_MINOR() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -834,7 +816,7 @@ var ECHOMQ_VERSION_MINOR int = _swig_getECHOMQ_VERSION_MINOR()
 
 func _swig_getECHOMQ_VERSION_PATCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -842,7 +824,7 @@ var ECHOMQ_VERSION_PATCH int = _swig_getECHOMQ_VERSION_PATCH()
 
 func _swig_getECHOMQ_OK() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -850,7 +832,7 @@ var ECHOMQ_OK int = _swig_getECHOMQ_OK()
 
 func _swig_getECHOMQ_EMPTY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -858,7 +840,7 @@ var ECHOMQ_EMPTY int = _swig_getECHOMQ_EMPTY()
 
 func _swig_getECHOMQ_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -866,7 +848,7 @@ var ECHOMQ_UNCONFIRMED int = _swig_getECHOMQ_UNCONFIRMED()
 
 func _swig_getECHOMQ_EINVAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -874,7 +856,7 @@ var ECHOMQ_EINVAL int = _swig_getECHOMQ_EINVAL()
 
 func _swig_getECHOMQ_ETOOLARGE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -882,7 +864,7 @@ var ECHOMQ_ETOOLARGE int = _swig_getECHOMQ_ETOOLARGE()
 
 func _swig_getECHOMQ_ENOTFOUND() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -890,7 +872,7 @@ var ECHOMQ_ENOTFOUND int = _swig_getECHOMQ_ENOTFOUND()
 
 func _swig_getECHOMQ_ESTALE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -898,7 +880,7 @@ var ECHOMQ_ESTALE int = _swig_getECHOMQ_ESTALE()
 
 func _swig_getECHOMQ_ELAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -906,7 +888,7 @@ var ECHOMQ_ELAYOUT int = _swig_getECHOMQ_ELAYOUT()
 
 func _swig_getECHOMQ_EFULL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -914,7 +896,7 @@ var ECHOMQ_EFULL int = _swig_getECHOMQ_EFULL()
 
 func _swig_getECHOMQ_ELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -922,7 +904,7 @@ var ECHOMQ_ELEASED int = _swig_getECHOMQ_ELEASED()
 
 func _swig_getECHOMQ_ESHARDS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -930,7 +912,7 @@ var ECHOMQ_ESHARDS int = _swig_getECHOMQ_ESHARDS()
 
 func _swig_getECHOMQ_DUPLICATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -938,7 +920,7 @@ var ECHOMQ_DUPLICATE int = _swig_getECHOMQ_DUPLICATE()
 
 func _swig_getECHOMQ_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -946,7 +928,7 @@ var ECHOMQ_PENDING int = _swig_getECHOMQ_PENDING()
 
 func _swig_getECHOMQ_WILL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -954,7 +936,7 @@ var ECHOMQ_WILL_RETRY int = _swig_getECHOMQ_WILL_RETRY()
 
 func _swig_getECHOMQ_WILL_DIE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -962,7 +944,7 @@ var ECHOMQ_WILL_DIE int = _swig_getECHOMQ_WILL_DIE()
 
 func _swig_getECHOMQ_ECONN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -970,7 +952,7 @@ var ECHOMQ_ECONN int = _swig_getECHOMQ_ECONN()
 
 func _swig_getECHOMQ_ETIMEOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -978,7 +960,7 @@ var ECHOMQ_ETIMEOUT int = _swig_getECHOMQ_ETIMEOUT()
 
 func _swig_getECHOMQ_ECANCELED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -986,7 +968,7 @@ var ECHOMQ_ECANCELED int = _swig_getECHOMQ_ECANCELED()
 
 func _swig_getECHOMQ_ETLS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -994,7 +976,7 @@ var ECHOMQ_ETLS int = _swig_getECHOMQ_ETLS()
 
 func _swig_getECHOMQ_ESERVER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1002,7 +984,7 @@ var ECHOMQ_ESERVER int = _swig_getECHOMQ_ESERVER()
 
 func _swig_getECHOMQ_ENOPERM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1010,7 +992,7 @@ var ECHOMQ_ENOPERM int = _swig_getECHOMQ_ENOPERM()
 
 func _swig_getECHOMQ_EPROTO() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1018,7 +1000,7 @@ var ECHOMQ_EPROTO int = _swig_getECHOMQ_EPROTO()
 
 func _swig_getECHOMQ_EBUSY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1026,7 +1008,7 @@ var ECHOMQ_EBUSY int = _swig_getECHOMQ_EBUSY()
 
 func _swig_getECHOMQ_ELOADING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1034,7 +1016,7 @@ var ECHOMQ_ELOADING int = _swig_getECHOMQ_ELOADING()
 
 func _swig_getECHOMQ_ETRYAGAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1042,7 +1024,7 @@ var ECHOMQ_ETRYAGAIN int = _swig_getECHOMQ_ETRYAGAIN()
 
 func _swig_getECHOMQ_EOOM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1050,7 +1032,7 @@ var ECHOMQ_EOOM int = _swig_getECHOMQ_EOOM()
 
 func _swig_getECHOMQ_ENOMEM() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1058,7 +1040,7 @@ var ECHOMQ_ENOMEM int = _swig_getECHOMQ_ENOMEM()
 
 func _swig_getECHOMQ_EINTERNAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1066,7 +1048,7 @@ var ECHOMQ_EINTERNAL int = _swig_getECHOMQ_EINTERNAL()
 
 func _swig_getECHOMQ_FAIL_RETRY() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1074,7 +1056,7 @@ var ECHOMQ_FAIL_RETRY int = _swig_getECHOMQ_FAIL_RETRY()
 
 func _swig_getECHOMQ_FAIL_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1082,7 +1064,7 @@ var ECHOMQ_FAIL_DELAYED int = _swig_getECHOMQ_FAIL_DELAYED()
 
 func _swig_getECHOMQ_FAIL_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1090,7 +1072,7 @@ var ECHOMQ_FAIL_DEAD int = _swig_getECHOMQ_FAIL_DEAD()
 
 func _swig_getECHOMQ_RETRY_BACKOFF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1098,7 +1080,7 @@ var ECHOMQ_RETRY_BACKOFF int = _swig_getECHOMQ_RETRY_BACKOFF()
 
 func _swig_getECHOMQ_RETRY_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1106,7 +1088,7 @@ var ECHOMQ_RETRY_DEFAULT int = _swig_getECHOMQ_RETRY_DEFAULT()
 
 func _swig_getECHOMQ_RETRY_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1114,7 +1096,7 @@ var ECHOMQ_RETRY_DEAD int = _swig_getECHOMQ_RETRY_DEAD()
 
 func _swig_getECHOMQ_PURGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1122,7 +1104,7 @@ var ECHOMQ_PURGE_MAX int = _swig_getECHOMQ_PURGE_MAX()
 
 func _swig_getECHOMQ_DEDUP_KEY_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1130,7 +1112,7 @@ var ECHOMQ_DEDUP_KEY_MAX int = _swig_getECHOMQ_DEDUP_KEY_MAX()
 
 func _swig_getECHOMQ_STOP_DRAIN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1138,7 +1120,7 @@ var ECHOMQ_STOP_DRAIN int = _swig_getECHOMQ_STOP_DRAIN()
 
 func _swig_getECHOMQ_STOP_ABANDON() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1146,7 +1128,7 @@ var ECHOMQ_STOP_ABANDON int = _swig_getECHOMQ_STOP_ABANDON()
 
 func _swig_getECHOMQ_KEY_LAYOUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1154,7 +1136,7 @@ var ECHOMQ_KEY_LAYOUT int = _swig_getECHOMQ_KEY_LAYOUT()
 
 func _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1162,7 +1144,7 @@ var ECHOMQ_DEFAULT_MAX_PAYLOAD int = _swig_getECHOMQ_DEFAULT_MAX_PAYLOAD()
 
 func _swig_getECHOMQ_BATCH_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1170,7 +1152,7 @@ var ECHOMQ_BATCH_MAX int = _swig_getECHOMQ_BATCH_MAX()
 
 func _swig_getECHOMQ_WAIT_WINDOW_MAX_S() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1178,7 +1160,7 @@ var ECHOMQ_WAIT_WINDOW_MAX_S int = _swig_getECHOMQ_WAIT_WINDOW_MAX_S()
 
 func _swig_getECHOMQ_WCLAIM_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1186,7 +1168,7 @@ var ECHOMQ_WCLAIM_MAX int = _swig_getECHOMQ_WCLAIM_MAX()
 
 func _swig_getECHOMQ_SHARDS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1194,7 +1176,7 @@ var ECHOMQ_SHARDS_MAX int = _swig_getECHOMQ_SHARDS_MAX()
 
 func _swig_getECHOMQ_RESULT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1202,7 +1184,7 @@ var ECHOMQ_RESULT_MAX int = _swig_getECHOMQ_RESULT_MAX()
 
 func _swig_getECHOMQ_PROGRESS_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1210,7 +1192,7 @@ var ECHOMQ_PROGRESS_MAX int = _swig_getECHOMQ_PROGRESS_MAX()
 
 func _swig_getECHOMQ_JOB_COMPLETED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1218,7 +1200,7 @@ var ECHOMQ_JOB_COMPLETED int = _swig_getECHOMQ_JOB_COMPLETED()
 
 func _swig_getECHOMQ_EVENTS_ENQUEUED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1226,7 +1208,7 @@ var ECHOMQ_EVENTS_ENQUEUED int = _swig_getECHOMQ_EVENTS_ENQUEUED()
 
 func _swig_getECHOMQ_TARGET_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1234,7 +1216,7 @@ var ECHOMQ_TARGET_WAIT_MAX_MS int = _swig_getECHOMQ_TARGET_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_PAGE_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1242,7 +1224,7 @@ var ECHOMQ_PAGE_MAX int = _swig_getECHOMQ_PAGE_MAX()
 
 func _swig_getECHOMQ_WAIT_MAX_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1250,7 +1232,7 @@ var ECHOMQ_WAIT_MAX_MS int = _swig_getECHOMQ_WAIT_MAX_MS()
 
 func _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1258,7 +1240,7 @@ var ECHOMQ_WORKER_HANDLERS_DEFAULT int = _swig_getECHOMQ_WORKER_HANDLERS_DEFAULT
 
 func _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1266,7 +1248,7 @@ var ECHOMQ_WORKER_DRAIN_MS_DEFAULT int = _swig_getECHOMQ_WORKER_DRAIN_MS_DEFAULT
 
 func _swig_getECHOMQ_SCHEDULE_NEXT_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1274,7 +1256,7 @@ var ECHOMQ_SCHEDULE_NEXT_MAX int = _swig_getECHOMQ_SCHEDULE_NEXT_MAX()
 
 func _swig_getECHOMQ_SCHEDULE_LIST_MAX() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1282,7 +1264,7 @@ var ECHOMQ_SCHEDULE_LIST_MAX int = _swig_getECHOMQ_SCHEDULE_LIST_MAX()
 
 func _swig_getECHOMQ_MISSED_FIRE_ONCE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1290,7 +1272,7 @@ var ECHOMQ_MISSED_FIRE_ONCE int = _swig_getECHOMQ_MISSED_FIRE_ONCE()
 
 func _swig_getECHOMQ_MISSED_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1298,7 +1280,7 @@ var ECHOMQ_MISSED_SKIP int = _swig_getECHOMQ_MISSED_SKIP()
 
 func _swig_getECHOMQ_OVERLAP_FIRE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1306,7 +1288,7 @@ var ECHOMQ_OVERLAP_FIRE int = _swig_getECHOMQ_OVERLAP_FIRE()
 
 func _swig_getECHOMQ_OVERLAP_SKIP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1314,7 +1296,7 @@ var ECHOMQ_OVERLAP_SKIP int = _swig_getECHOMQ_OVERLAP_SKIP()
 
 func _swig_getECHOMQ_SCHEDULE_UNCHANGED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1322,7 +1304,7 @@ var ECHOMQ_SCHEDULE_UNCHANGED int = _swig_getECHOMQ_SCHEDULE_UNCHANGED()
 
 func _swig_getECHOMQ_SCHEDULE_CREATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -1330,16 +1312,64 @@ var ECHOMQ_SCHEDULE_CREATED int = _swig_getECHOMQ_SCHEDULE_CREATED()
 
 func _swig_getECHOMQ_SCHEDULE_UPDATED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
 var ECHOMQ_SCHEDULE_UPDATED int = _swig_getECHOMQ_SCHEDULE_UPDATED()
 
+func _swig_getECHOMQ_LEASE_MAX_MS() (_swig_ret int64) {
+	var swig_r int64
+	swig_r = (int64)(C._wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_LEASE_MAX_MS int64 = _swig_getECHOMQ_LEASE_MAX_MS()
+
+func _swig_getECHOMQ_DELAY_MAX_MS() (_swig_ret int64) {
+	var swig_r int64
+	swig_r = (int64)(C._wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_DELAY_MAX_MS int64 = _swig_getECHOMQ_DELAY_MAX_MS()
+
+func _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS() (_swig_ret int64) {
+	var swig_r int64
+	swig_r = (int64)(C._wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_DEDUP_WINDOW_MAX_MS int64 = _swig_getECHOMQ_DEDUP_WINDOW_MAX_MS()
+
+func _swig_getECHOMQ_KEEP_MAX_MS() (_swig_ret int64) {
+	var swig_r int64
+	swig_r = (int64)(C._wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_KEEP_MAX_MS int64 = _swig_getECHOMQ_KEEP_MAX_MS()
+
+func _swig_getECHOMQ_RATE_PERIOD_MAX_MS() (_swig_ret int64) {
+	var swig_r int64
+	swig_r = (int64)(C._wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_RATE_PERIOD_MAX_MS int64 = _swig_getECHOMQ_RATE_PERIOD_MAX_MS()
+
+func _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var ECHOMQ_WAIT_TIMEOUT_MAX_MS int = _swig_getECHOMQ_WAIT_TIMEOUT_MAX_MS()
+
 func Strerror(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_strerror_capi_8987bd7ba0dc706e(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_strerror_capi_7b382a459e7b7dd3(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1348,13 +1378,13 @@ func Strerror(arg1 int) (_swig_ret string) {
 
 func Version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_version_capi_8987bd7ba0dc706e())
+	swig_r = (uint)(C._wrap_version_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
 func Version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_version_string_capi_8987bd7ba0dc706e()
+	swig_r_p := C._wrap_version_string_capi_7b382a459e7b7dd3()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1364,7 +1394,7 @@ func Version_string() (_swig_ret string) {
 func Check_queue_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_queue_name_capi_8987bd7ba0dc706e(*(*C.swig_type_3)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_queue_name_capi_7b382a459e7b7dd3(*(*C.swig_type_8)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1374,7 +1404,7 @@ func Check_queue_name(arg1 string) (_swig_ret int) {
 func Check_group_name(arg1 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_check_group_name_capi_8987bd7ba0dc706e(*(*C.swig_type_4)(unsafe.Pointer(&_swig_i_0))))
+	swig_r = (int)(C._wrap_check_group_name_capi_7b382a459e7b7dd3(*(*C.swig_type_9)(unsafe.Pointer(&_swig_i_0))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1385,7 +1415,7 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_client_connect_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_5)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_client_connect_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1394,13 +1424,13 @@ func Client_connect(arg1 Client, arg2 string) (_swig_ret int) {
 
 func Client_free(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_client_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Client_errmsg(arg1 Client) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_client_errmsg_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_client_errmsg_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1410,33 +1440,33 @@ func Client_errmsg(arg1 Client) (_swig_ret string) {
 func Client_errcode(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_errcode_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_errcode_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_connected(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_connected_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_connected_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Client_cancel(arg1 Client) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_client_cancel_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_client_cancel_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Client_ping(arg1 Client) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_client_ping_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_client_ping_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Job_group(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_group_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_group_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1446,7 +1476,17 @@ func Job_group(arg1 Job) (_swig_ret string) {
 func Job_last_error(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_last_error_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_last_error_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
+	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
+	var swig_r_1 string
+	swig_r_1 = strings.Clone(swig_r)
+	return swig_r_1
+}
+
+func Job_result_dropped(arg1 Job) (_swig_ret string) {
+	var swig_r string
+	_swig_i_0 := getSwigcptr(arg1)
+	swig_r_p := C._wrap_job_result_dropped_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1455,13 +1495,13 @@ func Job_last_error(arg1 Job) (_swig_ret string) {
 
 func Job_free(arg1 Job) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_job_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Job_list_count(arg1 JobList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_list_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_list_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1469,18 +1509,18 @@ func Job_list_at(arg1 JobList, arg2 int64) (_swig_ret Job) {
 	var swig_r Job
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1))))
+	swig_r = (Job)(SwigcptrJob(C._wrap_job_list_at_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1))))
 	return swig_r
 }
 
 func Job_list_free(arg1 JobList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_job_list_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_job_list_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_create() (_swig_ret Batch) {
 	var swig_r Batch
-	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_8987bd7ba0dc706e()))
+	swig_r = (Batch)(SwigcptrBatch(C._wrap_batch_create_capi_7b382a459e7b7dd3()))
 	return swig_r
 }
 
@@ -1489,7 +1529,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_batch_add_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_batch_add_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1502,7 +1542,7 @@ func Batch_add(arg1 Batch, arg2 string, arg3 []byte) (_swig_ret int) {
 func Batch_count(arg1 Batch) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_batch_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_batch_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1510,7 +1550,7 @@ func Batch_id(arg1 Batch, arg2 int64) (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (uint64)(C._wrap_batch_id_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (uint64)(C._wrap_batch_id_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1)))
 	return swig_r
 }
 
@@ -1520,7 +1560,7 @@ func Batch_add_keyed(arg1 Batch, arg2 string, arg3 []byte, arg4 string) (_swig_r
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_batch_add_keyed_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_batch_add_keyed_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_23)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_24)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1537,7 +1577,7 @@ func Batch_duplicate(arg1 Batch, arg2 int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_batch_duplicate_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (int)(C._wrap_batch_duplicate_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1)))
 	return swig_r
 }
 
@@ -1546,7 +1586,7 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_delete_job_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_1)), C.swig_type_21(_swig_i_2)))
+	swig_r = (int)(C._wrap_delete_job_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_26)(unsafe.Pointer(&_swig_i_1)), C.swig_type_27(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1555,12 +1595,12 @@ func Delete_job(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 
 func Batch_clear(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_clear_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_clear_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Batch_free(arg1 Batch) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_batch_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_batch_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
@@ -1569,7 +1609,7 @@ func Ack(arg1 Client, arg2 string, arg3 uint64, arg4 uint64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_ack_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_22)(unsafe.Pointer(&_swig_i_1)), C.swig_type_23(_swig_i_2), C.swig_type_24(_swig_i_3)))
+	swig_r = (int)(C._wrap_ack_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_1)), C.swig_type_29(_swig_i_2), C.swig_type_30(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1583,7 +1623,7 @@ func Ack_result(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_result_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_25)(unsafe.Pointer(&_swig_i_1)), C.swig_type_26(_swig_i_2), C.swig_type_27(_swig_i_3), *(*C.swig_type_28)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_result_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)), C.swig_type_32(_swig_i_2), C.swig_type_33(_swig_i_3), *(*C.swig_type_34)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1600,7 +1640,7 @@ func Progress(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 []byte) (
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_progress_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_29)(unsafe.Pointer(&_swig_i_1)), C.swig_type_30(_swig_i_2), C.swig_type_31(_swig_i_3), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_progress_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_35)(unsafe.Pointer(&_swig_i_1)), C.swig_type_36(_swig_i_2), C.swig_type_37(_swig_i_3), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1616,7 +1656,7 @@ func Set_retention(arg1 Client, arg2 string, arg3 int64, arg4 uint64) (_swig_ret
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_retention_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_1)), C.swig_type_34(_swig_i_2), C.swig_type_35(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_retention_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1)), C.swig_type_40(_swig_i_2), C.swig_type_41(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1627,7 +1667,7 @@ func Clear_retention(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_retention_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_retention_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1640,7 +1680,7 @@ func Set_events(arg1 Client, arg2 string, arg3 uint64, arg4 int) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_events_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_events_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_43)(unsafe.Pointer(&_swig_i_1)), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1651,7 +1691,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_clear_events_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_39)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_clear_events_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1661,7 +1701,7 @@ func Clear_events(arg1 Client, arg2 string) (_swig_ret int) {
 func Event_list_count(arg1 EventList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_event_list_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_event_list_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1669,7 +1709,7 @@ func Event_list_id(arg1 EventList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_event_list_id_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1))
+	swig_r_p := C._wrap_event_list_id_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_48(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1680,7 +1720,7 @@ func Event_list_nfields(arg1 EventList, arg2 int64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_event_list_nfields_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1)))
+	swig_r = (int64)(C._wrap_event_list_nfields_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_50(_swig_i_1)))
 	return swig_r
 }
 
@@ -1689,7 +1729,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_event_list_name_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1), C.swig_type_47(_swig_i_2))
+	swig_r_p := C._wrap_event_list_name_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_52(_swig_i_1), C.swig_type_53(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -1698,7 +1738,7 @@ func Event_list_name(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret string) 
 
 func Event_list_free(arg1 EventList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_event_list_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_event_list_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6 []int64) (_swig_ret int) {
@@ -1709,7 +1749,7 @@ func Extend(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_extend_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)), C.swig_type_49(_swig_i_2), C.swig_type_50(_swig_i_3), C.swig_type_51(_swig_i_4), *(*C.swig_type_52)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_extend_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_1)), C.swig_type_55(_swig_i_2), C.swig_type_56(_swig_i_3), C.swig_type_57(_swig_i_4), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1725,7 +1765,7 @@ func Set_weight(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_weight_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_54)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_weight_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1740,7 +1780,7 @@ func Clear_weight(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_weight_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_55)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_56)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_weight_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1756,7 +1796,7 @@ func Set_limit(arg1 Client, arg2 string, arg3 string, arg4 uint) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_limit_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_57)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_58)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_limit_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1771,7 +1811,7 @@ func Clear_limit(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_limit_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_59)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_60)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_limit_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1786,7 +1826,7 @@ func Pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_pause_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_61)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_62)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_pause_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1801,7 +1841,7 @@ func Resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_resume_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_63)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_64)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_resume_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_70)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1816,7 +1856,7 @@ func Set_default_weight(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_weight_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_65)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_weight_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1828,7 +1868,7 @@ func Set_default_limit(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_limit_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_66)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_limit_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1840,7 +1880,7 @@ func Set_default_max_attempts(arg1 Client, arg2 string, arg3 uint) (_swig_ret in
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_67)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1855,7 +1895,7 @@ func Set_rate(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int64, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_set_rate_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_68)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_69)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_70(_swig_i_4), C.swig_intgo(_swig_i_5)))
+	swig_r = (int)(C._wrap_set_rate_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_74)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_type_76(_swig_i_4), C.swig_intgo(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1870,7 +1910,7 @@ func Clear_rate(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_rate_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_71)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_72)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_rate_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_77)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1887,7 +1927,7 @@ func Set_default_rate(arg1 Client, arg2 string, arg3 uint, arg4 int64, arg5 uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_set_default_rate_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_73)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_74(_swig_i_3), C.swig_intgo(_swig_i_4)))
+	swig_r = (int)(C._wrap_set_default_rate_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), C.swig_type_80(_swig_i_3), C.swig_intgo(_swig_i_4)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1900,7 +1940,7 @@ func Throttle(arg1 Client, arg2 string, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_throttle_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_75)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_76)(unsafe.Pointer(&_swig_i_2)), C.swig_type_77(_swig_i_3)))
+	swig_r = (int)(C._wrap_throttle_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2)), C.swig_type_83(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1916,7 +1956,7 @@ func Set_cap(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_set_cap_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_78)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_79)(unsafe.Pointer(&_swig_i_2)), C.swig_type_80(_swig_i_3)))
+	swig_r = (int)(C._wrap_set_cap_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_84)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_2)), C.swig_type_86(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1931,7 +1971,7 @@ func Clear_cap(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_clear_cap_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_81)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_82)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_clear_cap_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1946,7 +1986,7 @@ func Set_default_cap(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_default_cap_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_83)(unsafe.Pointer(&_swig_i_1)), C.swig_type_84(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_default_cap_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_type_90(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1958,7 +1998,7 @@ func Set_cost_mode(arg1 Client, arg2 string, arg3 uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_cost_mode_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_85)(unsafe.Pointer(&_swig_i_1)), C.swig_type_86(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_cost_mode_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_1)), C.swig_type_92(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1970,7 +2010,7 @@ func Get_cost_mode(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_cost_mode_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_87)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_88)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_cost_mode_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_93)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1985,7 +2025,7 @@ func Set_wait_figures(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_set_wait_figures_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_89)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_set_wait_figures_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1998,7 +2038,7 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_charge_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_90)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_91)(unsafe.Pointer(&_swig_i_2)), C.swig_type_92(_swig_i_3)))
+	swig_r = (int)(C._wrap_charge_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_2)), C.swig_type_98(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2011,13 +2051,13 @@ func Charge(arg1 Client, arg2 string, arg3 string, arg4 uint64) (_swig_ret int) 
 func Lane_list_count(arg1 LaneList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_lane_list_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_lane_list_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Lane_list_free(arg1 LaneList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_lane_list_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_lane_list_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret int) {
@@ -2026,7 +2066,7 @@ func Redrive(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64) (_swig_ret 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_redrive_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_94)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_95)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_96)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_redrive_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_101)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2044,7 +2084,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_redrive_all_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_97)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_98)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_redrive_all_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_104)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2057,7 +2097,7 @@ func Redrive_all(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 func Worker_start(arg1 Worker) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int)(C._wrap_worker_start_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_worker_start_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2065,7 +2105,7 @@ func Worker_done(arg1 Worker, arg2 Job) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (int)(C._wrap_worker_done_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (int)(C._wrap_worker_done_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -2074,7 +2114,7 @@ func Worker_done_result(arg1 Worker, arg2 Job, arg3 []byte) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_done_result_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_99)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_done_result_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_105)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2087,7 +2127,7 @@ func Worker_fail(arg1 Worker, arg2 Job, arg3 string, arg4 int64) (_swig_ret int)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_fail_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_100)(unsafe.Pointer(&_swig_i_2)), C.swig_type_101(_swig_i_3)))
+	swig_r = (int)(C._wrap_worker_fail_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_2)), C.swig_type_107(_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -2099,14 +2139,14 @@ func Worker_discard(arg1 Worker, arg2 Job, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_discard_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_102)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_discard_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
 	return swig_r
 }
 
-func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg6 uint64, arg7 []byte) (_swig_ret int) {
+func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg6 uint64, arg7 []byte, arg8 string) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
@@ -2115,12 +2155,16 @@ func Worker_settle(arg1 Worker, arg2 Job, arg3 int, arg4 string, arg5 int64, arg
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_worker_settle_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_103)(unsafe.Pointer(&_swig_i_3)), C.swig_type_104(_swig_i_4), C.swig_type_105(_swig_i_5), *(*C.swig_type_106)(unsafe.Pointer(&_swig_i_6))))
+	_swig_i_7 := arg8
+	swig_r = (int)(C._wrap_worker_settle_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_109)(unsafe.Pointer(&_swig_i_3)), C.swig_type_110(_swig_i_4), C.swig_type_111(_swig_i_5), *(*C.swig_type_112)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_113)(unsafe.Pointer(&_swig_i_7))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
 	if Swig_escape_always_false {
 		Swig_escape_val = arg7
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg8
 	}
 	return swig_r
 }
@@ -2130,13 +2174,13 @@ func Worker_stop(arg1 Worker, arg2 int, arg3 int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_stop_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_107(_swig_i_2)))
+	swig_r = (int)(C._wrap_worker_stop_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_114(_swig_i_2)))
 	return swig_r
 }
 
 func Worker_free(arg1 Worker) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_worker_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_worker_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
@@ -2144,7 +2188,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_create_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_108)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
+	swig_r = (int)(C._wrap_shards_create_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2154,7 +2198,7 @@ func Shards_create(arg1 Client, arg2 string, arg3 uint) (_swig_ret int) {
 func Report_count(arg1 Report) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_report_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_report_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -2162,7 +2206,7 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_report_at_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_111(_swig_i_1))
+	swig_r_p := C._wrap_report_at_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_118(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2171,13 +2215,13 @@ func Report_at(arg1 Report, arg2 int64) (_swig_ret string) {
 
 func Report_free(arg1 Report) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_report_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_report_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Report_cursor(arg1 Report) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_report_cursor_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_report_cursor_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -2186,7 +2230,7 @@ func Report_cursor(arg1 Report) (_swig_ret string) {
 
 func _swig_getEMQGO_JOB_ID() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2194,7 +2238,7 @@ var EMQGO_JOB_ID int = _swig_getEMQGO_JOB_ID()
 
 func _swig_getEMQGO_JOB_TOKEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2202,7 +2246,7 @@ var EMQGO_JOB_TOKEN int = _swig_getEMQGO_JOB_TOKEN()
 
 func _swig_getEMQGO_JOB_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2210,7 +2254,7 @@ var EMQGO_JOB_MAX_ATTEMPTS int = _swig_getEMQGO_JOB_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_JOB_LEASE_UNTIL_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2218,7 +2262,7 @@ var EMQGO_JOB_LEASE_UNTIL_MS int = _swig_getEMQGO_JOB_LEASE_UNTIL_MS()
 
 func _swig_getEMQGO_JOB_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2226,7 +2270,7 @@ var EMQGO_JOB_ENQUEUED_AT_MS int = _swig_getEMQGO_JOB_ENQUEUED_AT_MS()
 
 func _swig_getEMQGO_JOB_DEAD_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2234,7 +2278,7 @@ var EMQGO_JOB_DEAD_AT_MS int = _swig_getEMQGO_JOB_DEAD_AT_MS()
 
 func _swig_getEMQGO_JOB_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2242,7 +2286,7 @@ var EMQGO_JOB_PAYLOAD_LEN int = _swig_getEMQGO_JOB_PAYLOAD_LEN()
 
 func _swig_getEMQGO_JOB_ATTEMPT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2250,7 +2294,7 @@ var EMQGO_JOB_ATTEMPT int = _swig_getEMQGO_JOB_ATTEMPT()
 
 func _swig_getEMQGO_JOB_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2258,7 +2302,7 @@ var EMQGO_JOB_STATE int = _swig_getEMQGO_JOB_STATE()
 
 func _swig_getEMQGO_JOB_DUE_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2266,7 +2310,7 @@ var EMQGO_JOB_DUE_AT_MS int = _swig_getEMQGO_JOB_DUE_AT_MS()
 
 func _swig_getEMQGO_JOB_STARTED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2274,7 +2318,7 @@ var EMQGO_JOB_STARTED_AT_MS int = _swig_getEMQGO_JOB_STARTED_AT_MS()
 
 func _swig_getEMQGO_JOB_FINISHED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2282,7 +2326,7 @@ var EMQGO_JOB_FINISHED_AT_MS int = _swig_getEMQGO_JOB_FINISHED_AT_MS()
 
 func _swig_getEMQGO_JOB_PROGRESS_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2290,7 +2334,7 @@ var EMQGO_JOB_PROGRESS_LEN int = _swig_getEMQGO_JOB_PROGRESS_LEN()
 
 func _swig_getEMQGO_JOB_RESULT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2298,7 +2342,7 @@ var EMQGO_JOB_RESULT_LEN int = _swig_getEMQGO_JOB_RESULT_LEN()
 
 func _swig_getEMQGO_JOB_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2306,7 +2350,7 @@ var EMQGO_JOB_NUMS int = _swig_getEMQGO_JOB_NUMS()
 
 func _swig_getEMQGO_STATS_LANES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2314,7 +2358,7 @@ var EMQGO_STATS_LANES int = _swig_getEMQGO_STATS_LANES()
 
 func _swig_getEMQGO_STATS_RING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2322,7 +2366,7 @@ var EMQGO_STATS_RING int = _swig_getEMQGO_STATS_RING()
 
 func _swig_getEMQGO_STATS_PENDING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2330,7 +2374,7 @@ var EMQGO_STATS_PENDING int = _swig_getEMQGO_STATS_PENDING()
 
 func _swig_getEMQGO_STATS_LEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2338,7 +2382,7 @@ var EMQGO_STATS_LEASED int = _swig_getEMQGO_STATS_LEASED()
 
 func _swig_getEMQGO_STATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2346,7 +2390,7 @@ var EMQGO_STATS_DELAYED int = _swig_getEMQGO_STATS_DELAYED()
 
 func _swig_getEMQGO_STATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2354,7 +2398,7 @@ var EMQGO_STATS_DEAD int = _swig_getEMQGO_STATS_DEAD()
 
 func _swig_getEMQGO_STATS_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2362,7 +2406,7 @@ var EMQGO_STATS_PAUSED int = _swig_getEMQGO_STATS_PAUSED()
 
 func _swig_getEMQGO_STATS_ENQUEUED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2370,7 +2414,7 @@ var EMQGO_STATS_ENQUEUED_TOTAL int = _swig_getEMQGO_STATS_ENQUEUED_TOTAL()
 
 func _swig_getEMQGO_STATS_CLAIMED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2378,7 +2422,7 @@ var EMQGO_STATS_CLAIMED_TOTAL int = _swig_getEMQGO_STATS_CLAIMED_TOTAL()
 
 func _swig_getEMQGO_STATS_ACKED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2386,7 +2430,7 @@ var EMQGO_STATS_ACKED_TOTAL int = _swig_getEMQGO_STATS_ACKED_TOTAL()
 
 func _swig_getEMQGO_STATS_FAILED_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2394,7 +2438,7 @@ var EMQGO_STATS_FAILED_TOTAL int = _swig_getEMQGO_STATS_FAILED_TOTAL()
 
 func _swig_getEMQGO_STATS_DEAD_TOTAL() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2402,7 +2446,7 @@ var EMQGO_STATS_DEAD_TOTAL int = _swig_getEMQGO_STATS_DEAD_TOTAL()
 
 func _swig_getEMQGO_STATS_DEFAULT_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2410,7 +2454,7 @@ var EMQGO_STATS_DEFAULT_WEIGHT int = _swig_getEMQGO_STATS_DEFAULT_WEIGHT()
 
 func _swig_getEMQGO_STATS_DEFAULT_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2418,7 +2462,7 @@ var EMQGO_STATS_DEFAULT_LIMIT int = _swig_getEMQGO_STATS_DEFAULT_LIMIT()
 
 func _swig_getEMQGO_STATS_DEFAULT_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2426,7 +2470,7 @@ var EMQGO_STATS_DEFAULT_MAX_ATTEMPTS int = _swig_getEMQGO_STATS_DEFAULT_MAX_ATTE
 
 func _swig_getEMQGO_STATS_SERVER_TIME_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2434,7 +2478,7 @@ var EMQGO_STATS_SERVER_TIME_MS int = _swig_getEMQGO_STATS_SERVER_TIME_MS()
 
 func _swig_getEMQGO_STATS_TENANTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2442,7 +2486,7 @@ var EMQGO_STATS_TENANTS int = _swig_getEMQGO_STATS_TENANTS()
 
 func _swig_getEMQGO_STATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2450,7 +2494,7 @@ var EMQGO_STATS_NUMS int = _swig_getEMQGO_STATS_NUMS()
 
 func _swig_getEMQGO_LANE_DEPTH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2458,7 +2502,7 @@ var EMQGO_LANE_DEPTH int = _swig_getEMQGO_LANE_DEPTH()
 
 func _swig_getEMQGO_LANE_ACTIVE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2466,7 +2510,7 @@ var EMQGO_LANE_ACTIVE int = _swig_getEMQGO_LANE_ACTIVE()
 
 func _swig_getEMQGO_LANE_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2474,7 +2518,7 @@ var EMQGO_LANE_LIMIT int = _swig_getEMQGO_LANE_LIMIT()
 
 func _swig_getEMQGO_LANE_WEIGHT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2482,7 +2526,7 @@ var EMQGO_LANE_WEIGHT int = _swig_getEMQGO_LANE_WEIGHT()
 
 func _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2490,7 +2534,7 @@ var EMQGO_LANE_LIMIT_IS_DEFAULT int = _swig_getEMQGO_LANE_LIMIT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2498,7 +2542,7 @@ var EMQGO_LANE_WEIGHT_IS_DEFAULT int = _swig_getEMQGO_LANE_WEIGHT_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2506,7 +2550,7 @@ var EMQGO_LANE_PAUSED int = _swig_getEMQGO_LANE_PAUSED()
 
 func _swig_getEMQGO_LANE_SERVICEABLE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2514,7 +2558,7 @@ var EMQGO_LANE_SERVICEABLE int = _swig_getEMQGO_LANE_SERVICEABLE()
 
 func _swig_getEMQGO_LANE_SERVED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2522,7 +2566,7 @@ var EMQGO_LANE_SERVED int = _swig_getEMQGO_LANE_SERVED()
 
 func _swig_getEMQGO_LANE_OLDEST_ENQUEUED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2530,7 +2574,7 @@ var EMQGO_LANE_OLDEST_ENQUEUED_AT_MS int = _swig_getEMQGO_LANE_OLDEST_ENQUEUED_A
 
 func _swig_getEMQGO_LANE_KNOWN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2538,7 +2582,7 @@ var EMQGO_LANE_KNOWN int = _swig_getEMQGO_LANE_KNOWN()
 
 func _swig_getEMQGO_LANE_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2546,7 +2590,7 @@ var EMQGO_LANE_DELAYED int = _swig_getEMQGO_LANE_DELAYED()
 
 func _swig_getEMQGO_LANE_RATE_JOBS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2554,7 +2598,7 @@ var EMQGO_LANE_RATE_JOBS int = _swig_getEMQGO_LANE_RATE_JOBS()
 
 func _swig_getEMQGO_LANE_RATE_PERIOD_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2562,7 +2606,7 @@ var EMQGO_LANE_RATE_PERIOD_MS int = _swig_getEMQGO_LANE_RATE_PERIOD_MS()
 
 func _swig_getEMQGO_LANE_RATE_BURST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2570,7 +2614,7 @@ var EMQGO_LANE_RATE_BURST int = _swig_getEMQGO_LANE_RATE_BURST()
 
 func _swig_getEMQGO_LANE_RATE_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2578,7 +2622,7 @@ var EMQGO_LANE_RATE_IS_DEFAULT int = _swig_getEMQGO_LANE_RATE_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TOKENS_MILLI() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2586,7 +2630,7 @@ var EMQGO_LANE_TOKENS_MILLI int = _swig_getEMQGO_LANE_TOKENS_MILLI()
 
 func _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2594,7 +2638,7 @@ var EMQGO_LANE_NEXT_TOKEN_AT_MS int = _swig_getEMQGO_LANE_NEXT_TOKEN_AT_MS()
 
 func _swig_getEMQGO_LANE_CAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2602,7 +2646,7 @@ var EMQGO_LANE_CAP int = _swig_getEMQGO_LANE_CAP()
 
 func _swig_getEMQGO_LANE_CAP_IS_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2610,7 +2654,7 @@ var EMQGO_LANE_CAP_IS_DEFAULT int = _swig_getEMQGO_LANE_CAP_IS_DEFAULT()
 
 func _swig_getEMQGO_LANE_TENANT_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2618,7 +2662,7 @@ var EMQGO_LANE_TENANT_LEN int = _swig_getEMQGO_LANE_TENANT_LEN()
 
 func _swig_getEMQGO_LANE_IS_TENANT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2626,7 +2670,7 @@ var EMQGO_LANE_IS_TENANT int = _swig_getEMQGO_LANE_IS_TENANT()
 
 func _swig_getEMQGO_LANE_WAIT_SAMPLES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2634,7 +2678,7 @@ var EMQGO_LANE_WAIT_SAMPLES int = _swig_getEMQGO_LANE_WAIT_SAMPLES()
 
 func _swig_getEMQGO_LANE_WAIT_P50_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2642,7 +2686,7 @@ var EMQGO_LANE_WAIT_P50_MS int = _swig_getEMQGO_LANE_WAIT_P50_MS()
 
 func _swig_getEMQGO_LANE_WAIT_P99_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2650,7 +2694,7 @@ var EMQGO_LANE_WAIT_P99_MS int = _swig_getEMQGO_LANE_WAIT_P99_MS()
 
 func _swig_getEMQGO_LANE_WINDOW_CLAIMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2658,7 +2702,7 @@ var EMQGO_LANE_WINDOW_CLAIMS int = _swig_getEMQGO_LANE_WINDOW_CLAIMS()
 
 func _swig_getEMQGO_LANE_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2666,7 +2710,7 @@ var EMQGO_LANE_SHARE int = _swig_getEMQGO_LANE_SHARE()
 
 func _swig_getEMQGO_LANE_FAIR_SHARE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2674,7 +2718,7 @@ var EMQGO_LANE_FAIR_SHARE int = _swig_getEMQGO_LANE_FAIR_SHARE()
 
 func _swig_getEMQGO_LANE_COST_V() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2682,7 +2726,7 @@ var EMQGO_LANE_COST_V int = _swig_getEMQGO_LANE_COST_V()
 
 func _swig_getEMQGO_LANE_SITS_OUT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2690,7 +2734,7 @@ var EMQGO_LANE_SITS_OUT int = _swig_getEMQGO_LANE_SITS_OUT()
 
 func _swig_getEMQGO_LANE_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -2704,14 +2748,14 @@ func Client_create(arg1 int, arg2 int, arg3 int64, arg4 int, arg5 int, arg6 int)
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_8987bd7ba0dc706e(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_113(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
+	swig_r = (Client)(SwigcptrClient(C._wrap_client_create_capi_7b382a459e7b7dd3(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_type_120(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5))))
 	return swig_r
 }
 
 func Job_numbers(arg1 Job, arg2 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_numbers_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_114)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_numbers_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_121)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2721,13 +2765,77 @@ func Job_outcome_copy(arg1 Job, arg2 int, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_job_outcome_copy_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_115)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_job_outcome_copy_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), *(*C.swig_type_122)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
 }
 
-func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 int64, arg8 uint64, arg9 uint64, arg10 []uint64) (_swig_ret int) {
+func _swig_getEMQGO_EOPT_DELAY_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_DELAY_MS int = _swig_getEMQGO_EOPT_DELAY_MS()
+
+func _swig_getEMQGO_EOPT_MAX_ATTEMPTS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_MAX_ATTEMPTS int = _swig_getEMQGO_EOPT_MAX_ATTEMPTS()
+
+func _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_DEDUP_WINDOW_MS int = _swig_getEMQGO_EOPT_DEDUP_WINDOW_MS()
+
+func _swig_getEMQGO_EOPT_KEEP_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_KEEP_MS int = _swig_getEMQGO_EOPT_KEEP_MS()
+
+func _swig_getEMQGO_EOPT_KEEP_LAST() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_KEEP_LAST int = _swig_getEMQGO_EOPT_KEEP_LAST()
+
+func _swig_getEMQGO_EOPT_COST_ESTIMATE() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_COST_ESTIMATE int = _swig_getEMQGO_EOPT_COST_ESTIMATE()
+
+func _swig_getEMQGO_EOPT_AT_MS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_AT_MS int = _swig_getEMQGO_EOPT_AT_MS()
+
+func _swig_getEMQGO_EOPT_NUMS() (_swig_ret int) {
+	var swig_r int
+	swig_r = (int)(C._wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3())
+	return swig_r
+}
+
+var EMQGO_EOPT_NUMS int = _swig_getEMQGO_EOPT_NUMS()
+
+func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 []int64, arg6 string, arg7 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
@@ -2736,10 +2844,7 @@ func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	_swig_i_7 := arg8
-	_swig_i_8 := arg9
-	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_with_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_116)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_117)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_118)(unsafe.Pointer(&_swig_i_3)), C.swig_type_119(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_120(_swig_i_6), C.swig_type_121(_swig_i_7), C.swig_type_122(_swig_i_8), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_9))))
+	swig_r = (int)(C._wrap_enqueue_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_123)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_125)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_126)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2750,7 +2855,29 @@ func Enqueue_with(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64
 		Swig_escape_val = arg4
 	}
 	if Swig_escape_always_false {
-		Swig_escape_val = arg10
+		Swig_escape_val = arg5
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg6
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg7
+	}
+	return swig_r
+}
+
+func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 []int64) (_swig_ret int) {
+	var swig_r int
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	_swig_i_2 := getSwigcptr(arg3)
+	_swig_i_3 := arg4
+	swig_r = (int)(C._wrap_enqueue_batch_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), *(*C.swig_type_130)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg2
+	}
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
 	}
 	return swig_r
 }
@@ -2762,7 +2889,7 @@ func Wait_job(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wait_job_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_124)(unsafe.Pointer(&_swig_i_1)), C.swig_type_125(_swig_i_2), C.swig_type_126(_swig_i_3), *(*C.swig_type_127)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wait_job_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_131)(unsafe.Pointer(&_swig_i_1)), C.swig_type_132(_swig_i_2), C.swig_type_133(_swig_i_3), *(*C.swig_type_134)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2780,7 +2907,7 @@ func Events_read(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 int64, 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_events_read_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_128)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_129)(unsafe.Pointer(&_swig_i_2)), C.swig_type_130(_swig_i_3), C.swig_type_131(_swig_i_4), *(*C.swig_type_132)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_events_read_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_135)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_136)(unsafe.Pointer(&_swig_i_2)), C.swig_type_137(_swig_i_3), C.swig_type_138(_swig_i_4), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2798,7 +2925,7 @@ func Event_value_len(arg1 EventList, arg2 int64, arg3 int64) (_swig_ret int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int64)(C._wrap_event_value_len_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_134(_swig_i_1), C.swig_type_135(_swig_i_2)))
+	swig_r = (int64)(C._wrap_event_value_len_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_141(_swig_i_1), C.swig_type_142(_swig_i_2)))
 	return swig_r
 }
 
@@ -2807,7 +2934,7 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	C._wrap_event_value_copy_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_136(_swig_i_1), C.swig_type_137(_swig_i_2), *(*C.swig_type_138)(unsafe.Pointer(&_swig_i_3)))
+	C._wrap_event_value_copy_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_143(_swig_i_1), C.swig_type_144(_swig_i_2), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_3)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg4
 	}
@@ -2816,96 +2943,10 @@ func Event_value_copy(arg1 EventList, arg2 int64, arg3 int64, arg4 []byte) {
 func Job_payload_copy(arg1 Job, arg2 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	C._wrap_job_payload_copy_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_139)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_job_payload_copy_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_146)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
-}
-
-func Enqueue(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_140)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_141)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_142)(unsafe.Pointer(&_swig_i_3)), C.swig_type_143(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_144)(unsafe.Pointer(&_swig_i_6))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg7
-	}
-	return swig_r
-}
-
-func Enqueue_batch(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_enqueue_batch_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_145)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_146(_swig_i_3), C.swig_intgo(_swig_i_4)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
-}
-
-func Enqueue_keyed(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 uint, arg7 string, arg8 int64, arg9 uint64, arg10 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	_swig_i_7 := arg8
-	_swig_i_8 := arg9
-	_swig_i_9 := arg10
-	swig_r = (int)(C._wrap_enqueue_keyed_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_148)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3)), C.swig_type_150(_swig_i_4), C.swig_intgo(_swig_i_5), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_6)), C.swig_type_152(_swig_i_7), C.swig_type_153(_swig_i_8), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_9))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg7
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg10
-	}
-	return swig_r
-}
-
-func Enqueue_batch_window(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 uint, arg6 int64, arg7 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_156(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_type_157(_swig_i_5), C.swig_type_158(_swig_i_6)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	return swig_r
 }
 
 func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret int) {
@@ -2914,7 +2955,7 @@ func Get_job(arg1 Client, arg2 string, arg3 uint64, arg4 []uint64) (_swig_ret in
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_get_job_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_get_job_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_147)(unsafe.Pointer(&_swig_i_1)), C.swig_type_148(_swig_i_2), *(*C.swig_type_149)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2932,7 +2973,7 @@ func Purge_lane(arg1 Client, arg2 string, arg3 string, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_purge_lane_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_163)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_164)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_purge_lane_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_150)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_151)(unsafe.Pointer(&_swig_i_2)), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_152)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2949,7 +2990,7 @@ func Queues(arg1 Client, arg2 []uint64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_queues_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_queues_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_153)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2961,7 +3002,7 @@ func Shards(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_shards_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_167)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_shards_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_154)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_155)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2977,7 +3018,7 @@ func Claim(arg1 Client, arg2 string, arg3 int64, arg4 []uint64) (_swig_ret int) 
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_claim_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_168)(unsafe.Pointer(&_swig_i_1)), C.swig_type_169(_swig_i_2), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_claim_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_156)(unsafe.Pointer(&_swig_i_1)), C.swig_type_157(_swig_i_2), *(*C.swig_type_158)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -2994,7 +3035,7 @@ func Wclaim(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_wclaim_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_173)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_wclaim_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_159)(unsafe.Pointer(&_swig_i_1)), C.swig_type_160(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_161)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3011,7 +3052,7 @@ func Bclaim(arg1 Client, arg2 string, arg3 int64, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_bclaim_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_1)), C.swig_type_175(_swig_i_2), C.swig_type_176(_swig_i_3), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_bclaim_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_162)(unsafe.Pointer(&_swig_i_1)), C.swig_type_163(_swig_i_2), C.swig_type_164(_swig_i_3), *(*C.swig_type_165)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3029,7 +3070,7 @@ func Ack_claim(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_ack_claim_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_1)), C.swig_type_179(_swig_i_2), C.swig_type_180(_swig_i_3), C.swig_type_181(_swig_i_4), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_ack_claim_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_166)(unsafe.Pointer(&_swig_i_1)), C.swig_type_167(_swig_i_2), C.swig_type_168(_swig_i_3), C.swig_type_169(_swig_i_4), *(*C.swig_type_170)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3048,7 +3089,7 @@ func Fail(arg1 Client, arg2 string, arg3 uint64, arg4 uint64, arg5 string, arg6 
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (int)(C._wrap_fail_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_1)), C.swig_type_184(_swig_i_2), C.swig_type_185(_swig_i_3), *(*C.swig_type_186)(unsafe.Pointer(&_swig_i_4)), C.swig_type_187(_swig_i_5), *(*C.swig_type_188)(unsafe.Pointer(&_swig_i_6))))
+	swig_r = (int)(C._wrap_fail_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_171)(unsafe.Pointer(&_swig_i_1)), C.swig_type_172(_swig_i_2), C.swig_type_173(_swig_i_3), *(*C.swig_type_174)(unsafe.Pointer(&_swig_i_4)), C.swig_type_175(_swig_i_5), *(*C.swig_type_176)(unsafe.Pointer(&_swig_i_6))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3066,7 +3107,7 @@ func Stats(arg1 Client, arg2 string, arg3 []int64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_stats_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_189)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_190)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_stats_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_177)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_178)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3081,7 +3122,7 @@ func Get_wait_figures(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_get_wait_figures_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_192)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_get_wait_figures_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_179)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_180)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3097,7 +3138,7 @@ func Lane(arg1 Client, arg2 string, arg3 string, arg4 []int64) (_swig_ret int) {
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_lane_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_194)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_195)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_lane_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_181)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_182)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_183)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3117,7 +3158,7 @@ func Lanes(arg1 Client, arg2 string, arg3 string, arg4 int64, arg5 []uint64) (_s
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_lanes_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_2)), C.swig_type_198(_swig_i_3), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_lanes_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_184)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_185)(unsafe.Pointer(&_swig_i_2)), C.swig_type_186(_swig_i_3), *(*C.swig_type_187)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3134,7 +3175,7 @@ func Lane_list_group(arg1 LaneList, arg2 int64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_lane_list_group_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_201(_swig_i_1))
+	swig_r_p := C._wrap_lane_list_group_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_189(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3145,7 +3186,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_lane_list_numbers_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_202(_swig_i_1), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_lane_list_numbers_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_190(_swig_i_1), *(*C.swig_type_191)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3154,7 +3195,7 @@ func Lane_list_numbers(arg1 LaneList, arg2 int64, arg3 []int64) {
 func Lane_list_cursor(arg1 LaneList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_lane_list_cursor_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_lane_list_cursor_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3168,7 +3209,7 @@ func Dead(arg1 Client, arg2 string, arg3 uint64, arg4 int64, arg5 []uint64) (_sw
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_dead_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_1)), C.swig_type_206(_swig_i_2), C.swig_type_207(_swig_i_3), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_dead_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_193)(unsafe.Pointer(&_swig_i_1)), C.swig_type_194(_swig_i_2), C.swig_type_195(_swig_i_3), *(*C.swig_type_196)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3183,7 +3224,7 @@ func Verify(arg1 Client, arg2 string, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_verify_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_verify_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_197)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_198)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3201,7 +3242,7 @@ func Repair(arg1 Client, arg2 string, arg3 int, arg4 string, arg5 int64, arg6 []
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_repair_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_211)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_3)), C.swig_type_213(_swig_i_4), *(*C.swig_type_214)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_repair_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_199)(unsafe.Pointer(&_swig_i_1)), C.swig_intgo(_swig_i_2), *(*C.swig_type_200)(unsafe.Pointer(&_swig_i_3)), C.swig_type_201(_swig_i_4), *(*C.swig_type_202)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3220,7 +3261,7 @@ func Doctor(arg1 Client, arg2 string, arg3 string, arg4 []uint64) (_swig_ret int
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_doctor_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_doctor_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_203)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_204)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_205)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3240,7 +3281,7 @@ func Ack_many(arg1 Client, arg2 string, arg3 []uint64, arg4 []uint64, arg5 []int
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_ack_many_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_219)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_ack_many_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_206)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_207)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_208)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_209)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3264,7 +3305,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_claim_batch_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_222)(unsafe.Pointer(&_swig_i_1)), C.swig_type_223(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_claim_batch_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_210)(unsafe.Pointer(&_swig_i_1)), C.swig_type_211(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), *(*C.swig_type_212)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3276,7 +3317,7 @@ func Claim_batch(arg1 Client, arg2 string, arg3 int64, arg4 uint, arg5 int, arg6
 
 func _swig_getEMQGO_WOPT_SLOTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3284,7 +3325,7 @@ var EMQGO_WOPT_SLOTS int = _swig_getEMQGO_WOPT_SLOTS()
 
 func _swig_getEMQGO_WOPT_PREFETCH() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3292,7 +3333,7 @@ var EMQGO_WOPT_PREFETCH int = _swig_getEMQGO_WOPT_PREFETCH()
 
 func _swig_getEMQGO_WOPT_LEASE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3300,7 +3341,7 @@ var EMQGO_WOPT_LEASE_MS int = _swig_getEMQGO_WOPT_LEASE_MS()
 
 func _swig_getEMQGO_WOPT_WEIGHTED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3308,7 +3349,7 @@ var EMQGO_WOPT_WEIGHTED int = _swig_getEMQGO_WOPT_WEIGHTED()
 
 func _swig_getEMQGO_WOPT_RETRY_DELAY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3316,7 +3357,7 @@ var EMQGO_WOPT_RETRY_DELAY_MS int = _swig_getEMQGO_WOPT_RETRY_DELAY_MS()
 
 func _swig_getEMQGO_WOPT_IDLE_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3324,7 +3365,7 @@ var EMQGO_WOPT_IDLE_WAIT_MS int = _swig_getEMQGO_WOPT_IDLE_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3332,7 +3373,7 @@ var EMQGO_WOPT_CONNECT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_CONNECT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3340,7 +3381,7 @@ var EMQGO_WOPT_COMMAND_TIMEOUT_MS int = _swig_getEMQGO_WOPT_COMMAND_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_WAIT_REPLICAS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3348,7 +3389,7 @@ var EMQGO_WOPT_WAIT_REPLICAS int = _swig_getEMQGO_WOPT_WAIT_REPLICAS()
 
 func _swig_getEMQGO_WOPT_WAIT_AOF() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3356,7 +3397,7 @@ var EMQGO_WOPT_WAIT_AOF int = _swig_getEMQGO_WOPT_WAIT_AOF()
 
 func _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3364,7 +3405,7 @@ var EMQGO_WOPT_WAIT_TIMEOUT_MS int = _swig_getEMQGO_WOPT_WAIT_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_TARGET_WAIT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3372,7 +3413,7 @@ var EMQGO_WOPT_TARGET_WAIT_MS int = _swig_getEMQGO_WOPT_TARGET_WAIT_MS()
 
 func _swig_getEMQGO_WOPT_REPORT_OUTCOMES() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3380,7 +3421,7 @@ var EMQGO_WOPT_REPORT_OUTCOMES int = _swig_getEMQGO_WOPT_REPORT_OUTCOMES()
 
 func _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3388,7 +3429,7 @@ var EMQGO_WOPT_IDLE_TIMEOUT_MS int = _swig_getEMQGO_WOPT_IDLE_TIMEOUT_MS()
 
 func _swig_getEMQGO_WOPT_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3396,7 +3437,7 @@ var EMQGO_WOPT_NUMS int = _swig_getEMQGO_WOPT_NUMS()
 
 func Worker_defaults(arg1 []int64) {
 	_swig_i_0 := arg1
-	C._wrap_worker_defaults_capi_8987bd7ba0dc706e(*(*C.swig_type_225)(unsafe.Pointer(&_swig_i_0)))
+	C._wrap_worker_defaults_capi_7b382a459e7b7dd3(*(*C.swig_type_213)(unsafe.Pointer(&_swig_i_0)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3408,7 +3449,7 @@ func Worker_create(arg1 string, arg2 string, arg3 []int64, arg4 []uint64) (_swig
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (int)(C._wrap_worker_create_capi_8987bd7ba0dc706e(*(*C.swig_type_226)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_3))))
+	swig_r = (int)(C._wrap_worker_create_capi_7b382a459e7b7dd3(*(*C.swig_type_214)(unsafe.Pointer(&_swig_i_0)), *(*C.swig_type_215)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_216)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_217)(unsafe.Pointer(&_swig_i_3))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -3428,7 +3469,7 @@ func Worker_last_error(arg1 Worker, arg2 []byte) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_last_error_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_last_error_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_218)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3440,7 +3481,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_worker_next_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_231(_swig_i_1), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_worker_next_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_219(_swig_i_1), *(*C.swig_type_220)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -3449,7 +3490,7 @@ func Worker_next(arg1 Worker, arg2 int64, arg3 []uint64) (_swig_ret int) {
 
 func _swig_getEMQGO_WSTATS_CLAIMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3457,7 +3498,7 @@ var EMQGO_WSTATS_CLAIMED int = _swig_getEMQGO_WSTATS_CLAIMED()
 
 func _swig_getEMQGO_WSTATS_DONE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3465,7 +3506,7 @@ var EMQGO_WSTATS_DONE int = _swig_getEMQGO_WSTATS_DONE()
 
 func _swig_getEMQGO_WSTATS_FAILED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3473,7 +3514,7 @@ var EMQGO_WSTATS_FAILED int = _swig_getEMQGO_WSTATS_FAILED()
 
 func _swig_getEMQGO_WSTATS_RELEASED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3481,7 +3522,7 @@ var EMQGO_WSTATS_RELEASED int = _swig_getEMQGO_WSTATS_RELEASED()
 
 func _swig_getEMQGO_WSTATS_EXTENDED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3489,7 +3530,7 @@ var EMQGO_WSTATS_EXTENDED int = _swig_getEMQGO_WSTATS_EXTENDED()
 
 func _swig_getEMQGO_WSTATS_LOST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3497,7 +3538,7 @@ var EMQGO_WSTATS_LOST int = _swig_getEMQGO_WSTATS_LOST()
 
 func _swig_getEMQGO_WSTATS_ROUND_TRIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3505,7 +3546,7 @@ var EMQGO_WSTATS_ROUND_TRIPS int = _swig_getEMQGO_WSTATS_ROUND_TRIPS()
 
 func _swig_getEMQGO_WSTATS_ERRORS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3513,7 +3554,7 @@ var EMQGO_WSTATS_ERRORS int = _swig_getEMQGO_WSTATS_ERRORS()
 
 func _swig_getEMQGO_WSTATS_RUNNING() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3521,7 +3562,7 @@ var EMQGO_WSTATS_RUNNING int = _swig_getEMQGO_WSTATS_RUNNING()
 
 func _swig_getEMQGO_WSTATS_BUFFERED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3529,7 +3570,7 @@ var EMQGO_WSTATS_BUFFERED int = _swig_getEMQGO_WSTATS_BUFFERED()
 
 func _swig_getEMQGO_WSTATS_RETRIED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3537,7 +3578,7 @@ var EMQGO_WSTATS_RETRIED int = _swig_getEMQGO_WSTATS_RETRIED()
 
 func _swig_getEMQGO_WSTATS_DELAYED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3545,7 +3586,7 @@ var EMQGO_WSTATS_DELAYED int = _swig_getEMQGO_WSTATS_DELAYED()
 
 func _swig_getEMQGO_WSTATS_DEAD() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3553,7 +3594,7 @@ var EMQGO_WSTATS_DEAD int = _swig_getEMQGO_WSTATS_DEAD()
 
 func _swig_getEMQGO_WSTATS_UNCONFIRMED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3561,7 +3602,7 @@ var EMQGO_WSTATS_UNCONFIRMED int = _swig_getEMQGO_WSTATS_UNCONFIRMED()
 
 func _swig_getEMQGO_WSTATS_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3571,7 +3612,7 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
-	swig_r = (int)(C._wrap_worker_stats_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1))))
+	swig_r = (int)(C._wrap_worker_stats_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_221)(unsafe.Pointer(&_swig_i_1))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3580,64 +3621,13 @@ func Worker_stats(arg1 Worker, arg2 []int64) (_swig_ret int) {
 
 func C_heap_in_use() (_swig_ret uint64) {
 	var swig_r uint64
-	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_8987bd7ba0dc706e())
-	return swig_r
-}
-
-func Enqueue_all(arg1 Client, arg2 string, arg3 string, arg4 []byte, arg5 int64, arg6 int64, arg7 uint, arg8 string, arg9 int64, arg10 int64, arg11 uint64, arg12 uint64, arg13 []uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := arg3
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	_swig_i_7 := arg8
-	_swig_i_8 := arg9
-	_swig_i_9 := arg10
-	_swig_i_10 := arg11
-	_swig_i_11 := arg12
-	_swig_i_12 := arg13
-	swig_r = (int)(C._wrap_enqueue_all_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_237)(unsafe.Pointer(&_swig_i_3)), C.swig_type_238(_swig_i_4), C.swig_type_239(_swig_i_5), C.swig_intgo(_swig_i_6), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_7)), C.swig_type_241(_swig_i_8), C.swig_type_242(_swig_i_9), C.swig_type_243(_swig_i_10), C.swig_type_244(_swig_i_11), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_12))))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg3
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg4
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg8
-	}
-	if Swig_escape_always_false {
-		Swig_escape_val = arg13
-	}
-	return swig_r
-}
-
-func Enqueue_batch_all(arg1 Client, arg2 string, arg3 Batch, arg4 int64, arg5 int64, arg6 uint, arg7 int64, arg8 uint64) (_swig_ret int) {
-	var swig_r int
-	_swig_i_0 := getSwigcptr(arg1)
-	_swig_i_1 := arg2
-	_swig_i_2 := getSwigcptr(arg3)
-	_swig_i_3 := arg4
-	_swig_i_4 := arg5
-	_swig_i_5 := arg6
-	_swig_i_6 := arg7
-	_swig_i_7 := arg8
-	swig_r = (int)(C._wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_246)(unsafe.Pointer(&_swig_i_1)), C.uintptr_t(_swig_i_2), C.swig_type_247(_swig_i_3), C.swig_type_248(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_type_249(_swig_i_6), C.swig_type_250(_swig_i_7)))
-	if Swig_escape_always_false {
-		Swig_escape_val = arg2
-	}
+	swig_r = (uint64)(C._wrap_c_heap_in_use_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
 func _swig_getEMQGO_SPEC_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3645,7 +3635,7 @@ var EMQGO_SPEC_EVERY_MS int = _swig_getEMQGO_SPEC_EVERY_MS()
 
 func _swig_getEMQGO_SPEC_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3653,7 +3643,7 @@ var EMQGO_SPEC_MAX_ATTEMPTS int = _swig_getEMQGO_SPEC_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SPEC_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3661,7 +3651,7 @@ var EMQGO_SPEC_KEEP_MS int = _swig_getEMQGO_SPEC_KEEP_MS()
 
 func _swig_getEMQGO_SPEC_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3669,7 +3659,7 @@ var EMQGO_SPEC_KEEP_LAST int = _swig_getEMQGO_SPEC_KEEP_LAST()
 
 func _swig_getEMQGO_SPEC_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3677,7 +3667,7 @@ var EMQGO_SPEC_COST_ESTIMATE int = _swig_getEMQGO_SPEC_COST_ESTIMATE()
 
 func _swig_getEMQGO_SPEC_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3685,7 +3675,7 @@ var EMQGO_SPEC_START_AT_MS int = _swig_getEMQGO_SPEC_START_AT_MS()
 
 func _swig_getEMQGO_SPEC_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3693,7 +3683,7 @@ var EMQGO_SPEC_END_AT_MS int = _swig_getEMQGO_SPEC_END_AT_MS()
 
 func _swig_getEMQGO_SPEC_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3701,7 +3691,7 @@ var EMQGO_SPEC_LIMIT int = _swig_getEMQGO_SPEC_LIMIT()
 
 func _swig_getEMQGO_SPEC_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3709,7 +3699,7 @@ var EMQGO_SPEC_MISSED int = _swig_getEMQGO_SPEC_MISSED()
 
 func _swig_getEMQGO_SPEC_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3717,7 +3707,7 @@ var EMQGO_SPEC_GRACE_MS int = _swig_getEMQGO_SPEC_GRACE_MS()
 
 func _swig_getEMQGO_SPEC_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3725,7 +3715,7 @@ var EMQGO_SPEC_OVERLAP int = _swig_getEMQGO_SPEC_OVERLAP()
 
 func _swig_getEMQGO_SPEC_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3742,7 +3732,7 @@ func Schedule_upsert(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 st
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (int)(C._wrap_schedule_upsert_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_254)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_255)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_256)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_257)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_258)(unsafe.Pointer(&_swig_i_8))))
+	swig_r = (int)(C._wrap_schedule_upsert_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_223)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_224)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_225)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_226)(unsafe.Pointer(&_swig_i_4)), *(*C.swig_type_227)(unsafe.Pointer(&_swig_i_5)), *(*C.swig_type_228)(unsafe.Pointer(&_swig_i_6)), *(*C.swig_type_229)(unsafe.Pointer(&_swig_i_7)), *(*C.swig_type_230)(unsafe.Pointer(&_swig_i_8))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3775,7 +3765,7 @@ func Schedule_remove(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_remove_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_259)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_260)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_remove_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_231)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_232)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3790,7 +3780,7 @@ func Schedule_pause(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_pause_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_261)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_262)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_pause_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_233)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_234)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3805,7 +3795,7 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (int)(C._wrap_schedule_resume_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_263)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_264)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (int)(C._wrap_schedule_resume_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_235)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_236)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3818,14 +3808,14 @@ func Schedule_resume(arg1 Client, arg2 string, arg3 string) (_swig_ret int) {
 func Schedule_list_count(arg1 ScheduleList) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_schedule_list_count_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_schedule_list_count_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_schedule_list_next_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_schedule_list_next_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -3834,7 +3824,7 @@ func Schedule_list_next(arg1 ScheduleList) (_swig_ret string) {
 
 func Schedule_list_free(arg1 ScheduleList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_schedule_list_free_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	C._wrap_schedule_list_free_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 }
 
 func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, arg6 []uint64) (_swig_ret int) {
@@ -3845,7 +3835,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (int)(C._wrap_schedules_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_267)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_268)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_269)(unsafe.Pointer(&_swig_i_3)), C.swig_type_270(_swig_i_4), *(*C.swig_type_271)(unsafe.Pointer(&_swig_i_5))))
+	swig_r = (int)(C._wrap_schedules_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_239)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_240)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_241)(unsafe.Pointer(&_swig_i_3)), C.swig_type_242(_swig_i_4), *(*C.swig_type_243)(unsafe.Pointer(&_swig_i_5))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -3863,7 +3853,7 @@ func Schedules(arg1 Client, arg2 string, arg3 string, arg4 string, arg5 int64, a
 
 func _swig_getEMQGO_SCHED_EVERY_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3871,7 +3861,7 @@ var EMQGO_SCHED_EVERY_MS int = _swig_getEMQGO_SCHED_EVERY_MS()
 
 func _swig_getEMQGO_SCHED_PAYLOAD_LEN() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3879,7 +3869,7 @@ var EMQGO_SCHED_PAYLOAD_LEN int = _swig_getEMQGO_SCHED_PAYLOAD_LEN()
 
 func _swig_getEMQGO_SCHED_MAX_ATTEMPTS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3887,7 +3877,7 @@ var EMQGO_SCHED_MAX_ATTEMPTS int = _swig_getEMQGO_SCHED_MAX_ATTEMPTS()
 
 func _swig_getEMQGO_SCHED_KEEP_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3895,7 +3885,7 @@ var EMQGO_SCHED_KEEP_MS int = _swig_getEMQGO_SCHED_KEEP_MS()
 
 func _swig_getEMQGO_SCHED_KEEP_LAST() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3903,7 +3893,7 @@ var EMQGO_SCHED_KEEP_LAST int = _swig_getEMQGO_SCHED_KEEP_LAST()
 
 func _swig_getEMQGO_SCHED_COST_ESTIMATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3911,7 +3901,7 @@ var EMQGO_SCHED_COST_ESTIMATE int = _swig_getEMQGO_SCHED_COST_ESTIMATE()
 
 func _swig_getEMQGO_SCHED_START_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3919,7 +3909,7 @@ var EMQGO_SCHED_START_AT_MS int = _swig_getEMQGO_SCHED_START_AT_MS()
 
 func _swig_getEMQGO_SCHED_END_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3927,7 +3917,7 @@ var EMQGO_SCHED_END_AT_MS int = _swig_getEMQGO_SCHED_END_AT_MS()
 
 func _swig_getEMQGO_SCHED_LIMIT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3935,7 +3925,7 @@ var EMQGO_SCHED_LIMIT int = _swig_getEMQGO_SCHED_LIMIT()
 
 func _swig_getEMQGO_SCHED_MISSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3943,7 +3933,7 @@ var EMQGO_SCHED_MISSED int = _swig_getEMQGO_SCHED_MISSED()
 
 func _swig_getEMQGO_SCHED_GRACE_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3951,7 +3941,7 @@ var EMQGO_SCHED_GRACE_MS int = _swig_getEMQGO_SCHED_GRACE_MS()
 
 func _swig_getEMQGO_SCHED_OVERLAP() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3959,7 +3949,7 @@ var EMQGO_SCHED_OVERLAP int = _swig_getEMQGO_SCHED_OVERLAP()
 
 func _swig_getEMQGO_SCHED_PAUSED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3967,7 +3957,7 @@ var EMQGO_SCHED_PAUSED int = _swig_getEMQGO_SCHED_PAUSED()
 
 func _swig_getEMQGO_SCHED_NEXT_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3975,7 +3965,7 @@ var EMQGO_SCHED_NEXT_AT_MS int = _swig_getEMQGO_SCHED_NEXT_AT_MS()
 
 func _swig_getEMQGO_SCHED_LAST_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3983,7 +3973,7 @@ var EMQGO_SCHED_LAST_TICK_MS int = _swig_getEMQGO_SCHED_LAST_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_TICK_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3991,7 +3981,7 @@ var EMQGO_SCHED_FIRED_TICK_MS int = _swig_getEMQGO_SCHED_FIRED_TICK_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -3999,7 +3989,7 @@ var EMQGO_SCHED_FIRED_AT_MS int = _swig_getEMQGO_SCHED_FIRED_AT_MS()
 
 func _swig_getEMQGO_SCHED_FIRED_JOB() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4007,7 +3997,7 @@ var EMQGO_SCHED_FIRED_JOB int = _swig_getEMQGO_SCHED_FIRED_JOB()
 
 func _swig_getEMQGO_SCHED_FIRED_STATE() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4015,7 +4005,7 @@ var EMQGO_SCHED_FIRED_STATE int = _swig_getEMQGO_SCHED_FIRED_STATE()
 
 func _swig_getEMQGO_SCHED_RUNS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4023,7 +4013,7 @@ var EMQGO_SCHED_RUNS int = _swig_getEMQGO_SCHED_RUNS()
 
 func _swig_getEMQGO_SCHED_SKIPS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4031,7 +4021,7 @@ var EMQGO_SCHED_SKIPS int = _swig_getEMQGO_SCHED_SKIPS()
 
 func _swig_getEMQGO_SCHED_CREATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4039,7 +4029,7 @@ var EMQGO_SCHED_CREATED_AT_MS int = _swig_getEMQGO_SCHED_CREATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_UPDATED_AT_MS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4047,7 +4037,7 @@ var EMQGO_SCHED_UPDATED_AT_MS int = _swig_getEMQGO_SCHED_UPDATED_AT_MS()
 
 func _swig_getEMQGO_SCHED_NUMS() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e())
+	swig_r = (int)(C._wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3())
 	return swig_r
 }
 
@@ -4057,7 +4047,7 @@ func Schedule_numbers(arg1 ScheduleList, arg2 int64, arg3 []int64) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_numbers_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_272(_swig_i_1), *(*C.swig_type_273)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_numbers_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_244(_swig_i_1), *(*C.swig_type_245)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4068,7 +4058,7 @@ func Schedule_text(arg1 ScheduleList, arg2 int64, arg3 int) (_swig_ret string) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r_p := C._wrap_schedule_text_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_275(_swig_i_1), C.swig_intgo(_swig_i_2))
+	swig_r_p := C._wrap_schedule_text_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_247(_swig_i_1), C.swig_intgo(_swig_i_2))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4079,7 +4069,7 @@ func Schedule_payload_copy(arg1 ScheduleList, arg2 int64, arg3 []byte) {
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), C.swig_type_276(_swig_i_1), *(*C.swig_type_277)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), C.swig_type_248(_swig_i_1), *(*C.swig_type_249)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -4092,7 +4082,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (int)(C._wrap_schedule_next_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0), *(*C.swig_type_278)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_279)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_280)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_281)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (int)(C._wrap_schedule_next_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0), *(*C.swig_type_250)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_251)(unsafe.Pointer(&_swig_i_2)), *(*C.swig_type_252)(unsafe.Pointer(&_swig_i_3)), *(*C.swig_type_253)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -4111,7 +4101,7 @@ func Schedule_next(arg1 Client, arg2 string, arg3 string, arg4 []int64, arg5 []u
 func Job_schedule(arg1 Job) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r_p := C._wrap_job_schedule_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_job_schedule_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
 	swig_r_1 = strings.Clone(swig_r)
@@ -4121,6 +4111,6 @@ func Job_schedule(arg1 Job) (_swig_ret string) {
 func Job_tick_ms(arg1 Job) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (int64)(C._wrap_job_tick_ms_capi_8987bd7ba0dc706e(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_job_tick_ms_capi_7b382a459e7b7dd3(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }

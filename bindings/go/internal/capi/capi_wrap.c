@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_8987bd7ba0dc706e(const char*);
+  void cgo_panic__capi_7b382a459e7b7dd3(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_8987bd7ba0dc706e(p);
+  cgo_panic__capi_7b382a459e7b7dd3(p);
 }
 
 
@@ -201,14 +201,17 @@ static void* Swig_malloc(int c) {
 
 
 /* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
- * and, for done, the job's result (empty = none): one settlement carries
- * both. The report struct stays on the C side. */
+ * and, for done, the job's result (empty = none) or why it was dropped
+ * ("" = not dropped): one settlement carries all. The report struct stays
+ * on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len,
+                        const char *dropped) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
   r.result = result;
   r.result_len = result_len;
+  r.result_dropped = dropped[0] ? dropped : NULL;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 
@@ -338,20 +341,56 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
- * cost estimate (0 = none). */
-int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
-                       const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
-                       uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
+
+/* Options of an enqueue, in this order (EMQGO_EOPT_* indexes): one shim
+ * takes them all, so every option combines with every other. */
+enum {
+  EMQGO_EOPT_DELAY_MS = 0,
+  EMQGO_EOPT_MAX_ATTEMPTS,
+  EMQGO_EOPT_DEDUP_WINDOW_MS,
+  EMQGO_EOPT_KEEP_MS,
+  EMQGO_EOPT_KEEP_LAST,
+  EMQGO_EOPT_COST_ESTIMATE,
+  EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_NUMS
+};
+
+/* The enqueue options from nums (EMQGO_EOPT_NUMS entries); the C library
+ * checks their values. */
+static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_options *o) {
+  echomq_enqueue_options init = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  *o = init;
+  if (n != EMQGO_EOPT_NUMS || nums[EMQGO_EOPT_MAX_ATTEMPTS] < 0 || nums[EMQGO_EOPT_MAX_ATTEMPTS] > UINT32_MAX ||
+      nums[EMQGO_EOPT_KEEP_LAST] < 0 || nums[EMQGO_EOPT_COST_ESTIMATE] < 0 || nums[EMQGO_EOPT_AT_MS] < 0)
+    return ECHOMQ_EINVAL;
+  o->delay_ms = nums[EMQGO_EOPT_DELAY_MS];
+  o->max_attempts = (uint32_t)nums[EMQGO_EOPT_MAX_ATTEMPTS];
+  o->dedup_window_ms = nums[EMQGO_EOPT_DEDUP_WINDOW_MS];
+  o->keep_ms = nums[EMQGO_EOPT_KEEP_MS];
+  o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
+  o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
+  o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  return ECHOMQ_OK;
+}
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
+ * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
+  if (rc != ECHOMQ_OK) return rc;
+  o.idempotency_key = key[0] ? key : NULL;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Enqueue a batch with the options in nums (its keys are per job). */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
+  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
@@ -391,50 +430,9 @@ void emqgo_job_payload_copy(const echomq_job *j, char *buf, size_t cap) {
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-int emqgo_enqueue(echomq_client *c, const char *queue, const char *group,
-                  const char *payload, size_t payload_len, int64_t delay_ms,
-                  uint32_t max_attempts, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
-                        int64_t delay_ms, uint32_t max_attempts) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
-/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
-int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
-                        const char *payload, size_t payload_len, int64_t delay_ms,
-                        uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                               uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
 int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
@@ -827,35 +825,6 @@ uint64_t emqgo_c_heap_in_use(void) {
 
 /* ---- schedules (echomq/schedules.h) ------------------------------------ */
 
-/* Enqueue with every option (an absolute due time among them): one shim
- * for any combination; key NULL or "" = none. */
-int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
-                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
-                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key && *key ? key : NULL;
-  o.dedup_window_ms = window_ms;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
-int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
-                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
-
 /* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
 enum {
   EMQGO_SPEC_EVERY_MS = 0,
@@ -1015,7 +984,7 @@ int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
+void _wrap_Swig_free_capi_7b382a459e7b7dd3(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1025,7 +994,7 @@ void _wrap_Swig_free_capi_8987bd7ba0dc706e(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1038,7 +1007,7 @@ void *_wrap_Swig_malloc_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1049,7 +1018,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1060,7 +1029,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1071,7 +1040,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1082,7 +1051,7 @@ intgo _wrap_ECHOMQ_OK_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1093,7 +1062,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1104,7 +1073,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1115,7 +1084,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1126,7 +1095,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1137,7 +1106,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1148,7 +1117,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1159,7 +1128,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1170,7 +1139,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1181,7 +1150,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1192,7 +1161,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1203,7 +1172,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1214,7 +1183,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1225,7 +1194,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1236,7 +1205,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1247,7 +1216,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1258,7 +1227,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1269,7 +1238,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1280,7 +1249,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1291,7 +1260,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1302,7 +1271,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1313,7 +1282,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1324,7 +1293,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1335,7 +1304,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1346,7 +1315,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1357,7 +1326,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1368,7 +1337,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1379,7 +1348,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1390,7 +1359,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1401,7 +1370,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1412,7 +1381,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1423,7 +1392,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1434,7 +1403,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1445,7 +1414,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1456,7 +1425,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1467,7 +1436,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1478,7 +1447,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1489,7 +1458,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1500,7 +1469,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1511,7 +1480,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1522,7 +1491,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1533,7 +1502,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1544,7 +1513,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1555,7 +1524,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1566,7 +1535,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1577,7 +1546,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1588,7 +1557,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1599,7 +1568,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1610,7 +1579,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1621,7 +1590,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1632,7 +1601,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1643,7 +1612,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1654,7 +1623,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1665,7 +1634,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1676,7 +1645,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1687,7 +1656,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1698,7 +1667,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1709,7 +1678,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1720,7 +1689,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1731,7 +1700,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1742,7 +1711,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -1753,7 +1722,73 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_8987bd7ba0dc706e() {
 }
 
 
-_gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_LEASE_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DELAY_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_DEDUP_WINDOW_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_KEEP_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_RATE_PERIOD_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAIT_TIMEOUT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_strerror_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1769,7 +1804,7 @@ _gostring_ _wrap_strerror_capi_8987bd7ba0dc706e(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_8987bd7ba0dc706e() {
+intgo _wrap_version_capi_7b382a459e7b7dd3() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1780,7 +1815,7 @@ intgo _wrap_version_capi_8987bd7ba0dc706e() {
 }
 
 
-_gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
+_gostring_ _wrap_version_string_capi_7b382a459e7b7dd3() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1794,7 +1829,7 @@ _gostring_ _wrap_version_string_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1812,7 +1847,7 @@ intgo _wrap_check_queue_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1830,7 +1865,7 @@ intgo _wrap_check_group_name_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1850,7 +1885,7 @@ intgo _wrap_client_connect_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1860,7 +1895,7 @@ void _wrap_client_free_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1876,7 +1911,7 @@ _gostring_ _wrap_client_errmsg_capi_8987bd7ba0dc706e(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1889,7 +1924,7 @@ intgo _wrap_client_errcode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1902,7 +1937,7 @@ intgo _wrap_client_connected_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1912,7 +1947,7 @@ void _wrap_client_cancel_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1925,7 +1960,7 @@ intgo _wrap_client_ping_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1941,7 +1976,7 @@ _gostring_ _wrap_job_group_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1957,7 +1992,23 @@ _gostring_ _wrap_job_last_error_capi_8987bd7ba0dc706e(struct echomq_job *_swig_g
 }
 
 
-void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  char *result = 0 ;
+  _gostring_ _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (char *)echomq_job_result_dropped((struct echomq_job const *)arg1);
+  
+  _swig_go_result.p = (char *)result;
+  _swig_go_result.n = result ? (intgo)strlen(result) : 0;
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_job_free_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -1967,7 +2018,7 @@ void _wrap_job_free_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1980,7 +2031,7 @@ long long _wrap_job_list_count_capi_8987bd7ba0dc706e(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -1995,7 +2046,7 @@ struct echomq_job *_wrap_job_list_at_capi_8987bd7ba0dc706e(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2005,7 +2056,7 @@ void _wrap_job_list_free_capi_8987bd7ba0dc706e(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
+struct echomq_batch *_wrap_batch_create_capi_7b382a459e7b7dd3() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2016,7 +2067,7 @@ struct echomq_batch *_wrap_batch_create_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2042,7 +2093,7 @@ intgo _wrap_batch_add_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2055,7 +2106,7 @@ long long _wrap_batch_count_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2070,7 +2121,7 @@ long long _wrap_batch_id_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2103,7 +2154,7 @@ intgo _wrap_batch_add_keyed_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2118,7 +2169,7 @@ intgo _wrap_batch_duplicate_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2140,7 +2191,7 @@ intgo _wrap_delete_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2150,7 +2201,7 @@ void _wrap_batch_clear_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2160,7 +2211,7 @@ void _wrap_batch_free_capi_8987bd7ba0dc706e(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2184,7 +2235,7 @@ intgo _wrap_ack_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2214,7 +2265,7 @@ intgo _wrap_ack_result_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2244,7 +2295,7 @@ intgo _wrap_progress_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2268,7 +2319,7 @@ intgo _wrap_set_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2288,7 +2339,7 @@ intgo _wrap_clear_retention_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2312,7 +2363,7 @@ intgo _wrap_set_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2332,7 +2383,7 @@ intgo _wrap_clear_events_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2345,7 +2396,7 @@ long long _wrap_event_list_count_capi_8987bd7ba0dc706e(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2363,7 +2414,7 @@ _gostring_ _wrap_event_list_id_capi_8987bd7ba0dc706e(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2378,7 +2429,7 @@ long long _wrap_event_list_nfields_capi_8987bd7ba0dc706e(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2398,7 +2449,7 @@ _gostring_ _wrap_event_list_name_capi_8987bd7ba0dc706e(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2408,7 +2459,7 @@ void _wrap_event_list_free_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2447,7 +2498,7 @@ intgo _wrap_extend_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2476,7 +2527,7 @@ intgo _wrap_set_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2503,7 +2554,7 @@ intgo _wrap_clear_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2532,7 +2583,7 @@ intgo _wrap_set_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2559,7 +2610,7 @@ intgo _wrap_clear_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2586,7 +2637,7 @@ intgo _wrap_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2613,7 +2664,7 @@ intgo _wrap_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2635,7 +2686,7 @@ intgo _wrap_set_default_weight_capi_8987bd7ba0dc706e(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2657,7 +2708,7 @@ intgo _wrap_set_default_limit_capi_8987bd7ba0dc706e(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2679,7 +2730,7 @@ intgo _wrap_set_default_max_attempts_capi_8987bd7ba0dc706e(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2712,7 +2763,7 @@ intgo _wrap_set_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2739,7 +2790,7 @@ intgo _wrap_clear_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2765,7 +2816,7 @@ intgo _wrap_set_default_rate_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2794,7 +2845,7 @@ intgo _wrap_throttle_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2823,7 +2874,7 @@ intgo _wrap_set_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2850,7 +2901,7 @@ intgo _wrap_clear_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2872,7 +2923,7 @@ intgo _wrap_set_default_cap_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2894,7 +2945,7 @@ intgo _wrap_set_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2927,7 +2978,7 @@ intgo _wrap_get_cost_mode_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2949,7 +3000,7 @@ intgo _wrap_set_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2978,7 +3029,7 @@ intgo _wrap_charge_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2991,7 +3042,7 @@ long long _wrap_lane_list_count_capi_8987bd7ba0dc706e(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3001,7 +3052,7 @@ void _wrap_lane_list_free_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3040,7 +3091,7 @@ intgo _wrap_redrive_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3073,7 +3124,7 @@ intgo _wrap_redrive_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3086,7 +3137,7 @@ intgo _wrap_worker_start_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3101,7 +3152,7 @@ intgo _wrap_worker_done_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3122,7 +3173,7 @@ intgo _wrap_worker_done_result_capi_8987bd7ba0dc706e(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3146,7 +3197,7 @@ intgo _wrap_worker_fail_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3168,7 +3219,7 @@ intgo _wrap_worker_discard_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3177,6 +3228,7 @@ intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0
   uint64_t arg6 ;
   char *arg7 = (char *) 0 ;
   size_t arg8 ;
+  char *arg9 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
   
@@ -3195,14 +3247,20 @@ intgo _wrap_worker_settle_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0
   arg8 = (size_t)_swig_go_6.len;
   
   
-  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8);
+  arg9 = (char *)malloc(_swig_go_7.n + 1);
+  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
+  arg9[_swig_go_7.n] = '\0';
+  
+  
+  result = (int)emqgo_worker_settle(arg1,(struct echomq_job const *)arg2,arg3,(char const *)arg4,arg5,arg6,(char const *)arg7,arg8,(char const *)arg9);
   _swig_go_result = result; 
   free(arg4); 
+  free(arg9); 
   return _swig_go_result;
 }
 
 
-intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3219,7 +3277,7 @@ intgo _wrap_worker_stop_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3229,7 +3287,7 @@ void _wrap_worker_free_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3251,7 +3309,7 @@ intgo _wrap_shards_create_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3264,7 +3322,7 @@ long long _wrap_report_count_capi_8987bd7ba0dc706e(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3282,7 +3340,7 @@ _gostring_ _wrap_report_at_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3292,7 +3350,7 @@ void _wrap_report_free_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3308,7 +3366,7 @@ _gostring_ _wrap_report_cursor_capi_8987bd7ba0dc706e(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3320,7 +3378,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3332,7 +3390,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3344,7 +3402,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3356,7 +3414,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3368,7 +3426,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3380,7 +3438,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3392,7 +3450,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3404,7 +3462,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3416,7 +3474,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3428,7 +3486,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3440,7 +3498,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3452,7 +3510,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3464,7 +3522,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3476,7 +3534,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3488,7 +3546,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3500,7 +3558,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3512,7 +3570,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3524,7 +3582,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3536,7 +3594,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3548,7 +3606,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3560,7 +3618,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3572,7 +3630,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3584,7 +3642,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3596,7 +3654,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3608,7 +3666,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3620,7 +3678,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3632,7 +3690,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3644,7 +3702,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3656,7 +3714,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3668,7 +3726,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3680,7 +3738,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3692,7 +3750,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3704,7 +3762,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3716,7 +3774,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3728,7 +3786,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3740,7 +3798,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3752,7 +3810,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3764,7 +3822,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3776,7 +3834,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3788,7 +3846,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3800,7 +3858,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3812,7 +3870,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3824,7 +3882,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3836,7 +3894,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3848,7 +3906,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3860,7 +3918,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3872,7 +3930,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3884,7 +3942,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3896,7 +3954,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3908,7 +3966,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3920,7 +3978,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3932,7 +3990,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3944,7 +4002,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3956,7 +4014,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3968,7 +4026,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3980,7 +4038,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -3992,7 +4050,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4004,7 +4062,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4016,7 +4074,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4028,7 +4086,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4040,7 +4098,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4052,7 +4110,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4064,7 +4122,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -4076,7 +4134,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_7b382a459e7b7dd3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4099,7 +4157,7 @@ struct echomq_client *_wrap_client_create_capi_8987bd7ba0dc706e(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4115,7 +4173,7 @@ void _wrap_job_numbers_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4133,19 +4191,113 @@ void _wrap_job_outcome_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DELAY_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_MAX_ATTEMPTS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_DEDUP_WINDOW_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_KEEP_LAST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_COST_ESTIMATE;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_NUMS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
   char *arg4 = (char *) 0 ;
   size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  int64_t arg8 ;
-  uint64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  size_t arg7 ;
+  char *arg8 = (char *) 0 ;
+  uint64_t *arg9 = (uint64_t *) 0 ;
+  uint64_t temp9 ;
   int result;
   intgo _swig_go_result;
   
@@ -4164,32 +4316,65 @@ intgo _wrap_enqueue_with_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0,
   arg4 = (char *)_swig_go_3.array;
   arg5 = (size_t)_swig_go_3.len;
   
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  arg8 = (int64_t)_swig_go_6; 
-  arg9 = (uint64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
+  
+  arg6 = (int64_t *)_swig_go_4.array;
+  arg7 = (size_t)_swig_go_4.len;
+  
+  
+  arg8 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg8, _swig_go_5.p, _swig_go_5.n);
+  arg8[_swig_go_5.n] = '\0';
+  
   {
-    if (_swig_go_9.len == 0) {
+    if (_swig_go_6.len == 0) {
       _swig_gopanic("array must contain at least 1 element");
     }
-    arg11 = &temp11;
+    arg9 = &temp9;
   }
   
-  result = (int)emqgo_enqueue_with(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,arg9,arg10,arg11);
+  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9);
   _swig_go_result = result; 
   {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
+    unsigned long* a = (unsigned long *) _swig_go_6.array;
+    a[0] = temp9;
   }
   free(arg2); 
   free(arg3); 
+  free(arg8); 
   
   return _swig_go_result;
 }
 
 
-intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_batch *arg3 = (echomq_batch *) 0 ;
+  int64_t *arg4 = (int64_t *) 0 ;
+  size_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_batch **)&_swig_go_2; 
+  
+  arg4 = (int64_t *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_wait_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4226,7 +4411,7 @@ intgo _wrap_wait_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4270,7 +4455,7 @@ intgo _wrap_events_read_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4287,7 +4472,7 @@ long long _wrap_event_value_len_capi_8987bd7ba0dc706e(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4307,7 +4492,7 @@ void _wrap_event_value_copy_capi_8987bd7ba0dc706e(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4323,174 +4508,7 @@ void _wrap_job_payload_copy_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_enqueue_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _goslice_ _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  uint64_t *arg8 = (uint64_t *) 0 ;
-  uint64_t temp8 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  {
-    if (_swig_go_6.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg8 = &temp8;
-  }
-  
-  result = (int)emqgo_enqueue(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_6.array;
-    a[0] = temp8;
-  }
-  free(arg2); 
-  free(arg3); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  
-  result = (int)emqgo_enqueue_batch(arg1,(char const *)arg2,arg3,arg4,arg5);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_keyed_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, intgo _swig_go_5, _gostring_ _swig_go_6, long long _swig_go_7, long long _swig_go_8, _goslice_ _swig_go_9) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  uint32_t arg7 ;
-  char *arg8 = (char *) 0 ;
-  int64_t arg9 ;
-  uint64_t arg10 ;
-  uint64_t *arg11 = (uint64_t *) 0 ;
-  uint64_t temp11 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (uint32_t)_swig_go_5; 
-  
-  arg8 = (char *)malloc(_swig_go_6.n + 1);
-  memcpy(arg8, _swig_go_6.p, _swig_go_6.n);
-  arg8[_swig_go_6.n] = '\0';
-  
-  arg9 = (int64_t)_swig_go_7; 
-  arg10 = (uint64_t)_swig_go_8; 
-  {
-    if (_swig_go_9.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg11 = &temp11;
-  }
-  
-  result = (int)emqgo_enqueue_keyed(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,(char const *)arg8,arg9,arg10,arg11);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_9.array;
-    a[0] = temp11;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg8); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_window_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, intgo _swig_go_4, long long _swig_go_5, long long _swig_go_6) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  uint32_t arg5 ;
-  int64_t arg6 ;
-  uint64_t arg7 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (uint32_t)_swig_go_4; 
-  arg6 = (int64_t)_swig_go_5; 
-  arg7 = (uint64_t)_swig_go_6; 
-  
-  result = (int)emqgo_enqueue_batch_window(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4525,7 +4543,7 @@ intgo _wrap_get_job_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4562,7 +4580,7 @@ intgo _wrap_purge_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4588,7 +4606,7 @@ intgo _wrap_queues_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4621,7 +4639,7 @@ intgo _wrap_shards_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4656,7 +4674,7 @@ intgo _wrap_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4693,7 +4711,7 @@ intgo _wrap_wclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4730,7 +4748,7 @@ intgo _wrap_bclaim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4769,7 +4787,7 @@ intgo _wrap_ack_claim_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4815,7 +4833,7 @@ intgo _wrap_fail_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4841,7 +4859,7 @@ intgo _wrap_stats_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4874,7 +4892,7 @@ intgo _wrap_get_wait_figures_capi_8987bd7ba0dc706e(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4907,7 +4925,7 @@ intgo _wrap_lane_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4949,7 +4967,7 @@ intgo _wrap_lanes_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4967,7 +4985,7 @@ _gostring_ _wrap_lane_list_group_capi_8987bd7ba0dc706e(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4985,7 +5003,7 @@ void _wrap_lane_list_numbers_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5001,7 +5019,7 @@ _gostring_ _wrap_lane_list_cursor_capi_8987bd7ba0dc706e(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5038,7 +5056,7 @@ intgo _wrap_dead_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5071,7 +5089,7 @@ intgo _wrap_verify_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5115,7 +5133,7 @@ intgo _wrap_repair_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5155,7 +5173,7 @@ intgo _wrap_doctor_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5193,7 +5211,7 @@ intgo _wrap_ack_many_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5232,7 +5250,7 @@ intgo _wrap_claim_batch_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5244,7 +5262,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5256,7 +5274,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5268,7 +5286,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5280,7 +5298,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5292,7 +5310,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5304,7 +5322,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5316,7 +5334,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5328,7 +5346,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5340,7 +5358,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5352,7 +5370,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5364,7 +5382,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5376,7 +5394,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5388,7 +5406,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5400,7 +5418,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5412,7 +5430,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_7b382a459e7b7dd3(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5426,7 +5444,7 @@ void _wrap_worker_defaults_capi_8987bd7ba0dc706e(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5470,7 +5488,7 @@ intgo _wrap_worker_create_capi_8987bd7ba0dc706e(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5489,7 +5507,7 @@ intgo _wrap_worker_last_error_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5517,7 +5535,7 @@ intgo _wrap_worker_next_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5529,7 +5547,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5541,7 +5559,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5553,7 +5571,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5565,7 +5583,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5577,7 +5595,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5589,7 +5607,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5601,7 +5619,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5613,7 +5631,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5625,7 +5643,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5637,7 +5655,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5649,7 +5667,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5661,7 +5679,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5673,7 +5691,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5685,7 +5703,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5697,7 +5715,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5716,7 +5734,7 @@ intgo _wrap_worker_stats_capi_8987bd7ba0dc706e(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
+long long _wrap_c_heap_in_use_capi_7b382a459e7b7dd3() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5727,106 +5745,7 @@ long long _wrap_c_heap_in_use_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_enqueue_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, intgo _swig_go_6, _gostring_ _swig_go_7, long long _swig_go_8, long long _swig_go_9, long long _swig_go_10, long long _swig_go_11, _goslice_ _swig_go_12) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  char *arg3 = (char *) 0 ;
-  char *arg4 = (char *) 0 ;
-  size_t arg5 ;
-  int64_t arg6 ;
-  int64_t arg7 ;
-  uint32_t arg8 ;
-  char *arg9 = (char *) 0 ;
-  int64_t arg10 ;
-  int64_t arg11 ;
-  uint64_t arg12 ;
-  uint64_t arg13 ;
-  uint64_t *arg14 = (uint64_t *) 0 ;
-  uint64_t temp14 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  
-  arg3 = (char *)malloc(_swig_go_2.n + 1);
-  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
-  arg3[_swig_go_2.n] = '\0';
-  
-  
-  arg4 = (char *)_swig_go_3.array;
-  arg5 = (size_t)_swig_go_3.len;
-  
-  arg6 = (int64_t)_swig_go_4; 
-  arg7 = (int64_t)_swig_go_5; 
-  arg8 = (uint32_t)_swig_go_6; 
-  
-  arg9 = (char *)malloc(_swig_go_7.n + 1);
-  memcpy(arg9, _swig_go_7.p, _swig_go_7.n);
-  arg9[_swig_go_7.n] = '\0';
-  
-  arg10 = (int64_t)_swig_go_8; 
-  arg11 = (int64_t)_swig_go_9; 
-  arg12 = (uint64_t)_swig_go_10; 
-  arg13 = (uint64_t)_swig_go_11; 
-  {
-    if (_swig_go_12.len == 0) {
-      _swig_gopanic("array must contain at least 1 element");
-    }
-    arg14 = &temp14;
-  }
-  
-  result = (int)emqgo_enqueue_all(arg1,(char const *)arg2,(char const *)arg3,(char const *)arg4,arg5,arg6,arg7,arg8,(char const *)arg9,arg10,arg11,arg12,arg13,arg14);
-  _swig_go_result = result; 
-  {
-    unsigned long* a = (unsigned long *) _swig_go_12.array;
-    a[0] = temp14;
-  }
-  free(arg2); 
-  free(arg3); 
-  free(arg9); 
-  
-  return _swig_go_result;
-}
-
-
-intgo _wrap_enqueue_batch_all_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, long long _swig_go_3, long long _swig_go_4, intgo _swig_go_5, long long _swig_go_6, long long _swig_go_7) {
-  echomq_client *arg1 = (echomq_client *) 0 ;
-  char *arg2 = (char *) 0 ;
-  echomq_batch *arg3 = (echomq_batch *) 0 ;
-  int64_t arg4 ;
-  int64_t arg5 ;
-  uint32_t arg6 ;
-  int64_t arg7 ;
-  uint64_t arg8 ;
-  int result;
-  intgo _swig_go_result;
-  
-  arg1 = *(echomq_client **)&_swig_go_0; 
-  
-  arg2 = (char *)malloc(_swig_go_1.n + 1);
-  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
-  arg2[_swig_go_1.n] = '\0';
-  
-  arg3 = *(echomq_batch **)&_swig_go_2; 
-  arg4 = (int64_t)_swig_go_3; 
-  arg5 = (int64_t)_swig_go_4; 
-  arg6 = (uint32_t)_swig_go_5; 
-  arg7 = (int64_t)_swig_go_6; 
-  arg8 = (uint64_t)_swig_go_7; 
-  
-  result = (int)emqgo_enqueue_batch_all(arg1,(char const *)arg2,arg3,arg4,arg5,arg6,arg7,arg8);
-  _swig_go_result = result; 
-  free(arg2); 
-  return _swig_go_result;
-}
-
-
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5838,7 +5757,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5850,7 +5769,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5862,7 +5781,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5874,7 +5793,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5886,7 +5805,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5898,7 +5817,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5910,7 +5829,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5922,7 +5841,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5934,7 +5853,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5946,7 +5865,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5958,7 +5877,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -5970,7 +5889,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6036,7 +5955,7 @@ intgo _wrap_schedule_upsert_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6063,7 +5982,7 @@ intgo _wrap_schedule_remove_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6090,7 +6009,7 @@ intgo _wrap_schedule_pause_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6117,7 +6036,7 @@ intgo _wrap_schedule_resume_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6130,7 +6049,7 @@ long long _wrap_schedule_list_count_capi_8987bd7ba0dc706e(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6146,7 +6065,7 @@ _gostring_ _wrap_schedule_list_next_capi_8987bd7ba0dc706e(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6156,7 +6075,7 @@ void _wrap_schedule_list_free_capi_8987bd7ba0dc706e(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6205,7 +6124,7 @@ intgo _wrap_schedules_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6217,7 +6136,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6229,7 +6148,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6241,7 +6160,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6253,7 +6172,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6265,7 +6184,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6277,7 +6196,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6289,7 +6208,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6301,7 +6220,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6313,7 +6232,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6325,7 +6244,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6337,7 +6256,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6349,7 +6268,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6361,7 +6280,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6373,7 +6292,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6385,7 +6304,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6397,7 +6316,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6409,7 +6328,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6421,7 +6340,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6433,7 +6352,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6445,7 +6364,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6457,7 +6376,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6469,7 +6388,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6481,7 +6400,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_8987bd7ba0dc706e() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3() {
   int result;
   intgo _swig_go_result;
   
@@ -6493,7 +6412,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_8987bd7ba0dc706e() {
 }
 
 
-void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6511,7 +6430,7 @@ void _wrap_schedule_numbers_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6531,7 +6450,7 @@ _gostring_ _wrap_schedule_text_capi_8987bd7ba0dc706e(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6549,7 +6468,7 @@ void _wrap_schedule_payload_copy_capi_8987bd7ba0dc706e(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6595,7 +6514,7 @@ intgo _wrap_schedule_next_capi_8987bd7ba0dc706e(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6611,7 +6530,7 @@ _gostring_ _wrap_job_schedule_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_8987bd7ba0dc706e(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;

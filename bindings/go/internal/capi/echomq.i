@@ -176,6 +176,13 @@ struct echomq_schedule_list {};
 %constant int ECHOMQ_SCHEDULE_UNCHANGED = ECHOMQ_SCHEDULE_UNCHANGED;
 %constant int ECHOMQ_SCHEDULE_CREATED = ECHOMQ_SCHEDULE_CREATED;
 %constant int ECHOMQ_SCHEDULE_UPDATED = ECHOMQ_SCHEDULE_UPDATED;
+/* Bounds in ms past 2^31: Go int64. */
+%constant long long ECHOMQ_LEASE_MAX_MS = ECHOMQ_LEASE_MAX_MS;
+%constant long long ECHOMQ_DELAY_MAX_MS = ECHOMQ_DELAY_MAX_MS;
+%constant long long ECHOMQ_DEDUP_WINDOW_MAX_MS = ECHOMQ_DEDUP_WINDOW_MAX_MS;
+%constant long long ECHOMQ_KEEP_MAX_MS = ECHOMQ_KEEP_MAX_MS;
+%constant long long ECHOMQ_RATE_PERIOD_MAX_MS = ECHOMQ_RATE_PERIOD_MAX_MS;
+%constant int ECHOMQ_WAIT_TIMEOUT_MAX_MS = ECHOMQ_WAIT_TIMEOUT_MAX_MS;
 
 typedef struct echomq_client echomq_client;
 typedef struct echomq_job echomq_job;
@@ -203,6 +210,7 @@ int echomq_client_ping(echomq_client *c);
 
 const char *echomq_job_group(const echomq_job *j);
 const char *echomq_job_last_error(const echomq_job *j);
+const char *echomq_job_result_dropped(const echomq_job *j);
 void echomq_job_free(echomq_job *j);
 size_t echomq_job_list_count(const echomq_job_list *l);
 const echomq_job *echomq_job_list_at(const echomq_job_list *l, size_t i);
@@ -275,14 +283,17 @@ int echomq_worker_discard(echomq_worker *w, const echomq_job *job, const char *r
 
 %inline %{
 /* done (ok != 0) or fail with a job report of `cost` units (0 = measured)
- * and, for done, the job's result (empty = none): one settlement carries
- * both. The report struct stays on the C side. */
+ * and, for done, the job's result (empty = none) or why it was dropped
+ * ("" = not dropped): one settlement carries all. The report struct stays
+ * on the C side. */
 int emqgo_worker_settle(echomq_worker *w, const echomq_job *job, int ok, const char *reason,
-                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len) {
+                        int64_t retry_delay_ms, uint64_t cost, const char *result, size_t result_len,
+                        const char *dropped) {
   echomq_job_report r = ECHOMQ_JOB_REPORT_INIT;
   r.cost = cost;
   r.result = result;
   r.result_len = result_len;
+  r.result_dropped = dropped[0] ? dropped : NULL;
   return ok ? echomq_worker_done_with(w, job, &r) : echomq_worker_fail_with(w, job, reason, retry_delay_ms, &r);
 }
 %}
@@ -304,6 +315,7 @@ const char *echomq_report_cursor(const echomq_report *r);
 %apply (const uint64_t *IDS, size_t N) { (const uint64_t *tokens, size_t tn) };
 
 %ignore emqgo_lane_copy;
+%ignore emqgo_enqueue_options;
 %inline %{
 /* Numbers of a job, in this order (EMQGO_JOB_* indexes). */
 enum {
@@ -430,20 +442,56 @@ void emqgo_job_outcome_copy(const echomq_job *j, int what, char *buf, size_t cap
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-/* Enqueue with a retention of the job's own (keep_ms, keep_last) and a
- * cost estimate (0 = none). */
-int emqgo_enqueue_with(echomq_client *c, const char *queue, const char *group,
-                       const char *payload, size_t payload_len, int64_t delay_ms,
-                       uint32_t max_attempts, int64_t keep_ms, uint64_t keep_last,
-                       uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
+
+/* Options of an enqueue, in this order (EMQGO_EOPT_* indexes): one shim
+ * takes them all, so every option combines with every other. */
+enum {
+  EMQGO_EOPT_DELAY_MS = 0,
+  EMQGO_EOPT_MAX_ATTEMPTS,
+  EMQGO_EOPT_DEDUP_WINDOW_MS,
+  EMQGO_EOPT_KEEP_MS,
+  EMQGO_EOPT_KEEP_LAST,
+  EMQGO_EOPT_COST_ESTIMATE,
+  EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_NUMS
+};
+
+/* The enqueue options from nums (EMQGO_EOPT_NUMS entries); the C library
+ * checks their values. */
+static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_options *o) {
+  echomq_enqueue_options init = ECHOMQ_ENQUEUE_OPTIONS_INIT;
+  *o = init;
+  if (n != EMQGO_EOPT_NUMS || nums[EMQGO_EOPT_MAX_ATTEMPTS] < 0 || nums[EMQGO_EOPT_MAX_ATTEMPTS] > UINT32_MAX ||
+      nums[EMQGO_EOPT_KEEP_LAST] < 0 || nums[EMQGO_EOPT_COST_ESTIMATE] < 0 || nums[EMQGO_EOPT_AT_MS] < 0)
+    return ECHOMQ_EINVAL;
+  o->delay_ms = nums[EMQGO_EOPT_DELAY_MS];
+  o->max_attempts = (uint32_t)nums[EMQGO_EOPT_MAX_ATTEMPTS];
+  o->dedup_window_ms = nums[EMQGO_EOPT_DEDUP_WINDOW_MS];
+  o->keep_ms = nums[EMQGO_EOPT_KEEP_MS];
+  o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
+  o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
+  o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  return ECHOMQ_OK;
+}
+
+/* Enqueue one job with the options in nums (EMQGO_EOPT_NUMS entries) and an
+ * idempotency key ("" = none): ECHOMQ_DUPLICATE (the first job's id in
+ * *OUT_U64) when the key was seen within its window. */
+int emqgo_enqueue(echomq_client *c, const char *queue, const char *group, const char *payload,
+                  size_t payload_len, int64_t *nums, size_t n, const char *key, uint64_t *OUT_U64) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
   *OUT_U64 = 0;
+  if (rc != ECHOMQ_OK) return rc;
+  o.idempotency_key = key[0] ? key : NULL;
   return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
+}
+
+/* Enqueue a batch with the options in nums (its keys are per job). */
+int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b, int64_t *nums, size_t n) {
+  echomq_enqueue_options o;
+  int rc = emqgo_enqueue_options(nums, n, &o);
+  return rc != ECHOMQ_OK ? rc : echomq_enqueue_batch(c, queue, b, &o);
 }
 
 /* Wait for a job: ECHOMQ_OK with the handle's address in *OUT_HANDLE,
@@ -483,50 +531,9 @@ void emqgo_job_payload_copy(const echomq_job *j, char *buf, size_t cap) {
   if (p != NULL && len > 0) memcpy(buf, p, len < cap ? len : cap);
 }
 
-int emqgo_enqueue(echomq_client *c, const char *queue, const char *group,
-                  const char *payload, size_t payload_len, int64_t delay_ms,
-                  uint32_t max_attempts, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch(echomq_client *c, const char *queue, echomq_batch *b,
-                        int64_t delay_ms, uint32_t max_attempts) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
-/* Enqueue with an idempotency key: ECHOMQ_DUPLICATE (the first job's id in
- * *OUT_U64) when the key was seen within its window. */
-int emqgo_enqueue_keyed(echomq_client *c, const char *queue, const char *group,
-                        const char *payload, size_t payload_len, int64_t delay_ms,
-                        uint32_t max_attempts, const char *key, int64_t window_ms,
-                        uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
 
-int emqgo_enqueue_batch_window(echomq_client *c, const char *queue, echomq_batch *b,
-                               int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                               uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
 int emqgo_get_job(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
@@ -918,35 +925,6 @@ uint64_t emqgo_c_heap_in_use(void) {
 }
 
 /* ---- schedules (echomq/schedules.h) ------------------------------------ */
-
-/* Enqueue with every option (an absolute due time among them): one shim
- * for any combination; key NULL or "" = none. */
-int emqgo_enqueue_all(echomq_client *c, const char *queue, const char *group, const char *payload,
-                      size_t payload_len, int64_t delay_ms, int64_t at_ms, uint32_t max_attempts,
-                      const char *key, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t cost_estimate, uint64_t *OUT_U64) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.idempotency_key = key && *key ? key : NULL;
-  o.dedup_window_ms = window_ms;
-  o.keep_ms = keep_ms;
-  o.keep_last = keep_last;
-  o.cost_estimate = cost_estimate;
-  *OUT_U64 = 0;
-  return echomq_enqueue(c, queue, group, payload, payload_len, &o, OUT_U64);
-}
-int emqgo_enqueue_batch_all(echomq_client *c, const char *queue, echomq_batch *b, int64_t delay_ms,
-                            int64_t at_ms, uint32_t max_attempts, int64_t window_ms, uint64_t cost_estimate) {
-  echomq_enqueue_options o = ECHOMQ_ENQUEUE_OPTIONS_INIT;
-  o.delay_ms = delay_ms;
-  o.at_ms = at_ms;
-  o.max_attempts = max_attempts;
-  o.dedup_window_ms = window_ms;
-  o.cost_estimate = cost_estimate;
-  return echomq_enqueue_batch(c, queue, b, &o);
-}
 
 /* The numbers of an upsert, in this order (EMQGO_SPEC_* indexes). */
 enum {
