@@ -8,7 +8,6 @@
 #include "views.hpp"
 
 namespace emqcli {
-namespace {
 
 const char *state_word(int state) {
   switch (state) {
@@ -20,6 +19,8 @@ const char *state_word(int state) {
     default: return "unknown";
   }
 }
+
+namespace {
 
 // Bytes as a JSON member: text when valid UTF-8, else base64 under <key>_base64.
 void bytes_member(Json &j, const std::string &key, std::string_view v) {
