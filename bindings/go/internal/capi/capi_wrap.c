@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_7b382a459e7b7dd3(const char*);
+  void cgo_panic__capi_986e9d4b58f59cac(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_7b382a459e7b7dd3(p);
+  cgo_panic__capi_986e9d4b58f59cac(p);
 }
 
 
@@ -352,6 +352,10 @@ enum {
   EMQGO_EOPT_KEEP_LAST,
   EMQGO_EOPT_COST_ESTIMATE,
   EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_TIMEOUT_MS,
+  EMQGO_EOPT_EXPIRES_AT_MS,
+  EMQGO_EOPT_TTL_MS,
+  EMQGO_EOPT_EXPIRE_FLAGS,
   EMQGO_EOPT_NUMS
 };
 
@@ -370,6 +374,11 @@ static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_o
   o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
   o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
   o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  if (nums[EMQGO_EOPT_EXPIRE_FLAGS] < 0 || nums[EMQGO_EOPT_EXPIRE_FLAGS] > UINT32_MAX) return ECHOMQ_EINVAL;
+  o->timeout_ms = nums[EMQGO_EOPT_TIMEOUT_MS];
+  o->expires_at_ms = nums[EMQGO_EOPT_EXPIRES_AT_MS];
+  o->ttl_ms = nums[EMQGO_EOPT_TTL_MS];
+  o->expire_flags = (unsigned int)nums[EMQGO_EOPT_EXPIRE_FLAGS];
   return ECHOMQ_OK;
 }
 
@@ -764,6 +773,26 @@ int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
   return echomq_worker_last_error(w, buf, cap);
 }
 
+/* The lifecycle (echomq/lifecycle.h). A cancel's earlier state in
+ * *OUT_I64; the next halted job's id, token and why in nums (3 entries). */
+int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason, unsigned int flags,
+                 int64_t *OUT_I64) {
+  int was = 0;
+  int rc = echomq_cancel(c, queue, id, reason, flags, &was);
+  *OUT_I64 = was;
+  return rc;
+}
+int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {
+  uint64_t id = 0, token = 0;
+  int why = 0;
+  if (n != 3) return ECHOMQ_EINVAL;
+  int rc = echomq_worker_next_halt(w, timeout_ms, &id, &token, &why);
+  nums[0] = (int64_t)id;
+  nums[1] = (int64_t)token;
+  nums[2] = why;
+  return rc;
+}
+
 int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
   int rc = echomq_worker_next(w, timeout_ms, &j);
@@ -787,6 +816,8 @@ enum {
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
   EMQGO_WSTATS_UNCONFIRMED,
+  EMQGO_WSTATS_CANCELED,
+  EMQGO_WSTATS_TIMED_OUT,
   EMQGO_WSTATS_NUMS
 };
 
@@ -813,6 +844,8 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
   v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
+  v[EMQGO_WSTATS_CANCELED] = (int64_t)s.canceled;
+  v[EMQGO_WSTATS_TIMED_OUT] = (int64_t)s.timed_out;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -984,7 +1017,7 @@ int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_7b382a459e7b7dd3(void *_swig_go_0) {
+void _wrap_Swig_free_capi_986e9d4b58f59cac(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -994,7 +1027,7 @@ void _wrap_Swig_free_capi_7b382a459e7b7dd3(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_986e9d4b58f59cac(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1007,7 +1040,7 @@ void *_wrap_Swig_malloc_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1018,7 +1051,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1029,7 +1062,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1040,7 +1073,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OK_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1084,7 @@ intgo _wrap_ECHOMQ_OK_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EMPTY_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1095,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1106,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EINVAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1117,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1128,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1139,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESTALE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1150,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1161,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EFULL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1172,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELEASED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1183,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1194,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1172,7 +1205,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PENDING_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1183,7 +1216,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1194,7 +1227,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1205,7 +1238,106 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAS_CANCELED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EFINISHED_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EFINISHED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ETIMELIMIT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_CANCEL_REMOVE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EXPIRE_DROP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_HALT_CANCELED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_HALT_TIMED_OUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_TIMEOUT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_986e9d4b58f59cac() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_TTL_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1216,7 +1348,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1227,7 +1359,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1238,7 +1370,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETLS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1249,7 +1381,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ESERVER_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1260,7 +1392,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1271,7 +1403,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EPROTO_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1282,7 +1414,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EBUSY_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1293,7 +1425,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ELOADING_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1304,7 +1436,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1315,7 +1447,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EOOM_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1326,7 +1458,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1337,7 +1469,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1348,7 +1480,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1359,7 +1491,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1370,7 +1502,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1381,7 +1513,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1392,7 +1524,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1403,7 +1535,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1414,7 +1546,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1425,7 +1557,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1436,7 +1568,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1447,7 +1579,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1458,7 +1590,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1469,7 +1601,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1480,7 +1612,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1491,7 +1623,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1502,7 +1634,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1513,7 +1645,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1524,7 +1656,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1667,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1546,7 +1678,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1557,7 +1689,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1568,7 +1700,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1579,7 +1711,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1590,7 +1722,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1601,7 +1733,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +1744,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1623,7 +1755,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1634,7 +1766,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1645,7 +1777,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1656,7 +1788,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1799,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1678,7 +1810,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1689,7 +1821,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1700,7 +1832,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1711,7 +1843,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1722,7 +1854,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_986e9d4b58f59cac() {
   long long result;
   long long _swig_go_result;
   
@@ -1733,7 +1865,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_986e9d4b58f59cac() {
   long long result;
   long long _swig_go_result;
   
@@ -1744,7 +1876,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_986e9d4b58f59cac() {
   long long result;
   long long _swig_go_result;
   
@@ -1755,7 +1887,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_986e9d4b58f59cac() {
   long long result;
   long long _swig_go_result;
   
@@ -1766,7 +1898,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_986e9d4b58f59cac() {
   long long result;
   long long _swig_go_result;
   
@@ -1777,7 +1909,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -1788,7 +1920,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-_gostring_ _wrap_strerror_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_986e9d4b58f59cac(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1804,7 +1936,7 @@ _gostring_ _wrap_strerror_capi_7b382a459e7b7dd3(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_7b382a459e7b7dd3() {
+intgo _wrap_version_capi_986e9d4b58f59cac() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1815,7 +1947,7 @@ intgo _wrap_version_capi_7b382a459e7b7dd3() {
 }
 
 
-_gostring_ _wrap_version_string_capi_7b382a459e7b7dd3() {
+_gostring_ _wrap_version_string_capi_986e9d4b58f59cac() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1829,7 +1961,7 @@ _gostring_ _wrap_version_string_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1847,7 +1979,7 @@ intgo _wrap_check_queue_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1865,7 +1997,7 @@ intgo _wrap_check_group_name_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1885,7 +2017,7 @@ intgo _wrap_client_connect_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1895,7 +2027,7 @@ void _wrap_client_free_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1911,7 +2043,7 @@ _gostring_ _wrap_client_errmsg_capi_7b382a459e7b7dd3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1924,7 +2056,7 @@ intgo _wrap_client_errcode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1937,7 +2069,7 @@ intgo _wrap_client_connected_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1947,7 +2079,7 @@ void _wrap_client_cancel_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1960,7 +2092,7 @@ intgo _wrap_client_ping_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1976,7 +2108,7 @@ _gostring_ _wrap_job_group_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1992,7 +2124,7 @@ _gostring_ _wrap_job_last_error_capi_7b382a459e7b7dd3(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2008,7 +2140,7 @@ _gostring_ _wrap_job_result_dropped_capi_7b382a459e7b7dd3(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2018,7 +2150,7 @@ void _wrap_job_free_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2031,7 +2163,7 @@ long long _wrap_job_list_count_capi_7b382a459e7b7dd3(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2046,7 +2178,7 @@ struct echomq_job *_wrap_job_list_at_capi_7b382a459e7b7dd3(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2056,7 +2188,7 @@ void _wrap_job_list_free_capi_7b382a459e7b7dd3(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_7b382a459e7b7dd3() {
+struct echomq_batch *_wrap_batch_create_capi_986e9d4b58f59cac() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2067,7 +2199,7 @@ struct echomq_batch *_wrap_batch_create_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_batch_add_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2093,7 +2225,7 @@ intgo _wrap_batch_add_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2106,7 +2238,7 @@ long long _wrap_batch_count_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2121,7 +2253,7 @@ long long _wrap_batch_id_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2154,7 +2286,7 @@ intgo _wrap_batch_add_keyed_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2169,7 +2301,7 @@ intgo _wrap_batch_duplicate_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2191,7 +2323,7 @@ intgo _wrap_delete_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2201,7 +2333,7 @@ void _wrap_batch_clear_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2211,7 +2343,7 @@ void _wrap_batch_free_capi_7b382a459e7b7dd3(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2235,7 +2367,7 @@ intgo _wrap_ack_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2265,7 +2397,7 @@ intgo _wrap_ack_result_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2295,7 +2427,7 @@ intgo _wrap_progress_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2319,7 +2451,7 @@ intgo _wrap_set_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2339,7 +2471,7 @@ intgo _wrap_clear_retention_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2363,7 +2495,7 @@ intgo _wrap_set_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2383,7 +2515,7 @@ intgo _wrap_clear_events_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2396,7 +2528,7 @@ long long _wrap_event_list_count_capi_7b382a459e7b7dd3(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2414,7 +2546,7 @@ _gostring_ _wrap_event_list_id_capi_7b382a459e7b7dd3(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2429,7 +2561,7 @@ long long _wrap_event_list_nfields_capi_7b382a459e7b7dd3(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2449,7 +2581,7 @@ _gostring_ _wrap_event_list_name_capi_7b382a459e7b7dd3(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2459,7 +2591,7 @@ void _wrap_event_list_free_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2498,7 +2630,7 @@ intgo _wrap_extend_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2527,7 +2659,7 @@ intgo _wrap_set_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2554,7 +2686,7 @@ intgo _wrap_clear_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2583,7 +2715,121 @@ intgo _wrap_set_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_set_limit_burst_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_limit_burst(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_timeout_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_default_timeout(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_queue_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  
+  result = (int)echomq_set_queue_limit(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_queue_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_queue_rate(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_job_halted_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (int)echomq_job_halted((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2610,7 +2856,7 @@ intgo _wrap_clear_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2637,7 +2883,7 @@ intgo _wrap_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2664,7 +2910,7 @@ intgo _wrap_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2686,7 +2932,7 @@ intgo _wrap_set_default_weight_capi_7b382a459e7b7dd3(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2708,7 +2954,7 @@ intgo _wrap_set_default_limit_capi_7b382a459e7b7dd3(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2730,7 +2976,7 @@ intgo _wrap_set_default_max_attempts_capi_7b382a459e7b7dd3(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2763,7 +3009,7 @@ intgo _wrap_set_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2790,7 +3036,7 @@ intgo _wrap_clear_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2816,7 +3062,7 @@ intgo _wrap_set_default_rate_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2845,7 +3091,7 @@ intgo _wrap_throttle_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2874,7 +3120,7 @@ intgo _wrap_set_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2901,7 +3147,7 @@ intgo _wrap_clear_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2923,7 +3169,7 @@ intgo _wrap_set_default_cap_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2945,7 +3191,7 @@ intgo _wrap_set_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2978,7 +3224,7 @@ intgo _wrap_get_cost_mode_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3000,7 +3246,7 @@ intgo _wrap_set_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3029,7 +3275,7 @@ intgo _wrap_charge_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3042,7 +3288,7 @@ long long _wrap_lane_list_count_capi_7b382a459e7b7dd3(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3052,7 +3298,7 @@ void _wrap_lane_list_free_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3091,7 +3337,7 @@ intgo _wrap_redrive_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3124,7 +3370,7 @@ intgo _wrap_redrive_all_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3137,7 +3383,7 @@ intgo _wrap_worker_start_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3152,7 +3398,7 @@ intgo _wrap_worker_done_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3173,7 +3419,7 @@ intgo _wrap_worker_done_result_capi_7b382a459e7b7dd3(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3197,7 +3443,7 @@ intgo _wrap_worker_fail_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3219,7 +3465,7 @@ intgo _wrap_worker_discard_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3260,7 +3506,7 @@ intgo _wrap_worker_settle_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3277,7 +3523,7 @@ intgo _wrap_worker_stop_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3287,7 +3533,7 @@ void _wrap_worker_free_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3309,7 +3555,7 @@ intgo _wrap_shards_create_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3322,7 +3568,7 @@ long long _wrap_report_count_capi_7b382a459e7b7dd3(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3340,7 +3586,7 @@ _gostring_ _wrap_report_at_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3350,7 +3596,7 @@ void _wrap_report_free_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_7b382a459e7b7dd3(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3366,7 +3612,7 @@ _gostring_ _wrap_report_cursor_capi_7b382a459e7b7dd3(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ID_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3378,7 +3624,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3390,7 +3636,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3402,7 +3648,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3414,7 +3660,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3426,7 +3672,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3438,7 +3684,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3450,7 +3696,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3462,7 +3708,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_STATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3474,7 +3720,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3486,7 +3732,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3498,7 +3744,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3510,7 +3756,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3522,7 +3768,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3534,7 +3780,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3546,7 +3792,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_LANES_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3558,7 +3804,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_RING_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3570,7 +3816,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3582,7 +3828,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3594,7 +3840,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3606,7 +3852,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3618,7 +3864,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3630,7 +3876,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3642,7 +3888,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3654,7 +3900,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3666,7 +3912,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3678,7 +3924,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3690,7 +3936,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3702,7 +3948,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3714,7 +3960,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3726,7 +3972,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3738,7 +3984,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3750,7 +3996,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3762,7 +4008,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3774,7 +4020,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3786,7 +4032,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3798,7 +4044,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3810,7 +4056,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3822,7 +4068,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3834,7 +4080,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3846,7 +4092,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3858,7 +4104,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3870,7 +4116,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3882,7 +4128,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3894,7 +4140,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3906,7 +4152,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3918,7 +4164,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3930,7 +4176,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3942,7 +4188,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3954,7 +4200,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3966,7 +4212,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3978,7 +4224,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_CAP_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -3990,7 +4236,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4002,7 +4248,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4014,7 +4260,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4026,7 +4272,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4038,7 +4284,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4050,7 +4296,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4062,7 +4308,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4074,7 +4320,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4086,7 +4332,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4098,7 +4344,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4110,7 +4356,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4122,7 +4368,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4134,7 +4380,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_7b382a459e7b7dd3(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_986e9d4b58f59cac(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4157,7 +4403,7 @@ struct echomq_client *_wrap_client_create_capi_7b382a459e7b7dd3(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4173,7 +4419,7 @@ void _wrap_job_numbers_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4191,7 +4437,7 @@ void _wrap_job_outcome_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4203,7 +4449,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4215,7 +4461,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4227,7 +4473,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4239,7 +4485,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4251,7 +4497,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4263,7 +4509,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4275,7 +4521,55 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_EXPIRES_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_TTL_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_EXPIRE_FLAGS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -4287,7 +4581,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_enqueue_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4346,7 +4640,7 @@ intgo _wrap_enqueue_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4374,7 +4668,7 @@ intgo _wrap_enqueue_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4411,7 +4705,7 @@ intgo _wrap_wait_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4455,7 +4749,7 @@ intgo _wrap_events_read_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4472,7 +4766,7 @@ long long _wrap_event_value_len_capi_7b382a459e7b7dd3(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_7b382a459e7b7dd3(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4492,7 +4786,7 @@ void _wrap_event_value_copy_capi_7b382a459e7b7dd3(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4508,7 +4802,7 @@ void _wrap_job_payload_copy_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4543,7 +4837,7 @@ intgo _wrap_get_job_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4580,7 +4874,7 @@ intgo _wrap_purge_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4606,7 +4900,7 @@ intgo _wrap_queues_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4639,7 +4933,7 @@ intgo _wrap_shards_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4674,7 +4968,7 @@ intgo _wrap_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4711,7 +5005,7 @@ intgo _wrap_wclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4748,7 +5042,7 @@ intgo _wrap_bclaim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4787,7 +5081,7 @@ intgo _wrap_ack_claim_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4833,7 +5127,7 @@ intgo _wrap_fail_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4859,7 +5153,7 @@ intgo _wrap_stats_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4892,7 +5186,7 @@ intgo _wrap_get_wait_figures_capi_7b382a459e7b7dd3(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4925,7 +5219,7 @@ intgo _wrap_lane_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4967,7 +5261,7 @@ intgo _wrap_lanes_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -4985,7 +5279,7 @@ _gostring_ _wrap_lane_list_group_capi_7b382a459e7b7dd3(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5003,7 +5297,7 @@ void _wrap_lane_list_numbers_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5019,7 +5313,7 @@ _gostring_ _wrap_lane_list_cursor_capi_7b382a459e7b7dd3(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5056,7 +5350,7 @@ intgo _wrap_dead_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5089,7 +5383,7 @@ intgo _wrap_verify_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5133,7 +5427,7 @@ intgo _wrap_repair_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5173,7 +5467,7 @@ intgo _wrap_doctor_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5211,7 +5505,7 @@ intgo _wrap_ack_many_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5250,7 +5544,7 @@ intgo _wrap_claim_batch_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5262,7 +5556,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5274,7 +5568,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5286,7 +5580,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5298,7 +5592,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5310,7 +5604,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5322,7 +5616,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5334,7 +5628,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5346,7 +5640,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5358,7 +5652,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5370,7 +5664,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5382,7 +5676,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5394,7 +5688,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5406,7 +5700,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5418,7 +5712,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5430,7 +5724,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-void _wrap_worker_defaults_capi_7b382a459e7b7dd3(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_986e9d4b58f59cac(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5444,7 +5738,7 @@ void _wrap_worker_defaults_capi_7b382a459e7b7dd3(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_986e9d4b58f59cac(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5488,7 +5782,7 @@ intgo _wrap_worker_create_capi_7b382a459e7b7dd3(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5507,7 +5801,72 @@ intgo _wrap_worker_last_error_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  char *arg4 = (char *) 0 ;
+  unsigned int arg5 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  int64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (unsigned int)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_cancel(arg1,(char const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    long* a = (long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_halt_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t arg2 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int64_t)_swig_go_1; 
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)emqgo_worker_next_halt(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5535,7 +5894,7 @@ intgo _wrap_worker_next_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5547,7 +5906,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5559,7 +5918,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5571,7 +5930,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5583,7 +5942,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5595,7 +5954,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5607,7 +5966,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5619,7 +5978,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5631,7 +5990,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5643,7 +6002,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5655,7 +6014,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5667,7 +6026,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5679,7 +6038,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5691,7 +6050,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5703,7 +6062,31 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_CANCELED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_986e9d4b58f59cac() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_TIMED_OUT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5715,7 +6098,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5734,7 +6117,7 @@ intgo _wrap_worker_stats_capi_7b382a459e7b7dd3(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_7b382a459e7b7dd3() {
+long long _wrap_c_heap_in_use_capi_986e9d4b58f59cac() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5745,7 +6128,7 @@ long long _wrap_c_heap_in_use_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5757,7 +6140,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5769,7 +6152,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5781,7 +6164,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5793,7 +6176,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5805,7 +6188,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5817,7 +6200,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5829,7 +6212,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5841,7 +6224,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5853,7 +6236,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5865,7 +6248,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5877,7 +6260,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -5889,7 +6272,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5955,7 +6338,7 @@ intgo _wrap_schedule_upsert_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5982,7 +6365,7 @@ intgo _wrap_schedule_remove_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6009,7 +6392,7 @@ intgo _wrap_schedule_pause_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6036,7 +6419,7 @@ intgo _wrap_schedule_resume_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6049,7 +6432,7 @@ long long _wrap_schedule_list_count_capi_7b382a459e7b7dd3(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6065,7 +6448,7 @@ _gostring_ _wrap_schedule_list_next_capi_7b382a459e7b7dd3(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6075,7 +6458,7 @@ void _wrap_schedule_list_free_capi_7b382a459e7b7dd3(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6124,7 +6507,7 @@ intgo _wrap_schedules_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6136,7 +6519,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6148,7 +6531,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6160,7 +6543,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6172,7 +6555,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6184,7 +6567,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6196,7 +6579,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6208,7 +6591,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6220,7 +6603,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6232,7 +6615,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6244,7 +6627,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6256,7 +6639,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6268,7 +6651,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6280,7 +6663,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6292,7 +6675,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6304,7 +6687,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6316,7 +6699,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6328,7 +6711,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6340,7 +6723,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6352,7 +6735,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6364,7 +6747,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6376,7 +6759,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6388,7 +6771,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6400,7 +6783,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_7b382a459e7b7dd3() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_986e9d4b58f59cac() {
   int result;
   intgo _swig_go_result;
   
@@ -6412,7 +6795,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_7b382a459e7b7dd3() {
 }
 
 
-void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6430,7 +6813,7 @@ void _wrap_schedule_numbers_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6450,7 +6833,7 @@ _gostring_ _wrap_schedule_text_capi_7b382a459e7b7dd3(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6468,7 +6851,7 @@ void _wrap_schedule_payload_copy_capi_7b382a459e7b7dd3(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6514,7 +6897,7 @@ intgo _wrap_schedule_next_capi_7b382a459e7b7dd3(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6530,7 +6913,7 @@ _gostring_ _wrap_job_schedule_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_7b382a459e7b7dd3(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
