@@ -85,7 +85,7 @@ local at = #out + 1
 out[at] = 0
 local taken, more, want = 0, nil, C.n
 -- The queue-wide ceiling and rate (lua/includes/qlimit.lua).
-local G = Q.qlimit and Life.queueGate() or nil
+local G = C.gate  -- read with the reads before the first write (lua/includes/lifeTake.lua)
 if C.n > 0 and not (refused > 0 and strict) then
   recover(Q, due, now)
   rejoinThrottled(Q, due)

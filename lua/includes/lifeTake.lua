@@ -8,8 +8,11 @@
 -- when there may be more), and the keys the rare paths write, type-checked
 -- with the rest (`checked`).
 function Life.takeReads(Q, C, due, checked, now)
-  if Q.qlimit then  -- lua/includes/qlimit.lua: its bucket, a wake-up when slots free
-    checked[P .. 'qlimit'] = 'hash'; checked[K.wake] = 'list'; checked[K.ring] = 'list'
+  if Q.qlimit then  -- lua/includes/qlimit.lua: the gate; its bucket, a wake-up when slots free
+    local G = Life.queueGate()
+    C.gate = G
+    if G.rate or G.bucket then checked[P .. 'qlimit'] = 'hash' end
+    if C.acks.n > 0 or C.fails.n > 0 then checked[K.wake] = 'list'; checked[K.ring] = 'list' end
   end
   if Q.burst then  -- lua/includes/burstRing.lua: lanes move between the rings
     checked[P .. 'bring'] = 'list'; checked[P .. 'gburst'] = 'hash'
