@@ -38,6 +38,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_ELEASED: return "job is leased by a worker";
     case ECHOMQ_ESHARDS: return "shard count mismatch, or a plain queue in use";
     case ECHOMQ_EFINISHED: return "the job has finished: nothing to cancel";
+    case ECHOMQ_EDEPENDS: return "job is part of a flow that has not finished";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";

@@ -15,6 +15,7 @@ int exit_code_for_status(int status) {
     case ECHOMQ_ESTALE: return kExitStale;
     case ECHOMQ_ELEASED: return kExitLeased;
     case ECHOMQ_ESHARDS: return kExitShards;
+    case ECHOMQ_EDEPENDS: return kExitDepends;
     case ECHOMQ_ECONN:
     case ECHOMQ_ETIMEOUT:
     case ECHOMQ_ECANCELED:

@@ -44,6 +44,15 @@ const char *state_word(int state);
 /// enqueue's --timeout, --ttl, --expires-at, --expire-drop (cli/commands_life.cpp).
 void lifecycle_options(const Args &a, echomq_enqueue_options &o);
 
+void add_flow_commands(std::vector<Command> &out);
+
+/// The word for a job state (ECHOMQ_JOB_*): "pending", "waiting", ...
+const char *state_word(int state);
+/// What a job waits for and what waits for it, as lines for `job` ("" for
+/// a job in no flow), or as JSON members (",\"parent\":...").
+std::string flow_text(Context &ctx, uint64_t id);
+std::string flow_json_members(Context &ctx, uint64_t id);
+
 /// Prints a job looked up by id (job, wait): text, or one JSON object.
 void show_job(Context &ctx, const echomq_job *j);
 

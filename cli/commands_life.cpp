@@ -127,7 +127,7 @@ void add_lifecycle_commands(std::vector<Command> &out) {
                  {{"reason", 0, "R", "why, kept in the last error (\"canceled: R\")"},
                   {"remove", 0, nullptr, "remove a waiting job whole instead of dead-lettering it"}},
                  1, 1, true, cmd_cancel});
-  out.back().exits = "4 no such job, 15 the job has finished";
+  out.back().exits = "4 no such job, 16 the job has finished";
   out.push_back({"burst", "GROUP LIMIT BURST|none", "set a lane's limit and the burst ceiling above it",
                  "At or above LIMIT jobs leased, below BURST, the lane (or tenant T/) is served\n"
                  "only when no lane below its own limit has work. 'limit GROUP none' clears both.",

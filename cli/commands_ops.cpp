@@ -12,6 +12,7 @@ namespace emqcli {
 const char *state_word(int state) {
   switch (state) {
     case ECHOMQ_JOB_PENDING: return "pending";
+    case ECHOMQ_JOB_WAITING: return "waiting";
     case ECHOMQ_JOB_LEASED: return "leased";
     case ECHOMQ_JOB_DELAYED: return "delayed";
     case ECHOMQ_JOB_DEAD: return "dead";
@@ -59,8 +60,8 @@ void show_job(Context &ctx, const echomq_job *j) {
     std::string extra = ",\"state\":\"" + std::string(state_word(state)) + "\",\"due_at_ms\":" +
                         ms_or_null(echomq_job_due_at_ms(j)) + ",\"started_at_ms\":" +
                         ms_or_null(echomq_job_started_at_ms(j)) + ",\"finished_at_ms\":" +
-                        ms_or_null(echomq_job_finished_at_ms(j)) + "," + m.substr(1);
-    print(body.substr(0, body.size() - 1) + extra + "\n");
+                        ms_or_null(echomq_job_finished_at_ms(j)) + "," + m.substr(1, m.size() - 2);
+    print(body.substr(0, body.size() - 1) + extra + flow_json_members(ctx, echomq_job_id(j)) + "}\n");
     return;
   }
   int64_t now = fetch_stats(ctx.session).server_time_ms;
@@ -86,7 +87,7 @@ void show_job(Context &ctx, const echomq_job *j) {
   else if (state == ECHOMQ_JOB_COMPLETED)
     out += "result    " + display_bytes(std::string_view(res, rlen), 2000) + "\n";
   else out += "payload   " + display_bytes(job_payload(j), 2000) + "\n";
-  print(out);
+  print(out + flow_text(ctx, echomq_job_id(j)));
 }
 
 namespace {
@@ -112,6 +113,9 @@ int cmd_delete(Context &ctx) {
   if (rc == ECHOMQ_ELEASED)
     throw CliError(kExitLeased, "delete: job " + std::to_string(id) +
                                     " is leased by a worker now; nothing was deleted (settle it or let its lease expire)");
+  if (rc == ECHOMQ_EDEPENDS)
+    throw CliError(kExitDepends, "delete: job " + std::to_string(id) + " is part of a flow that has not finished; " +
+                                     "nothing was deleted (`flow delete " + std::to_string(id) + "` removes the flow whole)");
   ctx.session.check(rc, "delete job " + std::to_string(id));
   if (ctx.json) print("{\"id\":" + std::to_string(id) + ",\"deleted\":true}\n");
   else print("deleted job " + std::to_string(id) + "\n");
@@ -206,7 +210,7 @@ void add_ops_commands(std::vector<Command> &out) {
   out.push_back({"delete", "ID", "delete a pending, delayed or dead job",
                  "Exits 10 when a worker holds the job now (nothing is deleted), 4 when there is no such job.",
                  {}, 1, 1, true, cmd_delete});
-  out.back().exits = "4 no such job, 10 leased: a worker holds it";
+  out.back().exits = "4 no such job, 10 leased: a worker holds it, 15 part of an unfinished flow";
   out.push_back({"purge", "GROUP [--clear-settings] [--step N]", "delete every waiting job of a lane",
                  "Deletes the lane's pending and delayed jobs in bounded steps (one round trip\n"
                  "each); leased jobs run on and dead jobs stay. The lane's weight, limit, rate,\n"

@@ -23,7 +23,8 @@ enum ExitCode : int {
   kExitPending = 12,   ///< wait: the job had not finished when the wait ran out
   kExitDead = 13,      ///< wait: the job died (dead-lettered)
   kExitOff = 14,       ///< events: the queue's event stream is off (it records nothing to read)
-  kExitFinished = 15,  ///< cancel: the job has finished (nothing to cancel)
+  kExitDepends = 15,   ///< delete refused: the job is part of a flow that has not finished
+  kExitFinished = 16,  ///< cancel: the job has finished (nothing to cancel)
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

@@ -49,6 +49,7 @@ const std::vector<Command> &commands() {
     add_lifecycle_commands(t);
     add_top_command(t);
     add_ops_commands(t);
+    add_flow_commands(t);
     return t;
   }();
   return table;

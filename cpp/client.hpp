@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "connection.hpp"
+#include "flows.hpp"
 #include "keys.hpp"
 #include "script_runner.hpp"
 #include "types.hpp"

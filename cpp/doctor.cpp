@@ -227,7 +227,7 @@ std::vector<DoctorLine> Client::doctor(const char* queue, const char* acl_user) 
   };
   const std::string key = k.prefix + "doctor";
   const std::vector<Role> roles = {
-      {"enqueue", {Script::Enqueue}, {}},
+      {"enqueue", {Script::Enqueue, Script::Flow}, {}},
       {"claim and settle", {Script::Take, Script::Extend}, {{"BLPOP", k.key("wake"), "1"}}},
       {"read (stats, lanes, dead, schedules, verify, repair dry run)",
        {Script::Stats, Script::Lanes, Script::Dead, Script::Schedules, Script::Verify, Script::RepairPlan}, {}},

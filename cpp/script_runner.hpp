@@ -23,7 +23,8 @@ namespace echomq {
 // One per file of lua/ (the names below must match them: checked at start).
 enum class Script { Enqueue, Take, Extend, Weight, Limit, Pause, Defaults, Stats, Lanes, Dead,
                     Redrive, Verify, Rate, Cap, Job, Delete, Purge, Repair, RepairPlan, ShardInit, Shards,
-                    Wait, OutConf, Progress, CostMode, WaitConf, Schedule, Schedules, Cancel, LifeConf, Burst };
+                    Wait, OutConf, Progress, CostMode, WaitConf, Schedule, Schedules,
+                    Flow, FlowInfo, DelFlow, Cancel, LifeConf, Burst };
 
 class ScriptRunner {
  public:

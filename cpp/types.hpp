@@ -29,6 +29,7 @@ enum Status : int {
   kLeased = -7,
   kShards = -8,
   kFinished = -9,    // cancel: the job has finished
+  kDepends = -16,  // a job of an unfinished flow: delete refused (echomq_delete_flow)
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
@@ -160,7 +161,8 @@ struct LifeSettings {
 };
 
 // Where a job is.
-enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5 };
+enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5,
+                     kJobWaiting = 6 };
 
 // One finding of doctor().
 enum DoctorLevel : int { kDoctorOk = 0, kDoctorWarn = 1, kDoctorFail = 2 };

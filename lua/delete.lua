@@ -2,7 +2,9 @@
 -- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin
 -- ARGV (lua/args.txt, `delete`): id
 -- Returns {OK, state it had (JOB_COMPLETED: a retained outcome)}; {ENOTFOUND, msg}; {ELEASED, msg} while a
--- worker holds it (nothing changed).
+-- worker holds it, {EDEPENDS, msg} for a job of an unfinished flow (a parent
+-- waits for it, or it waits for its children: lua/delflow.lua deletes the
+-- whole flow) (nothing changed).
 -- Keeps: I1 (its lane leaves the ring when it had no other pending job),
 -- I3 (the id leaves its one place with its record), the counters (a waiting
 -- job deleted counts in `deleted`; a dead one left the live count already).
@@ -12,7 +14,8 @@
 --@include lookup
 --@include emit
 --@include fin
---@include dropJob
+--@include removeJob
+--@include flowTree
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -30,23 +33,8 @@ end
 if rcall('ZSCORE', K.leases, id) then
   return { ELEASED, 'delete: job ' .. id .. ' is leased by a worker: settle it or let its lease expire first' }
 end
-local g = unpackRecord(rec)
-local state
-if rcall('ZREM', K.dead, id) == 1 then
-  state = JOB_DEAD
-elseif rcall('ZREM', K.delayed, id) == 1 then
-  state = JOB_DELAYED
-  rcall('HINCRBY', K.stats, 'deleted', 1)
-  addLive(Q, g, -1)
-else
-  state = JOB_PENDING
-  local before = laneState(g)
-  rcall('ZREM', pendingKey(g), id)
-  rcall('HINCRBY', K.stats, 'deleted', 1)
-  fixRing(Q, g, before)
-  addLive(Q, g, -1)
+if Q.flows and flowBlocks(id) then
+  return { EDEPENDS, 'delete: job ' .. id .. ' is part of a flow that has not finished (a parent waits for it, ' ..
+    'or it waits for its children): delete the whole flow (echomq_delete_flow) or let it finish' }
 end
-local att = unpackAtt(rcall('HGET', K.att, id))
-Life.dropRecord(Q, id)
-emit(Q, 'deleted', id, g, att)
-return { OK, state }
+return { OK, removeJob(Q, id, rec) }

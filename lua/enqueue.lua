@@ -73,8 +73,7 @@ bad = enqueueGuard(Q, E, lanes, join, wait, bursting)
 if bad then return bad end
 
 local first, idsOf = addJobs(Q, E, entries, lanes, now)
-addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
-for _, g in ipairs(bursting) do Life.joinBurst(g) end  -- lua/includes/burstRing.lua
+addToLanes(Q, E, lanes, count, idsOf, join, wait, bursting, now)
 if E.keys then return rememberKeys(E.n, first, entries, dupOf, keyAt, E.window, now) end
 local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIELDS values)
 reply[1 + ENQUEUED_FIRST] = first

@@ -6,7 +6,8 @@
 -- token = the fencing token of its current or last delivery (0 before the
 -- first; lua/includes/record.lua, deliveryToken), the one a settlement must
 -- carry: not the attempts so far, which `attempts` gives;
--- state JOB_PENDING, JOB_LEASED (when = lease deadline), JOB_DELAYED (when =
+-- state JOB_PENDING, JOB_WAITING (a flow's parent waiting for its children:
+-- when "0"), JOB_LEASED (when = lease deadline), JOB_DELAYED (when =
 -- due time), JOB_DEAD (when = time of death) or JOB_COMPLETED (a retained
 -- outcome: when = time it was acked, payload not kept), when "0" for a
 -- pending job; started_at = first delivery ("0" before it or when not
@@ -15,6 +16,7 @@
 ]]
 --@include args
 --@include lookup
+--@include place
 --@include outcomeOf
 --@include okey
 
@@ -52,12 +54,8 @@ if not id then
   return out
 end
 local g, p, at, allowed, mx = unpackRecord(rec)
-local state, when = JOB_PENDING, '0'
 -- The set that holds the id is where the job is (I3).
-for _, w in ipairs({ { K.leases, JOB_LEASED }, { K.delayed, JOB_DELAYED }, { K.dead, JOB_DEAD } }) do
-  local sc = rcall('ZSCORE', w[1], id)
-  if sc then state, when = w[2], sc; break end
-end
+local state, when = jobPlace(id)
 local att, err, token = unpackAtt(rcall('HGET', K.att, id))
 -- A dead job's times and progress moved to its outcome (deadOutcome).
 local o = state == JOB_DEAD and unpackFin(rcall('HGET', K.fin, id)) or nil

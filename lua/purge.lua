@@ -1,5 +1,5 @@
 --[[ purge: delete the waiting jobs of one lane, in bounded steps.
--- KEYS: seq ring gweight glimit gactive paused delayed lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
 -- ARGV (lua/args.txt, `purge`): group, max (1..PURGE_MAX), cursor (0
 --   first), clear ("1" = clear the lane's own settings when done)
 -- A call removes up to max pending jobs of the lane; once none is left, it
@@ -11,6 +11,7 @@
 -- Keeps: I1 (fixRing once per call), I3 (ids leave with their records),
 -- the counters (`deleted`, glive).
 ]]
+--@include flowLinks
 --@include args
 --@include lane
 --@include record
@@ -86,6 +87,11 @@ if #gone > 0 then
   rcall('HINCRBY', K.stats, 'deleted', #gone)
   if Q.cancels or Q.timeouts or Q.expiry then  -- their lifecycle entries
     for _, id in ipairs(gone) do Life.forget(Q, id, true) end
+  end
+  -- A purged job of a flow: its parent does what the link says (a death).
+  if Q.flows then
+    local now = serverNowMs()
+    for _, id in ipairs(gone) do FL.childGone(Q, id, now, 0, 'purged') end
   end
 end
 if more == 0 and A.clear == '1' then

@@ -180,7 +180,7 @@ void usage(std::FILE *to) {
                "                 be an empty database (the bench flushes it between runs)\n"
                "                 unless --allow-flush is given\n"
                "  --only LIST    comma-separated sections: floor,throughput,memory,scale,fairness,\n"
-               "                 cost,rate,tenants,schedules\n"
+               "                 cost,rate,tenants,schedules,flows\n"
                "  --runs N       runs per figure (default 5, 3 with --quick)\n");
 }
 
@@ -277,6 +277,7 @@ int main(int argc, char **argv) {
                               {"rate", run_rate},
                               {"tenants", run_tenants},
                               {"schedules", run_schedules},
+                              {"flows", run_flows},
                               {"lifecycle", run_lifecycle}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;

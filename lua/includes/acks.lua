@@ -4,6 +4,7 @@
 --@include finishAcks
 --@include okey
 --@include life
+--@include flowLinks
 -- The acks of a settlement (lua/includes/settle.lua: the C.acks.n first
 -- entries ids, lane[i] the lane of each accepted one, atts[i] its delivery
 -- state), with one write per hash for the whole list and the counts
@@ -50,8 +51,7 @@ end
 -- lanes left idle, outcomes), checked before the first write unless the
 -- caller has. Returns a typeGuard reply or nil.
 local function need(want, checked, key, name) if not checked[key] then want[key] = KEY_TYPES[name] end end
-local function ackGuard(Q, checked, freed, idle)
-  local want = {}
+local function ackGuard(Q, checked, freed, idle, want)
   need(want, checked, K.jobs, 'jobs')  -- the acks read no record
   if Q.outcomes then
     need(want, checked, K.config, 'config')
@@ -85,9 +85,13 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
     if l and a >= l and a - dn < l then freed[#freed + 1] = g end
     if live0[i] - dn <= 0 then idle[#idle + 1] = g end
   end
-  local bad = ackGuard(Q, checked, freed, idle)
+  -- A flow's links (Q.flows): the parents counted down, read now.
+  local want = {}
+  local flow = Q.flows and FL.ackPlan(done, want, C.fails.n > 0)
+  local bad = ackGuard(Q, checked, freed, idle, want)
   if bad then return bad end
-  -- The first write: a wrong-typed stats key fails it whole.
+  -- The first write (a flow's, else stats): a wrong type fails it whole.
+  if flow then FL.ackFirst(flow, done, C.results, now, doneAtt) end
   rcall('HINCRBY', K.stats, 'acked', #done)
   if Q.outcomes then finishAcks(Q, done, C.results, C.drops, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
@@ -99,5 +103,6 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   for _, g in ipairs(freed) do if not (bursts and bursts[g]) then placeLane(Q, g) end end
   if bursts then Life.ackBursts(Q, lanes, act0, bursts) end
   for _, g in ipairs(idle) do forgetIdleLane(g) end
+  if flow then FL.ackRelease(Q, flow, now) end
   return nil
 end

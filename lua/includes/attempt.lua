@@ -1,6 +1,7 @@
 --@include lane
 --@include record
 --@include deadOutcome
+--@include flowLinks
 -- The end of a failed attempt of job `id` of lane g, already out of the
 -- leases with its lane's active count lowered: dead-letter it when it has
 -- used the attempts it is allowed (att >= allowed) or when delay is DEAD_NOW, else put it back
@@ -16,6 +17,7 @@ local function endAttempt(Q, id, g, att, token, allowed, delay, now, reason)
     rcall('HINCRBY', K.stats, 'dead', 1)
     addLive(Q, g, -1)
     if Q.outcomes then deadOutcome(Q, id, g, att, token, now, reason) end
+    if Q.flows then FL.childGone(Q, id, now, att, reason) end
     return FAIL_DEAD
   end
   if delay == BACKOFF then delay = math.min(1000 * 2 ^ (att - 1), 3600000) end

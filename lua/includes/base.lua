@@ -115,13 +115,16 @@ end
 --   Q.sched     the next tick (server ms) of the earliest armed schedule
 --               (field `sched`), nil while none is armed: a claim looks at
 --               no schedule before then (lua/includes/fire.lua)
+--   Q.flows     the `flows` flag, set by the first enqueue_flow and never
+--               cleared: until then no settlement looks for a parent
+--               (lua/includes/flowLinks.lua)
 -- A script that turns a feature on sets its field too (Q is its own).
 -- A queue written by an older key layout is refused, never misread; so is
 -- the name of a sharded queue (its jobs live in its shard queues, and a
 -- client that knew it as plain must read its record again).
 -- Returns Q, or nil and the reply that refuses the call.
 local function readQueue()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'life', 'sched')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'sched', 'flows', 'life')
   if c[2] then
     return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
@@ -137,7 +140,9 @@ local function readQueue()
   if c[4] then Q.cost = tonumber(c[4]) end
   if c[5] then Q.tenants = c[5] end
   if c[6] then Q.waits = tonumber(c[6]) end
-  local l = c[7]
+  if c[7] then Q.sched = tonumber(c[7]) end
+  if c[8] then Q.flows = c[8] end
+  local l = c[9]
   if l then  -- lua/includes/life.lua
     if string.find(l, 'c', 1, true) then Q.cancels = true end
     if string.find(l, 't', 1, true) then Q.timeouts = true end
@@ -145,7 +150,6 @@ local function readQueue()
     if string.find(l, 'g', 1, true) then Q.qlimit = true end
     if string.find(l, 'b', 1, true) then Q.burst = true end
   end
-  if c[8] then Q.sched = tonumber(c[8]) end
   return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.

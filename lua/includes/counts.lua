@@ -1,4 +1,5 @@
 --@include base
+--@include flowKeys
 -- Jobs in the leases or delayed set: its members but the mark.
 local function jobsIn(key)
   local n = rcall('ZCARD', key)
@@ -7,11 +8,12 @@ local function jobsIn(key)
 end
 -- Jobs waiting in lanes, derived from counters the scripts keep anyway
 -- (live jobs = enqueued + redriven - acked - dead-lettered - deleted by
--- hand), so no claim pays a write for it. `leased` and `delayed` are the
+-- hand) less the jobs leased, delayed or waiting for their children (a
+-- flow's parents), so no claim pays a write for it. `leased` and `delayed` are the
 -- jobs in those sets when the caller has counted them already.
 local function pendingCount(leased, delayed)
   local c = rcall('HMGET', K.stats, 'enqueued', 'redriven', 'acked', 'dead', 'deleted')
   local live = (tonumber(c[1]) or 0) + (tonumber(c[2]) or 0) - (tonumber(c[3]) or 0) - (tonumber(c[4]) or 0)
     - (tonumber(c[5]) or 0)
-  return live - (leased or jobsIn(K.leases)) - (delayed or jobsIn(K.delayed))
+  return live - (leased or jobsIn(K.leases)) - (delayed or jobsIn(K.delayed)) - rcall('ZCARD', FL.key('parents'))
 end

@@ -44,7 +44,7 @@ local function enqueueCall()
   end
   if A.life then  -- a time limit, a start deadline (lua/includes/lifeEnqueue.lua)
     local bad
-    E.life, bad = Life.enqueueArgs(A)
+    E.life, bad = Life.enqueueArgs(A.life)
     if not E.life then return nil, bad end
   end
   return E

@@ -57,8 +57,9 @@ end
 -- counts and directory entries (with their tenants': glive[T/] counts all
 -- of T's lanes, lua/includes/lane.lua), then the delayed set, or the
 -- pending sets with the lanes that become serviceable joining their ring
--- (join) or waiting for a token (wait), in the order of their first job.
-local function addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
+-- (join), the burst ring (bursting: lua/includes/burstRing.lua) or waiting
+-- for a token (wait), in the order of their first job.
+local function addToLanes(Q, E, lanes, count, idsOf, join, wait, bursting, now)
   local listed, tenantSeen = {}, {}
   for _, g in ipairs(lanes) do
     local te = tenantOf(g)
@@ -82,10 +83,11 @@ local function addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
   end
   for _, g in ipairs(lanes) do
     local z = {}
-    for _, id in ipairs(idsOf[g]) do z[#z + 1] = id; z[#z + 1] = id end
-    callSliced('ZADD', pendingKey(g), z)
+    for _, id in ipairs(idsOf[g] or {}) do z[#z + 1] = id; z[#z + 1] = id end
+    if #z > 0 then callSliced('ZADD', pendingKey(g), z) end  -- a flow's lane may hold only parents
   end
   if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
+  for _, g in ipairs(bursting) do Life.joinBurst(g) end
   if #join == 0 then return end
   -- Plain lanes in runs of one RPUSH each, a lane of a tenant through its
   -- tenant's inner ring (joinRing).

@@ -5,8 +5,7 @@
 -- deadline, server ms, 0 = none), ttl (ms after the enqueue, 0 = none),
 -- drop (an expired job is removed, not dead-lettered)}, or nil and
 -- {EINVAL, msg}.
-function Life.enqueueArgs(A)
-  local o = A.life
+function Life.enqueueArgs(o)
   local life = { timeout = argInt(o.timeout, 0, TIMEOUT_MAX_MS), at = argInt(o.expires_at, 0, ID_MAX),
                  ttl = argInt(o.ttl, 0, TTL_MAX_MS), drop = o.drop == '1' }
   if not life.timeout then return nil, { EINVAL, 'enqueue: timeout must be 1..' .. S(TIMEOUT_MAX_MS) .. ' ms' } end

@@ -1,6 +1,7 @@
 --@include args
 --@include typeGuard
 --@include mendJobs
+--@include mendFlows
 --@include mendLanes
 --@include mendLife
 --@include mendSched
@@ -18,6 +19,7 @@
 --   L leases, D delayed, X dead (by rank): ids without a record leave; a job
 --     found in two places keeps the first of leases, its lane, delayed, dead;
 --     leased and delayed jobs are counted per lane (the tally);
+--   N, B, M, G a flow's parents and their counts (lua/includes/mendFlows.lua);
 --   F finished (by rank): an id with a record (a live or dead job) or
 --     without an outcome in fin leaves the finished sets;
 --   E doneexp, K donecnt (by rank): ids that are not finished leave;
@@ -37,7 +39,7 @@
 --   b: the entries of the burst ring are mended (lua/includes/mendLife.lua);
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
---   G: the schedules (lua/includes/mendSched.lua), in one step;
+--   Y: the schedules (lua/includes/mendSched.lua), in one step;
 --   f: drops without a deadline go; the lifecycle's flags are set for
 --     its keys that hold entries;
 --   S: the counters are set against the pending jobs counted in phase P.
@@ -53,7 +55,7 @@
 -- the tenants mended (mendedT), the reply (out) and Q.
 -- (The lifecycle's phases are lower-case letters a to f, which a cursor's
 -- alphabet allows already: every capital is taken. lua/includes/mendLife.lua.)
-local PHASES = 'LDXFEKHJAcedQPTVCRIbOUWGfS'
+local PHASES = 'LDXNBMGFEKHJAcedQPTVCRIbOUWYfS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end

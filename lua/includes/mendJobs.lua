@@ -108,7 +108,8 @@ end
 MEND_JOBS.J = function(R)
   return scanHash(R, K.jobs, function(id, rec)
     local g = unpackRecord(rec)
-    if not (inZ(K.leases, id) or inZ(pendingKey(g), id) or inZ(K.delayed, id) or inZ(K.dead, id)) then
+    if not (inZ(K.leases, id) or inZ(pendingKey(g), id) or inZ(K.delayed, id) or inZ(K.dead, id)
+            or inZ(K.parents, id)) then
       say(R, 'I3: job ' .. id .. ' is in no place: back in lane ' .. g)
       mendWrite(R, 'ZADD', pendingKey(g), id, id)
     end

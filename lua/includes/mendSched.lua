@@ -1,5 +1,5 @@
 --@include schedCheck
--- Phase G of a repair step (lua/includes/mend.lua): mends what
+-- Phase Y of a repair step (lua/includes/mend.lua): mends what
 -- checkSchedules (lua/includes/schedCheck.lua) reports, one change per
 -- line, as the other phases do (a write only when the repair applies).
 -- Bounded by the schedules and the entries of sjob: one step.
@@ -87,4 +87,4 @@ local function mendSchedules(R)
   end
   return nil, 1
 end
-local MEND_SCHEDULES = { G = mendSchedules }
+local MEND_SCHEDULES = { Y = mendSchedules }

@@ -30,6 +30,7 @@ local KEY_TYPES = {
   cancels = 'hash', tmo = 'hash', expiry = 'zset', xdrop = 'hash', qlimit = 'hash', gburst = 'hash',
   bring = 'list', notice = 'stream',
   sdue = 'zset', sdir = 'zset', sjob = 'hash', sjobs = 'zset',
+  parents = 'zset', deps = 'hash', up = 'hash',
 }
 -- The per-lane keys a change to lane (or tenant entry) g may write: its
 -- pending set, and its tenant's inner ring (lua/includes/base.lua).

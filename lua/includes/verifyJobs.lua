@@ -75,6 +75,7 @@ local function verifyJobs(report)
   end
   for _, id in ipairs(rcall('ZRANGE', K.delayed, 0, -1)) do if id ~= ZSET_MARK then put(id, 'delayed', nil) end end
   for _, id in ipairs(rcall('ZRANGE', K.dead, 0, -1)) do put(id, 'dead', nil) end
+  for _, id in ipairs(rcall('ZRANGE', K.parents, 0, -1)) do put(id, 'parents', nil) end  -- a flow's
   for _, id in ipairs(rcall('HKEYS', K.jobs)) do
     if not place[id] then report('I3: job ' .. id .. ' is in no place (orphaned)') end
   end

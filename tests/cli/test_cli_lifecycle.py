@@ -4,7 +4,7 @@ import time
 
 from .cli_helpers import NOT_FOUND, OK, USAGE, one_line_error
 
-FINISHED = 15
+FINISHED = 16
 
 
 def test_cancel_waiting_leased_and_finished(cli):

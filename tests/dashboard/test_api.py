@@ -453,3 +453,19 @@ def test_bad_url_exits_2():
     p = subprocess.run([sys.executable, "-m", "echomq", "dashboard", "http://nowhere"], capture_output=True,
                        text=True, timeout=30, stdin=subprocess.DEVNULL)
     assert p.returncode == 2 and p.stderr.strip(), p.stderr
+
+
+def test_a_job_shows_its_flow(dash, client, qname):
+    q = client.queue(qname)
+    r = q.enqueue_flow(echomq.chord([echomq.step("a"), echomq.step("b")], echomq.step("sum")))
+    first = q.claim()
+    first.ack_result(b"r")
+    status, body = dash.get(api(dash, qname, f"/jobs/{r.root}"))
+    assert status == 200
+    flow = body["job"]["flow"]
+    assert body["job"]["state"] == "waiting" and flow["parent"] is None and flow["waiting"] == 1
+    assert {c["id"]: c["state"] for c in flow["children"]} == {r["job0"]: "completed", r["job1"]: "pending"}
+    assert all("result" not in c for c in flow["children"]), "results need --show-payloads"
+    status, body = dash.get(api(dash, qname, f"/jobs/{r['job1']}"))
+    assert body["job"]["flow"]["parent"] == r.root and body["job"]["flow"]["on_fail"] == "fail"
+    q.delete_flow(r.root)

@@ -264,3 +264,21 @@ def test_screenshot_of_the_queue_page(browser, dashboard, client, qname, valkey)
     assert browser.save_screenshot(str(SHOT)), SHOT
     assert SHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     print(f"screenshot: {SHOT}")
+
+
+def test_a_job_page_shows_its_parent_and_children(browser, page, client, qname):
+    q = client.queue(qname)
+    r = q.enqueue_flow(echomq.chord([echomq.step("a"), echomq.step("b")], echomq.step("sum")))
+    q.claim().fail("broken", retry_in=60)
+    page(f"/queues/{qname}/jobs/{r.root}")
+    wait_for("the children", lambda: browser.find_elements(By.CSS_SELECTOR, "#flow-children tbody tr"))
+    rows = {row.get_attribute("data-child"): row.text for row in
+            browser.find_elements(By.CSS_SELECTOR, "#flow-children tbody tr")}
+    assert "delayed" in rows[str(r["job0"])] and "broken" in rows[str(r["job0"])]
+    assert "pending" in rows[str(r["job1"])]
+    assert "Waits for 2 of its 2 children" in browser.find_element(By.ID, "flow").text
+    page(f"/queues/{qname}/jobs/{r['job1']}")
+    wait_for("the parent", lambda: browser.find_elements(By.ID, "flow-parent"))
+    link = browser.find_element(By.CSS_SELECTOR, "#flow-parent a")
+    assert link.text == str(r.root)
+    q.delete_flow(r.root)

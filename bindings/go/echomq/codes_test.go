@@ -19,7 +19,7 @@ func TestCodesMatchC(t *testing.T) {
 		CodeOK: capi.ECHOMQ_OK, CodeEmpty: capi.ECHOMQ_EMPTY, CodeUnconfirmed: capi.ECHOMQ_UNCONFIRMED, CodeInvalid: capi.ECHOMQ_EINVAL,
 		CodeTooLarge: capi.ECHOMQ_ETOOLARGE, CodeNotFound: capi.ECHOMQ_ENOTFOUND,
 		CodeStale: capi.ECHOMQ_ESTALE, CodeLayout: capi.ECHOMQ_ELAYOUT, CodeFull: capi.ECHOMQ_EFULL, CodeConn: capi.ECHOMQ_ECONN,
-		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE, CodeShards: capi.ECHOMQ_ESHARDS,
+		CodeLeased: capi.ECHOMQ_ELEASED, CodeDuplicate: capi.ECHOMQ_DUPLICATE, CodeShards: capi.ECHOMQ_ESHARDS, CodeDepends: capi.ECHOMQ_EDEPENDS,
 		CodePending: capi.ECHOMQ_PENDING, CodeWillRetry: capi.ECHOMQ_WILL_RETRY, CodeWillDie: capi.ECHOMQ_WILL_DIE,
 		CodeTimeout:  capi.ECHOMQ_ETIMEOUT,
 		CodeCanceled: capi.ECHOMQ_ECANCELED, CodeTLS: capi.ECHOMQ_ETLS, CodeServer: capi.ECHOMQ_ESERVER,

@@ -15,16 +15,17 @@ const (
 	CodeEmpty Code = 1 // nothing to claim right now
 	// CodeUnconfirmed: done, but not confirmed durable in time (WithDurability).
 	CodeUnconfirmed Code = 2
-	CodeInvalid     Code = -1 // invalid argument: name, number, option, URL
-	CodeTooLarge    Code = -2 // payload or batch over the limit
-	CodeNotFound    Code = -3 // no such job
-	CodeStale       Code = -4 // the token is not the current delivery's: lease lost
-	CodeFull        Code = -5 // the lane is at its size cap: the enqueue wrote nothing
-	CodeLayout      Code = -6 // the queue was written with another key layout (older EchoMQ)
-	CodeLeased      Code = -7 // the job is leased by a worker now: refused, nothing changed
-	CodeShards      Code = -8 // sharded with another count, or a plain queue in use: nothing changed
-	CodeDuplicate   Code = 3  // enqueue: the idempotency key was seen; the first job's id is returned
-	CodePending     Code = 4  // Wait: the job had not finished when the wait ran out
+	CodeInvalid     Code = -1  // invalid argument: name, number, option, URL
+	CodeTooLarge    Code = -2  // payload or batch over the limit
+	CodeNotFound    Code = -3  // no such job
+	CodeStale       Code = -4  // the token is not the current delivery's: lease lost
+	CodeFull        Code = -5  // the lane is at its size cap: the enqueue wrote nothing
+	CodeLayout      Code = -6  // the queue was written with another key layout (older EchoMQ)
+	CodeLeased      Code = -7  // the job is leased by a worker now: refused, nothing changed
+	CodeShards      Code = -8  // sharded with another count, or a plain queue in use: nothing changed
+	CodeDepends     Code = -16 // delete refused: the job is part of a flow that has not finished
+	CodeDuplicate   Code = 3   // enqueue: the idempotency key was seen; the first job's id is returned
+	CodePending     Code = 4   // Wait: the job had not finished when the wait ran out
 	// CodeWillRetry and CodeWillDie say what becomes of a job a Worker
 	// reported failed (the engine's report outcomes; not errors): retried,
 	// or dead-lettered. The Worker's hooks and log follow them.
@@ -62,6 +63,7 @@ var codeNames = map[Code]string{
 	CodeLayout:      "key layout mismatch",
 	CodeLeased:      "job is leased",
 	CodeShards:      "shard count mismatch",
+	CodeDepends:     "job is part of an unfinished flow",
 	CodeDuplicate:   "duplicate",
 	CodePending:     "not finished when the wait ran out",
 	CodeWillRetry:   "will be retried",
@@ -140,6 +142,10 @@ var (
 	// ErrShards: CreateSharded found the queue sharded with another count,
 	// or a plain queue that holds jobs or lane settings; nothing changed.
 	ErrShards = &Error{Code: CodeShards}
+	// ErrFlow: Delete refused a job of a flow that has not finished (a
+	// parent waits for it, or it waits for its children); nothing changed.
+	// Queue.DeleteFlow deletes the flow whole.
+	ErrFlow = &Error{Code: CodeDepends}
 	// ErrFull: the lane is at its size cap; the enqueue (a batch: all of it)
 	// wrote nothing.
 	ErrFull       = &Error{Code: CodeFull}

@@ -32,6 +32,8 @@ func (s JobState) String() string {
 		return "dead"
 	case StateCompleted:
 		return "completed"
+	case StateWaiting:
+		return "waiting"
 	}
 	return "JobState(" + strconv.Itoa(int(s)) + ")"
 }

@@ -31,6 +31,7 @@ from .errors import (
     CanceledError,
     ConnectionError,
     EchoMQError,
+    FlowError,
     InternalError,
     FullError,
     InvalidArgument,
@@ -57,6 +58,7 @@ from .errors import (
     FinishedError,
     TimeLimitError,
 )
+from .flows import Flow, FlowInfo, FlowResult, GroupResult, Step, chain, chord, group, step
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
@@ -133,5 +135,14 @@ __all__ = [
     "RESULT_MAX",
     "PROGRESS_MAX",
     "Event",
+    "Flow",
+    "FlowInfo",
+    "FlowResult",
+    "GroupResult",
+    "Step",
+    "step",
+    "chain",
+    "group",
+    "chord",
 ]
 __all__ += _errors.__all__  # the exception classes, listed once in errors.py

@@ -67,6 +67,7 @@ EFULL: int
 ELAYOUT: int
 ELEASED: int
 ESHARDS: int
+EDEPENDS: int
 ECONN: int
 ETIMEOUT: int
 ECANCELED: int
@@ -81,6 +82,7 @@ EOOM: int
 ENOMEM: int
 EINTERNAL: int
 JOB_FIELDS: Tuple[str, ...]
+JOB_STATES: Dict[int, str]
 WORKER_DEFAULTS: Dict[str, int]
 SCHEDULE_NAME_MAX: int
 SCHEDULE_EVERY_MAX_MS: int
@@ -98,6 +100,11 @@ def strerror(code: int) -> str: ...
 def check_queue_name(queue: _Name) -> int: ...
 def check_group_name(group: _Name) -> int: ...
 def check_name(kind: int, name: _Name) -> str: ...
+
+# Flows (src/flows.cpp): rows of (name, parent, on_fail, queue, lane, payload).
+def flow_enqueue(client: "Client", queue: _Name, rows: List[Tuple[str, str, int, str, str, bytes]], max_attempts: int) -> List[int]: ...
+def flow_info(client: "Client", queue: _Name, id: int) -> Tuple[int, int, int, int, List[Tuple[int, int, int, int, bytes, bytes]]]: ...
+def flow_delete(client: "Client", queue: _Name, id: int) -> int: ...
 NAME_QUEUE: int
 NAME_GROUP: int
 NAME_LANE: int

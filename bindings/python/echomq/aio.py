@@ -142,6 +142,14 @@ class AsyncJob:
     async def ack(self) -> None:
         await _call(self._job.ack)
 
+    async def flow(self) -> Any:
+        """As :meth:`echomq.Job.flow`: its parent and children's outcomes."""
+        return await _call(self._job.flow)
+
+    async def child_results(self) -> List[bytes]:
+        """As :meth:`echomq.Job.child_results`."""
+        return await _call(self._job.child_results)
+
     async def fail(self, reason: object = "", retry_in: Optional[_convert.Seconds] = None) -> FailOutcome:
         return await _call(self._job.fail, reason, retry_in)
 
@@ -360,6 +368,16 @@ class AsyncQueue:
 
     async def job(self, id: int) -> Optional[Job]:
         return await _call(self._queue.job, id)
+
+    async def enqueue_flow(self, flow: Any, **options: Any) -> Any:
+        """As :meth:`echomq.Queue.enqueue_flow` (a Flow, chain, group or chord)."""
+        return await _call(self._queue.enqueue_flow, flow, **options)
+
+    async def flow_info(self, job: Union[int, Job, AsyncJob]) -> Any:
+        return await _call(self._queue.flow_info, job.job if isinstance(job, AsyncJob) else job)
+
+    async def delete_flow(self, job: Union[int, Job, AsyncJob]) -> int:
+        return await _call(self._queue.delete_flow, job.job if isinstance(job, AsyncJob) else job)
 
     async def delete(self, job: Union[int, Job, AsyncJob]) -> None:
         await _call(self._queue.delete, _sync_job(job))

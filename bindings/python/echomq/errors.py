@@ -22,6 +22,7 @@ __all__ = [
     "LeasedError",
     "LayoutError",
     "ShardsError",
+    "FlowError",
     "FullError",
     "ConnectionError",
     "TimeoutError",
@@ -116,6 +117,15 @@ class ShardsError(EchoMQError):
     jobs or lane settings and cannot become sharded.  Nothing changed."""
 
     code = -8
+
+
+class FlowError(EchoMQError):
+    """The job is part of a flow that has not finished (ECHOMQ_EDEPENDS): a
+    parent waits for it, or it waits for its children.  A delete was refused
+    and changed nothing; :meth:`echomq.Queue.delete_flow` deletes the whole
+    flow."""
+
+    code = -16
 
 
 class ConnectionError(EchoMQError, builtins.ConnectionError):
@@ -250,6 +260,7 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         LayoutError,
         LeasedError,
         ShardsError,
+        FlowError,
         FullError,
         ConnectionError,
         TimeoutError,

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import enum
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _convert, _echomq
 from .errors import InvalidArgument, error_class
 from .lifecycle import JobHalted, halt_name
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .flows import FlowInfo
     from .queue import Queue
 
 _FIELDS: Tuple[str, ...] = _echomq.JOB_FIELDS
 """A job's fields, in the order of the compiled module's job tuples: the one
 list (bindings/python/src/convert.cpp)."""
+
+_STATES: Dict[int, str] = _echomq.JOB_STATES
+"""Each job state's number (ECHOMQ_JOB_*) to its name: the one table
+(bindings/python/src/convert.cpp)."""
 
 
 class FailOutcome(enum.IntEnum):
@@ -53,7 +58,8 @@ class Job:
             by a stopping worker used none.
         max_attempts: its attempt budget: deliveries allowed before it is
             dead-lettered.
-        state: ``"pending"``, ``"leased"``, ``"delayed"``, ``"dead"`` or
+        state: ``"pending"``, ``"waiting"`` (a flow's parent waiting for
+            its children), ``"leased"``, ``"delayed"``, ``"dead"`` or
             ``"completed"`` (a retained outcome: ``Queue.retain``).
         lease_until: lease deadline, server clock, seconds since the epoch
             (``None`` if not leased).
@@ -181,6 +187,17 @@ class Job:
         """
         q = self._queue
         q._client._raw.ack_result(q.name, self.id, self.token, _convert.payload_bytes(result))
+
+    def flow(self) -> "FlowInfo":
+        """This job's links in its flow: its parent and its children with
+        their outcomes (a parent runs after all of them finished)."""
+        return self._queue.flow_info(self.id)
+
+    def child_results(self) -> List[bytes]:
+        """The results of this job's completed children, in id order (the
+        order they were added to the flow): a chain step's one input, a
+        chord callback's every result."""
+        return self.flow().results
 
     def report_progress(self, value: _convert.Payload) -> None:
         """Report this job's progress (bytes, or str sent as UTF-8, at most

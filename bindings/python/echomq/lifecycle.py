@@ -28,8 +28,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["JobHalted", "LifecycleSettings", "STATES"]
 
-STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed"}
-"""echomq_job_state numbers by name, as :meth:`Queue.cancel` returns them."""
+STATES = _echomq.JOB_STATES
+"""echomq_job_state numbers to names (the module's one table), as
+:meth:`Queue.cancel` returns them."""
 
 _HALTS = {_echomq.HALT_CANCELED: "canceled", _echomq.HALT_TIMED_OUT: "timed out"}
 

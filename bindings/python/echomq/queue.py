@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 from . import _convert, _echomq
+from . import flows as _flows
 from .info import Event, LaneInfo, QueueStats
 from .errors import InvalidArgument, JobPendingError, NotFoundError
 from .job import Job
 from .schedules import Schedules
 from .lifecycle import LifecycleCalls, job_limits
 
-if TYPE_CHECKING:  # pragma: no cover
+if TYPE_CHECKING:
+    from .flows import FlowInfo, FlowResult
     from .client import Client
 
 
@@ -562,12 +564,37 @@ class Queue(LifecycleCalls):
             if after == "$" and entries:
                 after = entries[-1][0]
 
+    # -- flows (docs/operations.md "Flows"; echomq/flows.py) --------------------
+
+    def enqueue_flow(self, flow: "Any", *, max_attempts: Optional[int] = None) -> "FlowResult":
+        """Enqueue a flow (an :class:`echomq.Flow`, or a ``chain``, ``group``
+        or ``chord``) whole, in one call, all or nothing: its ids by name.
+
+        Raises:
+            InvalidArgument: a cycle, a parent not in the flow, a job of
+                another queue, a name twice; nothing was written.
+            TooLargeError: more than 1,000 jobs; nothing was written.
+        """
+        return _flows.enqueue_flow(self, flow, max_attempts=max_attempts)
+
+    def flow_info(self, job: Union[int, Job]) -> "FlowInfo":
+        """A job's links: the parent that waits for it, its children and
+        what became of each (NotFoundError: no such job)."""
+        return _flows.flow_info(self, job.id if isinstance(job, Job) else _job_id(job))
+
+    def delete_flow(self, job: Union[int, Job]) -> int:
+        """Delete the unfinished flow ``job`` belongs to, whole; the jobs
+        deleted (LeasedError: a job of it is leased now, nothing changed)."""
+        return _flows.delete_flow(self, job.id if isinstance(job, Job) else _job_id(job))
+
     def delete(self, job: Union[int, Job]) -> None:
         """Delete a pending, delayed or dead job (its lane's counts and ring
         place are kept right).
 
         Raises:
             LeasedError: a worker holds it now; nothing changed.
+            FlowError: it is part of a flow that has not finished
+                (:meth:`delete_flow` deletes the flow whole).
             NotFoundError: no such job.
         """
         jid = job.id if isinstance(job, Job) else _job_id(job)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Tuple
 
 from . import _convert, _echomq
 from .errors import InvalidArgument
+from .job import _STATES
 
 if TYPE_CHECKING:
     from .queue import Queue
@@ -35,8 +36,7 @@ __all__ = ["Schedule", "Schedules", "Upserted", "AsyncSchedules"]
 _CHANGED = {0: "unchanged", 1: "created", 2: "updated"}
 _MISSED = {"once": _echomq.MISSED_FIRE_ONCE, "skip": _echomq.MISSED_SKIP}
 _OVERLAP = {"fire": _echomq.OVERLAP_FIRE, "skip": _echomq.OVERLAP_SKIP}
-# Where a tick's job is (echomq_job_state numbers); 0 = gone.
-_STATES = {1: "pending", 2: "leased", 3: "delayed", 4: "dead", 5: "completed"}
+
 
 
 def _utc(ms: int) -> Optional[datetime.datetime]:

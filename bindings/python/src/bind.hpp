@@ -44,6 +44,8 @@ Bytes bytes_view(const py::handle &b, const char *what);
 // as its name.
 py::tuple job_tuple(const echomq_job *j);
 py::tuple job_field_names();
+// Each job state's number to its name (_echomq.JOB_STATES): the one table.
+py::dict job_state_names();
 py::list job_list(const echomq_job_list *l);
 
 // The lines of a report (NULL: none).

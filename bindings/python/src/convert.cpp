@@ -37,6 +37,7 @@ const char *state_name(int state) {
     case ECHOMQ_JOB_DELAYED: return "delayed";
     case ECHOMQ_JOB_DEAD: return "dead";
     case ECHOMQ_JOB_COMPLETED: return "completed";
+    case ECHOMQ_JOB_WAITING: return "waiting";
     default: return "leased";  // claims are leased
   }
 }
@@ -82,6 +83,14 @@ py::tuple job_field_names() {
   py::tuple t(kNJobFields);
   for (size_t i = 0; i < kNJobFields; ++i) t[i] = py::str(kJobFields[i].name);
   return t;
+}
+
+py::dict job_state_names() {
+  py::dict d;
+  for (int s : {ECHOMQ_JOB_PENDING, ECHOMQ_JOB_LEASED, ECHOMQ_JOB_DELAYED, ECHOMQ_JOB_DEAD, ECHOMQ_JOB_COMPLETED,
+                ECHOMQ_JOB_WAITING})
+    d[py::int_(s)] = py::str(state_name(s));
+  return d;
 }
 
 py::list job_list(const echomq_job_list *l) {

@@ -23,6 +23,8 @@ void raise_error(const Error &e) {
 
 }  // namespace
 
+void bind_flows(py::module_ &m);  // src/flows.cpp
+
 PYBIND11_MODULE(_echomq, m) {
   m.doc() = "Private compiled core of the echomq package; use the echomq package instead.";
 
@@ -54,6 +56,7 @@ PYBIND11_MODULE(_echomq, m) {
   m.attr("NAME_GROUP") = int(ECHOMQ_NAME_GROUP);
   m.attr("NAME_LANE") = int(ECHOMQ_NAME_LANE);
   m.attr("JOB_FIELDS") = emqpy::job_field_names();
+  m.attr("JOB_STATES") = emqpy::job_state_names();
 
   emqpy::bind_constants(m);
   emqpy::bind_worker(m);
@@ -65,4 +68,5 @@ PYBIND11_MODULE(_echomq, m) {
   emqpy::bind_ops(client);
   emqpy::bind_lifecycle(client);
   emqpy::register_schedules(m);
+  bind_flows(m);
 }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "handle.hpp"
+#include "bind.hpp"
 
 namespace py = pybind11;
 
@@ -19,20 +19,13 @@ namespace {
 
 using ScheduleListPtr = echomq::ScheduleListPtr;
 
-py::str utf8(const char *s, size_t n) {
-  PyObject *o = PyUnicode_DecodeUTF8(s ? s : "", static_cast<Py_ssize_t>(s ? n : 0), "replace");
-  if (o == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
-}
-py::str utf8(const char *s) { return utf8(s, s ? std::strlen(s) : 0); }
-
 py::dict info_dict(const echomq_schedule_info &s) {
   py::dict d;
-  d["name"] = utf8(s.name);
+  d["name"] = text(s.name);
   d["every_ms"] = s.every_ms;
-  d["cron"] = utf8(s.cron);
-  d["zone"] = utf8(s.zone);
-  d["lane"] = utf8(s.lane);
+  d["cron"] = text(s.cron);
+  d["zone"] = text(s.zone);
+  d["lane"] = text(s.lane);
   d["payload"] = py::bytes(s.payload ? s.payload : "", s.payload_len);
   d["max_attempts"] = s.max_attempts;
   d["keep_ms"] = s.keep_ms;
@@ -45,7 +38,7 @@ py::dict info_dict(const echomq_schedule_info &s) {
   d["grace_ms"] = s.grace_ms;
   d["overlap"] = s.overlap;
   d["paused"] = s.paused != 0;
-  d["ended"] = utf8(s.ended);
+  d["ended"] = text(s.ended);
   d["next_at_ms"] = s.next_at_ms;
   d["last_tick_ms"] = s.last_tick_ms;
   d["fired_tick_ms"] = s.fired_tick_ms;
@@ -145,7 +138,7 @@ void register_schedules(py::module_ &m) {
           l.reset(raw);
         }
         const char *next = echomq_schedule_list_next(l.get());
-        return py::make_tuple(info_list(l.get()), next ? py::object(utf8(next)) : py::object(py::none()));
+        return py::make_tuple(info_list(l.get()), next ? py::object(text(next)) : py::object(py::none()));
       },
       py::arg("client"), py::arg("queue"), py::arg("after"), py::arg("count"),
       "A page of schedules: (list of dicts, next cursor or None).");
@@ -190,9 +183,8 @@ void register_schedules(py::module_ &m) {
           self.call([&](echomq_client *c) { return echomq_get_job(c, q, id, &raw); });
           j.reset(raw);
         }
-        size_t len = 0;
-        const char *name = echomq_job_schedule(j.get(), &len);
-        return py::make_tuple(utf8(name, len), echomq_job_tick_ms(j.get()));
+        // A schedule's name holds no NUL (echomq_check_name).
+        return py::make_tuple(text(echomq_job_schedule(j.get(), nullptr)), echomq_job_tick_ms(j.get()));
       },
       py::arg("client"), py::arg("queue"), py::arg("id"), "(schedule, tick ms) of a job; ('', 0) for none.");
 }

@@ -136,6 +136,10 @@ typedef enum echomq_status {
   ECHOMQ_EFINISHED = -9,  /* since 0.5.0: echomq_cancel of a job that has
                              finished (completed, dead for another reason,
                              or acked and gone): nothing changed */
+  ECHOMQ_EDEPENDS = -16,  /* since 0.5.0: delete of a job of a flow that has
+                             not finished (a parent waits for it, or it waits
+                             for its children): refused, nothing changed;
+                             echomq_delete_flow removes the whole flow */
 
   ECHOMQ_ECONN = -10,     /* cannot connect, or the connection was lost
                              before the command was sent */
@@ -298,7 +302,10 @@ typedef enum echomq_job_state {
   ECHOMQ_JOB_LEASED = 2,   /* held by a worker until its lease deadline */
   ECHOMQ_JOB_DELAYED = 3,  /* waiting for its due time (delay, retry backoff) */
   ECHOMQ_JOB_DEAD = 4,     /* dead-lettered */
-  ECHOMQ_JOB_COMPLETED = 5 /* acked and retained (echomq_set_retention) */
+  ECHOMQ_JOB_COMPLETED = 5, /* acked and retained (echomq_set_retention) */
+  ECHOMQ_JOB_WAITING = 6   /* since 0.5.0: a flow's parent waiting for its
+                              children (echomq/flows.h); it joins its lane
+                              when the last of them has finished */
 } echomq_job_state;
 
 /* What a fail did with the job (echomq_fail, echomq_settle_status). */

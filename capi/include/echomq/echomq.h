@@ -35,6 +35,7 @@
 #include "inspect.h"
 #include "ops.h"
 #include "schedules.h"
+#include "flows.h"
 #include "lifecycle.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */

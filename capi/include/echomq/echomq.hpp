@@ -33,6 +33,8 @@ struct Free {
   void operator()(echomq_worker *p) const noexcept { echomq_worker_free(p); }
   void operator()(echomq_event_list *p) const noexcept { echomq_event_list_free(p); }
   void operator()(echomq_schedule_list *p) const noexcept { echomq_schedule_list_free(p); }
+  void operator()(echomq_flow *p) const noexcept { echomq_flow_free(p); }
+  void operator()(echomq_flow_info *p) const noexcept { echomq_flow_info_free(p); }
 };
 
 template <class T>
@@ -48,6 +50,8 @@ using ReportPtr = Owned<echomq_report>;
 using WorkerPtr = Owned<echomq_worker>;
 using EventListPtr = Owned<echomq_event_list>;
 using ScheduleListPtr = Owned<echomq_schedule_list>;
+using FlowPtr = Owned<echomq_flow>;
+using FlowInfoPtr = Owned<echomq_flow_info>;
 
 }  // namespace echomq
 

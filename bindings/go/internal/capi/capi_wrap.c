@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_986e9d4b58f59cac(const char*);
+  void cgo_panic__capi_5bc813f499fa3554(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_986e9d4b58f59cac(p);
+  cgo_panic__capi_5bc813f499fa3554(p);
 }
 
 
@@ -1013,11 +1013,28 @@ int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, i
 const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
 int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 
+
+/* echomq_flow_info_get, the handle by its address (0 on failure). */
+int emqgo_flow_info(echomq_client *c, const char *queue, uint64_t id, uint64_t *OUT_HANDLE) {
+  echomq_flow_info *fi = NULL;
+  int rc = echomq_flow_info_get(c, queue, id, &fi);
+  *OUT_HANDLE = (uint64_t)(uintptr_t)fi;
+  return rc;
+}
+/* Child i's error (what 0) or result (what 1): its length, and when buf
+ * holds cap >= that many bytes, copied into it. */
+size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, char *buf, size_t cap) {
+  size_t n = 0;
+  const char *p = what ? echomq_flow_info_child_result(fi, i, &n) : echomq_flow_info_child_error(fi, i, &n);
+  if (buf && cap >= n && n > 0) memcpy(buf, p, n);
+  return n;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_986e9d4b58f59cac(void *_swig_go_0) {
+void _wrap_Swig_free_capi_5bc813f499fa3554(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1027,7 +1044,7 @@ void _wrap_Swig_free_capi_986e9d4b58f59cac(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_986e9d4b58f59cac(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_5bc813f499fa3554(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1040,7 +1057,7 @@ void *_wrap_Swig_malloc_capi_986e9d4b58f59cac(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1051,7 +1068,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1062,7 +1079,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1073,7 +1090,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_OK_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1084,7 +1101,7 @@ intgo _wrap_ECHOMQ_OK_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EMPTY_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1095,7 +1112,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1106,7 +1123,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EINVAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1117,7 +1134,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1128,7 +1145,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1139,7 +1156,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ESTALE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1150,7 +1167,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1161,7 +1178,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EFULL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1172,7 +1189,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ELEASED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1183,7 +1200,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1194,7 +1211,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1205,7 +1222,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_PENDING_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1216,7 +1233,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1227,7 +1244,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1238,7 +1255,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1249,7 +1266,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1260,7 +1277,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1271,7 +1288,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1282,7 +1299,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1293,7 +1310,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1304,7 +1321,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1315,7 +1332,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1326,7 +1343,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1337,7 +1354,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ECONN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1348,7 +1365,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1359,7 +1376,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1370,7 +1387,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ETLS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1381,7 +1398,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ESERVER_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1392,7 +1409,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1403,7 +1420,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EPROTO_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1414,7 +1431,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EBUSY_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1425,7 +1442,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ELOADING_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1436,7 +1453,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1447,7 +1464,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EOOM_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1458,7 +1475,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1469,7 +1486,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1480,7 +1497,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1491,7 +1508,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1502,7 +1519,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1513,7 +1530,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1524,7 +1541,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1535,7 +1552,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1546,7 +1563,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1557,7 +1574,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1568,7 +1585,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1579,7 +1596,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1590,7 +1607,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1601,7 +1618,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1612,7 +1629,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1623,7 +1640,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1634,7 +1651,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1645,7 +1662,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1656,7 +1673,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1667,7 +1684,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1678,7 +1695,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1689,7 +1706,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1700,7 +1717,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1711,7 +1728,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1722,7 +1739,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1733,7 +1750,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1744,7 +1761,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1755,7 +1772,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1766,7 +1783,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1777,7 +1794,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1788,7 +1805,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1799,7 +1816,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1810,7 +1827,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1821,7 +1838,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1832,7 +1849,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1843,7 +1860,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1854,7 +1871,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1865,7 +1882,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1876,7 +1893,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1887,7 +1904,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1898,7 +1915,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_986e9d4b58f59cac() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5bc813f499fa3554() {
   long long result;
   long long _swig_go_result;
   
@@ -1909,7 +1926,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -1920,7 +1937,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_986e9d4b58f59cac() {
 }
 
 
-_gostring_ _wrap_strerror_capi_986e9d4b58f59cac(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_5bc813f499fa3554(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1936,7 +1953,7 @@ _gostring_ _wrap_strerror_capi_986e9d4b58f59cac(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_986e9d4b58f59cac() {
+intgo _wrap_version_capi_5bc813f499fa3554() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1947,7 +1964,7 @@ intgo _wrap_version_capi_986e9d4b58f59cac() {
 }
 
 
-_gostring_ _wrap_version_string_capi_986e9d4b58f59cac() {
+_gostring_ _wrap_version_string_capi_5bc813f499fa3554() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1961,7 +1978,7 @@ _gostring_ _wrap_version_string_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_check_queue_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1979,7 +1996,7 @@ intgo _wrap_check_queue_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1997,7 +2014,7 @@ intgo _wrap_check_group_name_capi_986e9d4b58f59cac(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2017,7 +2034,7 @@ intgo _wrap_client_connect_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2027,7 +2044,7 @@ void _wrap_client_free_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2043,7 +2060,7 @@ _gostring_ _wrap_client_errmsg_capi_986e9d4b58f59cac(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2056,7 +2073,7 @@ intgo _wrap_client_errcode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2069,7 +2086,7 @@ intgo _wrap_client_connected_capi_986e9d4b58f59cac(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2079,7 +2096,7 @@ void _wrap_client_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2092,7 +2109,7 @@ intgo _wrap_client_ping_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2108,7 +2125,7 @@ _gostring_ _wrap_job_group_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2124,7 +2141,7 @@ _gostring_ _wrap_job_last_error_capi_986e9d4b58f59cac(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2140,7 +2157,7 @@ _gostring_ _wrap_job_result_dropped_capi_986e9d4b58f59cac(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2150,7 +2167,7 @@ void _wrap_job_free_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2163,7 +2180,7 @@ long long _wrap_job_list_count_capi_986e9d4b58f59cac(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2178,7 +2195,7 @@ struct echomq_job *_wrap_job_list_at_capi_986e9d4b58f59cac(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2188,7 +2205,7 @@ void _wrap_job_list_free_capi_986e9d4b58f59cac(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_986e9d4b58f59cac() {
+struct echomq_batch *_wrap_batch_create_capi_5bc813f499fa3554() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2199,7 +2216,7 @@ struct echomq_batch *_wrap_batch_create_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_batch_add_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2225,7 +2242,7 @@ intgo _wrap_batch_add_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2238,7 +2255,7 @@ long long _wrap_batch_count_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2253,7 +2270,7 @@ long long _wrap_batch_id_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2286,7 +2303,7 @@ intgo _wrap_batch_add_keyed_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2301,7 +2318,7 @@ intgo _wrap_batch_duplicate_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2323,7 +2340,7 @@ intgo _wrap_delete_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2333,7 +2350,7 @@ void _wrap_batch_clear_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2343,7 +2360,7 @@ void _wrap_batch_free_capi_986e9d4b58f59cac(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2367,7 +2384,7 @@ intgo _wrap_ack_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2397,7 +2414,7 @@ intgo _wrap_ack_result_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2427,7 +2444,7 @@ intgo _wrap_progress_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2451,7 +2468,7 @@ intgo _wrap_set_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2471,7 +2488,7 @@ intgo _wrap_clear_retention_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2495,7 +2512,7 @@ intgo _wrap_set_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2515,7 +2532,7 @@ intgo _wrap_clear_events_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2528,7 +2545,7 @@ long long _wrap_event_list_count_capi_986e9d4b58f59cac(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2546,7 +2563,7 @@ _gostring_ _wrap_event_list_id_capi_986e9d4b58f59cac(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2561,7 +2578,7 @@ long long _wrap_event_list_nfields_capi_986e9d4b58f59cac(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2581,7 +2598,7 @@ _gostring_ _wrap_event_list_name_capi_986e9d4b58f59cac(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2591,7 +2608,7 @@ void _wrap_event_list_free_capi_986e9d4b58f59cac(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2630,7 +2647,7 @@ intgo _wrap_extend_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2659,7 +2676,7 @@ intgo _wrap_set_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2686,7 +2703,7 @@ intgo _wrap_clear_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2715,7 +2732,7 @@ intgo _wrap_set_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2746,7 +2763,7 @@ intgo _wrap_set_limit_burst_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2768,7 +2785,7 @@ intgo _wrap_set_default_timeout_capi_986e9d4b58f59cac(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2790,7 +2807,7 @@ intgo _wrap_set_queue_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2816,7 +2833,7 @@ intgo _wrap_set_queue_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2829,7 +2846,7 @@ intgo _wrap_job_halted_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2856,7 +2873,7 @@ intgo _wrap_clear_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2883,7 +2900,7 @@ intgo _wrap_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2910,7 +2927,7 @@ intgo _wrap_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2932,7 +2949,7 @@ intgo _wrap_set_default_weight_capi_986e9d4b58f59cac(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2954,7 +2971,7 @@ intgo _wrap_set_default_limit_capi_986e9d4b58f59cac(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2976,7 +2993,7 @@ intgo _wrap_set_default_max_attempts_capi_986e9d4b58f59cac(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3009,7 +3026,7 @@ intgo _wrap_set_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3036,7 +3053,7 @@ intgo _wrap_clear_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3062,7 +3079,7 @@ intgo _wrap_set_default_rate_capi_986e9d4b58f59cac(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3091,7 +3108,7 @@ intgo _wrap_throttle_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3120,7 +3137,7 @@ intgo _wrap_set_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3147,7 +3164,7 @@ intgo _wrap_clear_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3169,7 +3186,7 @@ intgo _wrap_set_default_cap_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3191,7 +3208,7 @@ intgo _wrap_set_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3224,7 +3241,7 @@ intgo _wrap_get_cost_mode_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3246,7 +3263,7 @@ intgo _wrap_set_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3275,7 +3292,7 @@ intgo _wrap_charge_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3288,7 +3305,7 @@ long long _wrap_lane_list_count_capi_986e9d4b58f59cac(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3298,7 +3315,7 @@ void _wrap_lane_list_free_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3337,7 +3354,7 @@ intgo _wrap_redrive_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3370,7 +3387,7 @@ intgo _wrap_redrive_all_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3383,7 +3400,7 @@ intgo _wrap_worker_start_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3398,7 +3415,7 @@ intgo _wrap_worker_done_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3419,7 +3436,7 @@ intgo _wrap_worker_done_result_capi_986e9d4b58f59cac(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3443,7 +3460,7 @@ intgo _wrap_worker_fail_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3465,7 +3482,7 @@ intgo _wrap_worker_discard_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3506,7 +3523,7 @@ intgo _wrap_worker_settle_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3523,7 +3540,7 @@ intgo _wrap_worker_stop_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3533,7 +3550,7 @@ void _wrap_worker_free_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3555,7 +3572,7 @@ intgo _wrap_shards_create_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3568,7 +3585,7 @@ long long _wrap_report_count_capi_986e9d4b58f59cac(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3586,7 +3603,7 @@ _gostring_ _wrap_report_at_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3596,7 +3613,7 @@ void _wrap_report_free_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_986e9d4b58f59cac(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3612,7 +3629,7 @@ _gostring_ _wrap_report_cursor_capi_986e9d4b58f59cac(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_ID_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3624,7 +3641,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3636,7 +3653,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3648,7 +3665,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3660,7 +3677,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3672,7 +3689,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3684,7 +3701,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3696,7 +3713,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3708,7 +3725,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_STATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3720,7 +3737,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3732,7 +3749,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3744,7 +3761,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3756,7 +3773,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3768,7 +3785,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3780,7 +3797,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3792,7 +3809,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_LANES_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3804,7 +3821,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_RING_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3816,7 +3833,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3828,7 +3845,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3840,7 +3857,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3852,7 +3869,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3864,7 +3881,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3876,7 +3893,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3888,7 +3905,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3900,7 +3917,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3912,7 +3929,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3924,7 +3941,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3936,7 +3953,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3948,7 +3965,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3960,7 +3977,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3972,7 +3989,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3984,7 +4001,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -3996,7 +4013,7 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_STATS_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4008,7 +4025,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4020,7 +4037,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4032,7 +4049,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4044,7 +4061,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4056,7 +4073,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4068,7 +4085,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4080,7 +4097,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4092,7 +4109,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4104,7 +4121,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4116,7 +4133,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4128,7 +4145,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4140,7 +4157,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4152,7 +4169,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4164,7 +4181,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4176,7 +4193,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4188,7 +4205,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4200,7 +4217,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4212,7 +4229,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4224,7 +4241,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_CAP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4236,7 +4253,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4248,7 +4265,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4260,7 +4277,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4272,7 +4289,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4284,7 +4301,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4296,7 +4313,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4308,7 +4325,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4320,7 +4337,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4332,7 +4349,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4344,7 +4361,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4356,7 +4373,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4368,7 +4385,7 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_LANE_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4380,7 +4397,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_986e9d4b58f59cac(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_5bc813f499fa3554(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4403,7 +4420,7 @@ struct echomq_client *_wrap_client_create_capi_986e9d4b58f59cac(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4419,7 +4436,7 @@ void _wrap_job_numbers_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4437,7 +4454,7 @@ void _wrap_job_outcome_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4449,7 +4466,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4461,7 +4478,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4473,7 +4490,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4485,7 +4502,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4497,7 +4514,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4509,7 +4526,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4521,7 +4538,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4533,7 +4550,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4545,7 +4562,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4557,7 +4574,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4569,7 +4586,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -4581,7 +4598,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_enqueue_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4640,7 +4657,7 @@ intgo _wrap_enqueue_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4668,7 +4685,7 @@ intgo _wrap_enqueue_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4705,7 +4722,7 @@ intgo _wrap_wait_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4749,7 +4766,7 @@ intgo _wrap_events_read_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4766,7 +4783,7 @@ long long _wrap_event_value_len_capi_986e9d4b58f59cac(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_986e9d4b58f59cac(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4786,7 +4803,7 @@ void _wrap_event_value_copy_capi_986e9d4b58f59cac(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4802,7 +4819,7 @@ void _wrap_job_payload_copy_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4837,7 +4854,7 @@ intgo _wrap_get_job_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4874,7 +4891,7 @@ intgo _wrap_purge_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4900,7 +4917,7 @@ intgo _wrap_queues_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4933,7 +4950,7 @@ intgo _wrap_shards_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4968,7 +4985,7 @@ intgo _wrap_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5005,7 +5022,7 @@ intgo _wrap_wclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5042,7 +5059,7 @@ intgo _wrap_bclaim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5081,7 +5098,7 @@ intgo _wrap_ack_claim_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5127,7 +5144,7 @@ intgo _wrap_fail_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5153,7 +5170,7 @@ intgo _wrap_stats_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5186,7 +5203,7 @@ intgo _wrap_get_wait_figures_capi_986e9d4b58f59cac(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5219,7 +5236,7 @@ intgo _wrap_lane_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5261,7 +5278,7 @@ intgo _wrap_lanes_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5279,7 +5296,7 @@ _gostring_ _wrap_lane_list_group_capi_986e9d4b58f59cac(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5297,7 +5314,7 @@ void _wrap_lane_list_numbers_capi_986e9d4b58f59cac(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_986e9d4b58f59cac(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5313,7 +5330,7 @@ _gostring_ _wrap_lane_list_cursor_capi_986e9d4b58f59cac(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5350,7 +5367,7 @@ intgo _wrap_dead_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5383,7 +5400,7 @@ intgo _wrap_verify_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5427,7 +5444,7 @@ intgo _wrap_repair_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5467,7 +5484,7 @@ intgo _wrap_doctor_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5505,7 +5522,7 @@ intgo _wrap_ack_many_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5544,7 +5561,7 @@ intgo _wrap_claim_batch_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5556,7 +5573,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5568,7 +5585,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5580,7 +5597,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5592,7 +5609,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5604,7 +5621,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5616,7 +5633,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5628,7 +5645,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5640,7 +5657,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5652,7 +5669,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5664,7 +5681,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5676,7 +5693,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5688,7 +5705,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5700,7 +5717,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5712,7 +5729,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5724,7 +5741,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-void _wrap_worker_defaults_capi_986e9d4b58f59cac(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_5bc813f499fa3554(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5738,7 +5755,7 @@ void _wrap_worker_defaults_capi_986e9d4b58f59cac(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_986e9d4b58f59cac(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_5bc813f499fa3554(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5782,7 +5799,7 @@ intgo _wrap_worker_create_capi_986e9d4b58f59cac(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5801,7 +5818,7 @@ intgo _wrap_worker_last_error_capi_986e9d4b58f59cac(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5845,7 +5862,7 @@ intgo _wrap_cancel_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_halt_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5866,7 +5883,7 @@ intgo _wrap_worker_next_halt_capi_986e9d4b58f59cac(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5894,7 +5911,7 @@ intgo _wrap_worker_next_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5906,7 +5923,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5918,7 +5935,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5930,7 +5947,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5942,7 +5959,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5954,7 +5971,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5966,7 +5983,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5978,7 +5995,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -5990,7 +6007,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6002,7 +6019,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6014,7 +6031,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6026,7 +6043,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6038,7 +6055,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6050,7 +6067,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6062,7 +6079,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6074,7 +6091,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6086,7 +6103,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6098,7 +6115,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_worker_stats_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6117,7 +6134,7 @@ intgo _wrap_worker_stats_capi_986e9d4b58f59cac(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_986e9d4b58f59cac() {
+long long _wrap_c_heap_in_use_capi_5bc813f499fa3554() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6128,7 +6145,7 @@ long long _wrap_c_heap_in_use_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6140,7 +6157,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6152,7 +6169,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6164,7 +6181,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6176,7 +6193,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6188,7 +6205,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6200,7 +6217,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6212,7 +6229,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6224,7 +6241,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6236,7 +6253,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6248,7 +6265,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6260,7 +6277,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6272,7 +6289,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6338,7 +6355,7 @@ intgo _wrap_schedule_upsert_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6365,7 +6382,7 @@ intgo _wrap_schedule_remove_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6392,7 +6409,7 @@ intgo _wrap_schedule_pause_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6419,7 +6436,7 @@ intgo _wrap_schedule_resume_capi_986e9d4b58f59cac(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6432,7 +6449,7 @@ long long _wrap_schedule_list_count_capi_986e9d4b58f59cac(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6448,7 +6465,7 @@ _gostring_ _wrap_schedule_list_next_capi_986e9d4b58f59cac(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6458,7 +6475,7 @@ void _wrap_schedule_list_free_capi_986e9d4b58f59cac(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6507,7 +6524,7 @@ intgo _wrap_schedules_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6519,7 +6536,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6531,7 +6548,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6543,7 +6560,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6555,7 +6572,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6567,7 +6584,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6579,7 +6596,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6591,7 +6608,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6603,7 +6620,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6615,7 +6632,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6627,7 +6644,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6639,7 +6656,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6651,7 +6668,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6663,7 +6680,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6675,7 +6692,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6687,7 +6704,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6699,7 +6716,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6711,7 +6728,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6723,7 +6740,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6735,7 +6752,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6747,7 +6764,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6759,7 +6776,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6771,7 +6788,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6783,7 +6800,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_986e9d4b58f59cac() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_986e9d4b58f59cac() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_5bc813f499fa3554() {
   int result;
   intgo _swig_go_result;
   
@@ -6795,7 +6812,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_986e9d4b58f59cac() {
 }
 
 
-void _wrap_schedule_numbers_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6813,7 +6830,7 @@ void _wrap_schedule_numbers_capi_986e9d4b58f59cac(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6833,7 +6850,7 @@ _gostring_ _wrap_schedule_text_capi_986e9d4b58f59cac(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_986e9d4b58f59cac(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6851,7 +6868,7 @@ void _wrap_schedule_payload_copy_capi_986e9d4b58f59cac(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6897,7 +6914,7 @@ intgo _wrap_schedule_next_capi_986e9d4b58f59cac(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6913,7 +6930,7 @@ _gostring_ _wrap_job_schedule_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -6921,6 +6938,389 @@ long long _wrap_job_tick_ms_capi_986e9d4b58f59cac(struct echomq_job *_swig_go_0)
   arg1 = *(echomq_job **)&_swig_go_0; 
   
   result = (int64_t)emqgo_job_tick_ms((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EDEPENDS_capi_5bc813f499fa3554() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EDEPENDS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_5bc813f499fa3554() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_FLOW_MAX);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_5bc813f499fa3554() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_JOB_WAITING);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct echomq_flow *_wrap_flow_create_capi_5bc813f499fa3554() {
+  echomq_flow *result = 0 ;
+  struct echomq_flow *_swig_go_result;
+  
+  
+  result = (echomq_flow *)echomq_flow_create();
+  *(echomq_flow **)&_swig_go_result = (echomq_flow *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_free_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  echomq_flow_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_add_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  int arg4 ;
+  char *arg5 = (char *) 0 ;
+  char *arg6 = (char *) 0 ;
+  char *arg7 = (char *) 0 ;
+  size_t arg8 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = (char *)malloc(_swig_go_4.n + 1);
+  memcpy(arg5, _swig_go_4.p, _swig_go_4.n);
+  arg5[_swig_go_4.n] = '\0';
+  
+  
+  arg6 = (char *)malloc(_swig_go_5.n + 1);
+  memcpy(arg6, _swig_go_5.p, _swig_go_5.n);
+  arg6[_swig_go_5.n] = '\0';
+  
+  
+  arg7 = (char *)_swig_go_6.array;
+  arg8 = (size_t)_swig_go_6.len;
+  
+  
+  result = (int)echomq_flow_add(arg1,(char const *)arg2,(char const *)arg3,arg4,(char const *)arg5,(char const *)arg6,(char const *)arg7,arg8);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  free(arg5); 
+  free(arg6); 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_count_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  
+  result = echomq_flow_count((struct echomq_flow const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_id_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+  echomq_flow *arg1 = (echomq_flow *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_id((struct echomq_flow const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_enqueue_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  echomq_flow *arg3 = (echomq_flow *) 0 ;
+  uint32_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = *(echomq_flow **)&_swig_go_2; 
+  arg4 = (uint32_t)_swig_go_3; 
+  
+  result = (int)echomq_enqueue_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_delete_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)echomq_delete_flow(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+void _wrap_flow_info_free_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  echomq_flow_info_free(arg1);
+  
+}
+
+
+intgo _wrap_flow_info_state_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_state((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_parent_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (uint64_t)echomq_flow_info_parent((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_on_fail_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = (int)echomq_flow_info_on_fail((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_waiting_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_waiting((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_count_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  
+  result = echomq_flow_info_count((struct echomq_flow_info const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_child_state_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int)echomq_flow_info_child_state((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_attempts_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  uint64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (uint64_t)echomq_flow_info_child_attempts((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_info_child_finished_at_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  
+  result = (int64_t)echomq_flow_info_child_finished_at((struct echomq_flow_info const *)arg1,arg2);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_flow_info_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  uint64_t *arg4 = (uint64_t *) 0 ;
+  uint64_t temp4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  {
+    if (_swig_go_3.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg4 = &temp4;
+  }
+  
+  result = (int)emqgo_flow_info(arg1,(char const *)arg2,arg3,arg4);
+  _swig_go_result = result; 
+  {
+    unsigned long* a = (unsigned long *) _swig_go_3.array;
+    a[0] = temp4;
+  }
+  free(arg2); 
+  
+  return _swig_go_result;
+}
+
+
+long long _wrap_flow_child_bytes_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+  echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
+  size_t arg2 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  size_t arg5 ;
+  size_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(echomq_flow_info **)&_swig_go_0; 
+  arg2 = (size_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = (char *)_swig_go_3.array;
+  arg5 = (size_t)_swig_go_3.len;
+  
+  
+  result = emqgo_flow_child_bytes((struct echomq_flow_info const *)arg1,arg2,arg3,arg4,arg5);
   _swig_go_result = result; 
   return _swig_go_result;
 }

@@ -1128,3 +1128,4 @@ int emqgo_schedule_next(echomq_client *c, const char *queue, const char *name, i
 const char *emqgo_job_schedule(const echomq_job *j) { return echomq_job_schedule(j, NULL); }
 int64_t emqgo_job_tick_ms(const echomq_job *j) { return echomq_job_tick_ms(j); }
 %}
+%include "flows.i"

@@ -183,10 +183,32 @@ class Dashboard:
         return out
 
     def job(self, queue: str, jid: int) -> Dict[str, Any]:
-        job = self.client.queue(queue).job(jid)
+        q = self.client.queue(queue)
+        job = q.job(jid)
         if job is None:
             raise HttpError(404, f"no job {jid} in queue {queue!r} (acked, deleted or never enqueued)")
-        return self.job_dict(job, full=True)
+        d = self.job_dict(job, full=True)
+        d["flow"] = self.flow_dict(q, jid)
+        return d
+
+    def flow_dict(self, q: Any, jid: int) -> Dict[str, Any]:
+        """A job's links in its flow (docs/operations.md "Flows"): its
+        parent and its children with their states (results are not shown,
+        as payloads are not, unless --show-payloads)."""
+        try:
+            info = q.flow_info(jid)
+        except NotFoundError:
+            return {"parent": None, "on_fail": None, "waiting": 0, "children": []}
+        kids = []
+        for c in info.children:
+            k: Dict[str, Any] = {"id": c.id, "state": c.state, "attempts": c.attempts,
+                                 "finished_at": c.finished_at_ms / 1000 if c.finished_at_ms else None,
+                                 "error": c.error, "result_bytes": len(c.result)}
+            if self.settings.show_payloads:
+                k["result"] = c.result.decode("utf-8", "replace")
+            kids.append(k)
+        return {"parent": info.parent, "on_fail": info.on_fail if info.parent else None,
+                "waiting": info.waiting, "children": kids}
 
     def job_dict(self, job: Any, full: bool = False) -> Dict[str, Any]:
         d = {"id": job.id, "lane": job.group, "state": job.state, "attempt": job.attempt, "max_attempts": job.max_attempts, "enqueued_at": job.enqueued_at,

@@ -428,6 +428,24 @@ function deadPage(view, queue) {
 
 // ---- a job -------------------------------------------------------------------
 
+// A job's flow: the parent that waits for it and its children with their
+// states (docs/operations.md "Flows"); nothing for a job in no flow.
+function flowPart(queue, f) {
+  if (!f || (!f.parent && f.children.length === 0)) return el("div", { id: "flow" });
+  const link = (id) => el("a", { href: queueHref(queue) + "/jobs/" + id, text: String(id) });
+  const parts = [el("h2", { text: "Flow" })];
+  if (f.parent) parts.push(el("p", { id: "flow-parent" }, "Job ", link(f.parent), " waits for this one (if this one dies: " + f.on_fail + ")."));
+  if (f.children.length) {
+    parts.push(el("p", { text: "Waits for " + f.waiting + " of its " + f.children.length + " children." }));
+    const head = el("tr", {}, ...["child", "state", "attempts", "finished", "error"].map((t) => el("th", { text: t })));
+    const rows = f.children.map((c) => el("tr", { "data-child": String(c.id) }, el("td", {}, link(c.id)),
+      el("td", { text: c.state }), el("td", { text: String(c.attempts) }), el("td", { text: when(c.finished_at) }),
+      el("td", { text: c.error || "-" })));
+    parts.push(el("table", { id: "flow-children" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  }
+  return el("div", { id: "flow" }, ...parts);
+}
+
 function jobPage(view, queue, id) {
   crumbs([queue, queueHref(queue)], ["jobs", queueHref(queue) + "/jobs"]);
   document.title = (id ? "job " + id : "jobs") + " of " + queue + " - echomq";
@@ -446,7 +464,7 @@ function jobPage(view, queue, id) {
         ["enqueued", when(j.enqueued_at)], ["lease until", when(j.lease_until)], ["due", when(j.due_at)],
         ["died", when(j.dead_at)], ["last error", j.last_error || "-"], ["payload size", num(j.payload_bytes) + " bytes"]];
       const dl = el("dl", { class: "job" }, ...rows.flatMap(([k, v]) => [el("dt", { text: k }), el("dd", { "data-field": k, text: String(v) })]));
-      const parts = [dl];
+      const parts = [dl, flowPart(queue, j.flow)];
       if ("payload" in j) parts.push(el("h2", { text: "Payload" + (j.payload_is_utf8 ? "" : " (not UTF-8: shown with replacement characters)") }), el("pre", { id: "payload", text: j.payload }));
       else parts.push(el("p", { class: "muted", text: "Payloads are hidden (start the dashboard with --show-payloads)." }));
       if (state.config.actions) {
