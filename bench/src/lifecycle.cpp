@@ -27,28 +27,10 @@ void claim_cost(Context &ctx, echomq_client *c) {
   const Shape flat{"flat", 0, 0};
   if (!fill(c, none, flat, kLanes, jobs) || !fill(c, gated, flat, kLanes, jobs)) return;
   if (!ok(echomq_set_queue_limit(c, gated.c_str(), ECHOMQ_LIMIT_MAX), c, "queue limit")) return;
-  std::vector<std::vector<double>> cpu(2);
   const std::string qs[] = {none, gated};
   const std::string labels[] = {"no queue limit", "a queue limit (never reached)"};
-  std::vector<Variant> vs;
-  for (size_t k = 0; k < 2; ++k) {
-    vs.push_back({"lifecycle", "claim loop, " + labels[k], [&, k](int) {
-                    double us = 0;
-                    double r = claim_rate(ctx, c, qs[k], claims, &us);
-                    cpu[k].push_back(us);
-                    return r;
-                  }});
-  }
-  ctx.rounds(1, "jobs/s", vs, 0, labels[0]);
-  add_paired(ctx, "lifecycle", {"server CPU/claim, " + labels[0], "server CPU/claim, " + labels[1]}, cpu, "us",
-             labels[0]);
+  paired_claim_cost(ctx, c, "lifecycle", qs, labels, claims);
   ctx.checkpoint("lifecycle", gated);
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(p * double(v.size())))];
 }
 
 struct BurstRun {
