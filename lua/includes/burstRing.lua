@@ -7,7 +7,7 @@
 -- ring `bring` instead (laneState 'burst', lua/includes/lane.lua), which a
 -- claim's turns consult only once the ring has nothing: every lane below
 -- its limit that is serviceable is served first, so a lane below its limit
--- waits no longer than it would without bursting lanes, and the work
+-- is never passed over for a bursting one, and the work
 -- waiting in bursting lanes still takes capacity nobody else wants. I1
 -- holds for both rings: each holds exactly the entries in its state, once.
 -- A view of an empty ring, for a call whose ring is empty: the burst ring

@@ -115,8 +115,8 @@ ECHOMQ_API int echomq_get_lifecycle(echomq_client *c, const char *queue, echomq_
  * served only when no lane below its own limit is serviceable (a second
  * ring, consulted only when the first has nothing: O(1) a claim). So the
  * capacity no one else wants goes to the lanes with work, and a lane below
- * its limit waits no longer than it would without bursting lanes
- * (docs/architecture.md, "Lane limits that burst"). A lane of a tenant
+ * its limit is never passed over for a bursting one (docs/architecture.md,
+ * "Lifecycle"). A lane of a tenant
  * cannot burst; its tenant (group "T/") can. */
 
 /* Sets `group`'s own limit (1..ECHOMQ_LIMIT_MAX) and its burst ceiling
