@@ -48,6 +48,20 @@ func TestCancelWaitingLeasedAndFinished(t *testing.T) {
 	if err := q.SetLimitBurst(bg, "g", 3, 2); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("burst below the limit: %v", err)
 	}
+	if st := must(q.Stats(bg))(t); st.CanceledTotal != 3 {
+		t.Fatalf("stats: %+v", st)
+	}
+	mustOK(t, q.SetLimitBurst(bg, "busy", 1, 3))
+	for i := 0; i < 3; i++ {
+		must(q.Enqueue(bg, "busy", []byte("b")))(t)
+	}
+	must(q.Claim(bg, time.Minute))(t)
+	if l := must(q.Lane(bg, "busy"))(t); l.Burst != 3 || !l.Bursting {
+		t.Fatalf("lane: %+v", l)
+	}
+	if st := must(q.Stats(bg))(t); st.Bursting != 1 {
+		t.Fatalf("bursting: %+v", st)
+	}
 	assertVerified(t, q)
 }
 

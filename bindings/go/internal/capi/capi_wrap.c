@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_5bc813f499fa3554(const char*);
+  void cgo_panic__capi_5b1791dbbca2cb73(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_5bc813f499fa3554(p);
+  cgo_panic__capi_5b1791dbbca2cb73(p);
 }
 
 
@@ -254,6 +254,9 @@ enum {
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
   EMQGO_STATS_TENANTS,
+  EMQGO_STATS_CANCELED_TOTAL,
+  EMQGO_STATS_EXPIRED_TOTAL,
+  EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
 };
 
@@ -289,6 +292,8 @@ enum {
   EMQGO_LANE_FAIR_SHARE,
   EMQGO_LANE_COST_V,
   EMQGO_LANE_SITS_OUT,
+  EMQGO_LANE_BURST,
+  EMQGO_LANE_BURSTING,
   EMQGO_LANE_NUMS
 };
 
@@ -545,6 +550,9 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
   v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
+  v[EMQGO_STATS_CANCELED_TOTAL] = (int64_t)s.canceled_total;
+  v[EMQGO_STATS_EXPIRED_TOTAL] = (int64_t)s.expired_total;
+  v[EMQGO_STATS_BURSTING] = (int64_t)s.bursting;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -583,6 +591,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
   memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
   v[EMQGO_LANE_SITS_OUT] = l->sits_out;
+  v[EMQGO_LANE_BURST] = l->burst;
+  v[EMQGO_LANE_BURSTING] = l->bursting;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -1034,7 +1044,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_5bc813f499fa3554(void *_swig_go_0) {
+void _wrap_Swig_free_capi_5b1791dbbca2cb73(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1044,7 +1054,7 @@ void _wrap_Swig_free_capi_5bc813f499fa3554(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_5bc813f499fa3554(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1057,7 +1067,7 @@ void *_wrap_Swig_malloc_capi_5bc813f499fa3554(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1068,7 +1078,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1079,7 +1089,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1090,7 +1100,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1101,7 +1111,7 @@ intgo _wrap_ECHOMQ_OK_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1112,7 +1122,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1133,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1134,7 +1144,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1145,7 +1155,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1156,7 +1166,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1167,7 +1177,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1178,7 +1188,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1189,7 +1199,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1200,7 +1210,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1211,7 +1221,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1222,7 +1232,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1233,7 +1243,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1244,7 +1254,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1255,7 +1265,7 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1266,7 +1276,7 @@ intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EFINISHED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1277,7 +1287,7 @@ intgo _wrap_ECHOMQ_EFINISHED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1288,7 +1298,7 @@ intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1299,7 +1309,7 @@ intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1310,7 +1320,7 @@ intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1321,7 +1331,7 @@ intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1332,7 +1342,7 @@ intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1343,7 +1353,7 @@ long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1354,7 +1364,7 @@ long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1365,7 +1375,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1376,7 +1386,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1387,7 +1397,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1398,7 +1408,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1409,7 +1419,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1430,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1431,7 +1441,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1442,7 +1452,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1453,7 +1463,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1464,7 +1474,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1475,7 +1485,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1486,7 +1496,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1497,7 +1507,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1508,7 +1518,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1519,7 +1529,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1530,7 +1540,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1541,7 +1551,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1552,7 +1562,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1563,7 +1573,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1574,7 +1584,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1585,7 +1595,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1596,7 +1606,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1617,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1618,7 +1628,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1629,7 +1639,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1640,7 +1650,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1651,7 +1661,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1662,7 +1672,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1673,7 +1683,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +1694,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1695,7 +1705,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1706,7 +1716,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1717,7 +1727,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1728,7 +1738,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +1749,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1750,7 +1760,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1761,7 +1771,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1772,7 +1782,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1783,7 +1793,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1794,7 +1804,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1805,7 +1815,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1816,7 +1826,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1827,7 +1837,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1838,7 +1848,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1849,7 +1859,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1860,7 +1870,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1871,7 +1881,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1882,7 +1892,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1893,7 +1903,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1904,7 +1914,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1915,7 +1925,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5bc813f499fa3554() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1926,7 +1936,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1937,7 +1947,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5bc813f499fa3554() {
 }
 
 
-_gostring_ _wrap_strerror_capi_5bc813f499fa3554(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1953,7 +1963,7 @@ _gostring_ _wrap_strerror_capi_5bc813f499fa3554(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_5bc813f499fa3554() {
+intgo _wrap_version_capi_5b1791dbbca2cb73() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1964,7 +1974,7 @@ intgo _wrap_version_capi_5bc813f499fa3554() {
 }
 
 
-_gostring_ _wrap_version_string_capi_5bc813f499fa3554() {
+_gostring_ _wrap_version_string_capi_5b1791dbbca2cb73() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1978,7 +1988,7 @@ _gostring_ _wrap_version_string_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_check_queue_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1996,7 +2006,7 @@ intgo _wrap_check_queue_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2014,7 +2024,7 @@ intgo _wrap_check_group_name_capi_5bc813f499fa3554(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2034,7 +2044,7 @@ intgo _wrap_client_connect_capi_5bc813f499fa3554(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2044,7 +2054,7 @@ void _wrap_client_free_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2060,7 +2070,7 @@ _gostring_ _wrap_client_errmsg_capi_5bc813f499fa3554(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2073,7 +2083,7 @@ intgo _wrap_client_errcode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2086,7 +2096,7 @@ intgo _wrap_client_connected_capi_5bc813f499fa3554(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -2096,7 +2106,7 @@ void _wrap_client_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2109,7 +2119,7 @@ intgo _wrap_client_ping_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2125,7 +2135,7 @@ _gostring_ _wrap_job_group_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2141,7 +2151,7 @@ _gostring_ _wrap_job_last_error_capi_5bc813f499fa3554(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2157,7 +2167,7 @@ _gostring_ _wrap_job_result_dropped_capi_5bc813f499fa3554(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2167,7 +2177,7 @@ void _wrap_job_free_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2180,7 +2190,7 @@ long long _wrap_job_list_count_capi_5bc813f499fa3554(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2195,7 +2205,7 @@ struct echomq_job *_wrap_job_list_at_capi_5bc813f499fa3554(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2205,7 +2215,7 @@ void _wrap_job_list_free_capi_5bc813f499fa3554(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_5bc813f499fa3554() {
+struct echomq_batch *_wrap_batch_create_capi_5b1791dbbca2cb73() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2216,7 +2226,7 @@ struct echomq_batch *_wrap_batch_create_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_batch_add_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2242,7 +2252,7 @@ intgo _wrap_batch_add_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2255,7 +2265,7 @@ long long _wrap_batch_count_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2270,7 +2280,7 @@ long long _wrap_batch_id_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2303,7 +2313,7 @@ intgo _wrap_batch_add_keyed_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2318,7 +2328,7 @@ intgo _wrap_batch_duplicate_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2340,7 +2350,7 @@ intgo _wrap_delete_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2350,7 +2360,7 @@ void _wrap_batch_clear_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2360,7 +2370,7 @@ void _wrap_batch_free_capi_5bc813f499fa3554(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2384,7 +2394,7 @@ intgo _wrap_ack_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2414,7 +2424,7 @@ intgo _wrap_ack_result_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2444,7 +2454,7 @@ intgo _wrap_progress_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2468,7 +2478,7 @@ intgo _wrap_set_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2488,7 +2498,7 @@ intgo _wrap_clear_retention_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2512,7 +2522,7 @@ intgo _wrap_set_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2532,7 +2542,7 @@ intgo _wrap_clear_events_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2545,7 +2555,7 @@ long long _wrap_event_list_count_capi_5bc813f499fa3554(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2563,7 +2573,7 @@ _gostring_ _wrap_event_list_id_capi_5bc813f499fa3554(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2578,7 +2588,7 @@ long long _wrap_event_list_nfields_capi_5bc813f499fa3554(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2598,7 +2608,7 @@ _gostring_ _wrap_event_list_name_capi_5bc813f499fa3554(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2608,7 +2618,7 @@ void _wrap_event_list_free_capi_5bc813f499fa3554(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2647,7 +2657,7 @@ intgo _wrap_extend_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2676,7 +2686,7 @@ intgo _wrap_set_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2703,7 +2713,7 @@ intgo _wrap_clear_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2732,7 +2742,7 @@ intgo _wrap_set_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_limit_burst_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_limit_burst_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2763,7 +2773,7 @@ intgo _wrap_set_limit_burst_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_default_timeout_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_timeout_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2785,7 +2795,7 @@ intgo _wrap_set_default_timeout_capi_5bc813f499fa3554(struct echomq_client *_swi
 }
 
 
-intgo _wrap_set_queue_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_queue_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2807,7 +2817,7 @@ intgo _wrap_set_queue_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_queue_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_queue_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2833,7 +2843,7 @@ intgo _wrap_set_queue_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_job_halted_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+intgo _wrap_job_halted_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -2846,7 +2856,7 @@ intgo _wrap_job_halted_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
 }
 
 
-intgo _wrap_clear_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2873,7 +2883,7 @@ intgo _wrap_clear_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2900,7 +2910,7 @@ intgo _wrap_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2927,7 +2937,7 @@ intgo _wrap_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2949,7 +2959,7 @@ intgo _wrap_set_default_weight_capi_5bc813f499fa3554(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2971,7 +2981,7 @@ intgo _wrap_set_default_limit_capi_5bc813f499fa3554(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2993,7 +3003,7 @@ intgo _wrap_set_default_max_attempts_capi_5bc813f499fa3554(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3026,7 +3036,7 @@ intgo _wrap_set_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3053,7 +3063,7 @@ intgo _wrap_clear_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3079,7 +3089,7 @@ intgo _wrap_set_default_rate_capi_5bc813f499fa3554(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3108,7 +3118,7 @@ intgo _wrap_throttle_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3137,7 +3147,7 @@ intgo _wrap_set_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3164,7 +3174,7 @@ intgo _wrap_clear_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3186,7 +3196,7 @@ intgo _wrap_set_default_cap_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -3208,7 +3218,7 @@ intgo _wrap_set_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3241,7 +3251,7 @@ intgo _wrap_get_cost_mode_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3263,7 +3273,7 @@ intgo _wrap_set_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3292,7 +3302,7 @@ intgo _wrap_charge_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3305,7 +3315,7 @@ long long _wrap_lane_list_count_capi_5bc813f499fa3554(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3315,7 +3325,7 @@ void _wrap_lane_list_free_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3354,7 +3364,7 @@ intgo _wrap_redrive_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3387,7 +3397,7 @@ intgo _wrap_redrive_all_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3400,7 +3410,7 @@ intgo _wrap_worker_start_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3415,7 +3425,7 @@ intgo _wrap_worker_done_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3436,7 +3446,7 @@ intgo _wrap_worker_done_result_capi_5bc813f499fa3554(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3460,7 +3470,7 @@ intgo _wrap_worker_fail_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3482,7 +3492,7 @@ intgo _wrap_worker_discard_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3523,7 +3533,7 @@ intgo _wrap_worker_settle_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3540,7 +3550,7 @@ intgo _wrap_worker_stop_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3550,7 +3560,7 @@ void _wrap_worker_free_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3572,7 +3582,7 @@ intgo _wrap_shards_create_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3585,7 +3595,7 @@ long long _wrap_report_count_capi_5bc813f499fa3554(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3603,7 +3613,7 @@ _gostring_ _wrap_report_at_capi_5bc813f499fa3554(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3613,7 +3623,7 @@ void _wrap_report_free_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_5bc813f499fa3554(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3629,7 +3639,7 @@ _gostring_ _wrap_report_cursor_capi_5bc813f499fa3554(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3641,7 +3651,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3653,7 +3663,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3665,7 +3675,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3677,7 +3687,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3689,7 +3699,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3701,7 +3711,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3713,7 +3723,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3725,7 +3735,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3737,7 +3747,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3749,7 +3759,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3761,7 +3771,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3773,7 +3783,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3785,7 +3795,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3797,7 +3807,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3809,7 +3819,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3821,7 +3831,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3833,7 +3843,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3845,7 +3855,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3857,7 +3867,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3869,7 +3879,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3881,7 +3891,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3893,7 +3903,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3905,7 +3915,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3917,7 +3927,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3929,7 +3939,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3941,7 +3951,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3953,7 +3963,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3965,7 +3975,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3977,7 +3987,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3989,7 +3999,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4001,7 +4011,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4013,7 +4023,43 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_CANCELED_TOTAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_EXPIRED_TOTAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_BURSTING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4025,7 +4071,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4037,7 +4083,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4049,7 +4095,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4061,7 +4107,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4073,7 +4119,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4085,7 +4131,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4097,7 +4143,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4109,7 +4155,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4121,7 +4167,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4133,7 +4179,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4145,7 +4191,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4157,7 +4203,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4169,7 +4215,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4181,7 +4227,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4193,7 +4239,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4205,7 +4251,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4217,7 +4263,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4229,7 +4275,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4241,7 +4287,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4253,7 +4299,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4265,7 +4311,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4277,7 +4323,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4289,7 +4335,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4301,7 +4347,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4313,7 +4359,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4325,7 +4371,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4337,7 +4383,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4349,7 +4395,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4361,7 +4407,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4373,7 +4419,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4385,7 +4431,31 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_BURSTING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4397,7 +4467,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_5bc813f499fa3554(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_5b1791dbbca2cb73(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4420,7 +4490,7 @@ struct echomq_client *_wrap_client_create_capi_5bc813f499fa3554(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4436,7 +4506,7 @@ void _wrap_job_numbers_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4454,7 +4524,7 @@ void _wrap_job_outcome_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4466,7 +4536,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4478,7 +4548,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4490,7 +4560,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4502,7 +4572,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4514,7 +4584,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4526,7 +4596,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4538,7 +4608,7 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4550,7 +4620,7 @@ intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4562,7 +4632,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4574,7 +4644,7 @@ intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4586,7 +4656,7 @@ intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4598,7 +4668,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_enqueue_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4657,7 +4727,7 @@ intgo _wrap_enqueue_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4685,7 +4755,7 @@ intgo _wrap_enqueue_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4722,7 +4792,7 @@ intgo _wrap_wait_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4766,7 +4836,7 @@ intgo _wrap_events_read_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4783,7 +4853,7 @@ long long _wrap_event_value_len_capi_5bc813f499fa3554(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_5bc813f499fa3554(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4803,7 +4873,7 @@ void _wrap_event_value_copy_capi_5bc813f499fa3554(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4819,7 +4889,7 @@ void _wrap_job_payload_copy_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4854,7 +4924,7 @@ intgo _wrap_get_job_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4891,7 +4961,7 @@ intgo _wrap_purge_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4917,7 +4987,7 @@ intgo _wrap_queues_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4950,7 +5020,7 @@ intgo _wrap_shards_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4985,7 +5055,7 @@ intgo _wrap_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5022,7 +5092,7 @@ intgo _wrap_wclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5059,7 +5129,7 @@ intgo _wrap_bclaim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5098,7 +5168,7 @@ intgo _wrap_ack_claim_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5144,7 +5214,7 @@ intgo _wrap_fail_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5170,7 +5240,7 @@ intgo _wrap_stats_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5203,7 +5273,7 @@ intgo _wrap_get_wait_figures_capi_5bc813f499fa3554(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5236,7 +5306,7 @@ intgo _wrap_lane_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5278,7 +5348,7 @@ intgo _wrap_lanes_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5296,7 +5366,7 @@ _gostring_ _wrap_lane_list_group_capi_5bc813f499fa3554(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5314,7 +5384,7 @@ void _wrap_lane_list_numbers_capi_5bc813f499fa3554(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_5bc813f499fa3554(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5330,7 +5400,7 @@ _gostring_ _wrap_lane_list_cursor_capi_5bc813f499fa3554(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5367,7 +5437,7 @@ intgo _wrap_dead_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5400,7 +5470,7 @@ intgo _wrap_verify_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5444,7 +5514,7 @@ intgo _wrap_repair_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5484,7 +5554,7 @@ intgo _wrap_doctor_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5522,7 +5592,7 @@ intgo _wrap_ack_many_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5561,7 +5631,7 @@ intgo _wrap_claim_batch_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5573,7 +5643,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5585,7 +5655,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5597,7 +5667,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5609,7 +5679,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5621,7 +5691,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5633,7 +5703,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5645,7 +5715,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5657,7 +5727,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5669,7 +5739,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5681,7 +5751,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5693,7 +5763,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5705,7 +5775,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5717,7 +5787,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5729,7 +5799,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5741,7 +5811,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-void _wrap_worker_defaults_capi_5bc813f499fa3554(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_5b1791dbbca2cb73(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5755,7 +5825,7 @@ void _wrap_worker_defaults_capi_5bc813f499fa3554(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_5bc813f499fa3554(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5799,7 +5869,7 @@ intgo _wrap_worker_create_capi_5bc813f499fa3554(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5818,7 +5888,7 @@ intgo _wrap_worker_last_error_capi_5bc813f499fa3554(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5862,7 +5932,7 @@ intgo _wrap_cancel_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_worker_next_halt_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_halt_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5883,7 +5953,7 @@ intgo _wrap_worker_next_halt_capi_5bc813f499fa3554(struct echomq_worker *_swig_g
 }
 
 
-intgo _wrap_worker_next_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_next_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5911,7 +5981,7 @@ intgo _wrap_worker_next_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5923,7 +5993,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5935,7 +6005,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5947,7 +6017,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5959,7 +6029,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5971,7 +6041,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5983,7 +6053,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5995,7 +6065,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6007,7 +6077,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6019,7 +6089,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6031,7 +6101,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6043,7 +6113,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6055,7 +6125,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6067,7 +6137,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6079,7 +6149,7 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6091,7 +6161,7 @@ intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6103,7 +6173,7 @@ intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6115,7 +6185,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_worker_stats_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -6134,7 +6204,7 @@ intgo _wrap_worker_stats_capi_5bc813f499fa3554(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_5bc813f499fa3554() {
+long long _wrap_c_heap_in_use_capi_5b1791dbbca2cb73() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -6145,7 +6215,7 @@ long long _wrap_c_heap_in_use_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6157,7 +6227,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6169,7 +6239,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6181,7 +6251,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6193,7 +6263,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6205,7 +6275,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6217,7 +6287,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6229,7 +6299,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6241,7 +6311,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6253,7 +6323,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6265,7 +6335,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6277,7 +6347,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6289,7 +6359,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6355,7 +6425,7 @@ intgo _wrap_schedule_upsert_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6382,7 +6452,7 @@ intgo _wrap_schedule_remove_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6409,7 +6479,7 @@ intgo _wrap_schedule_pause_capi_5bc813f499fa3554(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6436,7 +6506,7 @@ intgo _wrap_schedule_resume_capi_5bc813f499fa3554(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6449,7 +6519,7 @@ long long _wrap_schedule_list_count_capi_5bc813f499fa3554(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6465,7 +6535,7 @@ _gostring_ _wrap_schedule_list_next_capi_5bc813f499fa3554(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6475,7 +6545,7 @@ void _wrap_schedule_list_free_capi_5bc813f499fa3554(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6524,7 +6594,7 @@ intgo _wrap_schedules_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6536,7 +6606,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6548,7 +6618,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6560,7 +6630,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6572,7 +6642,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6584,7 +6654,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6596,7 +6666,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6608,7 +6678,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6620,7 +6690,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6632,7 +6702,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6644,7 +6714,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6656,7 +6726,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6668,7 +6738,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6680,7 +6750,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6692,7 +6762,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6704,7 +6774,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6716,7 +6786,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6728,7 +6798,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6740,7 +6810,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6752,7 +6822,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6764,7 +6834,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6776,7 +6846,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6788,7 +6858,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6800,7 +6870,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_5bc813f499fa3554() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6812,7 +6882,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_5bc813f499fa3554() {
 }
 
 
-void _wrap_schedule_numbers_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6830,7 +6900,7 @@ void _wrap_schedule_numbers_capi_5bc813f499fa3554(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6850,7 +6920,7 @@ _gostring_ _wrap_schedule_text_capi_5bc813f499fa3554(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_5bc813f499fa3554(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6868,7 +6938,7 @@ void _wrap_schedule_payload_copy_capi_5bc813f499fa3554(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6914,7 +6984,7 @@ intgo _wrap_schedule_next_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6930,7 +7000,7 @@ _gostring_ _wrap_job_schedule_capi_5bc813f499fa3554(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -6943,7 +7013,7 @@ long long _wrap_job_tick_ms_capi_5bc813f499fa3554(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6954,7 +7024,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6965,7 +7035,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_5bc813f499fa3554() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_5bc813f499fa3554() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6976,7 +7046,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_5bc813f499fa3554() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_5bc813f499fa3554() {
+struct echomq_flow *_wrap_flow_create_capi_5b1791dbbca2cb73() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -6987,7 +7057,7 @@ struct echomq_flow *_wrap_flow_create_capi_5bc813f499fa3554() {
 }
 
 
-void _wrap_flow_free_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -6997,7 +7067,7 @@ void _wrap_flow_free_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -7046,7 +7116,7 @@ intgo _wrap_flow_add_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7059,7 +7129,7 @@ long long _wrap_flow_count_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7074,7 +7144,7 @@ long long _wrap_flow_id_capi_5bc813f499fa3554(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -7098,7 +7168,7 @@ intgo _wrap_enqueue_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7133,7 +7203,7 @@ intgo _wrap_delete_flow_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -7143,7 +7213,7 @@ void _wrap_flow_info_free_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7156,7 +7226,7 @@ intgo _wrap_flow_info_state_capi_5bc813f499fa3554(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -7169,7 +7239,7 @@ long long _wrap_flow_info_parent_capi_5bc813f499fa3554(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -7182,7 +7252,7 @@ intgo _wrap_flow_info_on_fail_capi_5bc813f499fa3554(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7195,7 +7265,7 @@ long long _wrap_flow_info_waiting_capi_5bc813f499fa3554(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -7208,7 +7278,7 @@ long long _wrap_flow_info_count_capi_5bc813f499fa3554(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7223,7 +7293,7 @@ long long _wrap_flow_info_child_capi_5bc813f499fa3554(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -7238,7 +7308,7 @@ intgo _wrap_flow_info_child_state_capi_5bc813f499fa3554(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -7253,7 +7323,7 @@ long long _wrap_flow_info_child_attempts_capi_5bc813f499fa3554(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -7268,7 +7338,7 @@ long long _wrap_flow_info_child_finished_at_capi_5bc813f499fa3554(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -7303,7 +7373,7 @@ intgo _wrap_flow_info_capi_5bc813f499fa3554(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_5bc813f499fa3554(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;

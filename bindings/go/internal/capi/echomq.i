@@ -369,6 +369,9 @@ enum {
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
   EMQGO_STATS_TENANTS,
+  EMQGO_STATS_CANCELED_TOTAL,
+  EMQGO_STATS_EXPIRED_TOTAL,
+  EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
 };
 
@@ -404,6 +407,8 @@ enum {
   EMQGO_LANE_FAIR_SHARE,
   EMQGO_LANE_COST_V,
   EMQGO_LANE_SITS_OUT,
+  EMQGO_LANE_BURST,
+  EMQGO_LANE_BURSTING,
   EMQGO_LANE_NUMS
 };
 
@@ -660,6 +665,9 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
   v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
+  v[EMQGO_STATS_CANCELED_TOTAL] = (int64_t)s.canceled_total;
+  v[EMQGO_STATS_EXPIRED_TOTAL] = (int64_t)s.expired_total;
+  v[EMQGO_STATS_BURSTING] = (int64_t)s.bursting;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -698,6 +706,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
   memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
   v[EMQGO_LANE_SITS_OUT] = l->sits_out;
+  v[EMQGO_LANE_BURST] = l->burst;
+  v[EMQGO_LANE_BURSTING] = l->bursting;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
