@@ -699,7 +699,7 @@ std::vector<Job> Client::dead(const char* queue, uint64_t offset, size_t count) 
     j.enqueued_at_ms = i64(r.get(), b + F::enqueued_at, "dead");
     j.dead_at_ms = i64(r.get(), b + F::dead_at, "dead");
     j.last_error = str(r.get(), b + F::last_error, "dead");
-    j.cap = u64(r.get(), b + F::allowed, "dead");  // the attempts allowed
+    j.allowed = u64(r.get(), b + F::allowed, "dead");
     j.state = kJobDead;
   }
   return out;

@@ -1,4 +1,4 @@
-// The core client: every operation of DESIGN.md as one script call over one
+// The core client: every queue operation as one script call over one
 // connection. Validates all input before any I/O; throws echomq::Error.
 #pragma once
 
@@ -50,7 +50,10 @@ struct Job {
   int64_t enqueued_at_ms = 0;
   int64_t dead_at_ms = 0;
   std::string last_error;
-  uint64_t cap = 0;           // attempt cap: attempts + max after a redrive
+  // Attempts allowed: the attempt count at which a failed attempt
+  // dead-letters (max_attempts, raised to attempts + max by a redrive, by one
+  // by a release; lua/includes/record.lua). Not a lane's size cap.
+  uint64_t allowed = 0;
   int state = kJobLeased;
   int64_t due_at_ms = 0;      // delayed jobs
   // Outcomes (job lookup): first delivery, completion or death (0 = none),
@@ -70,9 +73,10 @@ struct Job {
   int64_t tick_ms = 0;
   std::string result_dropped;  // why a completed job keeps no result ("" = none)
   // Which attempt of its current budget (echomq_job_attempt): a redrive
-  // gives a fresh budget by raising the cap, so attempts - (cap - max).
+  // gives a fresh budget by raising the attempts allowed, so
+  // attempts - (allowed - max).
   uint32_t attempt() const {
-    uint64_t base = cap > max_attempts ? cap - max_attempts : 0;
+    uint64_t base = allowed > max_attempts ? allowed - max_attempts : 0;
     return attempts > base ? static_cast<uint32_t>(attempts - base) : 0;
   }
 };

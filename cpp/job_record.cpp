@@ -34,7 +34,7 @@ T field(std::string_view& s, const char* what, bool last = false) {
 
 void readRecord(std::string_view rec, Job& j) {
   j.enqueued_at_ms = field<int64_t>(rec, "job record");
-  j.cap = field<uint64_t>(rec, "job record");
+  j.allowed = field<uint64_t>(rec, "job record");
   uint64_t mx = field<uint64_t>(rec, "job record");
   if (mx > std::numeric_limits<uint32_t>::max()) bad("job record");
   j.max_attempts = static_cast<uint32_t>(mx);

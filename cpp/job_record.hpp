@@ -10,8 +10,8 @@
 
 namespace echomq {
 
-// "<enqueued at> <attempt cap> <max attempts> <group bytes> <group><payload>"
-// -> j.enqueued_at_ms, cap, max_attempts, group, payload. Throws kProto on
+// "<enqueued at> <attempts allowed> <max attempts> <group bytes> <group><payload>"
+// -> j.enqueued_at_ms, allowed, max_attempts, group, payload. Throws kProto on
 // any other shape (a library/script version mismatch).
 void readRecord(std::string_view rec, Job& j);
 

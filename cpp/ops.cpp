@@ -52,7 +52,7 @@ Job Client::getJob(const char* queue, uint64_t id) {
   j.attempts = u64(a, at(F::attempts), "job attempts");
   j.token = u64(a, at(F::token), "job token");
   j.max_attempts = static_cast<uint32_t>(u64(a, at(F::max_attempts), "job max attempts"));
-  j.cap = u64(a, at(F::allowed), "job attempts allowed");
+  j.allowed = u64(a, at(F::allowed), "job attempts allowed");
   j.enqueued_at_ms = i64(a, at(F::enqueued_at), "job enqueued");
   int64_t when = i64(a, at(F::when), "job time");
   if (j.state == kJobLeased) j.lease_until_ms = when;

@@ -1,7 +1,8 @@
 // The core's own statuses, bounds and result types. The core knows nothing
-// of the C API: capi/mapping.hpp is the one file that sees both sides, maps
-// these one to one onto the C headers and static_asserts that every number
-// matches (the scripts get theirs from echomq/common.h at build time).
+// of the C API: capi/mapping.hpp maps these one to one onto the C headers
+// and static_asserts that every number matches (the schedule bounds and
+// policies: capi/schedules.cpp); the scripts get theirs from
+// echomq/common.h at build time.
 #pragma once
 
 #include <cstddef>

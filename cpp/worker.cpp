@@ -476,8 +476,8 @@ void Worker::pump(Router& client, bool extender) {
           }
         }
         for (Job& j : r.claimed.jobs) {
-          // The fail script dead-letters once attempts reach the cap.
-          const bool last = j.cap > 0 ? j.attempts >= j.cap : j.attempt() >= j.max_attempts;
+          // The fail script dead-letters once attempts reach the attempts allowed.
+          const bool last = j.allowed > 0 ? j.attempts >= j.allowed : j.attempt() >= j.max_attempts;
           j.halt = std::make_shared<std::atomic<int>>(0);
           held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group, last, -1, j.halt,
                              j.timeout_ms > 0 ? t0 + j.timeout_ms : -1};

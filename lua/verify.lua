@@ -1,5 +1,5 @@
 #!lua flags=no-writes
---[[ verify: check the invariants of DESIGN.md and the counters (read-only).
+--[[ verify: check the invariants (I1-I3 below) and the counters (read-only).
 -- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt done doneexp donecnt fin started keep waiters progress parents deps up
 -- ARGV (lua/args.txt, `verify`): none
 -- Returns {OK, violation...}: one line per violation, none when healthy.

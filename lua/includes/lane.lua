@@ -41,7 +41,7 @@ local function rateState(r, b, now)
   return false, tok, now + math.ceil((1 - tok) * r[2] / r[1])
 end
 local function packBucket(tok, now) return string.format('%.6f %d', tok, now) end
--- Where lane g belongs now (DESIGN.md's serviceable, with the rate limit):
+-- Where lane g belongs now (serviceable, I1 in lua/verify.lua, with the rate limit):
 -- 'ring' = pending jobs AND not paused AND below its ceiling AND a token
 -- now; 'burst' = all of that but at or above its ceiling and below its
 -- burst ceiling (hash `gburst`: the burst ring `bring`, served only when

@@ -1,5 +1,6 @@
 // Everyday operations: idempotent enqueue (one job and batches), a job by
-// id, delete, purge, the list of queues and the attempt of a budget.
+// id, delete, purge, the list of queues, which attempt of its budget a
+// redriven job is, and what a stale settlement says.
 #include "test_env.hpp"
 
 #include <algorithm>

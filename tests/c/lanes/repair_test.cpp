@@ -19,12 +19,12 @@ constexpr int64_t kLongLease = 60000;
 /// Lanes a and b pending, a job of a leased, one of b delayed, one dead, and
 /// lane c at its ceiling (limit 1: one leased, one pending, out of the ring).
 struct Queue {
-  ClientPtr c = connect_client();
+  ClientPtr c;
   std::string q = fresh_queue("repair");
   JobPtr leased_a, leased_c;
   uint64_t pending_a = 0;
 
-  Queue() {
+  explicit Queue(ClientPtr client = connect_client()) : c(std::move(client)) {
     echomq_enqueue_options once = ECHOMQ_ENQUEUE_OPTIONS_INIT;
     once.max_attempts = 1;
     const uint64_t dies = enqueue(c.get(), q, "dying", "d", &once);
@@ -239,8 +239,12 @@ TEST_CASE("a job in the wrong lane goes back to its own", "[repair]") {
 }
 
 TEST_CASE("repair walks a queue in small steps with every corruption at once", "[repair]") {
-  Queue h;
-  RawValkey raw;
+  // A server of its own: one key per step walks the whole keyspace, which on
+  // the shared server holds every other test's keys too.
+  PrivateServer server(free_port());
+  server.start();
+  Queue h(connect_client(nullptr, server.url()));
+  RawValkey raw("127.0.0.1", server.port());
   for (int i = 0; i < 30; ++i) enqueue(h.c.get(), h.q, "lane" + std::to_string(i % 7), "x");
   plant_and_repair(
       h, raw,

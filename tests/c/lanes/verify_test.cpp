@@ -1,6 +1,6 @@
 // echomq_verify must be able to fail: corrupt a healthy queue through a raw
 // connection and check that each corruption is reported, then repair it.
-// Key names: DESIGN.md's table (emq:{q}:ring, gactive, delayed, g:<g>:pending).
+// Key names: docs/keys.md (emq:{q}:ring, gactive, delayed, g:<g>:pending).
 #include "test_env.hpp"
 
 #include "raw_valkey.hpp"

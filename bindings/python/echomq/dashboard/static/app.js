@@ -165,7 +165,7 @@ const LANE_COLUMNS = [
 
 function laneCell(key, r) {
   switch (key) {
-    // A tenant's lanes sit indented under its row (TENANTS.md).
+    // A tenant's lanes sit indented under its row (docs/architecture.md, "Lanes inside tenants").
     case "lane": return el("td", { class: r.is_tenant ? "lane tenant" : r.tenant ? "lane in-tenant" : "lane", text: r.lane });
     case "active": return el("td", { text: num(r.active) + "/" + (r.limit === null ? "\u221e" : num(r.limit)) });
     case "rate": return el("td", { text: r.rate ? r.rate.jobs + "/" + r.rate.per + "s" : "-" });
