@@ -13,7 +13,7 @@ struct FlowJobSpec {
   std::string name, parent;
   int on_fail = ECHOMQ_FLOW_FAIL;
   std::string group, payload;
-  std::string queue;  // "" = the flow's
+  std::string queue = {};  // "" = the flow's
 };
 
 using echomq::FlowInfoPtr;
