@@ -28,6 +28,7 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_PENDING: return "not finished when the wait ran out";
     case ECHOMQ_WILL_RETRY: return "reported: the job will be retried";
     case ECHOMQ_WILL_DIE: return "reported: the job will be dead-lettered";
+    case ECHOMQ_WAS_CANCELED: return "the job was canceled: it settled as canceled";
     case ECHOMQ_EINVAL: return "invalid argument";
     case ECHOMQ_ETOOLARGE: return "too large";
     case ECHOMQ_ENOTFOUND: return "not found";
@@ -36,11 +37,13 @@ const char* echomq_strerror(int status) {
     case ECHOMQ_EFULL: return "lane is full";
     case ECHOMQ_ELEASED: return "job is leased by a worker";
     case ECHOMQ_ESHARDS: return "shard count mismatch, or a plain queue in use";
+    case ECHOMQ_EFINISHED: return "the job has finished: nothing to cancel";
     case ECHOMQ_EDEPENDS: return "job is part of a flow that has not finished";
     case ECHOMQ_ECONN: return "connection error";
     case ECHOMQ_ETIMEOUT: return "timeout (outcome unknown)";
     case ECHOMQ_ECANCELED: return "canceled";
     case ECHOMQ_ETLS: return "TLS refused (handshake, certificate or name)";
+    case ECHOMQ_ETIMELIMIT: return "the job's time limit ran out";
     case ECHOMQ_ESERVER: return "server error";
     case ECHOMQ_ENOPERM: return "no permission";
     case ECHOMQ_EPROTO: return "protocol error";

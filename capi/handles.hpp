@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "router.hpp"
+#include "worker.hpp"
 #include "echomq/echomq.h"
 
 struct echomq_client {
@@ -12,6 +13,11 @@ struct echomq_client {
   echomq::Router core;
   std::string errmsg;
   int errcode = ECHOMQ_OK;
+};
+
+struct echomq_worker {
+  echomq_worker(const char* url, const char* queue, const echomq::WorkerOptions& o) : core(url, queue, o) {}
+  echomq::Worker core;
 };
 
 struct echomq_job {

@@ -23,6 +23,9 @@ EMQ_SAME(kDuplicate, ECHOMQ_DUPLICATE);
 EMQ_SAME(kPending, ECHOMQ_PENDING);
 EMQ_SAME(kWillRetry, ECHOMQ_WILL_RETRY);
 EMQ_SAME(kWillDie, ECHOMQ_WILL_DIE);
+EMQ_SAME(kWasCanceled, ECHOMQ_WAS_CANCELED);
+EMQ_SAME(kFinished, ECHOMQ_EFINISHED);
+EMQ_SAME(kTimeLimit, ECHOMQ_ETIMELIMIT);
 EMQ_SAME(kLeased, ECHOMQ_ELEASED);
 EMQ_SAME(kShards, ECHOMQ_ESHARDS);
 EMQ_SAME(kDepends, ECHOMQ_EDEPENDS);
@@ -144,6 +147,9 @@ inline echomq_queue_stats toC(const echomq::QueueStats& s) {
   o.default_max_attempts = s.default_max_attempts;
   o.server_time_ms = s.server_time_ms;
   o.tenants = s.tenants;
+  o.canceled_total = s.canceled_total;
+  o.expired_total = s.expired_total;
+  o.bursting = s.bursting;
   return o;
 }
 
@@ -182,6 +188,8 @@ inline echomq_lane_info toC(const echomq::LaneInfo& l) {
   o.fair_share = l.fair_share;
   o.cost_v = l.cost_v;
   o.sits_out = l.sits_out;
+  o.burst = l.burst;
+  o.bursting = l.bursting;
   return o;
 }
 
@@ -202,6 +210,8 @@ inline echomq_worker_stats toC(const echomq::WorkerStats& s) {
   o.delayed = s.delayed;
   o.dead = s.dead;
   o.unconfirmed = s.unconfirmed;
+  o.canceled = s.canceled;
+  o.timed_out = s.timed_out;
   return o;
 }
 

@@ -16,6 +16,16 @@ using emqcapi::requireOut;
 
 namespace {
 
+// The lifecycle limits of enqueue options o (version 5; echomq/lifecycle.h).
+echomq::JobLimits limitsOf(const echomq_enqueue_options& o) {
+  echomq::JobLimits l;
+  l.timeout_ms = o.timeout_ms;
+  l.expires_at_ms = o.expires_at_ms;
+  l.ttl_ms = o.ttl_ms;
+  l.expire_drop = (o.expire_flags & ECHOMQ_EXPIRE_DROP) != 0;
+  return l;
+}
+
 // The enqueue options of any version, checked (the fields of later
 // versions keep their defaults).
 echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
@@ -28,6 +38,8 @@ echomq_enqueue_options readEnqueueOptions(const echomq_enqueue_options* opts) {
   echomq::checkEstimate(o.cost_estimate);
   echomq::checkRange("at_ms", o.at_ms, 0, ECHOMQ_ID_MAX);
   if (o.at_ms > 0 && o.delay_ms > 0) echomq::invalid("delay_ms and at_ms exclude each other");
+  if (o.expire_flags & ~static_cast<unsigned int>(ECHOMQ_EXPIRE_DROP)) echomq::invalid("unknown expire_flags");
+  echomq::checkLimits(limitsOf(o));
   return o;
 }
 
@@ -37,10 +49,10 @@ echomq::EnqueueResult enqueue(echomq_client* c, const char* queue, std::vector<e
                               const echomq_enqueue_options& o) {
   if (!keyed)
     return {c->core.enqueue(queue, jobs, o.delay_ms, o.max_attempts, o.keep_ms, o.keep_last, o.cost_estimate,
-                            o.at_ms),
+                            o.at_ms, limitsOf(o)),
             {}};
   return c->core.enqueueKeyed(queue, jobs, o.delay_ms, o.max_attempts, o.dedup_window_ms, o.keep_ms, o.keep_last,
-                              o.cost_estimate, o.at_ms);
+                              o.cost_estimate, o.at_ms, limitsOf(o));
 }
 
 // A claim result as one job (or ECHOMQ_EMPTY, *out NULL).
@@ -213,7 +225,7 @@ int echomq_bclaim(echomq_client* c, const char* queue, int64_t lease_ms, int64_t
 /* ---- settle ---- */
 
 int echomq_ack(echomq_client* c, const char* queue, uint64_t id, uint64_t token) {
-  return guarded(c, [&] { c->core.ack(queue, id, token); });
+  return guarded(c, [&] { return c->core.ack(queue, id, token); });
 }
 
 int echomq_ack_result(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
@@ -227,6 +239,7 @@ int echomq_ack_result(echomq_client* c, const char* queue, uint64_t id, uint64_t
     if (code == ECHOMQ_ESTALE)
       echomq::fail(code, "ack: job " + std::to_string(id) + " is not leased with token " + std::to_string(token) +
                              " (its lease was lost)");
+    return code == ECHOMQ_WAS_CANCELED ? code : ECHOMQ_OK;
   });
 }
 
@@ -247,15 +260,19 @@ int echomq_fail(echomq_client* c, const char* queue, uint64_t id, uint64_t token
                 const char* reason, int64_t retry_delay_ms, int* outcome) {
   return guarded(c, [&] {
     int o = c->core.fail(queue, id, token, reason, retry_delay_ms);
-    if (outcome) *outcome = o;
+    // A job canceled while leased settled as canceled: dead-lettered.
+    if (outcome) *outcome = o == ECHOMQ_WAS_CANCELED ? ECHOMQ_FAIL_DEAD : o;
+    return o == ECHOMQ_WAS_CANCELED ? o : ECHOMQ_OK;
   });
 }
 
 int echomq_extend(echomq_client* c, const char* queue, uint64_t id, uint64_t token,
                   int64_t lease_ms, int64_t* lease_until_ms) {
   return guarded(c, [&] {
-    int64_t d = c->core.extend(queue, id, token, lease_ms);
+    int st = ECHOMQ_OK;
+    int64_t d = c->core.extend(queue, id, token, lease_ms, &st);
     if (lease_until_ms) *lease_until_ms = d;
+    return st;
   });
 }
 

@@ -34,7 +34,8 @@ struct Versions<echomq_enqueue_options> {
   static constexpr size_t kEnd[] = {EMQ_END(echomq_enqueue_options, idempotency_key),
                                     EMQ_END(echomq_enqueue_options, keep_ms),
                                     EMQ_END(echomq_enqueue_options, cost_estimate),
-                                    EMQ_END(echomq_enqueue_options, at_ms), sizeof(echomq_enqueue_options)};
+                                    EMQ_END(echomq_enqueue_options, at_ms), EMQ_END(echomq_enqueue_options, timeout_ms),
+                                    sizeof(echomq_enqueue_options)};
 };
 template <>
 struct Versions<echomq_worker_options> {
@@ -52,12 +53,14 @@ struct Versions<echomq_job_report> {
 template <>
 struct Versions<echomq_worker_stats> {
   static constexpr unsigned kCurrent = ECHOMQ_WORKER_STATS_VERSION;
-  static constexpr size_t kEnd[] = {EMQ_END(echomq_worker_stats, unconfirmed), sizeof(echomq_worker_stats)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_worker_stats, unconfirmed), EMQ_END(echomq_worker_stats, canceled),
+                                    sizeof(echomq_worker_stats)};
 };
 template <>
 struct Versions<echomq_queue_stats> {
   static constexpr unsigned kCurrent = ECHOMQ_QUEUE_STATS_VERSION;
-  static constexpr size_t kEnd[] = {EMQ_END(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+  static constexpr size_t kEnd[] = {EMQ_END(echomq_queue_stats, tenants), EMQ_END(echomq_queue_stats, canceled_total),
+                                    sizeof(echomq_queue_stats)};
 };
 template <>
 struct Versions<echomq_outcome_settings> {
@@ -68,7 +71,12 @@ template <>
 struct Versions<echomq_lane_info> {
   static constexpr unsigned kCurrent = ECHOMQ_LANE_INFO_VERSION;
   static constexpr size_t kEnd[] = {EMQ_END(echomq_lane_info, rate_jobs), EMQ_END(echomq_lane_info, tenant),
-                                    sizeof(echomq_lane_info)};
+                                    EMQ_END(echomq_lane_info, burst), sizeof(echomq_lane_info)};
+};
+template <>
+struct Versions<echomq_lifecycle_settings> {
+  static constexpr unsigned kCurrent = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+  static constexpr size_t kEnd[] = {sizeof(echomq_lifecycle_settings)};
 };
 template <>
 struct Versions<echomq_schedule_options> {

@@ -11,11 +11,6 @@
 #include "versioned.hpp"
 #include "worker.hpp"
 
-struct echomq_worker {
-  echomq_worker(const char* url, const char* queue, const echomq::WorkerOptions& o) : core(url, queue, o) {}
-  echomq::Worker core;
-};
-
 namespace {
 
 using emqcapi::guard;

@@ -38,6 +38,11 @@ void add_top_command(std::vector<Command> &out);
 void add_ops_commands(std::vector<Command> &out);
 void add_outcome_commands(std::vector<Command> &out);
 void add_schedule_commands(std::vector<Command> &out);
+void add_lifecycle_commands(std::vector<Command> &out);
+/// The word for a job state (ECHOMQ_JOB_*): "pending", "leased", ... (cli/commands_ops.cpp).
+const char *state_word(int state);
+/// enqueue's --timeout, --ttl, --expires-at, --expire-drop (cli/commands_life.cpp).
+void lifecycle_options(const Args &a, echomq_enqueue_options &o);
 
 void add_flow_commands(std::vector<Command> &out);
 

@@ -40,6 +40,7 @@ echomq_enqueue_options enqueue_options(const Args &a) {
         parse_uint(a.get("max-attempts"), 1, ECHOMQ_ATTEMPTS_MAX, "--max-attempts"));
   if (a.has("cost-estimate"))
     o.cost_estimate = parse_uint(a.get("cost-estimate"), 1, static_cast<uint64_t>(ECHOMQ_ID_MAX), "--cost-estimate");
+  lifecycle_options(a, o);
   return o;
 }
 
@@ -316,6 +317,10 @@ void add_job_commands(std::vector<Command> &out) {
         {"dedup-window", 0, "S", "seconds the key is remembered (default 86400, at most 7 days)"},
         {"max-attempts", 0, "N", "attempts before dead-lettering (default: queue default)"},
         {"cost-estimate", 0, "N", "cost units each job is expected to take (cost mode: charged at its claim)"},
+        {"timeout", 0, "S", "how long one attempt may run (default: the queue's)"},
+        {"ttl", 0, "S", "a deadline to start, seconds from now: not started by then, it dies \"expired\""},
+        {"expires-at", 0, "T", "or the deadline to start, RFC 3339 (server clock)"},
+        {"expire-drop", 0, nullptr, "an expired job is removed, not dead-lettered"},
         {"lines", 0, nullptr, "one job per line of standard input"},
         {"chunk", 0, "N", "jobs per batch with --lines, 1..10000 (default 1000)"}},
        1, 2, true, cmd_enqueue});

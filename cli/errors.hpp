@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitDead = 13,      ///< wait: the job died (dead-lettered)
   kExitOff = 14,       ///< events: the queue's event stream is off (it records nothing to read)
   kExitDepends = 15,   ///< delete refused: the job is part of a flow that has not finished
+  kExitFinished = 16,  ///< cancel: the job has finished (nothing to cancel)
 };
 
 /// An error that ends the command: one line for stderr and the exit code.

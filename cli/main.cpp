@@ -46,6 +46,7 @@ const std::vector<Command> &commands() {
     add_job_commands(t);
     add_outcome_commands(t);
     add_schedule_commands(t);
+    add_lifecycle_commands(t);
     add_top_command(t);
     add_ops_commands(t);
     add_flow_commands(t);

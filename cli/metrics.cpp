@@ -64,6 +64,8 @@ std::string prometheus_text(Session &s, size_t top) {
       {"echomq_acked", "Jobs acknowledged.", st.acked_total},
       {"echomq_failed", "Failed attempts (fail calls and expired leases).", st.failed_total},
       {"echomq_dead_lettered", "Jobs dead-lettered.", st.dead_total},
+      {"echomq_canceled", "Jobs canceled.", st.canceled_total},
+      {"echomq_expired", "Jobs whose start deadline passed.", st.expired_total},
   };
   for (const auto &c : counters) {
     f.head(c.name, "counter", c.help);

@@ -99,9 +99,10 @@ std::string Client::confirmWrites() {
 
 ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                             uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                            uint64_t estimate, int64_t at_ms) {
+                            uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
   checkKeep(keep_ms, keep_last);
   checkEstimate(estimate);
+  checkLimits(limits);
   const QueueKeys& k = keysFor(queue);
   checkEnqueue(jobs, delay_ms, max_attempts, at_ms);
   // One script call: the batch is atomic, and kBatchMax bounds how
@@ -118,6 +119,8 @@ ReplyPtr Client::runEnqueue(const char* queue, const std::vector<NewJob>& jobs, 
   if (keep_ms != 0 || keep_last != 0) w.option<L::Keep>(keep_ms, keep_last);
   if (estimate != 0) w.option<L::Est>(estimate);
   if (at_ms > 0) w.option<L::At>(at_ms);
+  if (limits.any())
+    w.option<L::Life>(limits.timeout_ms, limits.expires_at_ms, limits.ttl_ms, limits.expire_drop ? "1" : "0");
   w.done();
   return run(Script::Enqueue);
 }
@@ -145,8 +148,9 @@ void Client::checkEnqueue(const std::vector<NewJob>& jobs, int64_t delay_ms,
 
 std::vector<uint64_t> Client::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
-  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, at_ms);
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms,
+                                      const JobLimits& limits) {
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, 0, keep_ms, keep_last, estimate, at_ms, limits);
   scriptStatus(r.get(), "enqueue");
   uint64_t first = u64(r.get(), 1 + reply::Enqueued::first, "enqueue");
   std::vector<uint64_t> ids(jobs.size());
@@ -187,7 +191,10 @@ TakeResult decodeTake(const redisReply* r) {
   size_t at = 2 + m;
   for (size_t i = 0; i < m; ++i) out.codes.push_back(static_cast<int>(i64(r, 2 + i, "take code")));
   uint64_t n = u64(r, at, "take");
-  if (r->elements != at + 2 + F::kFields * n) echomq::fail(kProto, "take: unexpected reply length");
+  // Then the next-due time, and with time limits their rows (lua/take.lua).
+  const size_t end = at + 2 + F::kFields * n;
+  if (r->elements != end && (r->elements < end + 1 || r->elements != end + 1 + reply::Limit::kFields * u64(r, end, "take")))
+    echomq::fail(kProto, "take: unexpected reply length");
   ClaimResult& c = out.claimed;
   c.jobs.resize(n);
   for (uint64_t i = 0; i < n; ++i) {
@@ -199,7 +206,12 @@ TakeResult decodeTake(const redisReply* r) {
     readRecord(view(r, b + F::record, "claim record"), j);
   }
   c.empty = n == 0;
-  c.next_due_ms = i64(r, r->elements - 1, "take next due");
+  c.next_due_ms = i64(r, end - 1, "take next due");
+  for (size_t b = end + 1; b < r->elements; b += reply::Limit::kFields) {
+    const uint64_t row = u64(r, b + reply::Limit::row, "take limit row");
+    if (row < 1 || row > n) echomq::fail(kProto, "take: a time limit of no job claimed");
+    c.jobs[row - 1].timeout_ms = i64(r, b + reply::Limit::timeout_ms, "take time limit");
+  }
   (void)st;
   return out;
 }
@@ -360,8 +372,8 @@ int Client::settleOne(const char* queue, const Settlement& s, const char* what) 
   return code;
 }
 
-void Client::ack(const char* queue, uint64_t id, uint64_t token) {
-  settleOne(queue, Settlement{id, token, true, 0, {}, {}}, "ack");
+int Client::ack(const char* queue, uint64_t id, uint64_t token) {
+  return settleOne(queue, Settlement{id, token, true, 0, {}, {}}, "ack");
 }
 
 size_t Client::ackMany(const char* queue, const uint64_t* ids, const uint64_t* tokens, size_t n,
@@ -412,11 +424,14 @@ int Client::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
                    "fail");
 }
 
-int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
+int64_t Client::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms, int* status) {
   int st = kOk;
   int64_t d = extendMany(queue, &id, &token, 1, lease_ms, &st);
   if (st == kNotFound) echomq::fail(st, "extend: job " + std::to_string(id) + " not found");
   if (st == kStale) echomq::fail(st, "extend: " + staleReason(queue, Settlement{id, token, true, 0, {}, {}}));
+  if (st == kTimeLimit)
+    echomq::fail(st, "extend: job " + std::to_string(id) + " ran past its time limit: its lease was not extended");
+  if (status) *status = st;
   return d;
 }
 
@@ -565,7 +580,9 @@ QueueStats Client::stats(const char* queue) {
       {&QueueStats::leased, F::leased}, {&QueueStats::delayed, F::delayed}, {&QueueStats::dead, F::dead},
       {&QueueStats::paused, F::paused}, {&QueueStats::enqueued_total, F::enqueued},
       {&QueueStats::claimed_total, F::claimed}, {&QueueStats::acked_total, F::acked},
-      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total}};
+      {&QueueStats::failed_total, F::failed}, {&QueueStats::dead_total, F::dead_total},
+      {&QueueStats::canceled_total, F::canceled}, {&QueueStats::expired_total, F::expired},
+      {&QueueStats::bursting, F::bursting}};
   QueueStats s;
   for (const auto& [field, f] : kCounts) s.*field = u64(a, 1 + f, "stats");
   auto u32 = [&](size_t f) { return static_cast<uint32_t>(u64(a, 1 + f, "stats")); };
@@ -632,6 +649,8 @@ std::vector<LaneInfo> decodeLanes(const redisReply* r) {
     const std::string v = str(r, b + F::cost_v, "lanes");
     l.cost_v = v.empty() ? -1 : std::strtod(v.c_str(), nullptr);
     l.sits_out = flag(F::sits_out);
+    l.burst = static_cast<uint32_t>(u(F::burst));
+    l.bursting = flag(F::bursting);
   }
   return out;
 }

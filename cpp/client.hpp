@@ -2,7 +2,9 @@
 // connection. Validates all input before any I/O; throws echomq::Error.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,6 +62,12 @@ struct Job {
   int64_t finished_at_ms = 0;
   std::string progress;
   std::string result;
+  // Lifecycle (cpp/lifecycle.cpp): a claimed job's time limit (ms, 0 =
+  // none), and for a job a worker engine handed out, why the engine told
+  // its handler to stop (0 = it runs on; kHaltCanceled, kHaltTimedOut), set
+  // by the engine's threads while the handler reads it.
+  int64_t timeout_ms = 0;
+  std::shared_ptr<std::atomic<int>> halt;
   // A tick's job (lookup only): its schedule and the tick's time.
   std::string schedule;
   int64_t tick_ms = 0;
@@ -108,6 +116,10 @@ void checkSettlement(const Settlement& s);
 void checkKeep(int64_t keep_ms, uint64_t keep_last);
 // A cost estimate at enqueue: 0 (none) or 1..kIdMax; EINVAL otherwise.
 void checkEstimate(uint64_t estimate);
+// A job's lifecycle limits at enqueue (cpp/lifecycle.cpp): EINVAL for a
+// negative or too long timeout or deadline, or both a deadline and a ttl.
+// A deadline already passed is the server's to refuse (its clock).
+void checkLimits(const JobLimits& l);
 
 // Writes a script call's arguments by the layout lua/args.txt gives the
 // script (cpp/args.hpp: the core's sources that write calls include it).
@@ -186,7 +198,7 @@ class Client {
   // an absolute due time (at_ms > 0: ms since the epoch, server clock).
   ReplyPtr runEnqueue(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                       uint32_t max_attempts, int64_t window_ms, int64_t keep_ms, uint64_t keep_last,
-                      uint64_t estimate, int64_t at_ms);
+                      uint64_t estimate, int64_t at_ms, const JobLimits& limits);
   // One call of the schedules script (lua/schedules.lua), decoded: schedule
   // `name`, or (name NULL) a page of `count` after `after`.
   std::vector<ScheduleInfo> readSchedules(const char* queue, const char* after, const char* name, size_t count);
@@ -205,6 +217,11 @@ class Client {
   // take() for claims only, called again while due work waits to be brought back.
   ClaimResult claimTurns(const QueueKeys& k, int64_t lease_ms, uint32_t n, uint32_t turns,
                          bool weighted, const char* flags);
+  // XREAD of stream `key` after stream id `after`, at most count entries,
+  // waiting up to block_ms (0 = do not wait; cancel() interrupts a wait).
+  // Each entry: its stream id, then field, value pairs.
+  std::vector<std::vector<std::string>> readStream(const std::string& key, const std::string& after,
+                                                   size_t count, int64_t block_ms);
   // BLPOP on key for up to wait_ms, inside a Connection::CancellableScope
   // (cancel() interrupts it: ECANCELED); whether an element came.
   bool blockPop(const std::string& key, int64_t wait_ms);

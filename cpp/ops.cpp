@@ -15,10 +15,11 @@ namespace echomq {
 
 EnqueueResult Client::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs,
                                    int64_t delay_ms, uint32_t max_attempts, int64_t window_ms,
-                                   int64_t keep_ms, uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
+                                   int64_t keep_ms, uint64_t keep_last, uint64_t estimate, int64_t at_ms,
+                                   const JobLimits& limits) {
   if (window_ms == 0) window_ms = kDedupWindowDefaultMs;
   checkRange("dedup_window_ms", window_ms, 1, kDedupWindowMaxMs);
-  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate, at_ms);
+  ReplyPtr r = runEnqueue(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate, at_ms, limits);
   scriptStatus(r.get(), "enqueue");
   size_t n = jobs.size();
   const size_t at = 1 + reply::Enqueued::kFields;  // after the status and the head

@@ -101,6 +101,11 @@ bool Client::waitJob(const char* queue, uint64_t id, int64_t timeout_ms, Job& ou
 std::vector<std::vector<std::string>> Client::readEvents(const char* queue, const std::string& after,
                                                          size_t count, int64_t block_ms) {
   const QueueKeys& k = keysFor(queue);
+  return readStream(k.key("events"), after, count, block_ms);
+}
+
+std::vector<std::vector<std::string>> Client::readStream(const std::string& key, const std::string& after,
+                                                         size_t count, int64_t block_ms) {
   if (count < 1 || count > kBatchMax) invalid("count must be 1.." + std::to_string(kBatchMax));
   checkRange("block_ms", block_ms, 0, kWaitMaxMs);
   if (after.empty() || after.size() > 64) invalid("bad stream id");
@@ -115,7 +120,7 @@ std::vector<std::vector<std::string>> Client::readEvents(const char* queue, cons
     a.own(block_ms);
   }
   a.ref("STREAMS", 7);
-  a.ref(k.key("events"));
+  a.ref(key);
   a.ref(after);
   ReplyPtr r;
   if (block_ms > 0) {

@@ -124,20 +124,29 @@ Client& Router::nodeClient(const SlotRange& r) {
 
 std::vector<uint64_t> Router::enqueue(const char* queue, const std::vector<NewJob>& jobs,
                                       int64_t delay_ms, uint32_t max_attempts, int64_t keep_ms,
-                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
-  return route(queue, [&] { return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate, at_ms); },
+                                      uint64_t keep_last, uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
+  return route(queue,
+               [&] {
+                 return seed_.enqueue(queue, jobs, delay_ms, max_attempts, keep_ms, keep_last, estimate, at_ms, limits);
+               },
                [&](Shards& s) {
-                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate, at_ms).ids;
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, false, 0, keep_ms, keep_last, estimate, at_ms,
+                                       limits)
+                     .ids;
                });
 }
 
 EnqueueResult Router::enqueueKeyed(const char* queue, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                    uint32_t max_attempts, int64_t window_ms, int64_t keep_ms,
-                                   uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
+                                   uint64_t keep_last, uint64_t estimate, int64_t at_ms, const JobLimits& limits) {
   return route(queue,
-               [&] { return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate, at_ms); },
+               [&] {
+                 return seed_.enqueueKeyed(queue, jobs, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate,
+                                           at_ms, limits);
+               },
                [&](Shards& s) {
-                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last, estimate, at_ms);
+                 return shardedEnqueue(s, jobs, delay_ms, max_attempts, true, window_ms, keep_ms, keep_last, estimate,
+                                       at_ms, limits);
                });
 }
 
@@ -173,15 +182,14 @@ bool Router::waitForWork(const char* queue, int64_t timeout_ms) {
                [&](Shards& s) { return shardedWait(s, timeout_ms); }, true);
 }
 
-void Router::ack(const char* queue, uint64_t id, uint64_t token) {
-  route(queue, [&] { seed_.ack(queue, id, token); return 0; }, [&](Shards& s) {
+int Router::ack(const char* queue, uint64_t id, uint64_t token) {
+  return route(queue, [&] { return seed_.ack(queue, id, token); }, [&](Shards& s) {
     size_t i = idShard(s, id);
     try {
-      onShard(s, i, [&](Client& c, const char* name) { c.ack(name, localId(id, s.size()), token); return 0; });
+      return onShard(s, i, [&](Client& c, const char* name) { return c.ack(name, localId(id, s.size()), token); });
     } catch (const Error& e) {
       rethrowForJob(e, s, id);
     }
-    return 0;
   });
 }
 
@@ -222,12 +230,12 @@ int Router::fail(const char* queue, uint64_t id, uint64_t token, const char* rea
   });
 }
 
-int64_t Router::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms) {
-  return route(queue, [&] { return seed_.extend(queue, id, token, lease_ms); }, [&](Shards& s) {
+int64_t Router::extend(const char* queue, uint64_t id, uint64_t token, int64_t lease_ms, int* status) {
+  return route(queue, [&] { return seed_.extend(queue, id, token, lease_ms, status); }, [&](Shards& s) {
     size_t i = idShard(s, id);
     try {
       return onShard(s, i, [&](Client& c, const char* name) {
-        return c.extend(name, localId(id, s.size()), token, lease_ms);
+        return c.extend(name, localId(id, s.size()), token, lease_ms, status);
       });
     } catch (const Error& e) {
       rethrowForJob(e, s, id);

@@ -82,7 +82,8 @@ class Router {
   // The sharded operations (cpp/router_sharded.cpp).
   EnqueueResult shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                uint32_t max_attempts, bool keyed, int64_t window_ms, int64_t keep_ms,
-                               uint64_t keep_last, uint64_t estimate, int64_t at_ms);
+                               uint64_t keep_last, uint64_t estimate, int64_t at_ms,
+                               const JobLimits& limits);
   ClaimResult shardedClaim(Shards& s, int64_t lease_ms, uint32_t n, bool weighted, bool batch);
   TakeResult shardedSettleClaim(Shards& s, const std::vector<Settlement>& st, int64_t lease_ms,
                                 uint32_t n, bool weighted, const char* flags);

@@ -97,9 +97,11 @@ std::vector<std::string> Router::queues() {
 
 EnqueueResult Router::shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs, int64_t delay_ms,
                                      uint32_t max_attempts, bool keyed, int64_t window_ms,
-                                     int64_t keep_ms, uint64_t keep_last, uint64_t estimate, int64_t at_ms) {
+                                     int64_t keep_ms, uint64_t keep_last, uint64_t estimate, int64_t at_ms,
+                                     const JobLimits& limits) {
   seed_.checkEnqueue(jobs, delay_ms, max_attempts, at_ms);  // all of it, before any I/O
   checkEstimate(estimate);
+  checkLimits(limits);
   const size_t n = s.size();
   std::vector<std::vector<size_t>> per(n);
   for (size_t k = 0; k < jobs.size(); ++k)
@@ -114,9 +116,9 @@ EnqueueResult Router::shardedEnqueue(Shards& s, const std::vector<NewJob>& jobs,
     for (size_t k : per[i]) sub.push_back(jobs[k]);
     try {
       EnqueueResult r = onShard(s, i, [&](Client& c, const char* q) {
-        if (keyed) return c.enqueueKeyed(q, sub, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate, at_ms);
+        if (keyed) return c.enqueueKeyed(q, sub, delay_ms, max_attempts, window_ms, keep_ms, keep_last, estimate, at_ms, limits);
         EnqueueResult e;
-        e.ids = c.enqueue(q, sub, delay_ms, max_attempts, keep_ms, keep_last, estimate, at_ms);
+        e.ids = c.enqueue(q, sub, delay_ms, max_attempts, keep_ms, keep_last, estimate, at_ms, limits);
         e.duplicate.assign(e.ids.size(), false);
         return e;
       });
@@ -279,6 +281,9 @@ QueueStats Router::shardedStats(Shards& s) {
     t.acked_total += x.acked_total;
     t.failed_total += x.failed_total;
     t.dead_total += x.dead_total;
+    t.canceled_total += x.canceled_total;
+    t.expired_total += x.expired_total;
+    t.bursting += x.bursting;
     if (i == 0) {  // defaults are set on every shard alike
       t.default_weight = x.default_weight;
       t.default_limit = x.default_limit;

@@ -12,7 +12,7 @@ const char* const kNames[] = {"enqueue", "take",  "extend", "weight",  "limit", 
                               "stats",   "lanes", "dead",   "redrive", "verify", "rate",  "cap",
                               "job",     "delete", "purge",  "repair",  "repairplan", "shardinit", "shards",
                               "wait",    "outconf", "progress", "costmode", "waitconf", "schedule", "schedules",
-                              "flow",    "flowinfo", "delflow"};
+                              "flow",    "flowinfo", "delflow", "cancel", "lifeconf", "burst"};
 constexpr size_t kNumScripts = sizeof(kNames) / sizeof(kNames[0]);
 
 // The SHA1 of a script is known only after SCRIPT LOAD; until then a

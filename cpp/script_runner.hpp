@@ -24,7 +24,7 @@ namespace echomq {
 enum class Script { Enqueue, Take, Extend, Weight, Limit, Pause, Defaults, Stats, Lanes, Dead,
                     Redrive, Verify, Rate, Cap, Job, Delete, Purge, Repair, RepairPlan, ShardInit, Shards,
                     Wait, OutConf, Progress, CostMode, WaitConf, Schedule, Schedules,
-                    Flow, FlowInfo, DelFlow };
+                    Flow, FlowInfo, DelFlow, Cancel, LifeConf, Burst };
 
 class ScriptRunner {
  public:

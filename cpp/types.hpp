@@ -20,6 +20,7 @@ enum Status : int {
   kPending = 4,      // waitJob: not finished when the wait ran out
   kWillRetry = 5,    // a worker's report: the failed job will be retried
   kWillDie = 6,      // a worker's report: the failed job will be dead-lettered
+  kWasCanceled = 7,  // a settlement or extension of a job canceled while leased
   kInvalid = -1,
   kTooLarge = -2,
   kNotFound = -3,
@@ -28,11 +29,13 @@ enum Status : int {
   kLayout = -6,
   kLeased = -7,
   kShards = -8,
+  kFinished = -9,    // cancel: the job has finished
   kDepends = -16,  // a job of an unfinished flow: delete refused (echomq_delete_flow)
   kConn = -10,
   kTimeout = -11,
   kCanceled = -12,
   kTls = -13,
+  kTimeLimit = -14,  // extend: the job's time limit ran out
   kServer = -20,
   kNoPerm = -21,
   kProto = -22,
@@ -43,6 +46,9 @@ enum Status : int {
   kNoMem = -30,
   kInternal = -31,
 };
+
+// Why a worker engine told a running job's handler to stop.
+enum Halt : int { kHaltCanceled = 1, kHaltTimedOut = 2 };
 
 // What a settled fail became.
 enum FailOutcome : int { kFailRetry = 1, kFailDelayed = 2, kFailDead = 3 };
@@ -131,6 +137,30 @@ struct ScheduleInfo {
   int64_t created_at_ms = 0, updated_at_ms = 0;
 };
 
+constexpr int64_t kTimeoutMaxMs = 366LL * 24 * 3600 * 1000;  // a job's time limit
+constexpr int64_t kTtlMaxMs = 732LL * 24 * 3600 * 1000;      // a start deadline ahead of now
+
+// A job's lifecycle limits at enqueue (lua/includes/lifeEnqueue.lua).
+struct JobLimits {
+  int64_t timeout_ms = 0;     // its attempts' time limit (0 = the queue's default)
+  int64_t expires_at_ms = 0;  // a start deadline, server ms (0 = none)
+  int64_t ttl_ms = 0;         // or one this long after the enqueue (0 = none)
+  bool expire_drop = false;   // an expired job is removed, not dead-lettered
+  bool any() const { return timeout_ms != 0 || expires_at_ms != 0 || ttl_ms != 0 || expire_drop; }
+};
+
+// A queue's lifecycle settings (lua/lifeconf.lua "get"); 0 = none.
+struct LifeSettings {
+  int64_t default_timeout_ms = 0;
+  uint32_t queue_limit = 0;
+  uint32_t rate_jobs = 0;
+  int64_t rate_period_ms = 0;
+  uint32_t rate_burst = 0;
+  uint64_t leased = 0;         // jobs leased now: what the ceiling counts
+  double tokens = -1;          // the rate's tokens now (-1: no rate)
+  int64_t next_token_at_ms = 0;
+};
+
 // Where a job is.
 enum JobState : int { kJobPending = 1, kJobLeased = 2, kJobDelayed = 3, kJobDead = 4, kJobCompleted = 5,
                      kJobWaiting = 6 };
@@ -153,6 +183,7 @@ struct QueueStats {
   uint32_t default_weight = 0, default_limit = 0, default_max_attempts = 0;
   int64_t server_time_ms = 0;
   uint64_t tenants = 0;
+  uint64_t canceled_total = 0, expired_total = 0, bursting = 0;  // lifecycle (lua/stats.lua)
 };
 
 // One lane in detail (the lanes script's reply).
@@ -181,6 +212,8 @@ struct LaneInfo {
   double share = -1, fair_share = -1;
   double cost_v = -1;  // -1: no charge
   bool sits_out = false;
+  uint32_t burst = 0;  // its burst ceiling (lua/burst.lua), 0 = none
+  bool bursting = false;
 };
 
 }  // namespace echomq

@@ -33,7 +33,13 @@ constexpr double kHandlerWeight = 1.0 / 8;
 }  // namespace
 
 Worker::Worker(const std::string& url, const std::string& queue, const WorkerOptions& o)
-    : url_(url), queue_(queue), o_(o), pumpClient_(o.client), overlapClient_(o.client), waitClient_(o.client) {
+    : url_(url),
+      queue_(queue),
+      o_(o),
+      pumpClient_(o.client),
+      overlapClient_(o.client),
+      waitClient_(o.client),
+      noticeClient_(o.client) {
   checkQueueName(queue.c_str());
   checkRange("slots", o.slots, 1, kBatchMax);
   if (o_.prefetch == 0) o_.prefetch = o_.slots;
@@ -78,6 +84,7 @@ void Worker::start() {
   pumpsLeft_ = overlaps() ? 2 : 1;
   if (overlaps()) overlapThread_ = std::thread([this] { pump(overlapClient_, false); });
   waitThread_ = std::thread([this] { waiter(); });
+  noticeThread_ = std::thread([this] { noticeLoop(); });  // connects once a job runs
 }
 
 bool Worker::next(int64_t timeout_ms, Job& out) {
@@ -99,6 +106,7 @@ bool Worker::next(int64_t timeout_ms, Job& out) {
   if (h != held_.end()) h->second.startedUs = nowUs;
   activeMs_ = nowUs / 1000;
   pumpCv_.notify_one();  // room in the buffer: time to claim more
+  if (held_.size() - buffer_.size() == 1) haltCv_.notify_all();  // the notice thread reads from now
   return true;
 }
 
@@ -134,6 +142,17 @@ int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
   }
   const int64_t startedUs = it->second.startedUs;
   const int64_t nowUs = steadyUs();  // one clock read for the handler time, the cost and the idle timer
+  // A job told to stop: canceled, it settles as canceled whatever is
+  // reported; out of its time limit, its attempt fails (cpp/worker_halts.cpp).
+  const int halted = it->second.halt ? it->second.halt->load() : 0;
+  if (halted != 0)
+    halts_.erase(std::remove_if(halts_.begin(), halts_.end(), [&](const HaltNotice& n) { return n.id == id; }),
+                 halts_.end());
+  if (halted == kHaltTimedOut) {
+    ok = false;
+    retry_delay_ms = kRetryDefault;
+    reason = "timed out";
+  }
   noteHandlerTime(startedUs, nowUs);
   // The cost goes with the settlement, charged to the job's lane (no-op
   // unless the queue is in cost mode); measured: at least 1 µs.
@@ -154,7 +173,9 @@ int Worker::report(uint64_t id, uint64_t token, bool ok, int64_t retry_delay_ms,
   pumpCv_.notify_one();
   // The fail script's rule (lua/includes/attempt.lua): dead when the
   // delivery used the last attempt of its budget, or when told so.
-  if (ok || !o_.report_outcomes) return kOk;
+  if (!o_.report_outcomes) return kOk;
+  if (halted == kHaltCanceled) return kWasCanceled;
+  if (ok) return kOk;
   return last || delay == kRetryDeadNow ? kWillDie : kWillRetry;
 }
 
@@ -191,6 +212,19 @@ bool Worker::stop(bool drain, int64_t timeout_ms) {
     lk.unlock();
     if (gone) {
       waitThread_.join();
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // So may the notice thread (cpp/worker_halts.cpp).
+  while (noticeThread_.joinable()) {
+    noticeClient_.cancel();
+    lk.lock();
+    haltCv_.notify_all();
+    bool gone = noticeDone_;
+    lk.unlock();
+    if (gone) {
+      noticeThread_.join();
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -246,7 +280,7 @@ int64_t Worker::idleDeadline(int64_t now) {
 std::vector<std::pair<uint64_t, uint64_t>> Worker::dueForExtension(int64_t now) {
   std::vector<std::pair<uint64_t, uint64_t>> due;
   for (const auto& [id, h] : held_)
-    if (now >= h.deadline - o_.lease_ms / 2) due.emplace_back(id, h.token);
+    if (now >= h.deadline - o_.lease_ms / 2 && !(h.halt && h.halt->load() != 0)) due.emplace_back(id, h.token);
   return due;
 }
 
@@ -312,6 +346,10 @@ void Worker::pump(Router& client, bool extender) {
       }
       buffer_.clear();
     }
+    // Running jobs past their time limit are told to stop, before this
+    // pass looks at what to send (a buffered one fails at once); the next
+    // limit to run out is a time to wake at (cpp/worker_halts.cpp).
+    const int64_t limitNext = extender ? haltTimedOut(now) : -1;
     size_t running = held_.size() - buffer_.size();
     size_t held = held_.size() + claiming_;
     // Latency-bounded prefetch: the slots this claim may fill, and the batch
@@ -339,9 +377,11 @@ void Worker::pump(Router& client, bool extender) {
       int64_t wake = -1;
       if (extender) {
         for (const auto& [id, h] : held_) {
+          if (h.halt && h.halt->load() != 0) continue;  // no longer extended
           int64_t t = h.deadline - o_.lease_ms / 2;
           if (wake < 0 || t < wake) wake = t;
         }
+        if (limitNext >= 0 && (wake < 0 || limitNext < wake)) wake = limitNext;
       }
       if (backoffUntil_ > now && (wake < 0 || backoffUntil_ < wake)) wake = backoffUntil_;
       if (idle_ && dueAt_ >= 0 && (wake < 0 || dueAt_ < wake)) wake = dueAt_;
@@ -394,9 +434,12 @@ void Worker::pump(Router& client, bool extender) {
         for (size_t i = 0; i < ids.size(); ++i) {
           auto it = held_.find(ids[i]);
           if (it == held_.end() || it->second.token != toks[i]) continue;
-          if (st[i] == kOk) {
+          if (st[i] == kOk || st[i] == kWasCanceled) {
             it->second.deadline = t0 + o_.lease_ms;
             ++stats_.extended;
+            if (st[i] == kWasCanceled) haltJob(ids[i], it->second, kHaltCanceled);
+          } else if (st[i] == kTimeLimit) {  // the server's clock says its time ran out
+            haltJob(ids[i], it->second, kHaltTimedOut);
           } else {  // lost: never hand it out, and its report will be refused
             if (it->second.startedUs >= 0) lost_[ids[i]] = toks[i];
             held_.erase(it);
@@ -421,7 +464,8 @@ void Worker::pump(Router& client, bool extender) {
         noteUnconfirmed(why);
         for (size_t i = 0; i < out.size(); ++i) {
           int c = r.codes[i];
-          if (c == kStale || c == kNotFound) ++stats_.lost;
+          if (c == kWasCanceled) ++stats_.canceled;
+          else if (c == kStale || c == kNotFound) ++stats_.lost;
           else if (out[i].ack) ++stats_.done;
           else if (out[i].retry_delay_ms == kRetryRelease) ++stats_.released;
           else {
@@ -434,7 +478,9 @@ void Worker::pump(Router& client, bool extender) {
         for (Job& j : r.claimed.jobs) {
           // The fail script dead-letters once attempts reach the attempts allowed.
           const bool last = j.allowed > 0 ? j.attempts >= j.allowed : j.attempt() >= j.max_attempts;
-          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group, last};
+          j.halt = std::make_shared<std::atomic<int>>(0);
+          held_[j.id] = Held{j.token, t0 + o_.lease_ms, j.group, last, -1, j.halt,
+                             j.timeout_ms > 0 ? t0 + j.timeout_ms : -1};
           activeMs_ = t0;
           buffer_.push_back(std::move(j));
           ++stats_.claimed;
@@ -480,6 +526,7 @@ void Worker::pump(Router& client, bool extender) {
   finished_ = true;
   jobsCv_.notify_all();
   waitCv_.notify_all();
+  haltCv_.notify_all();
 }
 
 void Worker::waiter() {

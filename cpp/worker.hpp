@@ -5,9 +5,11 @@
 // for a wake-up) when the queue is empty. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -47,6 +49,9 @@ struct WorkerStats {
   // What the settled fails became (failed = retried + delayed + dead).
   uint64_t retried = 0, delayed = 0, dead = 0;
   uint64_t unconfirmed = 0;  // round trips done but not confirmed durable in time
+  // Lifecycle (cpp/worker_halts.cpp): jobs that settled as canceled, and
+  // attempts that ran out of their time limit.
+  uint64_t canceled = 0, timed_out = 0;
 };
 
 class Worker {
@@ -85,6 +90,10 @@ class Worker {
   WorkerStats stats();
   // The last error of the engine's own calls ("" if none) and its status.
   std::string lastError(int* code);
+  // The next job whose handler should stop (cpp/worker_halts.cpp): a job
+  // handed out and still running that was canceled or ran out of its time
+  // limit. false at the timeout; throws ECANCELED once the engine stopped.
+  bool nextHalt(int64_t timeout_ms, uint64_t& id, uint64_t& token, int& why);
 
   static constexpr int64_t kRetryDefault = -4;
   static constexpr int64_t kCostMeasured = -1;
@@ -96,7 +105,26 @@ class Worker {
     std::string lane;
     bool last;               // this delivery used the last attempt of its budget
     int64_t startedUs = -1;  // steady µs when next() handed it out (-1: buffered); its cost's start
+    std::shared_ptr<std::atomic<int>> halt;  // shared with the job handed out (Job::halt)
+    int64_t timeoutAt = -1;  // steady ms its time limit runs out (-1: none)
   };
+  // A running job's handler is told to stop (cpp/worker_halts.cpp).
+  struct HaltNotice {
+    uint64_t id, token;
+    int why;
+  };
+  // Under mu_: job id (held as h) stops for `why` (Halt): its flag is set,
+  // its lease no longer extended, a buffered one given back (the server
+  // settles a canceled one as canceled), a running one's notice queued for
+  // nextHalt.
+  void haltJob(uint64_t id, Held& h, int why);
+  // Under mu_: the running jobs whose time limit ran out by `now` are
+  // halted; returns the next time one runs out (-1: none).
+  int64_t haltTimedOut(int64_t now);
+  // The notice thread: while the engine runs jobs it reads the queue's
+  // cancel notices (XREAD BLOCK on its own connection) and halts the jobs
+  // it holds that were canceled.
+  void noticeLoop();
   // The loop of one pump thread, on its own connection; only the first
   // extends leases.
   void pump(Router& client, bool extender);
@@ -125,14 +153,17 @@ class Worker {
   // Two pumps when the prefetch is deep enough (overlaps): while one call is
   // in flight, the other may send the next (see mayClaim), so the server is
   // not left idle while a reply is handled.
-  Router pumpClient_, overlapClient_, waitClient_;
-  std::thread pumpThread_, overlapThread_, waitThread_;
+  Router pumpClient_, overlapClient_, waitClient_, noticeClient_;
+  std::thread pumpThread_, overlapThread_, waitThread_, noticeThread_;
 
   std::mutex mu_;
   std::mutex joinMu_;  // stop() may run on two threads at once (drain, then abandon)
   std::condition_variable jobsCv_;   // next() waits here
   std::condition_variable pumpCv_;   // the pump waits here
   std::condition_variable waitCv_;   // the waiter waits here
+  std::condition_variable haltCv_;   // nextHalt() and the notice thread wait here
+  std::deque<HaltNotice> halts_;     // for nextHalt(), of jobs still held
+  bool noticeDone_ = false;          // the notice thread has ended
   std::deque<Job> buffer_;           // claimed, not yet handed out
   std::unordered_map<uint64_t, Held> held_;  // every job leased to this worker
   // Handed-out jobs whose lease an extension found lost (id -> token), until

@@ -1,5 +1,5 @@
 --[[ delete: delete one job that is pending, delayed, dead or completed (retained).
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est done doneexp donecnt fin
 -- ARGV (lua/args.txt, `delete`): id
 -- Returns {OK, state it had (JOB_COMPLETED: a retained outcome)}; {ENOTFOUND, msg}; {ELEASED, msg} while a
 -- worker holds it, {EDEPENDS, msg} for a job of an unfinished flow (a parent

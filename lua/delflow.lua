@@ -1,6 +1,6 @@
 --[[ delflow: delete the unfinished flow a job belongs to, whole: from the
 -- topmost parent that still waits down to every job not finished.
--- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est fin started keep waiters progress
+-- KEYS: seq ring gweight glimit gactive paused leases delayed dead lanes glive gserved stats config wake jobs att grate gbucket throttled gcap gdebt est
 -- ARGV (lua/args.txt, `delflow`): id
 -- Returns {OK, jobs deleted}; {ENOTFOUND, msg}; {ELEASED, msg} when a job
 -- of the flow is leased by a worker now (nothing changed). A job in no

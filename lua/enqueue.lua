@@ -16,6 +16,11 @@
 --   at      (option) a due time (ms since the epoch, 0..ID_MAX; with delay
 --           0) against the server's clock: one past is due now, one more
 --           than DELAY_MAX_MS ahead is EINVAL
+--   life    (option) the jobs' time limit (ms, 0..TIMEOUT_MAX_MS, 0 = the
+--           queue's default), start deadline (expires_at: server ms, or
+--           ttl: ms from now; 0 = none; a deadline passed, or before the
+--           jobs are due, is EINVAL) and drop ("1": an expired job is
+--           removed, not dead-lettered) (lua/includes/lifeEnqueue.lua)
 -- Returns {OK, an `enqueued` head: first id, n}; with keys {OK, the head
 -- (first id, jobs enqueued), n ids, n duplicate flags}: an entry whose key
 -- the queue saw within its window (or an earlier entry of the call had) is
@@ -57,14 +62,18 @@ end
 if E.maxatt == 0 then E.maxatt = tonumber(rcall('HGET', K.config, 'maxatt') or '') or DEFAULT_MAX_ATTEMPTS end
 -- Outside cost mode an estimate would never be read: a plain queue keeps none.
 if not Q.cost then E.estimate = nil end
+if E.life then  -- a start deadline is checked on the server's clock
+  bad = Life.enqueueCheck(E, now)
+  if bad then return bad end
+end
 -- The lanes that join the ring, and a type check of every key written.
-local join, wait = {}, {}
-if E.delay == 0 then join, wait = joinPlan(Q, lanes, now) end
-bad = enqueueGuard(Q, E, lanes, join, wait)
+local join, wait, bursting = {}, {}, {}
+if E.delay == 0 then join, wait, bursting = joinPlan(Q, lanes, now) end
+bad = enqueueGuard(Q, E, lanes, join, wait, bursting)
 if bad then return bad end
 
 local first, idsOf = addJobs(Q, E, entries, lanes, now)
-addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
+addToLanes(Q, E, lanes, count, idsOf, join, wait, bursting, now)
 if E.keys then return rememberKeys(E.n, first, entries, dupOf, keyAt, E.window, now) end
 local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIELDS values)
 reply[1 + ENQUEUED_FIRST] = first

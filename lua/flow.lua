@@ -40,8 +40,8 @@ for i = 1, F.n do
   local g = F.groups[i]
   if not F.kids[i] and not seen[g] then seen[g] = true; leafLanes[#leafLanes + 1] = g end
 end
-local join, wait = joinPlan(Q, leafLanes, now)
-bad = enqueueGuard(Q, F, lanes, join, wait)
+local join, wait, bursting = joinPlan(Q, leafLanes, now)
+bad = enqueueGuard(Q, F, lanes, join, wait, bursting)
 if not bad then
   -- (A parent's k: key is new: its id is minted by this call.)
   local want = { [K.config] = 'hash' }
@@ -60,7 +60,7 @@ for i = 1, F.n do
     l[#l + 1] = S(first + i - 1)
   end
 end
-addToLanes(Q, F, lanes, count, leaves, join, wait, now)
+addToLanes(Q, F, lanes, count, leaves, join, wait, bursting, now)
 writeLinks(Q, F, first)
 local reply = { OK }  -- then an `enqueued` head (lua/replies.txt: ENQUEUED_FIELDS values)
 reply[1 + ENQUEUED_FIRST] = first

@@ -91,5 +91,8 @@ for _, g in ipairs(names) do
   out[o + LANE_FAIR_SHARE] = fig(fair, '%.6f')
   out[o + LANE_COST_V] = rcall('HGET', K.gvt, g) or ''
   out[o + LANE_SITS_OUT] = rcall('ZSCORE', K.gdebt, g) and 1 or 0
+  -- Its burst ceiling (lua/burst.lua), and whether it waits in the burst ring.
+  out[o + LANE_BURST] = tonumber(rcall('HGET', Life.key('gburst'), g) or '0')
+  out[o + LANE_BURSTING] = laneState(g) == 'burst' and 1 or 0
 end
 return out

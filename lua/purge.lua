@@ -18,6 +18,7 @@
 --@include fin
 --@include emit
 --@include wakeWaiters
+--@include life
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -84,6 +85,9 @@ if #gone > 0 then
     emit(Q, 'purged', '', g, 0, { 'count', S(#gone) })
   end
   rcall('HINCRBY', K.stats, 'deleted', #gone)
+  if Q.cancels or Q.timeouts or Q.expiry then  -- their lifecycle entries
+    for _, id in ipairs(gone) do Life.forget(Q, id, true) end
+  end
   -- A purged job of a flow: its parent does what the link says (a death).
   if Q.flows then
     local now = serverNowMs()

@@ -12,6 +12,7 @@
 ]]
 --@include args
 --@include counts
+--@include life
 
 -- The directory's tenant entries and tenants (docs/keys.md, "Tenants"). A
 -- tenant T's names are the range [T/, T0) ('0' follows '/'), its own entry
@@ -52,7 +53,7 @@ end
 local Q
 Q, bad = readQueue()
 if bad then return bad end
-local c = rcall('HMGET', K.stats, 'enqueued', 'acked', 'failed', 'dead', 'released')
+local c = rcall('HMGET', K.stats, 'enqueued', 'acked', 'failed', 'dead', 'released', 'canceled', 'expired')
 local function n(x) return tonumber(x or '0') end
 local leased, delayed = jobsIn(K.leases), jobsIn(K.delayed)
 -- Every delivery ends once, as an ack, a fail or an expired lease (both
@@ -79,4 +80,7 @@ out[1 + STATS_DEFAULT_MAX_ATTEMPTS] = tonumber(rcall('HGET', K.config, 'maxatt')
 out[1 + STATS_SERVER_TIME] = S(serverNowMs())
 out[1 + STATS_TENANTS] = tenants
 out[1 + STATS_TENANT_CURSOR] = cursor
+out[1 + STATS_CANCELED] = n(c[6])
+out[1 + STATS_EXPIRED] = n(c[7])
+out[1 + STATS_BURSTING] = rcall('LLEN', Life.key('bring'))
 return out

@@ -32,11 +32,13 @@
 --           result (lua/includes/fin.lua) and its `completed` event carries
 --           it. Sent only when a result was dropped.
 -- Returns {OK or EMPTY, a + f codes, n, n job rows (lua/includes/lease.lua),
--- ms to the next due time (-1 none, 0 more due now)}; EMPTY when it was to
--- claim and got nothing. Codes: OK / ESTALE / ENOTFOUND for acks,
--- FAIL_RETRY / FAIL_DELAYED / FAIL_DEAD / ESTALE / ENOTFOUND for fails:
--- ESTALE for a job not leased with that token (also one settled already),
--- ENOTFOUND for an id never minted (lua/includes/notHeld.lua).
+-- ms to the next due time (-1 none, 0 more due now)[, k, k `limit` rows: the
+-- time limits of the jobs claimed, only while the queue has time limits]};
+-- EMPTY when it was to claim and got nothing. Codes: OK / ESTALE / ENOTFOUND
+-- (/ WAS_CANCELED) for acks, FAIL_RETRY / FAIL_DELAYED / FAIL_DEAD / ESTALE /
+-- ENOTFOUND (/ WAS_CANCELED) for fails: ESTALE for a job not leased with
+-- that token (also one settled already), ENOTFOUND for an id never minted
+-- (lua/includes/notHeld.lua), WAS_CANCELED for a job canceled while leased.
 -- {EINVAL, msg} or {ELAYOUT, msg} change nothing.
 -- Keeps: I1 (rotation moves lanes, never adds a serviceable one twice; a
 -- lane leaves when empty or at its ceiling, rejoins when freed), I2
@@ -53,6 +55,7 @@
 --@include settle
 --@include recover
 --@include turns
+--@include qlimit
 
 local C, bad = takeCall()
 if not C then return bad end
@@ -80,18 +83,29 @@ local out = { OK, #codes }
 for j = 1, #codes do out[#out + 1] = codes[j] end
 local at = #out + 1
 out[at] = 0
-local taken, more = 0, nil
+local taken, more, want = 0, nil, C.n
+-- The queue-wide ceiling and rate (lua/includes/qlimit.lua).
+local G = C.gate  -- read with the reads before the first write (lua/includes/lifeTake.lua)
 if C.n > 0 and not (refused > 0 and strict) then
   recover(Q, due, now)
   rejoinThrottled(Q, due)
   if debt then rejoinDebt(Q, debt) end
-  taken, more = serveTurns(Q, C, out)
+  -- Start deadlines passed (lua/includes/lifeTake.lua): while more may be
+  -- due than one call removes, claim nothing ("more due now").
+  if due.expired then more = Life.expireDue(Q, C, due, now) end
+  if G then Life.queueCall(G, C, now) end  -- at most the room under the ceiling
+  if not more and C.n > 0 then taken, more = serveTurns(Q, C, out) end
   out[at] = taken
   if taken == 0 then out[1] = EMPTY end
   -- A blocked claimer woke for this work; pass the wake-up on while work remains.
-  if wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 then
+  if wake and rcall('LLEN', K.wake) == 0 and rcall('LLEN', K.ring) > 0 and not (G and G.room <= taken) then
     rcall('RPUSH', K.wake, '1')
   end
 end
-out[#out + 1] = (taken < C.n) and (more and 0 or nextDue(now, Q)) or -1
+if G then Life.queueAfter(G, taken, #codes - refused, now) end
+local nd = -1
+if taken < want then nd = more and 0 or nextDue(now, Q) end
+if G then nd = Life.queueNextDue(G, nd, now) end
+out[#out + 1] = nd
+if C.limits then Life.limitRows(C, out) end  -- the jobs' time limits
 return out

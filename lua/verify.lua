@@ -45,4 +45,5 @@ verifyRings(Q, seen, inner, report)
 verifyCounters(seen, report)
 checkSchedules(report)
 verifyFlows(seen, report)
+Life.verifyJobs(Q, seen.place, report)  -- the lifecycle's keys (lua/includes/verifyLife.lua)
 return out

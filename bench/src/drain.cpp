@@ -102,6 +102,29 @@ double drain_rate(Context &ctx, echomq_client *c, const Shape &s, uint64_t jobs,
   return double(n) / secs;
 }
 
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(p * double(v.size())))];
+}
+
+void paired_claim_cost(Context &ctx, echomq_client *c, const std::string &section, const std::string (&qs)[2],
+                       const std::string (&labels)[2], uint64_t claims) {
+  std::vector<std::vector<double>> cpu(2);
+  std::vector<Variant> vs;
+  for (size_t k = 0; k < 2; ++k) {
+    vs.push_back({section, "claim loop, " + labels[k], [&, k](int) {
+                    double us = 0;
+                    double r = claim_rate(ctx, c, qs[k], claims, &us);
+                    cpu[k].push_back(us);
+                    return r;
+                  }});
+  }
+  ctx.rounds(1, "jobs/s", vs, 0, labels[0]);
+  add_paired(ctx, section, {"server CPU/claim, " + labels[0], "server CPU/claim, " + labels[1]}, cpu, "us",
+             labels[0]);
+}
+
 void add_paired(Context &ctx, const std::string &section, const std::vector<std::string> &names,
                 const std::vector<std::vector<double>> &runs, const std::string &unit,
                 const std::string &ratio_to) {

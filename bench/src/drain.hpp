@@ -48,6 +48,16 @@ double drain_rate(Context &ctx, echomq_client *c, const Shape &s, uint64_t jobs,
 /// Adds one figure per name: the median of runs[k] and, for k > 0, the
 /// median per-round ratio to runs[0] (the runs of one ctx.rounds call, so
 /// round r of every list was measured back to back).
+/// The p-quantile (0..1) of v, -1 when empty.
+double percentile(std::vector<double> v, double p);
+
+/// A claim loop on queue qs[0] against the same on qs[1] (each filled, set
+/// up by the caller), `claims` a round: jobs/s ("claim loop, <label>") and
+/// the server CPU per claim ("server CPU/claim, <label>"), with the ratios to
+/// labels[0].
+void paired_claim_cost(Context &ctx, echomq_client *c, const std::string &section, const std::string (&qs)[2],
+                       const std::string (&labels)[2], uint64_t claims);
+
 void add_paired(Context &ctx, const std::string &section, const std::vector<std::string> &names,
                 const std::vector<std::vector<double>> &runs, const std::string &unit,
                 const std::string &ratio_to);

@@ -155,6 +155,8 @@ void add_targets(Results &r) {
                        value("schedules", "server CPU/claim, 1,000 schedules, none due", 0, true), 1.02, true});
   r.targets.push_back({"tick lateness p99 with a worker engine (ms)",
                        value("schedules", "tick lateness p99, every 100 ms, idle engine", 1, false), 50, true});
+  r.targets.push_back({"claim, a queue limit set / none: server CPU per claim",
+                       value("lifecycle", "server CPU/claim, a queue limit (never reached)", 0, true), 1.05, true});
   // Sections left out with --only measure nothing to judge.
   r.targets.erase(std::remove_if(r.targets.begin(), r.targets.end(),
                                  [](const Target &t) { return std::isnan(t.measured); }),
@@ -275,7 +277,8 @@ int main(int argc, char **argv) {
                               {"rate", run_rate},
                               {"tenants", run_tenants},
                               {"schedules", run_schedules},
-                              {"flows", run_flows}};
+                              {"flows", run_flows},
+                              {"lifecycle", run_lifecycle}};
   for (const auto &s : sections) {
     if (!wanted(only, s.name)) continue;
     std::fprintf(stderr, "[%6.1f s] %s\n", seconds_since(t0), s.name);

@@ -46,22 +46,10 @@ void claim_cost(Context &ctx, echomq_client *c) {
   if (!fill(c, none, flat, kLanes, jobs) || !fill(c, many, flat, kLanes, jobs)) return;
   const int n = schedule_count(ctx);
   if (!add_idle_schedules(c, many, n)) return;
-  std::vector<std::vector<double>> cpu(2);
   const std::string qs[] = {none, many};
   const std::string count = schedule_count(ctx) == 10000 ? "10,000" : "1,000";
   const std::string labels[] = {"no schedules", count + " schedules, none due"};
-  std::vector<Variant> vs;
-  for (size_t k = 0; k < 2; ++k) {
-    vs.push_back({"schedules", "claim loop, " + labels[k], [&, k](int) {
-                    double us = 0;
-                    double r = claim_rate(ctx, c, qs[k], claims, &us);
-                    cpu[k].push_back(us);
-                    return r;
-                  }});
-  }
-  ctx.rounds(1, "jobs/s", vs, 0, labels[0]);
-  add_paired(ctx, "schedules", {"server CPU/claim, " + labels[0], "server CPU/claim, " + labels[1]}, cpu, "us",
-             labels[0]);
+  paired_claim_cost(ctx, c, "schedules", qs, labels, claims);
   ctx.checkpoint("schedules", many);
 }
 
@@ -98,12 +86,6 @@ std::vector<double> fired_lateness(echomq_client *c, const std::string &q) {
       after = echomq_event_list_id(l.get(), i);
     }
   }
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return -1;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, size_t(p * double(v.size())))];
 }
 
 /// Lateness of `ticks` ticks every 100 ms under one engine of 8 slots;

@@ -116,6 +116,7 @@ void run_rate(Context &ctx);
 void run_tenants(Context &ctx);
 void run_schedules(Context &ctx);
 void run_flows(Context &ctx);
+void run_lifecycle(Context &ctx);
 /// Evaluates the targets over the figures gathered so far.
 void add_targets(Results &r);
 

@@ -3,6 +3,7 @@
 --@include typeGuard
 --@include finishAcks
 --@include okey
+--@include life
 --@include flowLinks
 -- The acks of a settlement (lua/includes/settle.lua: the C.acks.n first
 -- entries ids, lane[i] the lane of each accepted one, atts[i] its delivery
@@ -74,6 +75,7 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   -- token (or waits for one).
   local act0, live0 = readCounts(K.gactive, lanes), readCounts(K.glive, lanes)
   local lim = C.plain and NO_LIMITS or laneSettings(Q, lanes, false)
+  local bursts = Q.burst and Life.burstsOf(lanes) or nil  -- lua/includes/burstRing.lua
   local minus, freed, idle = {}, {}, {}
   for i = 1, #lanes do  -- numeric: lua/includes/base.lua, "Loops"
     local g = lanes[i]
@@ -94,10 +96,12 @@ local function ackJobs(Q, C, ids, lane, atts, now, checked)
   if Q.outcomes then finishAcks(Q, done, C.results, C.drops, now, doneAtt) end
   callSliced('HDEL', K.jobs, done)
   callSliced('HDEL', K.att, done)
+  if Q.timeouts then callSliced('HDEL', Life.key('tmo'), done) end  -- their time limits
   callSliced('ZREM', K.leases, done)
   writeCounts(K.gactive, lanes, act0, minus)
   writeCounts(K.glive, lanes, live0, minus)
-  for _, g in ipairs(freed) do placeLane(Q, g) end
+  for _, g in ipairs(freed) do if not (bursts and bursts[g]) then placeLane(Q, g) end end
+  if bursts then Life.ackBursts(Q, lanes, act0, bursts) end
   for _, g in ipairs(idle) do forgetIdleLane(g) end
   if flow then FL.ackRelease(Q, flow, now) end
   return nil

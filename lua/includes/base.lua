@@ -109,6 +109,9 @@ end
 --               name for a tenant
 --   Q.waits     the window in seconds of the wait figures (field `waits`),
 --               nil while they are off (lua/includes/waits.lua)
+--   Q.cancels, Q.timeouts, Q.expiry, Q.qlimit, Q.burst  the lifecycle
+--               features in use (field `life`, one letter each:
+--               lua/includes/life.lua), each nil while unused
 --   Q.sched     the next tick (server ms) of the earliest armed schedule
 --               (field `sched`), nil while none is armed: a claim looks at
 --               no schedule before then (lua/includes/fire.lua)
@@ -121,7 +124,7 @@ end
 -- client that knew it as plain must read its record again).
 -- Returns Q, or nil and the reply that refuses the call.
 local function readQueue()
-  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'sched', 'flows')
+  local c = rcall('HMGET', K.config, 'layout', 'shards', 'outcomes', 'cost', 'tenants', 'waits', 'sched', 'flows', 'life')
   if c[2] then
     return nil, { ESHARDS, 'queue is sharded over ' .. c[2] .. ' shard queues: its calls go to them ' ..
       '(read its record again: echomq_shards)' }
@@ -139,6 +142,14 @@ local function readQueue()
   if c[6] then Q.waits = tonumber(c[6]) end
   if c[7] then Q.sched = tonumber(c[7]) end
   if c[8] then Q.flows = c[8] end
+  local l = c[9]
+  if l then  -- lua/includes/life.lua
+    if string.find(l, 'c', 1, true) then Q.cancels = true end
+    if string.find(l, 't', 1, true) then Q.timeouts = true end
+    if string.find(l, 'x', 1, true) then Q.expiry = true end
+    if string.find(l, 'g', 1, true) then Q.qlimit = true end
+    if string.find(l, 'b', 1, true) then Q.burst = true end
+  end
   return Q
 end
 -- The refusal of readQueue alone, for a script that takes no path by Q.

@@ -37,6 +37,8 @@ local function readmit(Q, C, v, cs, empty)
       cs.vOf[g] = rcall('HGET', K.gvt, g)
     elseif st == 'wait' then
       rcall('ZADD', K.throttled, S(due), g)
+    elseif st == 'burst' then
+      Life.joinBurst(g)
     end
   end
   if #came > 0 and (C.weighted or not C.plain) then loadLanes(Q, C, v, came) end

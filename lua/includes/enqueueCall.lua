@@ -1,12 +1,14 @@
 --@include args
 --@include record
+--@include lifeEnqueue
 -- The arguments of an enqueue (lua/args.txt, `enqueue`; what they hold:
 -- lua/enqueue.lua), checked before any read. Returns E, the call: delay,
 -- maxatt (0 = the queue default), n jobs (groups[i], payloads[i]), keys
 -- (the idempotency key of each job, "" = none, or nil without the option)
 -- with their window, keep (the jobs' own retention, "ms last", or nil) and
--- estimate (cost units, or nil), at (a due time, server ms, or nil). Or nil
--- and {EINVAL, msg}.
+-- estimate (cost units, or nil), at (a due time, server ms, or nil), life
+-- (a time limit and start deadline, or nil: lua/includes/lifeEnqueue.lua).
+-- Or nil and {EINVAL, msg}.
 local function enqueueCall()
   local A, bad = readArgs()
   if not A then return nil, bad end
@@ -39,6 +41,11 @@ local function enqueueCall()
   if A.at then
     E.at = argInt(A.at.ms, 0, ID_MAX)
     if not E.at or delay > 0 then return nil, { EINVAL, 'enqueue: bad due time (at)' } end
+  end
+  if A.life then  -- a time limit, a start deadline (lua/includes/lifeEnqueue.lua)
+    local bad
+    E.life, bad = Life.enqueueArgs(A.life)
+    if not E.life then return nil, bad end
   end
   return E
 end

@@ -4,6 +4,7 @@
 --@include marks
 --@include emit
 --@include okey
+--@include lifeEnqueue
 -- The writes of an enqueue (lua/enqueue.lua), after every check.
 -- The jobs of `entries` (indexes into E's jobs) get consecutive ids from
 -- `first` in mint order, their records, estimates, retention and events.
@@ -38,6 +39,11 @@ local function addJobs(Q, E, entries, lanes, now)
     callSliced('HSET', key, perJob)
   end
   if E.estimate then each(K.est, S(E.estimate)) end
+  if E.life then  -- lua/includes/lifeEnqueue.lua
+    local ids = {}
+    for e = 1, n do ids[e] = recs[e + e - 1] end
+    Life.enqueueJobs(Q, E, ids)
+  end
   if E.keep then
     each(okey('keep'), E.keep)
     rcall('HSET', K.config, 'outcomes', '1', 'keepjob', '1')
@@ -51,8 +57,9 @@ end
 -- counts and directory entries (with their tenants': glive[T/] counts all
 -- of T's lanes, lua/includes/lane.lua), then the delayed set, or the
 -- pending sets with the lanes that become serviceable joining their ring
--- (join) or waiting for a token (wait), in the order of their first job.
-local function addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
+-- (join), the burst ring (bursting: lua/includes/burstRing.lua) or waiting
+-- for a token (wait), in the order of their first job.
+local function addToLanes(Q, E, lanes, count, idsOf, join, wait, bursting, now)
   local listed, tenantSeen = {}, {}
   for _, g in ipairs(lanes) do
     local te = tenantOf(g)
@@ -80,6 +87,7 @@ local function addToLanes(Q, E, lanes, count, idsOf, join, wait, now)
     if #z > 0 then callSliced('ZADD', pendingKey(g), z) end  -- a flow's lane may hold only parents
   end
   if #wait > 0 then callSliced('ZADD', K.throttled, wait) end
+  for _, g in ipairs(bursting) do Life.joinBurst(g) end
   if #join == 0 then return end
   -- Plain lanes in runs of one RPUSH each, a lane of a tenant through its
   -- tenant's inner ring (joinRing).

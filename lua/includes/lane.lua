@@ -1,4 +1,5 @@
 --@include base
+--@include life
 -- Lane settings and state: a setting of the lane itself, else the queue
 -- default, which sits in the same hash under the empty name (never a valid
 -- group) so one HMGET answers both. A tenant entry (`T/`) has its own
@@ -42,8 +43,11 @@ end
 local function packBucket(tok, now) return string.format('%.6f %d', tok, now) end
 -- Where lane g belongs now (serviceable, I1 in lua/verify.lua, with the rate limit):
 -- 'ring' = pending jobs AND not paused AND below its ceiling AND a token
--- now; 'wait' = all of that but the token, with the time it gets one (the
--- lane waits in `throttled` and rejoins by itself); 'out' otherwise.
+-- now; 'burst' = all of that but at or above its ceiling and below its
+-- burst ceiling (hash `gburst`: the burst ring `bring`, served only when
+-- the ring has nothing; docs/architecture.md, "Lane limits that burst");
+-- 'wait' = all of that but the token, with the time it gets one (the lane
+-- waits in `throttled` and rejoins by itself); 'out' otherwise.
 -- `active` (optional) stands for gactive[g] (repair passes the true count).
 -- A lane of a tenant belongs in its tenant's inner ring; the tenant entry
 -- `T/` in the outer ring when its inner ring has a lane and the tenant runs,
@@ -56,10 +60,18 @@ local function laneState(g, active)
     return 'out'
   end
   if rcall('SISMEMBER', K.paused, g) == 1 then return 'out' end
-  local lim = laneLimit(g)
-  if lim and (active or tonumber(rcall('HGET', K.gactive, g) or '0')) >= lim then return 'out' end
+  local lim, st = laneLimit(g), 'ring'
+  if lim then
+    local a = active or tonumber(rcall('HGET', K.gactive, g) or '0')
+    if a >= lim then
+      -- Only a lane at its ceiling reads its burst (lua/includes/burstRing.lua).
+      local b = tonumber(rcall('HGET', P .. 'gburst', g) or '')
+      if not b or a >= b then return 'out' end
+      st = 'burst'
+    end
+  end
   local ok, _, due = rateState(laneRate(g), rcall('HGET', K.gbucket, g), serverNowMs())
-  if ok then return 'ring' end
+  if ok then return st end
   return 'wait', due
 end
 local function serviceable(g) return laneState(g) == 'ring' end
@@ -80,6 +92,41 @@ local function joinRing(Q, g)
   rcall('RPUSH', K.ring, g)
   if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
 end
+-- Entry g (a plain lane or a tenant entry) joins or leaves the burst ring:
+-- at or above its ceiling, below its burst (laneState 'burst'). A claim
+-- serves it only when the ring has nothing (lua/includes/burstRing.lua): a
+-- joining entry wakes a blocked claimer as a lane joining the ring does.
+function Life.joinBurst(g)
+  rcall('RPUSH', P .. 'bring', g)
+  if rcall('LLEN', K.wake) == 0 then rcall('RPUSH', K.wake, '1') end
+end
+function Life.leaveBurst(g) rcall('LREM', P .. 'bring', 1, g) end
+-- The burst ceilings of `names` (name -> number), read before a call's
+-- first write.
+function Life.burstsOf(names)
+  local b = {}
+  if #names == 0 or rcall('EXISTS', P .. 'gburst') == 0 then return b end
+  local v = callSliced('HMGET', P .. 'gburst', names)
+  for i = 1, #names do b[names[i]] = tonumber(v[i] or '') end
+  return b
+end
+-- The acks (lua/includes/acks.lua) of lanes with a burst ceiling: each goes
+-- where its count now says, from where its count before (act0[i] of
+-- lanes[i]) said (laneState with that count: the rest of its state is
+-- as it was).
+function Life.ackBursts(Q, lanes, act0, bursts)
+  for i = 1, #lanes do
+    local g = lanes[i]
+    if bursts[g] then fixRing(Q, g, laneState(g, act0[i])) end
+  end
+end
+-- Of the lanes that become serviceable by an enqueue (lua/includes/
+-- enqueueLanes.lua, joinPlan), lane g at or above its ceiling `l` with
+-- `a` leased: does its burst ceiling let it into the burst ring?
+function Life.burstJoins(g, a, l)
+  local b = tonumber(rcall('HGET', P .. 'gburst', g) or '')
+  return b ~= nil and a >= l and a < b
+end
 -- Tenant entry te leaves every place a serviceable tenant may be (its
 -- inner ring ran empty).
 -- (In cost mode its v stays, as a paused lane's: lua/includes/cost.lua.)
@@ -87,6 +134,7 @@ local function tenantGone(Q, te)
   rcall('LREM', K.ring, 1, te)
   rcall('ZREM', K.throttled, te)
   if Q.cost then rcall('ZREM', K.gdebt, te) end
+  if Q.burst then Life.leaveBurst(te) end
 end
 -- Lane g stopped being serviceable: out of its ring; a tenant whose inner
 -- ring it leaves empty goes too.
@@ -104,10 +152,9 @@ end
 -- state is fixed before a change to its lanes' (so `before` holds).
 function fixRing(Q, g, before)
   local after, due = laneState(g)
-  if after == 'ring' and before ~= 'ring' then
-    joinRing(Q, g)
-  elseif before == 'ring' and after ~= 'ring' then
-    leaveRing(Q, g)
+  if after ~= before then
+    if before == 'ring' then leaveRing(Q, g) elseif before == 'burst' then Life.leaveBurst(g) end
+    if after == 'ring' then joinRing(Q, g) elseif after == 'burst' then Life.joinBurst(g) end
   end
   if after == 'wait' then
     rcall('ZADD', K.throttled, S(due), g)
@@ -119,7 +166,9 @@ end
 -- its ring (joinRing), into `throttled` to wait for its token, or nowhere.
 local function placeLane(Q, g)
   local st, due = laneState(g)
-  if st == 'ring' then joinRing(Q, g) elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g) end
+  if st == 'ring' then joinRing(Q, g)
+  elseif st == 'wait' then rcall('ZADD', K.throttled, S(due), g)
+  elseif st == 'burst' then Life.joinBurst(g) end
 end
 -- gactive[g] += n. The field goes at exactly zero; a negative count (a
 -- corruption) stays visible to verify and repair instead of being hidden.
@@ -133,7 +182,12 @@ local function addActive(Q, g, n)
     local lim = n < 0 and laneLimit(te)
     local t = rcall('HINCRBY', K.gactive, te, n)
     if t == 0 then rcall('HDEL', K.gactive, te) end
-    if lim and t < lim and t - n >= lim then fixRing(Q, te, 'out') end
+    if lim and t < lim and t - n >= lim then
+      fixRing(Q, te, Q.burst and laneState(te, t - n) or 'out')  -- out, or in the burst ring
+    elseif lim and Q.burst and t >= lim then
+      local b = tonumber(rcall('HGET', P .. 'gburst', te) or '')
+      if b and t < b and t - n >= b then fixRing(Q, te, 'out') end  -- freed from its burst ceiling
+    end
   end
   return v
 end
@@ -141,7 +195,7 @@ end
 local function hasSetting(g)
   return rcall('HEXISTS', K.gweight, g) == 1 or rcall('HEXISTS', K.glimit, g) == 1
      or rcall('SISMEMBER', K.paused, g) == 1 or rcall('HEXISTS', K.grate, g) == 1
-     or rcall('HEXISTS', K.gcap, g) == 1
+     or rcall('HEXISTS', K.gcap, g) == 1  -- (a burst goes with a limit of the lane's own)
 end
 -- Drops lane g from the directory once it has no live job and no setting of
 -- its own, so short-lived groups leave nothing behind.

@@ -29,6 +29,11 @@ local function loadLanes(Q, C, v, names)
   if #limited > 0 then
     local cur = readFields(K.gactive, limited)
     for i = 1, #limited do local g = limited[i]; act[g] = tonumber(cur[g] or '') or 0 end
+    -- Their burst ceilings, when any lane has one (lua/includes/burstRing.lua).
+    if v.bur then
+      local b = readFields(P .. 'gburst', limited)
+      for i = 1, #limited do local g = limited[i]; if b[g] then v.bur[g] = tonumber(b[g]) end end
+    end
   end
   if C.plain then return end
   -- Token buckets, for the lanes with a rate limit (or a hand-set throttle).
@@ -51,10 +56,17 @@ end
 -- 0) and below its ceiling (l; a its active count) it goes back to r's
 -- tail, or, out of tokens (tk < 1), out of the ring until its next token is
 -- due at `now`, reckoned from the bucket as stored (as every later check
--- reads it). Empty or at its ceiling, it leaves. Returns 'ring', 'wait' or
--- nil (left).
+-- reads it). Empty or at its ceiling, it leaves; at its ceiling but below
+-- its burst ceiling (v.bur) it goes to the burst ring's tail (v.bq:
+-- lua/includes/burstRing.lua). Returns 'ring', 'burst', 'wait' or nil (left).
 local function requeue(v, r, g, d, a, l, tk, now)
-  if d <= 0 or (l and a >= l) then return nil end
+  if d <= 0 then return nil end
+  local into, st = r, 'ring'
+  if l and a >= l then
+    local b = v.bur and v.bur[g]
+    if not b or a >= b then return nil end
+    into, st = v.bq, 'burst'
+  end
   if tk and tk < 1 then
     local _, _, due = rateState(v.rated[g], packBucket(tk, now), now)
     local w = v.waiting
@@ -62,10 +74,10 @@ local function requeue(v, r, g, d, a, l, tk, now)
     w[#w + 1] = g
     return 'wait'
   end
-  local nq = r.nq + 1
-  r.nq = nq
-  r.q[nq] = g
-  return 'ring'
+  local nq = into.nq + 1
+  into.nq = nq
+  into.q[nq] = g
+  return st
 end
 -- After the turns: the tokens the served entries spent go back to their
 -- buckets (one HSET), reckoned at the call's time.

@@ -2,6 +2,7 @@
 --@include record
 --@include startJobs
 --@include waits
+--@include lifeTake
 -- The lease of the jobs a claim's turns took (v.ids, their lanes v.laneOf:
 -- lua/includes/ringView.lua), until C.now + C.lease: each job's attempt
 -- count rises and it gets a new fencing token, made from its previous
@@ -46,6 +47,7 @@ local function leaseJobs(Q, C, v, out)
     callSliced('HSET', K.att, attSet)
     callSliced('ZADD', K.leases, leaseAdd)
     if Q.outcomes then startJobs(Q, attSet, C.now) end
+    if Q.timeouts or Q.expiry then Life.leased(Q, C, attSet) end
     if first then recordWaits(Q, v.lanes, servedBy, first, laneOf, recs, C.weighted, C.now) end
   end
   addCounts(K.gactive, v.lanes, servedBy)

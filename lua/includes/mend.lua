@@ -3,6 +3,7 @@
 --@include mendJobs
 --@include mendFlows
 --@include mendLanes
+--@include mendLife
 --@include mendSched
 -- One bounded step of a repair: rebuilds what the scripts keep beside the
 -- jobs (ring, gactive, glive, the lane directory, throttled, the counters)
@@ -26,6 +27,8 @@
 --   J jobs (HSCAN): a record in no place goes back to its lane;
 --   A att (HSCAN): the delivery state of no job goes; one that names
 --     another lane than its record gets the record's;
+--   c, e, d: the lifecycle's per-job entries (lua/includes/mendLife.lua):
+--     cancel marks, start deadlines, time limits of no such job go;
 --   Q lane pending sets (SCAN): ids without a record or of another lane
 --     leave (the latter to their own lane);
 --   P lane pending sets (SCAN): each lane is mended, its jobs counted
@@ -33,9 +36,12 @@
 --   T, V, C, R, I: the lanes of the tally, glive, gactive, the directory
 --     and the ring that phase P did not visit (each lane once) are mended,
 --     and the tenant entries in the ring;
+--   b: the entries of the burst ring are mended (lua/includes/mendLife.lua);
 --   O, U, W: the tenants (after all their lanes) of the directory, gactive
 --     and glive: sums, directory entry, inner ring, place in the ring;
 --   Y: the schedules (lua/includes/mendSched.lua), in one step;
+--   f: drops without a deadline go; the lifecycle's flags are set for
+--     its keys that hold entries;
 --   S: the counters are set against the pending jobs counted in phase P.
 -- The cursor carries the phase, its position, the pending jobs counted and
 -- the tally (groups in hex: group names are binary). Across calls the queue
@@ -47,7 +53,9 @@
 -- lua/includes/mendLane.lua. They share the step's state R: apply, budget,
 -- the phase's position pos, the pending jobs counted (total), the tally,
 -- the tenants mended (mendedT), the reply (out) and Q.
-local PHASES = 'LDXNBMGFEKHJAQPTVCRIOUWYS'
+-- (The lifecycle's phases are lower-case letters a to f, which a cursor's
+-- alphabet allows already: every capital is taken. lua/includes/mendLife.lua.)
+local PHASES = 'LDXNBMGFEKHJAcedQPTVCRIbOUWYfS'
 local function hex(s)
   return (string.gsub(s, '.', function(ch) return string.format('%02x', string.byte(ch)) end))
 end
@@ -57,7 +65,7 @@ end
 -- The cursor: "<phase> <position> <pending counted> <hex group>:<leased>:<delayed> ..."
 local function readCursor(R, cursor)
   if cursor == '' then return 'L' end
-  local ph, p, t, rest = string.match(cursor, '^(%u) (%d+) (%d+) ?(.*)$')
+  local ph, p, t, rest = string.match(cursor, '^(%a) (%d+) (%d+) ?(.*)$')
   if not ph or not string.find(PHASES, ph, 1, true) then return nil end
   R.pos, R.total = p, tonumber(t)
   for hg, l, d in string.gmatch(rest, '(%x+):(%d+):(%d+)') do
@@ -72,7 +80,7 @@ local function repairStep(Q, apply, cursor, budget)
   if not phase then return { EINVAL, 'repair: bad cursor' } end
   local work = 0
   while work < budget do
-    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase] or MEND_SCHEDULES[phase])(R)
+    local nextPos, did = (MEND_JOBS[phase] or MEND_LANES[phase] or MEND_SCHEDULES[phase] or Life.MEND[phase])(R)
     work = work + math.max(did, 1)
     if nextPos then
       R.pos = nextPos
@@ -97,7 +105,7 @@ local function repairCall(apply)
   if not budget then return { EINVAL, 'repair: bad cursor or count' } end
   local Q
   Q, bad = readQueue()
-  if Q and apply then bad = guardKeys() end
+  if Q and apply then bad = guardKeys() or typeGuard(Life.keyTypes({})) end
   if bad then return bad end
   return repairStep(Q, apply, A.cursor, budget)
 end

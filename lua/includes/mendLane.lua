@@ -43,6 +43,7 @@ local function mendPlace(R, g, st, due, ring, why)
     mendWrite(R, 'ZREM', K.gdebt, g)
     sits = false
   end
+  if ring == K.ring then Life.mendBurst(R, g, st, waits) end  -- lua/includes/mendLife.lua
   if st == 'ring' then
     if n == 0 and not waits and not sits then
       say(R, 'ring: lane ' .. g .. ' added (' .. why .. ', not in the ring)')

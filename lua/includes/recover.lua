@@ -1,4 +1,6 @@
 --@include attempt
+--@include cancelHeld
+--@include timeLimit
 --@include fire
 -- What is due at `now`, up to `max` of each: delayed jobs, expired leases,
 -- lanes whose token is due. Read before a call's first write, so the rare
@@ -29,13 +31,18 @@ local function recover(Q, due, now)
   end
   for _, id in ipairs(due.leases) do
     local rec = rcall('ZREM', K.leases, id) == 1 and rcall('HGET', K.jobs, id)
-    if rec then
+    local why = rec and Q.cancels and rcall('HGET', Life.key('cancels'), id)
+    if why then
+      Life.endCanceled(Q, id, (unpackRecord(rec)), why, now)  -- lua/includes/cancelHeld.lua
+    elseif rec then
       local g, _, _, allowed = unpackRecord(rec)
       local before = laneState(g)
       addActive(Q, g, -1)
       rcall('HINCRBY', K.stats, 'failed', 1)
       local att, _, token = unpackAtt(rcall('HGET', K.att, id))
-      endAttempt(Q, id, g, att, token, allowed, 0, now, att >= allowed and 'lease expired' or nil)
+      -- Past its time limit, the attempt timed out (lua/includes/timeLimit.lua).
+      local over = Q.timeouts and Life.overLimit(token, Life.timeLimits({ id })[1], now)
+      endAttempt(Q, id, g, att, token, allowed, 0, now, over and 'timed out' or (att >= allowed and 'lease expired' or nil))
       fixRing(Q, g, before)
     end
   end

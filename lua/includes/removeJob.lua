@@ -1,6 +1,6 @@
 --@include lane
 --@include emit
---@include wakeWaiters
+--@include dropJob
 --@include flowTree
 -- Removes job id (record rec, not leased) from wherever it is, with its
 -- delivery state, estimate, outcome state and flow links (lua/delete.lua,
@@ -28,15 +28,9 @@ local function removeJob(Q, id, rec)
   end
   if Q.flows then flowForget(id) end
   local att = unpackAtt(rcall('HGET', K.att, id))
-  rcall('HDEL', K.jobs, id)
-  rcall('HDEL', K.att, id)
-  -- Its cost estimate goes with it; a wrong-typed est key (verify's to
-  -- report) must not stop the rest, hence pcall.
-  redis.pcall('HDEL', K.est, id)
-  -- Its outcome state, if any; its waiters wake to find it gone.
-  for _, key in ipairs({ K.fin, K.started, K.progress, K.keep }) do rcall('HDEL', key, id) end
-  local w = rcall('HGET', K.waiters, id)
-  if w then wakeWaiters(id, w); rcall('HDEL', K.waiters, id) end
+  -- Its record, delivery state, estimate, outcome state (its waiters wake
+  -- to find it gone) and lifecycle entries (lua/includes/dropJob.lua).
+  Life.dropRecord(Q, id)
   emit(Q, 'deleted', id, g, att)
   return state
 end

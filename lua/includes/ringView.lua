@@ -39,6 +39,7 @@ local function ringView(Q, C)
     v = { q = head, h = 1, nq = m, m = m, whole = not fast and m == len,
           lim = {}, wt = C.weighted and {} or nil, act = {}, tok = {}, rated = {},
           depth = {}, servedBy = {}, lanes = {}, ids = {}, laneOf = {}, waiting = {} }
+    if Q.burst then v.bur, v.bq = {}, { q = {}, nq = 0 } end  -- lua/includes/burstRing.lua
     loadLanes(Q, C, v, head)
   else
     v = { q = head, h = 1, nq = m, m = m, whole = not fast and m == len,

@@ -1,5 +1,6 @@
 --@include attempt
 --@include acks
+--@include cancelHeld
 --@include notHeld
 -- Settlement of held jobs in one pass (lua/take.lua): the acks C.acks (id,
 -- token) and the fails C.fails (id, token, delay, reason; delay RELEASE =
@@ -82,6 +83,11 @@ local function settle(Q, C, now, codes, checked)
     elseif took then
       took[#took + 1] = { ids[i], lane[i], i <= nacks, i > nacks and C.fails.delay[i - nacks] == RELEASE }
     end
+  end
+  -- Jobs canceled while leased settle as canceled, whatever was reported.
+  if Q.cancels then
+    local bad = Life.settleCanceled(Q, ids, lane, codes, now)
+    if bad then return refused, bad end
   end
   -- Fails one by one (rare), then the acks.
   for j = 1, C.fails.n do

@@ -4,6 +4,7 @@
 --@include okey
 --@include recover
 --@include cost
+--@include lifeTake
 -- The keys a take call (lua/take.lua) may write, or read after its first
 -- write, that no read before that write has checked. Reads before it:
 -- dueWork (delayed, leases, throttled, when claiming); settle (att and
@@ -53,7 +54,8 @@ end
 -- the work due now (dueWork), whether any limit, rate or throttle exists
 -- (C.plain: else the turns read no lane settings), the keys of the
 -- features that are on (outcomes, cost mode with its estimates, C.est, and
--- the lanes in debt that may come back now, wait figures). Returns the due
+-- the lanes in debt that may come back now, wait figures, the lifecycle's:
+-- lua/includes/lifeTake.lua). Returns the due
 -- work, the lanes in debt (cost mode), the keys checked (key -> type), or
 -- a typeGuard reply last.
 local function takeReads(Q, C, now, wake)
@@ -81,5 +83,6 @@ local function takeReads(Q, C, now, wake)
     end
   end
   if Q.waits then checked[okey('gwait')] = 'hash' end
+  if Q.cancels or Q.timeouts or Q.expiry or Q.qlimit or Q.burst then Life.takeReads(Q, C, due, checked, now) end
   return due, debt, checked, typeGuard(checked)
 end

@@ -26,6 +26,9 @@ local KEY_TYPES = {
   idem = 'hash', idemexp = 'zset', gvt = 'hash', gdebt = 'zset', gwait = 'hash', est = 'hash',
   done = 'zset', doneexp = 'zset', donecnt = 'zset', fin = 'hash', started = 'hash', keep = 'hash',
   waiters = 'hash', progress = 'hash', events = 'stream',
+  -- the lifecycle keys (lua/includes/life.lua)
+  cancels = 'hash', tmo = 'hash', expiry = 'zset', xdrop = 'hash', qlimit = 'hash', gburst = 'hash',
+  bring = 'list', notice = 'stream',
   sdue = 'zset', sdir = 'zset', sjob = 'hash', sjobs = 'zset',
   parents = 'zset', deps = 'hash', up = 'hash',
 }

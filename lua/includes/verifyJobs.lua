@@ -16,6 +16,7 @@ local function verifyTypes(report)
     if got ~= 'none' and got ~= want then report('type: ' .. key .. ' holds a ' .. got .. ', not a ' .. want) end
   end
   for name, key in pairs(K) do checkType(key, KEY_TYPES[name]) end
+  for _, name in ipairs(Life.KEYS) do checkType(P .. name, KEY_TYPES[name]) end
   local inner = {}
   for _, pattern in ipairs({ 'g:*:pending', 't:*:ring' }) do
     local cursor = '0'

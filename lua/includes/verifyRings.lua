@@ -1,4 +1,5 @@
 --@include lane
+--@include verifyLife
 -- I1 for lua/verify.lua: the ring holds every serviceable entry exactly
 -- once and nothing else; with tenants, both rings (the outer ring its
 -- serviceable plain lanes and tenant entries, each tenant's inner ring its
@@ -21,9 +22,10 @@ end
 -- Entry g (st its state) where its state says: in its ring (`ringed`), or
 -- waiting for a token in throttled, or (cost mode, outer entries) sitting
 -- out in gdebt.
-local function placeOf(Q, g, ringed, ringName, outer, report)
+local function placeOf(Q, g, ringed, ringName, outer, report, inBurst)
   local st = laneState(g)
   local waits = rcall('ZSCORE', K.throttled, g)
+  if outer then Life.verifyBurstPlace(g, st, ringed, waits, inBurst, report) end
   local sits = outer and rcall('ZSCORE', K.gdebt, g)
   if sits and not Q.cost then report('I1: lane ' .. g .. ' sits out in gdebt but the queue is not in cost mode') end
   if sits and ringed then report('I1: lane ' .. g .. ' is in the ring and in gdebt') end
@@ -38,10 +40,12 @@ end
 -- inner: the tenants' inner rings found (tenant entry -> key).
 local function verifyRings(Q, seen, inner, report)
   local inRing = ringEntries(K.ring, 'the ring', report)
+  local inBurst = Life.verifyBurstRing(Q, report)  -- lua/includes/verifyLife.lua
   -- Each tenant's inner ring: its own serviceable lanes, each once; and the
   -- tenants of the lanes seen, with those of an inner ring, are checked as
   -- the outer ring's entries.
   local inInner, entries = {}, {}
+  for g in pairs(inBurst) do if not tenantOf(g) then entries[g] = true end end
   for te, k in pairs(inner) do
     if not isTenant(te) then report('I1: ' .. k .. ' is the inner ring of no tenant') end
     for g in pairs(ringEntries(k, 'its tenant\'s ring', report)) do
@@ -60,5 +64,5 @@ local function verifyRings(Q, seen, inner, report)
       placeOf(Q, g, inInner[g], 'its tenant\'s ring', false, report)
     end
   end
-  for g in pairs(entries) do placeOf(Q, g, inRing[g], 'the ring', true, report) end
+  for g in pairs(entries) do placeOf(Q, g, inRing[g], 'the ring', true, report, inBurst) end
 end

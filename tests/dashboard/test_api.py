@@ -291,6 +291,29 @@ def test_redrive_and_delete(dash, client, qname):
     assert "redrive jobs [%d]" % ids[0] in dash.log() and "delete job %d" % ids[1] in dash.log()
 
 
+def test_cancel(dash, client, qname):
+    q = client.queue(qname)
+    waiting = q.enqueue("g", b"w")
+    held_id = q.enqueue("g", b"h")
+    path = api(dash, qname, "/actions/cancel")
+    status, out = dash.post(path, {"id": waiting, "reason": "not needed"}, token=TOKEN)
+    assert status == 200 and out["changed"] == {"canceled": waiting, "was": "pending", "removed": False}
+    assert q.job(waiting).last_error == "canceled: not needed"
+    held = q.claim()
+    assert held.id == held_id
+    status, out = dash.post(path, {"id": held_id}, token=TOKEN)
+    assert status == 200 and out["changed"]["was"] == "leased"
+    held.ack()  # settles as canceled
+    assert q.job(held_id).state == "dead"
+    done = q.enqueue("g", b"d")
+    q.claim().ack()
+    status, out = dash.post(path, {"id": done}, token=TOKEN)
+    assert status == 409 and "nothing to cancel" in out["error"]
+    status, out = dash.post(path, {"id": waiting, "remove": "yes"}, token=TOKEN)
+    assert status == 400 and "remove must be" in out["error"]
+    assert "cancel job %d" % waiting in dash.log()
+
+
 @pytest.mark.parametrize("action,body,token,code,words", [
     ("pause", {"lane": "acme"}, None, 403, "header is missing"),
     ("pause", {"lane": "acme"}, "wrong-token", 403, "does not hold the dashboard's token"),
@@ -310,6 +333,8 @@ def test_redrive_and_delete(dash, client, qname):
     ("redrive", {"all": True, "ids": [1]}, TOKEN, 400, "not both"),
     ("delete", {}, TOKEN, 400, "id is missing"),
     ("delete", {"id": "7"}, TOKEN, 400, "job id must be an int"),
+    ("cancel", {}, TOKEN, 400, "id is missing"),
+    ("cancel", {"id": 1, "reason": 5}, TOKEN, 400, "reason must be a string"),
     ("explode", {"lane": "acme"}, TOKEN, 404, "no such action 'explode'"),
     ("pause", ["acme"], TOKEN, 400, "must be a JSON object"),
 ])

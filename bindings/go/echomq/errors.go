@@ -31,19 +31,24 @@ const (
 	// or dead-lettered. The Worker's hooks and log follow them.
 	CodeWillRetry Code = 5
 	CodeWillDie   Code = 6
-	CodeConn      Code = -10 // cannot connect, or connection lost before sending
-	CodeTimeout   Code = -11 // no reply in time: outcome unknown
-	CodeCanceled  Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
-	CodeTLS       Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
-	CodeServer    Code = -20 // the server answered with an error
-	CodeNoPerm    Code = -21 // authentication failed or ACL denied
-	CodeProto     Code = -22 // unexpected reply shape
-	CodeBusy      Code = -23 // server busy running a script (retryable)
-	CodeLoading   Code = -24 // server loading its dataset (retryable)
-	CodeTryAgain  Code = -25 // cluster slot in migration (retryable)
-	CodeOOM       Code = -26 // server out of memory: nothing written (retryable)
-	CodeNoMem     Code = -30 // allocation failed
-	CodeInternal  Code = -31 // a bug in libechomq
+	// CodeWasCanceled: a settlement of a job canceled while it was leased
+	// (Queue.Cancel): it settled as canceled whatever was reported.
+	CodeWasCanceled Code = 7
+	CodeFinished    Code = -9  // Cancel: the job has finished, nothing to cancel
+	CodeTimeLimit   Code = -14 // an extension past the attempt's time limit: refused
+	CodeConn        Code = -10 // cannot connect, or connection lost before sending
+	CodeTimeout     Code = -11 // no reply in time: outcome unknown
+	CodeCanceled    Code = -12 // a blocking claim interrupted by cancellation: nothing claimed
+	CodeTLS         Code = -13 // TLS refused: handshake, untrusted certificate, name mismatch; nothing ran
+	CodeServer      Code = -20 // the server answered with an error
+	CodeNoPerm      Code = -21 // authentication failed or ACL denied
+	CodeProto       Code = -22 // unexpected reply shape
+	CodeBusy        Code = -23 // server busy running a script (retryable)
+	CodeLoading     Code = -24 // server loading its dataset (retryable)
+	CodeTryAgain    Code = -25 // cluster slot in migration (retryable)
+	CodeOOM         Code = -26 // server out of memory: nothing written (retryable)
+	CodeNoMem       Code = -30 // allocation failed
+	CodeInternal    Code = -31 // a bug in libechomq
 )
 
 var codeNames = map[Code]string{
@@ -63,6 +68,9 @@ var codeNames = map[Code]string{
 	CodePending:     "not finished when the wait ran out",
 	CodeWillRetry:   "will be retried",
 	CodeWillDie:     "will be dead-lettered",
+	CodeWasCanceled: "the job was canceled",
+	CodeFinished:    "the job has finished",
+	CodeTimeLimit:   "past its time limit",
 	CodeConn:        "connection error",
 	CodeTimeout:     "timeout",
 	CodeCanceled:    "canceled",
@@ -162,6 +170,11 @@ var (
 	ErrTryAgain  = &Error{Code: CodeTryAgain}
 	ErrServerOOM = &Error{Code: CodeOOM}
 	ErrNoMem     = &Error{Code: CodeNoMem}
+	// ErrFinished: Cancel of a job that has finished (completed, or dead
+	// for another reason); nothing changed.
+	ErrFinished = &Error{Code: CodeFinished}
+	// ErrTimeLimit: an extension refused, the attempt ran past its time limit.
+	ErrTimeLimit = &Error{Code: CodeTimeLimit}
 	ErrInternal  = &Error{Code: CodeInternal}
 )
 

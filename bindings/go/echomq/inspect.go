@@ -30,13 +30,16 @@ type Stats struct {
 	DefaultMaxAttempts uint32
 	ServerTime         time.Time
 	Tenants            uint64 // tenants with a lane or a setting listed (0.5.0)
+	CanceledTotal      uint64 // jobs canceled (Queue.Cancel) (0.5.0)
+	ExpiredTotal       uint64 // jobs whose start deadline passed (WithTTL, WithExpiresAt) (0.5.0)
+	Bursting           uint64 // lanes and tenants in the burst ring now (0.5.0)
 }
 
 // Indexes of the numbers the capi shims copy out (see echomq.i).
 const (
 	jobNums   = 14
-	statsNums = 17
-	laneNums  = 30
+	statsNums = 20
+	laneNums  = 32
 )
 
 // Stats reads the queue's figures.
@@ -54,6 +57,8 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 		EnqueuedTotal: u(7), ClaimedTotal: u(8), AckedTotal: u(9), FailedTotal: u(10), DeadTotal: u(11),
 		DefaultWeight: uint32(n[12]), DefaultLimit: uint32(n[13]), DefaultMaxAttempts: uint32(n[14]),
 		ServerTime: msTime(n[15]), Tenants: u(16),
+		CanceledTotal: u(capi.EMQGO_STATS_CANCELED_TOTAL), ExpiredTotal: u(capi.EMQGO_STATS_EXPIRED_TOTAL),
+		Bursting: u(capi.EMQGO_STATS_BURSTING),
 	}, nil
 }
 
@@ -99,6 +104,11 @@ type LaneInfo struct {
 	// and whether the lane sits out, off the ring, over its share.
 	CostV   float64
 	SitsOut bool
+	// Burst is the lane's burst ceiling (0 = none; Queue.SetLimitBurst);
+	// Bursting is true while it is at or above its limit, below its burst,
+	// served only when no lane below its own limit has work (0.5.0).
+	Burst    uint32
+	Bursting bool
 }
 
 // Rate is a lane's rate limit: at most Jobs job starts per Per, in bursts of
@@ -142,6 +152,7 @@ func laneFromNumbers(group string, n []int64) LaneInfo {
 	l.WindowClaims = uint64(n[25])
 	l.Share, l.FairShare, l.CostV = f(26), f(27), f(28)
 	l.SitsOut = n[29] != 0
+	l.Burst, l.Bursting = uint32(n[capi.EMQGO_LANE_BURST]), n[capi.EMQGO_LANE_BURSTING] != 0
 	return l
 }
 

@@ -33,6 +33,7 @@ type enqueueConfig struct {
 	keepLast    uint64        // WithKeep
 	estimate    uint64        // WithCostEstimate
 	at          time.Time     // WithAt
+	life        jobLimits     // WithTimeout, WithTTL, WithExpiresAt, WithExpireDrop (lifecycle.go)
 }
 
 // EnqueueOption configures Enqueue and EnqueueBatch.
@@ -96,6 +97,9 @@ func enqueueOptions(opts []EnqueueOption) (enqueueConfig, []int64, error) {
 			return cfg, nil, invalid("WithAt and WithDelay exclude each other")
 		}
 		nums[capi.EMQGO_EOPT_AT_MS] = atMS(cfg.at)
+	}
+	if err = cfg.life.numbers(nums); err != nil {
+		return cfg, nil, err
 	}
 	return cfg, nums, nil
 }

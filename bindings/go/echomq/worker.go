@@ -215,6 +215,8 @@ type WorkerStats struct {
 	// Unconfirmed: round trips done but not confirmed durable in time
 	// (WithDurability in DialOptions); counted as done.
 	Unconfirmed uint64
+	Canceled    uint64 // jobs that settled as canceled (Queue.Cancel)
+	TimedOut    uint64 // attempts that ran out of their time limit (WithTimeout)
 }
 
 // ErrResultDropped matches (errors.Is) what OnError gets for a job that
@@ -392,14 +394,20 @@ func (w *Worker) Run(ctx context.Context) error {
 	hctx, hcancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer hcancel(nil)
 	q := &Queue{name: w.Queue} // no client: jobs are settled through the engine
+	hs := newHalts()
 	var wg sync.WaitGroup
 	for i := 0; i < cfg.concurrency; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.host(hctx, h, q, counts, &cfg)
+			w.host(hctx, h, q, counts, &cfg, hs)
 		}()
 	}
+	wg.Add(1)
+	go func() { // a canceled or timed-out job's handler context (lifecycle.go)
+		defer wg.Done()
+		hs.watch(h)
+	}()
 	// The hosts end when the engine stops: asked to, or by itself.
 	hostsDone := make(chan struct{})
 	go func() {
@@ -478,7 +486,7 @@ func (w *Worker) statsOf(h capi.Worker, c *hostCounts) WorkerStats {
 }
 
 // host is one handler goroutine: take a job, run the handler, report.
-func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCounts, cfg *workerConfig) {
+func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCounts, cfg *workerConfig, hs *halts) {
 	for {
 		var out [1]uint64
 		rc := capi.Worker_next(h, 1000, out[:])
@@ -494,7 +502,9 @@ func (w *Worker) host(ctx context.Context, h capi.Worker, q *Queue, c *hostCount
 		live.add(&live.jobs, 1)
 		jh := capi.SwigcptrJob(uintptr(out[0]))
 		job := jobFromHandle(q, jh)
-		herr := w.call(ctx, job)
+		jctx, done := hs.start(ctx, jh, job.ID, job.Token)
+		herr := w.call(jctx, job)
+		done()
 		var st int
 		switch {
 		case herr == nil: // the result and the reported cost in one report
@@ -565,6 +575,8 @@ func (w *Worker) reported(job *Job, herr error, st int, log *slog.Logger) {
 		if dies && w.OnDead != nil {
 			w.OnDead(job, herr)
 		}
+	case capi.ECHOMQ_WAS_CANCELED: // settled as canceled: what Cancel asked for
+		log.Info("echomq: job was canceled: it settled as canceled", "job", job.ID, "lane", job.Group)
 	case capi.ECHOMQ_ESTALE:
 		w.report(&Error{Code: CodeStale, Msg: "job " + id + ": lease lost while the handler ran (it is delivered again)"})
 	case capi.ECHOMQ_ECANCELED:
@@ -611,6 +623,8 @@ func engineStats(h capi.Worker) WorkerStats {
 		Running:     u(capi.EMQGO_WSTATS_RUNNING),
 		Buffered:    u(capi.EMQGO_WSTATS_BUFFERED),
 		Unconfirmed: u(capi.EMQGO_WSTATS_UNCONFIRMED),
+		Canceled:    u(capi.EMQGO_WSTATS_CANCELED),
+		TimedOut:    u(capi.EMQGO_WSTATS_TIMED_OUT),
 	}
 }
 

@@ -55,12 +55,15 @@ from .errors import (
     TooLargeError,
     UnconfirmedWarning,
     error_class,
+    FinishedError,
+    TimeLimitError,
 )
 from .flows import Flow, FlowInfo, FlowResult, GroupResult, Step, chain, chord, group, step
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
 from .queue import UNSET, JobId, Queue
 from .schedules import Schedule, Schedules, Upserted
+from .lifecycle import JobHalted, LifecycleSettings
 from .worker import DiscardJob, NoRetry, Worker, WorkerStats
 
 __version__: str = _echomq.version_string()
@@ -110,6 +113,8 @@ __all__ = [
     "Schedule",
     "Schedules",
     "Upserted",
+    "JobHalted",
+    "LifecycleSettings",
     "DEDUP_KEY_MAX",
     "UNSET",
     "error_class",

@@ -34,13 +34,15 @@ import concurrent.futures
 import functools
 import inspect
 import logging
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, List, Optional, Set, Tuple, TypeVar, Union
+from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, Iterable, List, Optional, Set, Tuple, TypeVar,
+                    Union)
 
 from . import _convert, _echomq
 from .client import Client
 from .errors import CanceledError
 from .info import Event, LaneInfo, QueueStats
 from .job import FailOutcome, Job
+from .lifecycle import JobHalted, LifecycleSettings
 from .queue import JobId, Queue
 from .schedules import AsyncSchedules
 from .worker import Worker as _ThreadWorker
@@ -228,6 +230,26 @@ class AsyncQueue:
 
     async def limit(self, group: str, n: Optional[int]) -> None:
         await _call(self._queue.limit, group, n)
+
+    # -- the lifecycle (echomq.lifecycle; Queue documents each) ------------
+
+    async def cancel(self, job_id: int, reason: Optional[str] = None, *, remove: bool = False) -> str:
+        return await _call(self._queue.cancel, job_id, reason, remove=remove)
+
+    async def limit_burst(self, group: str, limit: int, burst: Optional[int]) -> None:
+        await _call(self._queue.limit_burst, group, limit, burst)
+
+    async def default_timeout(self, seconds: Optional[_convert.Seconds]) -> None:
+        await _call(self._queue.default_timeout, seconds)
+
+    async def queue_limit(self, n: Optional[int]) -> None:
+        await _call(self._queue.queue_limit, n)
+
+    async def queue_rate(self, jobs: Optional[int], per: _convert.Seconds = 1.0, *, burst: Optional[int] = None) -> None:
+        await _call(self._queue.queue_rate, jobs, per, burst=burst)
+
+    async def lifecycle(self) -> LifecycleSettings:
+        return await _call(self._queue.lifecycle)
 
     async def rate(
         self, group: str, jobs: Optional[int], per: _convert.Seconds = 1.0, *, burst: Optional[int] = None
@@ -451,7 +473,10 @@ class Worker(_ThreadWorker):
     task that awaits :meth:`run`) drains: nothing new is handed out,
     prefetched jobs go back to their lanes, running handlers finish for up
     to ``drain_timeout``; handlers still running then are cancelled (their
-    jobs come back by their leases).
+    jobs come back by their leases).  A handler whose job is canceled
+    (``Queue.cancel``) or runs out of its time limit is cancelled too: its
+    task gets ``asyncio.CancelledError`` at its next await, and the engine
+    settles the job as canceled, or fails the attempt "timed out".
     """
 
     def __init__(self, queue: Union[AsyncQueue, Queue], handler: AsyncHandler, **options: Any) -> None:
@@ -459,6 +484,7 @@ class Worker(_ThreadWorker):
         super().__init__(sync, handler, **options)
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._running: Set["concurrent.futures.Future[Any]"] = set()
+        self._futures: Dict[Tuple[int, int], "concurrent.futures.Future[Any]"] = {}  # (id, token) -> handler
 
     async def run(self) -> WorkerStats:  # type: ignore[override]
         """Run until stopped (or idle, with ``idle_timeout``); returns the stats."""
@@ -478,13 +504,25 @@ class Worker(_ThreadWorker):
         fut = asyncio.run_coroutine_threadsafe(self._call_handler(job), self._loop)
         with self._lock:
             self._running.add(fut)
+            self._futures[(job.id, job.token)] = fut
+        if job.halt_reason:  # halted before it was handed out
+            fut.cancel()
         try:
             return fut.result()
-        except concurrent.futures.CancelledError:  # cut off by a drain that timed out
+        except concurrent.futures.CancelledError:  # halted, or cut off by a drain that timed out
+            if job.halt_reason:
+                raise JobHalted(job.id, job.halt_reason) from None
             raise RuntimeError("the handler was cancelled: the drain timed out") from None
         finally:
             with self._lock:
                 self._running.discard(fut)
+                self._futures.pop((job.id, job.token), None)
+
+    def _halt_handler(self, job: Job) -> None:
+        with self._lock:
+            fut = self._futures.get((job.id, job.token))
+        if fut is not None:
+            fut.cancel()
 
     async def _call_handler(self, job: Job) -> Any:
         result = self._handler(job)

@@ -40,6 +40,8 @@ __all__ = [
     "InternalError",
     "UnconfirmedWarning",
     "JobPendingError",
+    "FinishedError",
+    "TimeLimitError",
 ]
 
 
@@ -223,6 +225,22 @@ class InternalError(EchoMQError):
     code = -31
 
 
+class FinishedError(EchoMQError):
+    """:meth:`Queue.cancel` of a job that has finished (completed, or dead
+    for another reason): there is nothing to cancel (C status
+    ``ECHOMQ_EFINISHED``); nothing changed."""
+
+    code = -9
+
+
+class TimeLimitError(EchoMQError):
+    """A lease extension refused: the attempt ran past its time limit (C
+    status ``ECHOMQ_ETIMELIMIT``).  Stop working on the job: its attempt
+    fails "timed out" and is retried by the usual policy."""
+
+    code = -14
+
+
 class JobPendingError(EchoMQError, builtins.TimeoutError):
     """``Queue.wait`` ran out of time before the job completed or died
     (C status ``ECHOMQ_PENDING`` = 4, not an error in C): the job is still
@@ -258,6 +276,8 @@ _BY_CODE: Dict[int, Type[EchoMQError]] = {
         OutOfMemoryError,
         InternalError,
         JobPendingError,
+        FinishedError,
+        TimeLimitError,
     )
 }
 

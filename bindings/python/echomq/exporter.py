@@ -81,6 +81,9 @@ class QueueCollector:
             (CounterMetricFamily("echomq_failed", "Failed attempts (fail calls and expired leases).",
                                  labels=["queue"]), "failed_total"),
             (CounterMetricFamily("echomq_dead_lettered", "Jobs dead-lettered.", labels=["queue"]), "dead_total"),
+            (CounterMetricFamily("echomq_canceled", "Jobs canceled.", labels=["queue"]), "canceled_total"),
+            (CounterMetricFamily("echomq_expired", "Jobs whose start deadline passed.", labels=["queue"]),
+             "expired_total"),
         ]
         tenants = GaugeMetricFamily("echomq_tenants", "Tenants: with a lane or a setting of their own listed.",
                                     labels=["queue"])

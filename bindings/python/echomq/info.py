@@ -16,6 +16,10 @@ class QueueStats:
     seconds since the Unix epoch.  ``lanes`` counts lanes, ``tenants`` the
     tenants they belong to (a tenant's own entry ``T/`` is not a lane);
     ``ring`` and ``paused`` count plain lanes and tenants alike.
+    ``canceled_total`` and ``expired_total`` count jobs canceled and jobs
+    whose start deadline passed; ``bursting`` the lanes and tenants above
+    their limit, below their burst, waiting in the burst ring
+    (:mod:`echomq.lifecycle`).
     """
 
     lanes: int
@@ -35,6 +39,9 @@ class QueueStats:
     default_max_attempts: int
     server_time: float
     tenants: int = 0
+    canceled_total: int = 0
+    expired_total: int = 0
+    bursting: int = 0
 
     @classmethod
     def _from_raw(cls, d: Dict[str, Any]) -> "QueueStats":
@@ -72,7 +79,10 @@ class LaneInfo:
     charged, in cost mode) and ``fair_share`` the part its weight entitles
     it to among the lanes served.  Cost mode: ``cost_v`` is the cost charged
     divided by the weight (``None`` without a charge), ``sits_out`` true
-    while the lane is over its share, off the ring.
+    while the lane is over its share, off the ring.  ``burst`` is its
+    burst ceiling (``None`` = none; :meth:`Queue.limit_burst`), ``bursting``
+    true while it is at or above its limit, below its burst, served only
+    when no lane below its limit has work.
     """
 
     group: str
@@ -104,6 +114,8 @@ class LaneInfo:
     fair_share: Optional[float]
     cost_v: Optional[float]
     sits_out: bool
+    burst: Optional[int] = None
+    bursting: bool = False
 
     @classmethod
     def _from_raw(cls, d: Dict[str, Any]) -> "LaneInfo":
@@ -115,6 +127,7 @@ class LaneInfo:
         d["next_token_at"] = nxt / 1000.0 if nxt else None
         d["cap"] = d["cap"] or None
         d["limit"] = d["limit"] or None
+        d["burst"] = d["burst"] or None
         oldest = d.pop("oldest_enqueued_at_ms")
         d["oldest_enqueued_at"] = oldest / 1000.0 if oldest else None
         d["tenant"] = d["tenant"] or None

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import enum
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _convert, _echomq
 from .errors import InvalidArgument, error_class
+from .lifecycle import JobHalted, halt_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from .flows import FlowInfo
@@ -97,7 +99,7 @@ class Job:
     result: bytes
     result_dropped: str
 
-    __slots__ = ("_queue", "_cost") + _FIELDS
+    __slots__ = ("_queue", "_cost", "_halt", "_halt_why") + _FIELDS
 
     def __init__(self, queue: "Queue", **fields: Any) -> None:
         """A job of ``queue`` with the given fields (by name, all of them);
@@ -124,6 +126,34 @@ class Job:
         if isinstance(units, bool) or not isinstance(units, int) or units < 0 or units > _echomq.ID_MAX:
             raise InvalidArgument(f"cost must be an int 0..{_echomq.ID_MAX}")
         self._cost = units
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set when a :class:`~echomq.Worker` tells this job's handler to
+        stop: the job was canceled (:meth:`Queue.cancel`) or its attempt ran
+        out of its time limit (:attr:`halt_reason` says which).  Wait on it,
+        or check it between steps; a thread cannot be stopped from outside.
+        Never set for a job claimed by hand."""
+        if self._halt is None:
+            self._halt = threading.Event()
+        return self._halt
+
+    @property
+    def halt_reason(self) -> Optional[str]:
+        """``"canceled"``, ``"timed out"``, or None while the job may run on."""
+        return halt_name(self._halt_why)
+
+    def raise_if_cancelled(self) -> None:
+        """Raise :class:`~echomq.JobHalted` once :attr:`cancelled` is set:
+        the cooperating handler's one line between steps.  The engine then
+        settles the job as canceled, or fails the attempt "timed out"."""
+        if self._halt_why:
+            raise JobHalted(self.id, halt_name(self._halt_why) or "halted")
+
+    def _halted(self, why: int) -> None:
+        """The engine's word (a worker's halt thread)."""
+        self._halt_why = why
+        self.cancelled.set()
 
     @property
     def queue(self) -> "Queue":
@@ -258,7 +288,7 @@ def _reader(fields: Tuple[str, ...]) -> Callable[[Job, "Queue", Tuple[Any, ...]]
     unpacking assignment over the fields, in the one list's order (faster
     than a loop of setattr calls, and a tuple of another length fails)."""
     targets = "".join(f"job.{name}, " for name in fields)
-    src = f"def fill(job, queue, raw):\n    job._queue = queue\n    job._cost = 0\n    {targets}= raw\n"
+    src = f"def fill(job, queue, raw):\n    job._queue = queue\n    job._cost = 0\n    job._halt = None\n    job._halt_why = 0\n    {targets}= raw\n"
     scope: dict = {}
     exec(compile(src, "<echomq.job reader>", "exec"), scope)  # noqa: S102 (generated from the names only)
     return scope["fill"]

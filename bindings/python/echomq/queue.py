@@ -11,6 +11,7 @@ from .info import Event, LaneInfo, QueueStats
 from .errors import InvalidArgument, JobPendingError, NotFoundError
 from .job import Job
 from .schedules import Schedules
+from .lifecycle import LifecycleCalls, job_limits
 
 if TYPE_CHECKING:
     from .flows import FlowInfo, FlowResult
@@ -35,7 +36,7 @@ UNSET = _Unset()
 """Default of :meth:`Queue.defaults` parameters: leave the setting unchanged."""
 
 
-class Queue:
+class Queue(LifecycleCalls):
     """One queue on one client: enqueue, claim, lane control and inspection.
 
     Get one from :meth:`echomq.Client.queue`.  Every job of the queue lives in
@@ -89,6 +90,10 @@ class Queue:
         keep: Optional[_convert.Seconds] = None,
         keep_last: Optional[int] = None,
         cost_estimate: Optional[int] = None,
+        timeout: Optional[_convert.Seconds] = None,
+        ttl: Optional[_convert.Seconds] = None,
+        expires_at: Optional[datetime.datetime] = None,
+        expire_drop: bool = False,
     ) -> "JobId":
         """Enqueue one job on lane ``group`` and return its id.
 
@@ -114,6 +119,15 @@ class Queue:
                 claimed; the real cost reported when it settles
                 (:meth:`Job.report_cost`) replaces it. Outside cost mode it
                 is checked and not kept.
+            timeout: how long one attempt may run, seconds (``None`` = the
+                queue's :meth:`default_timeout`). When it runs out a worker
+                tells the handler (:attr:`Job.cancelled`) and the attempt
+                fails "timed out" and is retried by the usual policy.
+            ttl, expires_at: a deadline to start, seconds from now or an
+                aware datetime (server clock), not both: a job not started
+                by then never starts. It dies "expired" (or is removed,
+                ``expire_drop=True``). A deadline past, or before the job is
+                due, is refused.
 
         Returns:
             the job id, an ``int`` whose ``duplicate`` attribute says whether
@@ -127,6 +141,7 @@ class Queue:
         g = _convert.group_name(group)
         p = _convert.payload_bytes(payload)
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
+        options.update(job_limits(timeout, ttl, expires_at, expire_drop))
         k = None if key is None else _dedup_key(key)
         if k == "":
             raise InvalidArgument("idempotency key is empty (None means none)")
@@ -143,6 +158,10 @@ class Queue:
         keep: Optional[_convert.Seconds] = None,
         keep_last: Optional[int] = None,
         cost_estimate: Optional[int] = None,
+        timeout: Optional[_convert.Seconds] = None,
+        ttl: Optional[_convert.Seconds] = None,
+        expires_at: Optional[datetime.datetime] = None,
+        expire_drop: bool = False,
     ) -> List["JobId"]:
         """Enqueue many ``(group, payload)`` or ``(group, payload, key)``
         jobs in one round trip.
@@ -154,7 +173,8 @@ class Queue:
         All or nothing: every job is checked before anything is sent, and a
         refused batch writes nothing.  Jobs are minted in the order given.
         Returns their ids in that order (an empty input sends nothing).
-        ``cost_estimate`` and ``at`` (as :meth:`enqueue`) apply to every job.
+        ``cost_estimate``, ``at``, ``timeout``, ``ttl``, ``expires_at`` and
+        ``expire_drop`` (as :meth:`enqueue`) apply to every job.
 
         Raises:
             InvalidArgument: a bad group or option (nothing was sent).
@@ -175,6 +195,7 @@ class Queue:
         if not groups:
             return []
         options = _enqueue_options(delay, max_attempts, dedup_window, keep, keep_last, cost_estimate, at)
+        options.update(job_limits(timeout, ttl, expires_at, expire_drop))
         out = self._client._raw.enqueue_batch(self._name, groups, payloads, keys if any(keys) else None, options)
         return [JobId(jid, dup) for jid, dup in out]
 

@@ -111,6 +111,8 @@ class WorkerStats:
         buffered: jobs claimed ahead, not handed out yet.
         unconfirmed: round trips done but not confirmed durable in time
             (the client's ``wait_replicas`` / ``wait_aof``); counted as done.
+        canceled: jobs that settled as canceled (``Queue.cancel``).
+        timed_out: attempts that ran out of their time limit.
     """
 
     acked: int = 0
@@ -128,6 +130,8 @@ class WorkerStats:
     running: int = 0
     buffered: int = 0
     unconfirmed: int = 0
+    canceled: int = 0
+    timed_out: int = 0
 
 
 class Worker:
@@ -292,6 +296,8 @@ class Worker:
         self._clean = False  # no job was left running by the stop
         self._threads: List[threading.Thread] = []
         self._control: Optional[threading.Thread] = None
+        self._halts: Optional[threading.Thread] = None
+        self._handed: Dict[Tuple[int, int], Job] = {}  # (id, token) -> a job its handler runs
         self._started = False
 
     def _slots(self, prefetch: Optional[int], slots: Optional[int]) -> int:
@@ -328,7 +334,7 @@ class Worker:
             lost=e["lost"], errors=e["errors"], discarded=discarded, claimed=e["claimed"],
             released=e["released"], extended=e["extended"], delayed=e["delayed"],
             round_trips=e["round_trips"], running=e["running"], buffered=e["buffered"],
-            unconfirmed=e["unconfirmed"],
+            unconfirmed=e["unconfirmed"], canceled=e["canceled"], timed_out=e["timed_out"],
         )
 
     @property
@@ -360,6 +366,8 @@ class Worker:
         self._hosts = self._concurrency
         self._control = threading.Thread(target=self._control_main, name="echomq-worker-control", daemon=True)
         self._control.start()
+        self._halts = threading.Thread(target=self._halts_main, name="echomq-worker-halts", daemon=True)
+        self._halts.start()
 
     def stop(self, *, abandon: bool = False) -> None:
         """Ask the worker to stop.  Graceful by default: hand out nothing new,
@@ -471,6 +479,30 @@ class Worker:
         finally:
             self._finished.set()
 
+    def _halts_main(self) -> None:
+        """Tells each running handler the engine halts (its job canceled, or
+        out of its time limit): the job's ``cancelled`` event, and for the
+        asyncio worker its task cancelled (_halt_handler). Ends with the
+        engine."""
+        try:
+            while True:
+                got = self._raw.next_halt(1000)
+                if isinstance(got, str):
+                    return
+                if got is None:
+                    continue
+                jid, token, why = got
+                with self._lock:
+                    job = self._handed.get((jid, token))
+                if job is not None:
+                    job._halted(why)
+                    self._halt_handler(job)
+        except EchoMQError as exc:
+            self._report_error(exc)
+
+    def _halt_handler(self, job: Job) -> None:
+        """Threads cannot be stopped: the handler reads ``job.cancelled``."""
+
     def _drain_timed_out(self) -> None:
         """Threads cannot be stopped: their handlers run on (asyncio cancels)."""
 
@@ -499,21 +531,32 @@ class Worker:
         if got is None or isinstance(got, str):
             return None if got is None else _STOPPING
         tup, ref = got
-        return Job._from_raw(self._queue, tup), ref
+        job = Job._from_raw(self._queue, tup)
+        job.cancelled  # made before the handler runs: the halt thread sets it
+        return job, ref
 
     def _run_handler(self, job: Job) -> Any:
         return self._handler(job)
 
     def _process(self, job: Job, ref: Any) -> None:
         """Runs the handler and reports what it did."""
+        key = (job.id, job.token)
+        with self._lock:
+            self._handed[key] = job
+        if ref.halted:  # halted before the halt thread could find it here
+            job._halted(ref.halted)
         try:
-            result = self._run_handler(job)
-        except BaseException as exc:  # the handler's failure is the job's, not the worker's
-            self._settle(job, ref, exc, None)
-            if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
-                raise
-            return
-        self._settle(job, ref, None, result)
+            try:
+                result = self._run_handler(job)
+            except BaseException as exc:  # the handler's failure is the job's, not the worker's
+                self._settle(job, ref, exc, None)
+                if not isinstance(exc, Exception):  # SystemExit, KeyboardInterrupt: end this thread
+                    raise
+                return
+            self._settle(job, ref, None, result)
+        finally:
+            with self._lock:
+                self._handed.pop(key, None)
 
     def _result(self, job: Job, result: Any) -> Tuple[Optional[bytes], str]:
         """The job's result as bytes (None: no result), and why it is
@@ -568,7 +611,9 @@ class Worker:
 
     def _after(self, job: Job, status: int) -> None:
         """Tells of a report the engine did not take."""
-        if status == _echomq.ESTALE:
+        if status == _echomq.WAS_CANCELED:
+            log.info("job %d (lane %r) was canceled: it settled as canceled", job.id, job.group)
+        elif status == _echomq.ESTALE:
             self._report_error(StaleLeaseError(
                 f"job {job.id}: lease lost while the handler ran (it is delivered again)", _echomq.ESTALE))
         elif status == _echomq.ECANCELED:

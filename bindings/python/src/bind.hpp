@@ -206,5 +206,6 @@ void bind_outcomes(py::class_<Client> &c);
 void bind_inspect(py::class_<Client> &c);
 void bind_ops(py::class_<Client> &c);
 void bind_worker(py::module_ &m);
+void bind_lifecycle(py::class_<Client> &c);
 
 }  // namespace emqpy

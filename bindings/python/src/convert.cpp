@@ -154,6 +154,8 @@ py::dict lane_dict(const echomq_lane_info &li) {
   d["fair_share"] = li.fair_share;
   d["cost_v"] = li.cost_v;
   d["sits_out"] = li.sits_out != 0;
+  d["burst"] = li.burst;
+  d["bursting"] = li.bursting != 0;
   return d;
 }
 
@@ -176,6 +178,9 @@ py::dict stats_dict(const echomq_queue_stats &s) {
   d["default_max_attempts"] = s.default_max_attempts;
   d["server_time_ms"] = s.server_time_ms;
   d["tenants"] = s.tenants;
+  d["canceled_total"] = s.canceled_total;
+  d["expired_total"] = s.expired_total;
+  d["bursting"] = s.bursting;
   return d;
 }
 

@@ -66,6 +66,7 @@ PYBIND11_MODULE(_echomq, m) {
   emqpy::bind_outcomes(client);
   emqpy::bind_inspect(client);
   emqpy::bind_ops(client);
+  emqpy::bind_lifecycle(client);
   emqpy::register_schedules(m);
   bind_flows(m);
 }

@@ -14,7 +14,9 @@ const Field<O> kEnqueueFields[] = {
     {"delay_ms", &O::delay_ms},       {"max_attempts", &O::max_attempts},
     {"dedup_window_ms", &O::dedup_window_ms}, {"keep_ms", &O::keep_ms},
     {"keep_last", &O::keep_last},     {"cost_estimate", &O::cost_estimate},
-    {"at_ms", &O::at_ms},
+    {"at_ms", &O::at_ms},             {"timeout_ms", &O::timeout_ms},
+    {"expires_at_ms", &O::expires_at_ms}, {"ttl_ms", &O::ttl_ms},
+    {"expire_flags", &O::expire_flags},
 };
 
 O enqueue_options(const py::dict &d) {

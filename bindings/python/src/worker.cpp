@@ -34,6 +34,7 @@ const Field<WS> kStats[] = {
     {"round_trips", &WS::round_trips}, {"errors", &WS::errors}, {"running", &WS::running},
     {"buffered", &WS::buffered}, {"retried", &WS::retried},   {"delayed", &WS::delayed},
     {"dead", &WS::dead},         {"unconfirmed", &WS::unconfirmed},
+    {"canceled", &WS::canceled}, {"timed_out", &WS::timed_out},
 };
 
 // A job handed out by the engine, kept until it is reported.
@@ -118,6 +119,21 @@ bool stop(Worker &self, int mode, int64_t timeout_ms) {
   return rc == ECHOMQ_OK;
 }
 
+// The next running job the engine halted: (id, token, why), None at the
+// timeout, or "stopped" once the engine has stopped (echomq_worker_next_halt).
+py::object next_halt(Worker &self, int64_t timeout_ms) {
+  uint64_t id = 0, token = 0;
+  int why = 0, rc;
+  {
+    py::gil_scoped_release nogil;
+    rc = echomq_worker_next_halt(self.w.get(), timeout_ms, &id, &token, &why);
+  }
+  if (rc == ECHOMQ_EMPTY) return py::none();
+  if (rc == ECHOMQ_ECANCELED) return py::str("stopped");
+  self.check(rc);
+  return py::make_tuple(id, token, why);
+}
+
 py::dict stats(Worker &self) {
   WS s = versioned<WS>(ECHOMQ_WORKER_STATS_VERSION);
   {
@@ -147,7 +163,9 @@ void bind_worker(py::module_ &m) {
   // discard report exactly the delivery that was handed out.
   py::class_<WorkerJob>(m, "WorkerJob", "A job handed out by a Worker engine (opaque).")
       .def_property_readonly("id", [](const WorkerJob &j) { return echomq_job_id(j.job.get()); })
-      .def_property_readonly("token", [](const WorkerJob &j) { return echomq_job_token(j.job.get()); });
+      .def_property_readonly("token", [](const WorkerJob &j) { return echomq_job_token(j.job.get()); })
+      .def_property_readonly("halted", [](const WorkerJob &j) { return echomq_job_halted(j.job.get()); },
+                             "0, or why the engine told the handler to stop (HALT_CANCELED, HALT_TIMED_OUT).");
 
   py::class_<Worker>(m, "Worker", "The worker engine of libechomq (an echomq_worker handle).")
       // No I/O: the factory keeps the GIL.
@@ -171,6 +189,9 @@ void bind_worker(py::module_ &m) {
            "Report a failure; returns the status (WILL_RETRY, WILL_DIE with report_outcomes).")
       .def("discard", &discard, py::arg("job"), py::arg("reason"), "Dead-letter now; returns the status.")
       .def("stop", &stop, py::arg("mode"), py::arg("timeout_ms"), "Stop; True unless a drain left jobs running.")
+      .def("next_halt", &next_halt, py::arg("timeout_ms"),
+           "(id, token, why) of the next running job halted (canceled or out of time), None at the timeout, "
+           "or 'stopped' once the engine stops.")
       .def("stats", &stats, "The engine's counters as a dict.")
       .def("last_error", &last_error,
            "(status, message) of the engine's last failed server call ((0, '') if none).");

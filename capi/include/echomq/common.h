@@ -103,6 +103,15 @@ typedef enum echomq_status {
                              once, or after its retry delay */
   ECHOMQ_WILL_DIE = 6,    /* the job will be dead-lettered: it used its
                              attempt budget, or it was discarded */
+  ECHOMQ_WAS_CANCELED = 7, /* since 0.5.0 (echomq/lifecycle.h): the job was
+                             canceled while leased. From a settlement (ack,
+                             fail, a settlement list's entry): it settled as
+                             canceled (dead-lettered, last error
+                             "canceled", never retried) whatever was
+                             reported. From an extension: extended, but stop
+                             work; settling it settles it as canceled. From a
+                             worker engine's report: the same as from a
+                             settlement. Not an error */
 
   ECHOMQ_EINVAL = -1,     /* invalid argument: name, number, option, URL */
   ECHOMQ_ETOOLARGE = -2,  /* payload or batch over the limit */
@@ -124,6 +133,9 @@ typedef enum echomq_status {
   ECHOMQ_ESHARDS = -8,    /* sharded queues: created with another shard
                              count, or a plain queue in use that cannot
                              become sharded; nothing changed */
+  ECHOMQ_EFINISHED = -9,  /* since 0.5.0: echomq_cancel of a job that has
+                             finished (completed, dead for another reason,
+                             or acked and gone): nothing changed */
   ECHOMQ_EDEPENDS = -16,  /* since 0.5.0: delete of a job of a flow that has
                              not finished (a parent waits for it, or it waits
                              for its children): refused, nothing changed;
@@ -141,6 +153,11 @@ typedef enum echomq_status {
                              name, or the server wants a client certificate
                              (none given, or not trusted). The message gives
                              OpenSSL's reason. No command ran */
+  ECHOMQ_ETIMELIMIT = -14, /* since 0.5.0: the job's time limit ran out
+                             (echomq_enqueue_options.timeout_ms or the
+                             queue's default): the extension was refused,
+                             the lease was not extended; the attempt fails
+                             ("timed out") when its lease runs out */
 
   ECHOMQ_ESERVER = -20,   /* the server answered with an error that has no
                              status of its own (READONLY, WRONGTYPE,

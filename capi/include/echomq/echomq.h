@@ -19,6 +19,8 @@
  *   echomq/inspect.h   stats, lanes, dead letters, reports, verify, repair
  *   echomq/ops.h       jobs by id, purge, queues, sharded queues, doctor
  *   echomq/schedules.h periodic jobs: schedules fired by claims
+ *   echomq/lifecycle.h cancel, time limits, start deadlines, queue-wide
+ *                      ceiling and rate, lane limits that burst
  */
 #ifndef ECHOMQ_ECHOMQ_H
 #define ECHOMQ_ECHOMQ_H
@@ -34,5 +36,6 @@
 #include "ops.h"
 #include "schedules.h"
 #include "flows.h"
+#include "lifecycle.h"
 
 #endif /* ECHOMQ_ECHOMQ_H */

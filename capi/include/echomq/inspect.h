@@ -45,10 +45,15 @@ typedef struct echomq_queue_stats {
   int64_t server_time_ms;
   /* Version 2 (0.5.0). */
   uint64_t tenants;         /* tenants with a lane or a setting listed */
+  /* Version 3 (0.5.0; echomq/lifecycle.h). */
+  uint64_t canceled_total;  /* jobs canceled (echomq_cancel) */
+  uint64_t expired_total;   /* jobs whose start deadline passed */
+  uint64_t bursting;        /* lanes and tenants in the burst ring now */
 } echomq_queue_stats;
 
 #define ECHOMQ_QUEUE_STATS_VERSION_1 1
-#define ECHOMQ_QUEUE_STATS_VERSION 2
+#define ECHOMQ_QUEUE_STATS_VERSION_2 2
+#define ECHOMQ_QUEUE_STATS_VERSION 3
 
 /* Errors: EINVAL (names, version), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_stats(echomq_client *c, const char *queue, echomq_queue_stats *out);
@@ -106,12 +111,18 @@ typedef struct echomq_lane_info {
    * tenant's row. */
   double cost_v;                /* cost charged / weight (the ring's v), -1 = none */
   int sits_out;                 /* 1 while over its share, off the ring */
+  /* Version 4 (0.5.0; echomq_set_limit_burst, echomq/lifecycle.h). */
+  uint32_t burst;               /* its burst ceiling, 0 = none */
+  int bursting;                 /* 1 while at or above its limit, below its
+                                   burst, waiting in the burst ring */
 } echomq_lane_info;
 
-/* 3 since 0.4.0; a caller built against version 2 passes 2 and gets the
- * fields up to `cap_is_default`, one built against version 1 passes 1 and
- * gets the fields up to `delayed` only. */
-#define ECHOMQ_LANE_INFO_VERSION 3
+/* 4 in 0.5.0, 3 since 0.4.0; a caller built against version 3 passes 3
+ * and gets the fields up to `sits_out`, one built against version 2 passes
+ * 2 and gets the fields up to `cap_is_default`, one built against version
+ * 1 passes 1 and gets the fields up to `delayed` only. */
+#define ECHOMQ_LANE_INFO_VERSION 4
+#define ECHOMQ_LANE_INFO_VERSION_3 3
 #define ECHOMQ_LANE_INFO_VERSION_2 2
 #define ECHOMQ_LANE_INFO_VERSION_1 1
 

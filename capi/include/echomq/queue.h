@@ -57,18 +57,42 @@ typedef struct echomq_enqueue_options {
    * ahead of the server's clock is EINVAL (from the server, nothing
    * written). With at_ms set, delay_ms must be 0 (EINVAL). */
   int64_t at_ms;
+  /* Version 6 (0.5.0; echomq/lifecycle.h): a time limit and a start
+   * deadline for every job of the call.
+   * timeout_ms: how long one attempt may run (0 = the queue's default,
+   *   echomq_set_default_timeout; 1..ECHOMQ_TIMEOUT_MAX_MS). When it runs
+   *   out a worker engine stops extending the lease and tells the handler
+   *   (echomq_job_halted), and the attempt fails ("timed out") and is
+   *   retried by the usual policy; the server refuses to extend the lease
+   *   past it (ECHOMQ_ETIMELIMIT).
+   * expires_at_ms (server ms since the Unix epoch) or ttl_ms (ms after the
+   *   enqueue, 1..ECHOMQ_TTL_MAX_MS), not both; 0 = none: a job not started
+   *   by then never starts. It goes to the dead letters with last error
+   *   "expired" (stats count it in `expired`), or is removed with
+   *   ECHOMQ_EXPIRE_DROP in expire_flags. A deadline passed already, more
+   *   than ECHOMQ_TTL_MAX_MS ahead, or not after the job falls due (delay)
+   *   is EINVAL (from the server, on its clock: nothing written). */
+  int64_t timeout_ms;
+  int64_t expires_at_ms;
+  int64_t ttl_ms;
+  unsigned int expire_flags; /* 0 or ECHOMQ_EXPIRE_DROP */
 } echomq_enqueue_options;
 
-/* 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built against
- * version 1 passes 1 and has no idempotency key, against version 2 passes
- * 2 and has no retention of its own, against version 3 passes 3 and has no
- * estimate, against version 4 passes 4 and has no at_ms. */
-#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 5
+/* An expired job is removed whole, not dead-lettered (expire_flags). */
+#define ECHOMQ_EXPIRE_DROP 1
+
+/* 6 and 5 in 0.5.0, 4 and 3 in 0.4.0, 2 since 0.3.0; a caller built
+ * against version 1 passes 1 and has no idempotency key, against version 2
+ * passes 2 and has no retention of its own, against version 3 passes 3 and
+ * has no estimate, against version 4 passes 4 and has no at_ms, against
+ * version 5 passes 5 and has no time limit or start deadline. */
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION 6
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_1 1
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_2 2
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_3 3
 #define ECHOMQ_ENQUEUE_OPTIONS_VERSION_4 4
-#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0 }
+#define ECHOMQ_ENQUEUE_OPTIONS_VERSION_5 5
+#define ECHOMQ_ENQUEUE_OPTIONS_INIT { ECHOMQ_ENQUEUE_OPTIONS_VERSION, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 /* Fill *opts with defaults (an older version: that version's fields only).
  * Errors: EINVAL (NULL or unknown version). */
 ECHOMQ_API int echomq_enqueue_options_init(echomq_enqueue_options *opts, unsigned int version);
@@ -158,17 +182,22 @@ ECHOMQ_API int echomq_bclaim(echomq_client *c, const char *queue, int64_t lease_
  * no longer leased, gets ECHOMQ_ESTALE and changes nothing: its lease was
  * lost, or it was settled already (a second ack of a completed job is
  * ESTALE, also once the job is gone). ECHOMQ_ENOTFOUND is only for an id the
- * queue never minted (above its id counter). So are extend and progress. */
+ * queue never minted (above its id counter). So are extend and progress.
+ * A job canceled while leased (echomq_cancel, echomq/lifecycle.h) settles
+ * as canceled whatever the settlement says (dead-lettered, last error
+ * "canceled", never retried), and the call returns ECHOMQ_WAS_CANCELED (7,
+ * not an error). */
 
-/* Acknowledge: the job is done and deleted.
+/* Acknowledge: the job is done and deleted. Returns ECHOMQ_OK, or
+ * ECHOMQ_WAS_CANCELED (the job was canceled: it settled as canceled).
  * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_ack(echomq_client *c, const char *queue, uint64_t id, uint64_t token);
 
 /* Acknowledge n jobs (1..ECHOMQ_WCLAIM_MAX) in one round trip, typically
  * the jobs of one wclaim. Each job is settled on its own: statuses[i] (may
  * be NULL) receives ECHOMQ_OK, ECHOMQ_ESTALE or ECHOMQ_ENOTFOUND for job i
- * (a refused job changes nothing), and *acked (may be NULL) how many were
- * acked. Returns ECHOMQ_OK when the call went through, even if some jobs
+ * (a refused job changes nothing), or ECHOMQ_WAS_CANCELED (settled as
+ * canceled), and *acked (may be NULL) how many were acked. Returns ECHOMQ_OK when the call went through, even if some jobs
  * were refused. Errors: EINVAL (NULL arrays, n out of range, an id or token
  * of 0: nothing is sent), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_ack_many(echomq_client *c, const char *queue, const uint64_t *ids,
@@ -178,8 +207,10 @@ ECHOMQ_API int echomq_ack_many(echomq_client *c, const char *queue, const uint64
  * the next job exactly as echomq_claim would. If the ack is refused (ESTALE,
  * ENOTFOUND) nothing is claimed and that status is returned. On success
  * returns ECHOMQ_OK with *next set or ECHOMQ_EMPTY with *next NULL (the ack
- * happened in both cases). Errors: as echomq_claim, and ESTALE, ENOTFOUND
- * (the ack was refused: nothing changed, nothing claimed). */
+ * happened in both cases; a job canceled while leased settled as canceled,
+ * which this call does not report: use echomq_settle_claim to see it).
+ * Errors: as echomq_claim, and ESTALE, ENOTFOUND (the ack was refused:
+ * nothing changed, nothing claimed). */
 ECHOMQ_API int echomq_ack_claim(echomq_client *c, const char *queue, uint64_t id,
                                 uint64_t token, int64_t lease_ms, echomq_job **next);
 
@@ -191,7 +222,8 @@ ECHOMQ_API int echomq_ack_claim(echomq_client *c, const char *queue, uint64_t id
  * echomq.Discard; echomq_worker_discard in the worker engine). When the job
  * has used its attempt budget (echomq_job_max_attempts) it is dead-lettered
  * instead. *outcome (may be NULL) receives an echomq_fail_outcome
- * (echomq/common.h).
+ * (echomq/common.h). Returns ECHOMQ_OK, or ECHOMQ_WAS_CANCELED (the job was
+ * canceled: it settled as canceled, *outcome is ECHOMQ_FAIL_DEAD).
  * Errors: EINVAL, ESTALE, ENOTFOUND, ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                            const char *reason, int64_t retry_delay_ms, int *outcome);
@@ -200,14 +232,17 @@ ECHOMQ_API int echomq_fail(echomq_client *c, const char *queue, uint64_t id, uin
  * retained (echomq_set_retention, a job's own keep_ms / keep_last, or a
  * waiter) the result (0..ECHOMQ_RESULT_MAX bytes, binary) is kept with it
  * and shown by echomq_get_job and echomq_wait_job; otherwise it is dropped.
- * Errors: as echomq_ack, and ETOOLARGE for a result over the limit, EINVAL
+ * Returns as echomq_ack. Errors: as echomq_ack, and ETOOLARGE for a result over the limit, EINVAL
  * for NULL with a non-zero length (nothing sent). */
 ECHOMQ_API int echomq_ack_result(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                                  const char *result, size_t result_len);
 
 /* Extend the lease to server now + lease_ms. *lease_until_ms (may be NULL)
- * receives the new deadline. Errors: EINVAL, ESTALE, ENOTFOUND, ECONN,
- * ETIMEOUT, ESERVER, ENOPERM. */
+ * receives the new deadline. Returns ECHOMQ_OK, or ECHOMQ_WAS_CANCELED: the
+ * job was canceled (echomq_cancel): extended, but stop its work and settle
+ * it (it settles as canceled). Errors: EINVAL, ESTALE, ENOTFOUND,
+ * ETIMELIMIT (its time limit ran out: not extended; the attempt fails when
+ * the lease runs out), ECONN, ETIMEOUT, ESERVER, ENOPERM. */
 ECHOMQ_API int echomq_extend(echomq_client *c, const char *queue, uint64_t id, uint64_t token,
                              int64_t lease_ms, int64_t *lease_until_ms);
 
@@ -256,7 +291,9 @@ ECHOMQ_API size_t echomq_settle_count(const echomq_settle *s);
 /* After a successful echomq_settle_claim: entry i's result, in the order
  * added. Acks: ECHOMQ_OK, ECHOMQ_ESTALE (the lease was lost), ECHOMQ_ENOTFOUND.
  * Fails: an echomq_fail_outcome (ECHOMQ_FAIL_RETRY also for a release), or
- * ESTALE, ENOTFOUND. Before a call, or i out of range: ECHOMQ_EINVAL. */
+ * ESTALE, ENOTFOUND. Either: ECHOMQ_WAS_CANCELED (the job was canceled while
+ * leased: it settled as canceled). Before a call, or i out of range:
+ * ECHOMQ_EINVAL. */
 ECHOMQ_API int echomq_settle_status(const echomq_settle *s, size_t i);
 ECHOMQ_API void echomq_settle_clear(echomq_settle *s);
 ECHOMQ_API void echomq_settle_free(echomq_settle *s);
@@ -277,7 +314,8 @@ ECHOMQ_API int echomq_settle_claim(echomq_client *c, const char *queue, echomq_s
                                    echomq_job_list **out);
 
 /* Extend n leases (1..ECHOMQ_BATCH_MAX) to server now + lease_ms in one
- * call; statuses[i] (may be NULL) gets OK, ESTALE or ENOTFOUND for each, and
+ * call; statuses[i] (may be NULL) gets OK, ESTALE, ENOTFOUND, WAS_CANCELED
+ * (extended; the job was canceled) or ETIMELIMIT (not extended) for each, and
  * *lease_until_ms (may be NULL) the new deadline. Returns ECHOMQ_OK when the
  * call went through. Errors: EINVAL, ECONN, ETIMEOUT, ESERVER. */
 ECHOMQ_API int echomq_extend_many(echomq_client *c, const char *queue, const uint64_t *ids,

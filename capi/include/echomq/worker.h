@@ -290,10 +290,16 @@ typedef struct echomq_worker_stats {
   /* Since version 2 (0.3.0): */
   uint64_t unconfirmed;  /* round trips done but not confirmed durable in
                             time (wait_replicas / wait_aof) */
+  /* Since version 3 (0.5.0; echomq/lifecycle.h): */
+  uint64_t canceled;     /* jobs that settled as canceled (echomq_cancel) */
+  uint64_t timed_out;    /* attempts that ran out of their time limit (a
+                            job's timeout_ms or the queue's default) */
 } echomq_worker_stats;
-#define ECHOMQ_WORKER_STATS_VERSION 2
+#define ECHOMQ_WORKER_STATS_VERSION 3
 /* A caller built against version 1 (no unconfirmed field) passes 1. */
 #define ECHOMQ_WORKER_STATS_VERSION_1 1
+/* A caller built against version 2 (no canceled, timed_out) passes 2. */
+#define ECHOMQ_WORKER_STATS_VERSION_2 2
 /* Fills *out, up to the fields of out->version (set it first). Errors:
  * EINVAL (NULL, unknown version). */
 ECHOMQ_API int echomq_worker_stats_get(echomq_worker *w, echomq_worker_stats *out);

@@ -79,15 +79,18 @@ TEST_CASE("every 50 ms over 200 ticks with 8 worker engines and 4 plain claimers
       }
     });
   }
+  // Connected here: the helper asserts with Catch, which is not thread-safe.
+  std::vector<ClientPtr> claimers;
+  for (int k = 0; k < 4; ++k) claimers.push_back(connect_client());
   for (int k = 0; k < 4; ++k) {
-    hosts.emplace_back([&] {
-      auto own = connect_client();
+    echomq_client *own = claimers[k].get();
+    hosts.emplace_back([&, own] {
       while (!quit) {
         echomq_job *j = nullptr;
-        int rc = echomq_bclaim(own.get(), q.c_str(), 30000, 200, &j);
+        int rc = echomq_bclaim(own, q.c_str(), 30000, 200, &j);
         if (rc != ECHOMQ_OK) continue;
         note(echomq_job_id(j));
-        echomq_ack(own.get(), q.c_str(), echomq_job_id(j), echomq_job_token(j));
+        echomq_ack(own, q.c_str(), echomq_job_id(j), echomq_job_token(j));
         echomq_job_free(j);
       }
     });

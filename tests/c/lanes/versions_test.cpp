@@ -37,6 +37,7 @@ template <>
 std::vector<size_t> ends<echomq_enqueue_options>() {
   return {offsetof(echomq_enqueue_options, idempotency_key), offsetof(echomq_enqueue_options, keep_ms),
           offsetof(echomq_enqueue_options, cost_estimate), offsetof(echomq_enqueue_options, at_ms),
+          offsetof(echomq_enqueue_options, timeout_ms),
           sizeof(echomq_enqueue_options)};
 }
 template <>
@@ -55,11 +56,13 @@ std::vector<size_t> ends<echomq_job_report>() {
 }
 template <>
 std::vector<size_t> ends<echomq_worker_stats>() {
-  return {offsetof(echomq_worker_stats, unconfirmed), sizeof(echomq_worker_stats)};
+  return {offsetof(echomq_worker_stats, unconfirmed), offsetof(echomq_worker_stats, canceled),
+          sizeof(echomq_worker_stats)};
 }
 template <>
 std::vector<size_t> ends<echomq_queue_stats>() {
-  return {offsetof(echomq_queue_stats, tenants), sizeof(echomq_queue_stats)};
+  return {offsetof(echomq_queue_stats, tenants), offsetof(echomq_queue_stats, canceled_total),
+          sizeof(echomq_queue_stats)};
 }
 template <>
 std::vector<size_t> ends<echomq_outcome_settings>() {
@@ -67,7 +70,8 @@ std::vector<size_t> ends<echomq_outcome_settings>() {
 }
 template <>
 std::vector<size_t> ends<echomq_lane_info>() {
-  return {offsetof(echomq_lane_info, rate_jobs), offsetof(echomq_lane_info, tenant), sizeof(echomq_lane_info)};
+  return {offsetof(echomq_lane_info, rate_jobs), offsetof(echomq_lane_info, tenant), offsetof(echomq_lane_info, burst),
+          sizeof(echomq_lane_info)};
 }
 
 // A struct of version v as an older caller has it: exactly as long as that
@@ -141,7 +145,7 @@ TEST_CASE("client options: versions 1, 2 and 3", "[versions]") {
   }
 }
 
-TEST_CASE("enqueue options: versions 1 to 5", "[versions]") {
+TEST_CASE("enqueue options: versions 1 to 6", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-enqueue");
   for (unsigned v = 1; v <= ECHOMQ_ENQUEUE_OPTIONS_VERSION; ++v) {
@@ -163,6 +167,7 @@ TEST_CASE("enqueue options: versions 1 to 5", "[versions]") {
     if (v == 3) whole.keep_last = ECHOMQ_KEEP_LAST_MAX + 1;
     if (v == 4) whole.cost_estimate = static_cast<uint64_t>(ECHOMQ_ID_MAX) + 1;
     if (v == 5) whole.at_ms = -1;
+    if (v == 6) whole.expire_flags = 2;
     if (v == 2) whole.idempotency_key = "k";
     o.set(whole);
     EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_enqueue(c.get(), q.c_str(), "g", "p", 1, o.get(), &id));
@@ -274,7 +279,7 @@ TEST_CASE("job reports: versions 1, 2 and 3", "[versions]") {
   require_verified(c.get(), q);
 }
 
-TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
+TEST_CASE("worker stats: versions 1, 2 and 3", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-wstats");
   enqueue(c.get(), q, "g", "p");
@@ -294,6 +299,7 @@ TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
     CHECK(s.get()->done == 1);
     CHECK(s.get()->dead == 0);  // the version-1 struct's last field is written
     if (v >= 2) CHECK(s.get()->unconfirmed == 0);
+    if (v >= 3) CHECK(s.get()->timed_out == 0);
   }
   echomq_worker_stats s{};
   for (unsigned bad : {0u, ECHOMQ_WORKER_STATS_VERSION + 1u}) {
@@ -302,7 +308,7 @@ TEST_CASE("worker stats: versions 1 and 2", "[versions]") {
   }
 }
 
-TEST_CASE("queue stats: versions 1 and 2", "[versions]") {
+TEST_CASE("queue stats: versions 1, 2 and 3", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-qstats");
   enqueue(c.get(), q, "T/g", "p");
@@ -316,6 +322,7 @@ TEST_CASE("queue stats: versions 1 and 2", "[versions]") {
     CHECK(s.get()->lanes == 1);
     CHECK(s.get()->server_time_ms > 0);  // the version-1 struct's last field is written
     if (v >= 2) CHECK(s.get()->tenants == 1);
+    if (v >= 3) CHECK(s.get()->bursting == 0);
   }
   echomq_queue_stats bad{};
   bad.version = ECHOMQ_QUEUE_STATS_VERSION + 1;
@@ -337,7 +344,7 @@ TEST_CASE("outcome settings: version 1", "[versions]") {
   EMQ_REQUIRE_STATUS(c.get(), ECHOMQ_EINVAL, echomq_get_outcomes(c.get(), q.c_str(), &bad));
 }
 
-TEST_CASE("lane info: versions 1, 2 and 3", "[versions]") {
+TEST_CASE("lane info: versions 1 to 4", "[versions]") {
   auto c = connect_client();
   const std::string q = fresh_queue("versions-lane");
   enqueue(c.get(), q, "T/L", "p");
@@ -361,6 +368,7 @@ TEST_CASE("lane info: versions 1, 2 and 3", "[versions]") {
       CHECK(std::string(l.get()->tenant) == "T");
       CHECK(l.get()->sits_out == 0);
     }
+    if (v >= 4) CHECK(l.get()->bursting == 0);
   }
   echomq_lane_info bad{};
   bad.version = 0;

@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__capi_36e535aec983e216(const char*);
+  void cgo_panic__capi_5b1791dbbca2cb73(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__capi_36e535aec983e216(p);
+  cgo_panic__capi_5b1791dbbca2cb73(p);
 }
 
 
@@ -254,6 +254,9 @@ enum {
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
   EMQGO_STATS_TENANTS,
+  EMQGO_STATS_CANCELED_TOTAL,
+  EMQGO_STATS_EXPIRED_TOTAL,
+  EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
 };
 
@@ -289,6 +292,8 @@ enum {
   EMQGO_LANE_FAIR_SHARE,
   EMQGO_LANE_COST_V,
   EMQGO_LANE_SITS_OUT,
+  EMQGO_LANE_BURST,
+  EMQGO_LANE_BURSTING,
   EMQGO_LANE_NUMS
 };
 
@@ -352,6 +357,10 @@ enum {
   EMQGO_EOPT_KEEP_LAST,
   EMQGO_EOPT_COST_ESTIMATE,
   EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_TIMEOUT_MS,
+  EMQGO_EOPT_EXPIRES_AT_MS,
+  EMQGO_EOPT_TTL_MS,
+  EMQGO_EOPT_EXPIRE_FLAGS,
   EMQGO_EOPT_NUMS
 };
 
@@ -370,6 +379,11 @@ static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_o
   o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
   o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
   o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  if (nums[EMQGO_EOPT_EXPIRE_FLAGS] < 0 || nums[EMQGO_EOPT_EXPIRE_FLAGS] > UINT32_MAX) return ECHOMQ_EINVAL;
+  o->timeout_ms = nums[EMQGO_EOPT_TIMEOUT_MS];
+  o->expires_at_ms = nums[EMQGO_EOPT_EXPIRES_AT_MS];
+  o->ttl_ms = nums[EMQGO_EOPT_TTL_MS];
+  o->expire_flags = (unsigned int)nums[EMQGO_EOPT_EXPIRE_FLAGS];
   return ECHOMQ_OK;
 }
 
@@ -536,6 +550,9 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
   v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
+  v[EMQGO_STATS_CANCELED_TOTAL] = (int64_t)s.canceled_total;
+  v[EMQGO_STATS_EXPIRED_TOTAL] = (int64_t)s.expired_total;
+  v[EMQGO_STATS_BURSTING] = (int64_t)s.bursting;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -574,6 +591,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
   memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
   v[EMQGO_LANE_SITS_OUT] = l->sits_out;
+  v[EMQGO_LANE_BURST] = l->burst;
+  v[EMQGO_LANE_BURSTING] = l->bursting;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -764,6 +783,26 @@ int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
   return echomq_worker_last_error(w, buf, cap);
 }
 
+/* The lifecycle (echomq/lifecycle.h). A cancel's earlier state in
+ * *OUT_I64; the next halted job's id, token and why in nums (3 entries). */
+int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason, unsigned int flags,
+                 int64_t *OUT_I64) {
+  int was = 0;
+  int rc = echomq_cancel(c, queue, id, reason, flags, &was);
+  *OUT_I64 = was;
+  return rc;
+}
+int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {
+  uint64_t id = 0, token = 0;
+  int why = 0;
+  if (n != 3) return ECHOMQ_EINVAL;
+  int rc = echomq_worker_next_halt(w, timeout_ms, &id, &token, &why);
+  nums[0] = (int64_t)id;
+  nums[1] = (int64_t)token;
+  nums[2] = why;
+  return rc;
+}
+
 int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
   int rc = echomq_worker_next(w, timeout_ms, &j);
@@ -787,6 +826,8 @@ enum {
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
   EMQGO_WSTATS_UNCONFIRMED,
+  EMQGO_WSTATS_CANCELED,
+  EMQGO_WSTATS_TIMED_OUT,
   EMQGO_WSTATS_NUMS
 };
 
@@ -813,6 +854,8 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
   v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
+  v[EMQGO_WSTATS_CANCELED] = (int64_t)s.canceled;
+  v[EMQGO_WSTATS_TIMED_OUT] = (int64_t)s.timed_out;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -1001,7 +1044,7 @@ size_t emqgo_flow_child_bytes(const echomq_flow_info *fi, size_t i, int what, ch
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_36e535aec983e216(void *_swig_go_0) {
+void _wrap_Swig_free_capi_5b1791dbbca2cb73(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -1011,7 +1054,7 @@ void _wrap_Swig_free_capi_36e535aec983e216(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_36e535aec983e216(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -1024,7 +1067,7 @@ void *_wrap_Swig_malloc_capi_36e535aec983e216(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1035,7 +1078,7 @@ intgo _wrap_ECHOMQ_VERSION_MAJOR_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_MINOR_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_VERSION_MINOR_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1046,7 +1089,7 @@ intgo _wrap_ECHOMQ_VERSION_MINOR_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_VERSION_PATCH_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_VERSION_PATCH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1057,7 +1100,7 @@ intgo _wrap_ECHOMQ_VERSION_PATCH_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_OK_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_OK_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1068,7 +1111,7 @@ intgo _wrap_ECHOMQ_OK_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EMPTY_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EMPTY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1079,7 +1122,7 @@ intgo _wrap_ECHOMQ_EMPTY_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_UNCONFIRMED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_UNCONFIRMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1090,7 +1133,7 @@ intgo _wrap_ECHOMQ_UNCONFIRMED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EINVAL_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EINVAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1101,7 +1144,7 @@ intgo _wrap_ECHOMQ_EINVAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ETOOLARGE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ETOOLARGE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1112,7 +1155,7 @@ intgo _wrap_ECHOMQ_ETOOLARGE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOTFOUND_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ENOTFOUND_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1123,7 +1166,7 @@ intgo _wrap_ECHOMQ_ENOTFOUND_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ESTALE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ESTALE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1134,7 +1177,7 @@ intgo _wrap_ECHOMQ_ESTALE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ELAYOUT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ELAYOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1145,7 +1188,7 @@ intgo _wrap_ECHOMQ_ELAYOUT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EFULL_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EFULL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1156,7 +1199,7 @@ intgo _wrap_ECHOMQ_EFULL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ELEASED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ELEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1167,7 +1210,7 @@ intgo _wrap_ECHOMQ_ELEASED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ESHARDS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ESHARDS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1178,7 +1221,7 @@ intgo _wrap_ECHOMQ_ESHARDS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_DUPLICATE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_DUPLICATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1189,7 +1232,7 @@ intgo _wrap_ECHOMQ_DUPLICATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_PENDING_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_PENDING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1200,7 +1243,7 @@ intgo _wrap_ECHOMQ_PENDING_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_RETRY_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WILL_RETRY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1211,7 +1254,7 @@ intgo _wrap_ECHOMQ_WILL_RETRY_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WILL_DIE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WILL_DIE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1222,7 +1265,106 @@ intgo _wrap_ECHOMQ_WILL_DIE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ECONN_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WAS_CANCELED_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_WAS_CANCELED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EFINISHED_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EFINISHED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ETIMELIMIT_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_ETIMELIMIT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_CANCEL_REMOVE_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_CANCEL_REMOVE);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_EXPIRE_DROP_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_EXPIRE_DROP);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_HALT_CANCELED_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_HALT_CANCELED);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_HALT_TIMED_OUT_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = (int)(ECHOMQ_HALT_TIMED_OUT);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_TIMEOUT_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_ECHOMQ_TTL_MAX_MS_capi_5b1791dbbca2cb73() {
+  long long result;
+  long long _swig_go_result;
+  
+  
+  result = (long long)(ECHOMQ_TTL_MAX_MS);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_ECHOMQ_ECONN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1233,7 +1375,7 @@ intgo _wrap_ECHOMQ_ECONN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ETIMEOUT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ETIMEOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1244,7 +1386,7 @@ intgo _wrap_ECHOMQ_ETIMEOUT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ECANCELED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ECANCELED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1255,7 +1397,7 @@ intgo _wrap_ECHOMQ_ECANCELED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ETLS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ETLS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1266,7 +1408,7 @@ intgo _wrap_ECHOMQ_ETLS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ESERVER_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ESERVER_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1277,7 +1419,7 @@ intgo _wrap_ECHOMQ_ESERVER_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOPERM_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ENOPERM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1288,7 +1430,7 @@ intgo _wrap_ECHOMQ_ENOPERM_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EPROTO_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EPROTO_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1299,7 +1441,7 @@ intgo _wrap_ECHOMQ_EPROTO_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EBUSY_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EBUSY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1310,7 +1452,7 @@ intgo _wrap_ECHOMQ_EBUSY_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ELOADING_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ELOADING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1321,7 +1463,7 @@ intgo _wrap_ECHOMQ_ELOADING_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ETRYAGAIN_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ETRYAGAIN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1332,7 +1474,7 @@ intgo _wrap_ECHOMQ_ETRYAGAIN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EOOM_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EOOM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1343,7 +1485,7 @@ intgo _wrap_ECHOMQ_EOOM_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_ENOMEM_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_ENOMEM_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1354,7 +1496,7 @@ intgo _wrap_ECHOMQ_ENOMEM_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EINTERNAL_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EINTERNAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1365,7 +1507,7 @@ intgo _wrap_ECHOMQ_EINTERNAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_RETRY_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_FAIL_RETRY_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1376,7 +1518,7 @@ intgo _wrap_ECHOMQ_FAIL_RETRY_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1387,7 +1529,7 @@ intgo _wrap_ECHOMQ_FAIL_DELAYED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_FAIL_DEAD_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_FAIL_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1398,7 +1540,7 @@ intgo _wrap_ECHOMQ_FAIL_DEAD_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1409,7 +1551,7 @@ intgo _wrap_ECHOMQ_RETRY_BACKOFF_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1420,7 +1562,7 @@ intgo _wrap_ECHOMQ_RETRY_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_RETRY_DEAD_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_RETRY_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1431,7 +1573,7 @@ intgo _wrap_ECHOMQ_RETRY_DEAD_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_PURGE_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_PURGE_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1442,7 +1584,7 @@ intgo _wrap_ECHOMQ_PURGE_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1453,7 +1595,7 @@ intgo _wrap_ECHOMQ_DEDUP_KEY_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_DRAIN_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_STOP_DRAIN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1464,7 +1606,7 @@ intgo _wrap_ECHOMQ_STOP_DRAIN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_STOP_ABANDON_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_STOP_ABANDON_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1475,7 +1617,7 @@ intgo _wrap_ECHOMQ_STOP_ABANDON_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1486,7 +1628,7 @@ intgo _wrap_ECHOMQ_KEY_LAYOUT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1497,7 +1639,7 @@ intgo _wrap_ECHOMQ_DEFAULT_MAX_PAYLOAD_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_BATCH_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_BATCH_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1508,7 +1650,7 @@ intgo _wrap_ECHOMQ_BATCH_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1519,7 +1661,7 @@ intgo _wrap_ECHOMQ_WAIT_WINDOW_MAX_S_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1530,7 +1672,7 @@ intgo _wrap_ECHOMQ_WCLAIM_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SHARDS_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SHARDS_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1541,7 +1683,7 @@ intgo _wrap_ECHOMQ_SHARDS_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_RESULT_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_RESULT_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1552,7 +1694,7 @@ intgo _wrap_ECHOMQ_RESULT_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1563,7 +1705,7 @@ intgo _wrap_ECHOMQ_PROGRESS_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1574,7 +1716,7 @@ intgo _wrap_ECHOMQ_JOB_COMPLETED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1585,7 +1727,7 @@ intgo _wrap_ECHOMQ_EVENTS_ENQUEUED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1596,7 +1738,7 @@ intgo _wrap_ECHOMQ_TARGET_WAIT_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_PAGE_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_PAGE_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1607,7 +1749,7 @@ intgo _wrap_ECHOMQ_PAGE_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1618,7 +1760,7 @@ intgo _wrap_ECHOMQ_WAIT_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1629,7 +1771,7 @@ intgo _wrap_ECHOMQ_WORKER_HANDLERS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1640,7 +1782,7 @@ intgo _wrap_ECHOMQ_WORKER_DRAIN_MS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1651,7 +1793,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_NEXT_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1662,7 +1804,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_LIST_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1673,7 +1815,7 @@ intgo _wrap_ECHOMQ_MISSED_FIRE_ONCE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_MISSED_SKIP_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_MISSED_SKIP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1684,7 +1826,7 @@ intgo _wrap_ECHOMQ_MISSED_SKIP_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1695,7 +1837,7 @@ intgo _wrap_ECHOMQ_OVERLAP_FIRE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1706,7 +1848,7 @@ intgo _wrap_ECHOMQ_OVERLAP_SKIP_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1717,7 +1859,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UNCHANGED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1728,7 +1870,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_CREATED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1739,7 +1881,7 @@ intgo _wrap_ECHOMQ_SCHEDULE_UPDATED_capi_36e535aec983e216() {
 }
 
 
-long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_36e535aec983e216() {
+long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1750,7 +1892,7 @@ long long _wrap_ECHOMQ_LEASE_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_36e535aec983e216() {
+long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1761,7 +1903,7 @@ long long _wrap_ECHOMQ_DELAY_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_36e535aec983e216() {
+long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1772,7 +1914,7 @@ long long _wrap_ECHOMQ_DEDUP_WINDOW_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_36e535aec983e216() {
+long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1783,7 +1925,7 @@ long long _wrap_ECHOMQ_KEEP_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_36e535aec983e216() {
+long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_5b1791dbbca2cb73() {
   long long result;
   long long _swig_go_result;
   
@@ -1794,7 +1936,7 @@ long long _wrap_ECHOMQ_RATE_PERIOD_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -1805,7 +1947,7 @@ intgo _wrap_ECHOMQ_WAIT_TIMEOUT_MAX_MS_capi_36e535aec983e216() {
 }
 
 
-_gostring_ _wrap_strerror_capi_36e535aec983e216(intgo _swig_go_0) {
+_gostring_ _wrap_strerror_capi_5b1791dbbca2cb73(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1821,7 +1963,7 @@ _gostring_ _wrap_strerror_capi_36e535aec983e216(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_version_capi_36e535aec983e216() {
+intgo _wrap_version_capi_5b1791dbbca2cb73() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -1832,7 +1974,7 @@ intgo _wrap_version_capi_36e535aec983e216() {
 }
 
 
-_gostring_ _wrap_version_string_capi_36e535aec983e216() {
+_gostring_ _wrap_version_string_capi_5b1791dbbca2cb73() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -1846,7 +1988,7 @@ _gostring_ _wrap_version_string_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_check_queue_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
+intgo _wrap_check_queue_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1864,7 +2006,7 @@ intgo _wrap_check_queue_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_check_group_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
+intgo _wrap_check_group_name_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1882,7 +2024,7 @@ intgo _wrap_check_group_name_capi_36e535aec983e216(_gostring_ _swig_go_0) {
 }
 
 
-intgo _wrap_client_connect_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_client_connect_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -1902,7 +2044,7 @@ intgo _wrap_client_connect_capi_36e535aec983e216(struct echomq_client *_swig_go_
 }
 
 
-void _wrap_client_free_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+void _wrap_client_free_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1912,7 +2054,7 @@ void _wrap_client_free_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_client_errmsg_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+_gostring_ _wrap_client_errmsg_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1928,7 +2070,7 @@ _gostring_ _wrap_client_errmsg_capi_36e535aec983e216(struct echomq_client *_swig
 }
 
 
-intgo _wrap_client_errcode_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_errcode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1941,7 +2083,7 @@ intgo _wrap_client_errcode_capi_36e535aec983e216(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_client_connected_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_connected_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1954,7 +2096,7 @@ intgo _wrap_client_connected_capi_36e535aec983e216(struct echomq_client *_swig_g
 }
 
 
-void _wrap_client_cancel_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+void _wrap_client_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   
   arg1 = *(echomq_client **)&_swig_go_0; 
@@ -1964,7 +2106,7 @@ void _wrap_client_cancel_capi_36e535aec983e216(struct echomq_client *_swig_go_0)
 }
 
 
-intgo _wrap_client_ping_capi_36e535aec983e216(struct echomq_client *_swig_go_0) {
+intgo _wrap_client_ping_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1977,7 +2119,7 @@ intgo _wrap_client_ping_capi_36e535aec983e216(struct echomq_client *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_group_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_group_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1993,7 +2135,7 @@ _gostring_ _wrap_job_group_capi_36e535aec983e216(struct echomq_job *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_job_last_error_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_last_error_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2009,7 +2151,7 @@ _gostring_ _wrap_job_last_error_capi_36e535aec983e216(struct echomq_job *_swig_g
 }
 
 
-_gostring_ _wrap_job_result_dropped_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_result_dropped_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2025,7 +2167,7 @@ _gostring_ _wrap_job_result_dropped_capi_36e535aec983e216(struct echomq_job *_sw
 }
 
 
-void _wrap_job_free_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+void _wrap_job_free_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   
   arg1 = *(echomq_job **)&_swig_go_0; 
@@ -2035,7 +2177,7 @@ void _wrap_job_free_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
 }
 
 
-long long _wrap_job_list_count_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
+long long _wrap_job_list_count_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2048,7 +2190,7 @@ long long _wrap_job_list_count_capi_36e535aec983e216(struct echomq_job_list *_sw
 }
 
 
-struct echomq_job *_wrap_job_list_at_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
+struct echomq_job *_wrap_job_list_at_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0, long long _swig_go_1) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   size_t arg2 ;
   echomq_job *result = 0 ;
@@ -2063,7 +2205,7 @@ struct echomq_job *_wrap_job_list_at_capi_36e535aec983e216(struct echomq_job_lis
 }
 
 
-void _wrap_job_list_free_capi_36e535aec983e216(struct echomq_job_list *_swig_go_0) {
+void _wrap_job_list_free_capi_5b1791dbbca2cb73(struct echomq_job_list *_swig_go_0) {
   echomq_job_list *arg1 = (echomq_job_list *) 0 ;
   
   arg1 = *(echomq_job_list **)&_swig_go_0; 
@@ -2073,7 +2215,7 @@ void _wrap_job_list_free_capi_36e535aec983e216(struct echomq_job_list *_swig_go_
 }
 
 
-struct echomq_batch *_wrap_batch_create_capi_36e535aec983e216() {
+struct echomq_batch *_wrap_batch_create_capi_5b1791dbbca2cb73() {
   echomq_batch *result = 0 ;
   struct echomq_batch *_swig_go_result;
   
@@ -2084,7 +2226,7 @@ struct echomq_batch *_wrap_batch_create_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_batch_add_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_batch_add_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2110,7 +2252,7 @@ intgo _wrap_batch_add_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _go
 }
 
 
-long long _wrap_batch_count_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
+long long _wrap_batch_count_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2123,7 +2265,7 @@ long long _wrap_batch_count_capi_36e535aec983e216(struct echomq_batch *_swig_go_
 }
 
 
-long long _wrap_batch_id_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+long long _wrap_batch_id_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -2138,7 +2280,7 @@ long long _wrap_batch_id_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, 
 }
 
 
-intgo _wrap_batch_add_keyed_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
+intgo _wrap_batch_add_keyed_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _gostring_ _swig_go_3) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2171,7 +2313,7 @@ intgo _wrap_batch_add_keyed_capi_36e535aec983e216(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_batch_duplicate_capi_36e535aec983e216(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_batch_duplicate_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0, long long _swig_go_1) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   size_t arg2 ;
   int result;
@@ -2186,7 +2328,7 @@ intgo _wrap_batch_duplicate_capi_36e535aec983e216(struct echomq_batch *_swig_go_
 }
 
 
-intgo _wrap_delete_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_delete_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2208,7 +2350,7 @@ intgo _wrap_delete_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-void _wrap_batch_clear_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_clear_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2218,7 +2360,7 @@ void _wrap_batch_clear_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
 }
 
 
-void _wrap_batch_free_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
+void _wrap_batch_free_capi_5b1791dbbca2cb73(struct echomq_batch *_swig_go_0) {
   echomq_batch *arg1 = (echomq_batch *) 0 ;
   
   arg1 = *(echomq_batch **)&_swig_go_0; 
@@ -2228,7 +2370,7 @@ void _wrap_batch_free_capi_36e535aec983e216(struct echomq_batch *_swig_go_0) {
 }
 
 
-intgo _wrap_ack_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_ack_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2252,7 +2394,7 @@ intgo _wrap_ack_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostrin
 }
 
 
-intgo _wrap_ack_result_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_result_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2282,7 +2424,7 @@ intgo _wrap_ack_result_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_progress_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_progress_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2312,7 +2454,7 @@ intgo _wrap_progress_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -2336,7 +2478,7 @@ intgo _wrap_set_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_clear_retention_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_retention_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2356,7 +2498,7 @@ intgo _wrap_clear_retention_capi_36e535aec983e216(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2380,7 +2522,7 @@ intgo _wrap_set_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
+intgo _wrap_clear_events_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int result;
@@ -2400,7 +2542,7 @@ intgo _wrap_clear_events_capi_36e535aec983e216(struct echomq_client *_swig_go_0,
 }
 
 
-long long _wrap_event_list_count_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
+long long _wrap_event_list_count_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -2413,7 +2555,7 @@ long long _wrap_event_list_count_capi_36e535aec983e216(struct echomq_event_list 
 }
 
 
-_gostring_ _wrap_event_list_id_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_event_list_id_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -2431,7 +2573,7 @@ _gostring_ _wrap_event_list_id_capi_36e535aec983e216(struct echomq_event_list *_
 }
 
 
-long long _wrap_event_list_nfields_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
+long long _wrap_event_list_nfields_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t result;
@@ -2446,7 +2588,7 @@ long long _wrap_event_list_nfields_capi_36e535aec983e216(struct echomq_event_lis
 }
 
 
-_gostring_ _wrap_event_list_name_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+_gostring_ _wrap_event_list_name_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -2466,7 +2608,7 @@ _gostring_ _wrap_event_list_name_capi_36e535aec983e216(struct echomq_event_list 
 }
 
 
-void _wrap_event_list_free_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0) {
+void _wrap_event_list_free_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   
   arg1 = *(echomq_event_list **)&_swig_go_0; 
@@ -2476,7 +2618,7 @@ void _wrap_event_list_free_capi_36e535aec983e216(struct echomq_event_list *_swig
 }
 
 
-intgo _wrap_extend_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_extend_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2515,7 +2657,7 @@ intgo _wrap_extend_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2544,7 +2686,7 @@ intgo _wrap_set_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_clear_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2571,7 +2713,7 @@ intgo _wrap_clear_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_set_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_set_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2600,7 +2742,121 @@ intgo _wrap_set_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_clear_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_set_limit_burst_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  char *arg3 = (char *) 0 ;
+  uint32_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  
+  arg3 = (char *)malloc(_swig_go_2.n + 1);
+  memcpy(arg3, _swig_go_2.p, _swig_go_2.n);
+  arg3[_swig_go_2.n] = '\0';
+  
+  arg4 = (uint32_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_limit_burst(arg1,(char const *)arg2,(char const *)arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  free(arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_default_timeout_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  int64_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (int64_t)_swig_go_2; 
+  
+  result = (int)echomq_set_default_timeout(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_queue_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  
+  result = (int)echomq_set_queue_limit(arg1,(char const *)arg2,arg3);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_set_queue_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint32_t arg3 ;
+  int64_t arg4 ;
+  uint32_t arg5 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint32_t)_swig_go_2; 
+  arg4 = (int64_t)_swig_go_3; 
+  arg5 = (uint32_t)_swig_go_4; 
+  
+  result = (int)echomq_set_queue_rate(arg1,(char const *)arg2,arg3,arg4,arg5);
+  _swig_go_result = result; 
+  free(arg2); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_job_halted_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
+  echomq_job *arg1 = (echomq_job *) 0 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_job **)&_swig_go_0; 
+  
+  result = (int)echomq_job_halted((struct echomq_job const *)arg1);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_clear_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2627,7 +2883,7 @@ intgo _wrap_clear_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2654,7 +2910,7 @@ intgo _wrap_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2681,7 +2937,7 @@ intgo _wrap_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_set_default_weight_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_weight_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2703,7 +2959,7 @@ intgo _wrap_set_default_weight_capi_36e535aec983e216(struct echomq_client *_swig
 }
 
 
-intgo _wrap_set_default_limit_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_limit_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2725,7 +2981,7 @@ intgo _wrap_set_default_limit_capi_36e535aec983e216(struct echomq_client *_swig_
 }
 
 
-intgo _wrap_set_default_max_attempts_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_default_max_attempts_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2747,7 +3003,7 @@ intgo _wrap_set_default_max_attempts_capi_36e535aec983e216(struct echomq_client 
 }
 
 
-intgo _wrap_set_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
+intgo _wrap_set_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, long long _swig_go_4, intgo _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2780,7 +3036,7 @@ intgo _wrap_set_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_clear_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2807,7 +3063,7 @@ intgo _wrap_clear_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_set_default_rate_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
+intgo _wrap_set_default_rate_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, long long _swig_go_3, intgo _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -2833,7 +3089,7 @@ intgo _wrap_set_default_rate_capi_36e535aec983e216(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_throttle_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_throttle_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2862,7 +3118,7 @@ intgo _wrap_throttle_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_set_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_set_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2891,7 +3147,7 @@ intgo _wrap_set_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_clear_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_clear_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2918,7 +3174,7 @@ intgo _wrap_clear_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_set_default_cap_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_default_cap_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2940,7 +3196,7 @@ intgo _wrap_set_default_cap_capi_36e535aec983e216(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_set_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
+intgo _wrap_set_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -2962,7 +3218,7 @@ intgo _wrap_set_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_get_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_cost_mode_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -2995,7 +3251,7 @@ intgo _wrap_get_cost_mode_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_set_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_set_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3017,7 +3273,7 @@ intgo _wrap_set_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_charge_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_charge_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3046,7 +3302,7 @@ intgo _wrap_charge_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-long long _wrap_lane_list_count_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
+long long _wrap_lane_list_count_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3059,7 +3315,7 @@ long long _wrap_lane_list_count_capi_36e535aec983e216(struct echomq_lane_list *_
 }
 
 
-void _wrap_lane_list_free_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
+void _wrap_lane_list_free_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   
   arg1 = *(echomq_lane_list **)&_swig_go_0; 
@@ -3069,7 +3325,7 @@ void _wrap_lane_list_free_capi_36e535aec983e216(struct echomq_lane_list *_swig_g
 }
 
 
-intgo _wrap_redrive_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_redrive_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3108,7 +3364,7 @@ intgo _wrap_redrive_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_redrive_all_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_redrive_all_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -3141,7 +3397,7 @@ intgo _wrap_redrive_all_capi_36e535aec983e216(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_start_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
+intgo _wrap_worker_start_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -3154,7 +3410,7 @@ intgo _wrap_worker_start_capi_36e535aec983e216(struct echomq_worker *_swig_go_0)
 }
 
 
-intgo _wrap_worker_done_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
+intgo _wrap_worker_done_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int result;
@@ -3169,7 +3425,7 @@ intgo _wrap_worker_done_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_done_result_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_worker_done_result_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3190,7 +3446,7 @@ intgo _wrap_worker_done_result_capi_36e535aec983e216(struct echomq_worker *_swig
 }
 
 
-intgo _wrap_worker_fail_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
+intgo _wrap_worker_fail_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3214,7 +3470,7 @@ intgo _wrap_worker_fail_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_worker_discard_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_worker_discard_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, _gostring_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -3236,7 +3492,7 @@ intgo _wrap_worker_discard_capi_36e535aec983e216(struct echomq_worker *_swig_go_
 }
 
 
-intgo _wrap_worker_settle_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
+intgo _wrap_worker_settle_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, struct echomq_job *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6, _gostring_ _swig_go_7) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   echomq_job *arg2 = (echomq_job *) 0 ;
   int arg3 ;
@@ -3277,7 +3533,7 @@ intgo _wrap_worker_settle_capi_36e535aec983e216(struct echomq_worker *_swig_go_0
 }
 
 
-intgo _wrap_worker_stop_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
+intgo _wrap_worker_stop_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, intgo _swig_go_1, long long _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int arg2 ;
   int64_t arg3 ;
@@ -3294,7 +3550,7 @@ intgo _wrap_worker_stop_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, 
 }
 
 
-void _wrap_worker_free_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
+void _wrap_worker_free_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   
   arg1 = *(echomq_worker **)&_swig_go_0; 
@@ -3304,7 +3560,7 @@ void _wrap_worker_free_capi_36e535aec983e216(struct echomq_worker *_swig_go_0) {
 }
 
 
-intgo _wrap_shards_create_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_shards_create_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint32_t arg3 ;
@@ -3326,7 +3582,7 @@ intgo _wrap_shards_create_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-long long _wrap_report_count_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
+long long _wrap_report_count_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -3339,7 +3595,7 @@ long long _wrap_report_count_capi_36e535aec983e216(struct echomq_report *_swig_g
 }
 
 
-_gostring_ _wrap_report_at_capi_36e535aec983e216(struct echomq_report *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_report_at_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0, long long _swig_go_1) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -3357,7 +3613,7 @@ _gostring_ _wrap_report_at_capi_36e535aec983e216(struct echomq_report *_swig_go_
 }
 
 
-void _wrap_report_free_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
+void _wrap_report_free_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   
   arg1 = *(echomq_report **)&_swig_go_0; 
@@ -3367,7 +3623,7 @@ void _wrap_report_free_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
 }
 
 
-_gostring_ _wrap_report_cursor_capi_36e535aec983e216(struct echomq_report *_swig_go_0) {
+_gostring_ _wrap_report_cursor_capi_5b1791dbbca2cb73(struct echomq_report *_swig_go_0) {
   echomq_report *arg1 = (echomq_report *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3383,7 +3639,7 @@ _gostring_ _wrap_report_cursor_capi_36e535aec983e216(struct echomq_report *_swig
 }
 
 
-intgo _wrap_EMQGO_JOB_ID_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_ID_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3395,7 +3651,7 @@ intgo _wrap_EMQGO_JOB_ID_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_TOKEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_TOKEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3407,7 +3663,7 @@ intgo _wrap_EMQGO_JOB_TOKEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3419,7 +3675,7 @@ intgo _wrap_EMQGO_JOB_MAX_ATTEMPTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3431,7 +3687,7 @@ intgo _wrap_EMQGO_JOB_LEASE_UNTIL_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3443,7 +3699,7 @@ intgo _wrap_EMQGO_JOB_ENQUEUED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3455,7 +3711,7 @@ intgo _wrap_EMQGO_JOB_DEAD_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3467,7 +3723,7 @@ intgo _wrap_EMQGO_JOB_PAYLOAD_LEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_ATTEMPT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_ATTEMPT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3479,7 +3735,7 @@ intgo _wrap_EMQGO_JOB_ATTEMPT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STATE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_STATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3491,7 +3747,7 @@ intgo _wrap_EMQGO_JOB_STATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3503,7 +3759,7 @@ intgo _wrap_EMQGO_JOB_DUE_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3515,7 +3771,7 @@ intgo _wrap_EMQGO_JOB_STARTED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3527,7 +3783,7 @@ intgo _wrap_EMQGO_JOB_FINISHED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3539,7 +3795,7 @@ intgo _wrap_EMQGO_JOB_PROGRESS_LEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3551,7 +3807,7 @@ intgo _wrap_EMQGO_JOB_RESULT_LEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_JOB_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_JOB_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3563,7 +3819,7 @@ intgo _wrap_EMQGO_JOB_NUMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LANES_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_LANES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3575,7 +3831,7 @@ intgo _wrap_EMQGO_STATS_LANES_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_RING_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_RING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3587,7 +3843,7 @@ intgo _wrap_EMQGO_STATS_RING_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PENDING_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_PENDING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3599,7 +3855,7 @@ intgo _wrap_EMQGO_STATS_PENDING_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_LEASED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_LEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3611,7 +3867,7 @@ intgo _wrap_EMQGO_STATS_LEASED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DELAYED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3623,7 +3879,7 @@ intgo _wrap_EMQGO_STATS_DELAYED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3635,7 +3891,7 @@ intgo _wrap_EMQGO_STATS_DEAD_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_PAUSED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3647,7 +3903,7 @@ intgo _wrap_EMQGO_STATS_PAUSED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3659,7 +3915,7 @@ intgo _wrap_EMQGO_STATS_ENQUEUED_TOTAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3671,7 +3927,7 @@ intgo _wrap_EMQGO_STATS_CLAIMED_TOTAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3683,7 +3939,7 @@ intgo _wrap_EMQGO_STATS_ACKED_TOTAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3695,7 +3951,7 @@ intgo _wrap_EMQGO_STATS_FAILED_TOTAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3707,7 +3963,7 @@ intgo _wrap_EMQGO_STATS_DEAD_TOTAL_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3719,7 +3975,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_WEIGHT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3731,7 +3987,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_LIMIT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3743,7 +3999,7 @@ intgo _wrap_EMQGO_STATS_DEFAULT_MAX_ATTEMPTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3755,7 +4011,7 @@ intgo _wrap_EMQGO_STATS_SERVER_TIME_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_TENANTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_TENANTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3767,7 +4023,43 @@ intgo _wrap_EMQGO_STATS_TENANTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_STATS_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_STATS_CANCELED_TOTAL_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_CANCELED_TOTAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_EXPIRED_TOTAL_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_EXPIRED_TOTAL;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_BURSTING_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_STATS_BURSTING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_STATS_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3779,7 +4071,7 @@ intgo _wrap_EMQGO_STATS_NUMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DEPTH_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_DEPTH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3791,7 +4083,7 @@ intgo _wrap_EMQGO_LANE_DEPTH_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_ACTIVE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_ACTIVE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3803,7 +4095,7 @@ intgo _wrap_EMQGO_LANE_ACTIVE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3815,7 +4107,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WEIGHT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3827,7 +4119,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3839,7 +4131,7 @@ intgo _wrap_EMQGO_LANE_LIMIT_IS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3851,7 +4143,7 @@ intgo _wrap_EMQGO_LANE_WEIGHT_IS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_PAUSED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3863,7 +4155,7 @@ intgo _wrap_EMQGO_LANE_PAUSED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3875,7 +4167,7 @@ intgo _wrap_EMQGO_LANE_SERVICEABLE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SERVED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_SERVED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3887,7 +4179,7 @@ intgo _wrap_EMQGO_LANE_SERVED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3899,7 +4191,7 @@ intgo _wrap_EMQGO_LANE_OLDEST_ENQUEUED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_KNOWN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_KNOWN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3911,7 +4203,7 @@ intgo _wrap_EMQGO_LANE_KNOWN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_DELAYED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3923,7 +4215,7 @@ intgo _wrap_EMQGO_LANE_DELAYED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3935,7 +4227,7 @@ intgo _wrap_EMQGO_LANE_RATE_JOBS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3947,7 +4239,7 @@ intgo _wrap_EMQGO_LANE_RATE_PERIOD_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_BURST_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_RATE_BURST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3959,7 +4251,7 @@ intgo _wrap_EMQGO_LANE_RATE_BURST_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3971,7 +4263,7 @@ intgo _wrap_EMQGO_LANE_RATE_IS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3983,7 +4275,7 @@ intgo _wrap_EMQGO_LANE_TOKENS_MILLI_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -3995,7 +4287,7 @@ intgo _wrap_EMQGO_LANE_NEXT_TOKEN_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_CAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4007,7 +4299,7 @@ intgo _wrap_EMQGO_LANE_CAP_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4019,7 +4311,7 @@ intgo _wrap_EMQGO_LANE_CAP_IS_DEFAULT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4031,7 +4323,7 @@ intgo _wrap_EMQGO_LANE_TENANT_LEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_IS_TENANT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_IS_TENANT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4043,7 +4335,7 @@ intgo _wrap_EMQGO_LANE_IS_TENANT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4055,7 +4347,7 @@ intgo _wrap_EMQGO_LANE_WAIT_SAMPLES_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4067,7 +4359,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P50_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4079,7 +4371,7 @@ intgo _wrap_EMQGO_LANE_WAIT_P99_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4091,7 +4383,7 @@ intgo _wrap_EMQGO_LANE_WINDOW_CLAIMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SHARE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_SHARE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4103,7 +4395,7 @@ intgo _wrap_EMQGO_LANE_SHARE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4115,7 +4407,7 @@ intgo _wrap_EMQGO_LANE_FAIR_SHARE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_COST_V_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_COST_V_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4127,7 +4419,7 @@ intgo _wrap_EMQGO_LANE_COST_V_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_SITS_OUT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_SITS_OUT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4139,7 +4431,31 @@ intgo _wrap_EMQGO_LANE_SITS_OUT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_LANE_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_LANE_BURST_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_BURST;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_BURSTING_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_LANE_BURSTING;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_LANE_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4151,7 +4467,7 @@ intgo _wrap_EMQGO_LANE_NUMS_capi_36e535aec983e216() {
 }
 
 
-struct echomq_client *_wrap_client_create_capi_36e535aec983e216(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
+struct echomq_client *_wrap_client_create_capi_5b1791dbbca2cb73(intgo _swig_go_0, intgo _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5) {
   int arg1 ;
   int arg2 ;
   size_t arg3 ;
@@ -4174,7 +4490,7 @@ struct echomq_client *_wrap_client_create_capi_36e535aec983e216(intgo _swig_go_0
 }
 
 
-void _wrap_job_numbers_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_numbers_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -4190,7 +4506,7 @@ void _wrap_job_numbers_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _gos
 }
 
 
-void _wrap_job_outcome_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_job_outcome_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, intgo _swig_go_1, _goslice_ _swig_go_2) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int arg2 ;
   char *arg3 = (char *) 0 ;
@@ -4208,7 +4524,7 @@ void _wrap_job_outcome_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4220,7 +4536,7 @@ intgo _wrap_EMQGO_EOPT_DELAY_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4232,7 +4548,7 @@ intgo _wrap_EMQGO_EOPT_MAX_ATTEMPTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4244,7 +4560,7 @@ intgo _wrap_EMQGO_EOPT_DEDUP_WINDOW_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4256,7 +4572,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4268,7 +4584,7 @@ intgo _wrap_EMQGO_EOPT_KEEP_LAST_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4280,7 +4596,7 @@ intgo _wrap_EMQGO_EOPT_COST_ESTIMATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4292,7 +4608,55 @@ intgo _wrap_EMQGO_EOPT_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_EOPT_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_EOPT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_TIMEOUT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_EXPIRES_AT_MS_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_EXPIRES_AT_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_TTL_MS_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_TTL_MS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_EXPIRE_FLAGS_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_EOPT_EXPIRE_FLAGS;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_EOPT_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -4304,7 +4668,7 @@ intgo _wrap_EMQGO_EOPT_NUMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_enqueue_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_enqueue_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4363,7 +4727,7 @@ intgo _wrap_enqueue_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_enqueue_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_enqueue_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_batch *_swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_batch *arg3 = (echomq_batch *) 0 ;
@@ -4391,7 +4755,7 @@ intgo _wrap_enqueue_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-intgo _wrap_wait_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wait_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4428,7 +4792,7 @@ intgo _wrap_wait_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_events_read_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_events_read_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4472,7 +4836,7 @@ intgo _wrap_events_read_capi_36e535aec983e216(struct echomq_client *_swig_go_0, 
 }
 
 
-long long _wrap_event_value_len_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
+long long _wrap_event_value_len_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4489,7 +4853,7 @@ long long _wrap_event_value_len_capi_36e535aec983e216(struct echomq_event_list *
 }
 
 
-void _wrap_event_value_copy_capi_36e535aec983e216(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+void _wrap_event_value_copy_capi_5b1791dbbca2cb73(struct echomq_event_list *_swig_go_0, long long _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_event_list *arg1 = (echomq_event_list *) 0 ;
   size_t arg2 ;
   size_t arg3 ;
@@ -4509,7 +4873,7 @@ void _wrap_event_value_copy_capi_36e535aec983e216(struct echomq_event_list *_swi
 }
 
 
-void _wrap_job_payload_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
+void _wrap_job_payload_copy_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -4525,7 +4889,7 @@ void _wrap_job_payload_copy_capi_36e535aec983e216(struct echomq_job *_swig_go_0,
 }
 
 
-intgo _wrap_get_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_get_job_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4560,7 +4924,7 @@ intgo _wrap_get_job_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gos
 }
 
 
-intgo _wrap_purge_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_purge_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4597,7 +4961,7 @@ intgo _wrap_purge_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _
 }
 
 
-intgo _wrap_queues_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_queues_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   uint64_t *arg2 = (uint64_t *) 0 ;
   uint64_t temp2 ;
@@ -4623,7 +4987,7 @@ intgo _wrap_queues_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gosl
 }
 
 
-intgo _wrap_shards_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_shards_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4656,7 +5020,7 @@ intgo _wrap_shards_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4691,7 +5055,7 @@ intgo _wrap_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_wclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_wclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4728,7 +5092,7 @@ intgo _wrap_wclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_bclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_bclaim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -4765,7 +5129,7 @@ intgo _wrap_bclaim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_ack_claim_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4804,7 +5168,7 @@ intgo _wrap_ack_claim_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_fail_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_fail_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _gostring_ _swig_go_4, long long _swig_go_5, _goslice_ _swig_go_6) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -4850,7 +5214,7 @@ intgo _wrap_fail_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_stats_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_stats_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -4876,7 +5240,7 @@ intgo _wrap_stats_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-intgo _wrap_get_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_get_wait_figures_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -4909,7 +5273,7 @@ intgo _wrap_get_wait_figures_capi_36e535aec983e216(struct echomq_client *_swig_g
 }
 
 
-intgo _wrap_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_lane_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4942,7 +5306,7 @@ intgo _wrap_lane_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_lanes_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_lanes_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -4984,7 +5348,7 @@ intgo _wrap_lanes_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostr
 }
 
 
-_gostring_ _wrap_lane_list_group_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_lane_list_group_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   char *result = 0 ;
@@ -5002,7 +5366,7 @@ _gostring_ _wrap_lane_list_group_capi_36e535aec983e216(struct echomq_lane_list *
 }
 
 
-void _wrap_lane_list_numbers_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_lane_list_numbers_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5020,7 +5384,7 @@ void _wrap_lane_list_numbers_capi_36e535aec983e216(struct echomq_lane_list *_swi
 }
 
 
-_gostring_ _wrap_lane_list_cursor_capi_36e535aec983e216(struct echomq_lane_list *_swig_go_0) {
+_gostring_ _wrap_lane_list_cursor_capi_5b1791dbbca2cb73(struct echomq_lane_list *_swig_go_0) {
   echomq_lane_list *arg1 = (echomq_lane_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -5036,7 +5400,7 @@ _gostring_ _wrap_lane_list_cursor_capi_36e535aec983e216(struct echomq_lane_list 
 }
 
 
-intgo _wrap_dead_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_dead_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, long long _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -5073,7 +5437,7 @@ intgo _wrap_dead_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostri
 }
 
 
-intgo _wrap_verify_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_verify_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5106,7 +5470,7 @@ intgo _wrap_verify_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_repair_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_repair_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int arg3 ;
@@ -5150,7 +5514,7 @@ intgo _wrap_repair_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_doctor_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_doctor_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5190,7 +5554,7 @@ intgo _wrap_doctor_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gost
 }
 
 
-intgo _wrap_ack_many_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_ack_many_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5228,7 +5592,7 @@ intgo _wrap_ack_many_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _go
 }
 
 
-intgo _wrap_claim_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_claim_batch_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t arg3 ;
@@ -5267,7 +5631,7 @@ intgo _wrap_claim_batch_capi_36e535aec983e216(struct echomq_client *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WOPT_SLOTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_SLOTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5279,7 +5643,7 @@ intgo _wrap_EMQGO_WOPT_SLOTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_PREFETCH_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_PREFETCH_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5291,7 +5655,7 @@ intgo _wrap_EMQGO_WOPT_PREFETCH_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5303,7 +5667,7 @@ intgo _wrap_EMQGO_WOPT_LEASE_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5315,7 +5679,7 @@ intgo _wrap_EMQGO_WOPT_WEIGHTED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5327,7 +5691,7 @@ intgo _wrap_EMQGO_WOPT_RETRY_DELAY_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5339,7 +5703,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_WAIT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5351,7 +5715,7 @@ intgo _wrap_EMQGO_WOPT_CONNECT_TIMEOUT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5363,7 +5727,7 @@ intgo _wrap_EMQGO_WOPT_COMMAND_TIMEOUT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5375,7 +5739,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_REPLICAS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5387,7 +5751,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_AOF_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5399,7 +5763,7 @@ intgo _wrap_EMQGO_WOPT_WAIT_TIMEOUT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5411,7 +5775,7 @@ intgo _wrap_EMQGO_WOPT_TARGET_WAIT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5423,7 +5787,7 @@ intgo _wrap_EMQGO_WOPT_REPORT_OUTCOMES_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5435,7 +5799,7 @@ intgo _wrap_EMQGO_WOPT_IDLE_TIMEOUT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WOPT_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WOPT_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5447,7 +5811,7 @@ intgo _wrap_EMQGO_WOPT_NUMS_capi_36e535aec983e216() {
 }
 
 
-void _wrap_worker_defaults_capi_36e535aec983e216(_goslice_ _swig_go_0) {
+void _wrap_worker_defaults_capi_5b1791dbbca2cb73(_goslice_ _swig_go_0) {
   int64_t *arg1 = (int64_t *) 0 ;
   size_t arg2 ;
   
@@ -5461,7 +5825,7 @@ void _wrap_worker_defaults_capi_36e535aec983e216(_goslice_ _swig_go_0) {
 }
 
 
-intgo _wrap_worker_create_capi_36e535aec983e216(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_worker_create_capi_5b1791dbbca2cb73(_gostring_ _swig_go_0, _gostring_ _swig_go_1, _goslice_ _swig_go_2, _goslice_ _swig_go_3) {
   char *arg1 = (char *) 0 ;
   char *arg2 = (char *) 0 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -5505,7 +5869,7 @@ intgo _wrap_worker_create_capi_36e535aec983e216(_gostring_ _swig_go_0, _gostring
 }
 
 
-intgo _wrap_worker_last_error_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_last_error_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   char *arg2 = (char *) 0 ;
   size_t arg3 ;
@@ -5524,7 +5888,72 @@ intgo _wrap_worker_last_error_capi_36e535aec983e216(struct echomq_worker *_swig_
 }
 
 
-intgo _wrap_worker_next_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+intgo _wrap_cancel_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _gostring_ _swig_go_3, intgo _swig_go_4, _goslice_ _swig_go_5) {
+  echomq_client *arg1 = (echomq_client *) 0 ;
+  char *arg2 = (char *) 0 ;
+  uint64_t arg3 ;
+  char *arg4 = (char *) 0 ;
+  unsigned int arg5 ;
+  int64_t *arg6 = (int64_t *) 0 ;
+  int64_t temp6 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_client **)&_swig_go_0; 
+  
+  arg2 = (char *)malloc(_swig_go_1.n + 1);
+  memcpy(arg2, _swig_go_1.p, _swig_go_1.n);
+  arg2[_swig_go_1.n] = '\0';
+  
+  arg3 = (uint64_t)_swig_go_2; 
+  
+  arg4 = (char *)malloc(_swig_go_3.n + 1);
+  memcpy(arg4, _swig_go_3.p, _swig_go_3.n);
+  arg4[_swig_go_3.n] = '\0';
+  
+  arg5 = (unsigned int)_swig_go_4; 
+  {
+    if (_swig_go_5.len == 0) {
+      _swig_gopanic("array must contain at least 1 element");
+    }
+    arg6 = &temp6;
+  }
+  
+  result = (int)emqgo_cancel(arg1,(char const *)arg2,arg3,(char const *)arg4,arg5,arg6);
+  _swig_go_result = result; 
+  {
+    long* a = (long *) _swig_go_5.array;
+    a[0] = temp6;
+  }
+  free(arg2); 
+  free(arg4); 
+  
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_halt_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+  echomq_worker *arg1 = (echomq_worker *) 0 ;
+  int64_t arg2 ;
+  int64_t *arg3 = (int64_t *) 0 ;
+  size_t arg4 ;
+  int result;
+  intgo _swig_go_result;
+  
+  arg1 = *(echomq_worker **)&_swig_go_0; 
+  arg2 = (int64_t)_swig_go_1; 
+  
+  arg3 = (int64_t *)_swig_go_2.array;
+  arg4 = (size_t)_swig_go_2.len;
+  
+  
+  result = (int)emqgo_worker_next_halt(arg1,arg2,arg3,arg4);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_worker_next_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t arg2 ;
   uint64_t *arg3 = (uint64_t *) 0 ;
@@ -5552,7 +5981,7 @@ intgo _wrap_worker_next_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, 
 }
 
 
-intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5564,7 +5993,7 @@ intgo _wrap_EMQGO_WSTATS_CLAIMED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DONE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_DONE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5576,7 +6005,7 @@ intgo _wrap_EMQGO_WSTATS_DONE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_FAILED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_FAILED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5588,7 +6017,7 @@ intgo _wrap_EMQGO_WSTATS_FAILED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RELEASED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_RELEASED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5600,7 +6029,7 @@ intgo _wrap_EMQGO_WSTATS_RELEASED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5612,7 +6041,7 @@ intgo _wrap_EMQGO_WSTATS_EXTENDED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_LOST_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_LOST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5624,7 +6053,7 @@ intgo _wrap_EMQGO_WSTATS_LOST_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5636,7 +6065,7 @@ intgo _wrap_EMQGO_WSTATS_ROUND_TRIPS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_ERRORS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_ERRORS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5648,7 +6077,7 @@ intgo _wrap_EMQGO_WSTATS_ERRORS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RUNNING_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_RUNNING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5660,7 +6089,7 @@ intgo _wrap_EMQGO_WSTATS_RUNNING_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5672,7 +6101,7 @@ intgo _wrap_EMQGO_WSTATS_BUFFERED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_RETRIED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_RETRIED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5684,7 +6113,7 @@ intgo _wrap_EMQGO_WSTATS_RETRIED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DELAYED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_DELAYED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5696,7 +6125,7 @@ intgo _wrap_EMQGO_WSTATS_DELAYED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_DEAD_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_DEAD_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5708,7 +6137,7 @@ intgo _wrap_EMQGO_WSTATS_DEAD_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5720,7 +6149,31 @@ intgo _wrap_EMQGO_WSTATS_UNCONFIRMED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_WSTATS_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_WSTATS_CANCELED_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_CANCELED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_TIMED_OUT_capi_5b1791dbbca2cb73() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  result = EMQGO_WSTATS_TIMED_OUT;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_EMQGO_WSTATS_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5732,7 +6185,7 @@ intgo _wrap_EMQGO_WSTATS_NUMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_worker_stats_capi_36e535aec983e216(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
+intgo _wrap_worker_stats_capi_5b1791dbbca2cb73(struct echomq_worker *_swig_go_0, _goslice_ _swig_go_1) {
   echomq_worker *arg1 = (echomq_worker *) 0 ;
   int64_t *arg2 = (int64_t *) 0 ;
   size_t arg3 ;
@@ -5751,7 +6204,7 @@ intgo _wrap_worker_stats_capi_36e535aec983e216(struct echomq_worker *_swig_go_0,
 }
 
 
-long long _wrap_c_heap_in_use_capi_36e535aec983e216() {
+long long _wrap_c_heap_in_use_capi_5b1791dbbca2cb73() {
   uint64_t result;
   long long _swig_go_result;
   
@@ -5762,7 +6215,7 @@ long long _wrap_c_heap_in_use_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5774,7 +6227,7 @@ intgo _wrap_EMQGO_SPEC_EVERY_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5786,7 +6239,7 @@ intgo _wrap_EMQGO_SPEC_MAX_ATTEMPTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5798,7 +6251,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5810,7 +6263,7 @@ intgo _wrap_EMQGO_SPEC_KEEP_LAST_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5822,7 +6275,7 @@ intgo _wrap_EMQGO_SPEC_COST_ESTIMATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5834,7 +6287,7 @@ intgo _wrap_EMQGO_SPEC_START_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5846,7 +6299,7 @@ intgo _wrap_EMQGO_SPEC_END_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_LIMIT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5858,7 +6311,7 @@ intgo _wrap_EMQGO_SPEC_LIMIT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_MISSED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_MISSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5870,7 +6323,7 @@ intgo _wrap_EMQGO_SPEC_MISSED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5882,7 +6335,7 @@ intgo _wrap_EMQGO_SPEC_GRACE_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_OVERLAP_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_OVERLAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5894,7 +6347,7 @@ intgo _wrap_EMQGO_SPEC_OVERLAP_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SPEC_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SPEC_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -5906,7 +6359,7 @@ intgo _wrap_EMQGO_SPEC_NUMS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_schedule_upsert_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
+intgo _wrap_schedule_upsert_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6, _goslice_ _swig_go_7, _goslice_ _swig_go_8) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5972,7 +6425,7 @@ intgo _wrap_schedule_upsert_capi_36e535aec983e216(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_remove_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_remove_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -5999,7 +6452,7 @@ intgo _wrap_schedule_remove_capi_36e535aec983e216(struct echomq_client *_swig_go
 }
 
 
-intgo _wrap_schedule_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_pause_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6026,7 +6479,7 @@ intgo _wrap_schedule_pause_capi_36e535aec983e216(struct echomq_client *_swig_go_
 }
 
 
-intgo _wrap_schedule_resume_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_schedule_resume_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6053,7 +6506,7 @@ intgo _wrap_schedule_resume_capi_36e535aec983e216(struct echomq_client *_swig_go
 }
 
 
-long long _wrap_schedule_list_count_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
+long long _wrap_schedule_list_count_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6066,7 +6519,7 @@ long long _wrap_schedule_list_count_capi_36e535aec983e216(struct echomq_schedule
 }
 
 
-_gostring_ _wrap_schedule_list_next_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
+_gostring_ _wrap_schedule_list_next_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6082,7 +6535,7 @@ _gostring_ _wrap_schedule_list_next_capi_36e535aec983e216(struct echomq_schedule
 }
 
 
-void _wrap_schedule_list_free_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0) {
+void _wrap_schedule_list_free_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   
   arg1 = *(echomq_schedule_list **)&_swig_go_0; 
@@ -6092,7 +6545,7 @@ void _wrap_schedule_list_free_capi_36e535aec983e216(struct echomq_schedule_list 
 }
 
 
-intgo _wrap_schedules_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
+intgo _wrap_schedules_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _gostring_ _swig_go_3, long long _swig_go_4, _goslice_ _swig_go_5) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6141,7 +6594,7 @@ intgo _wrap_schedules_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _g
 }
 
 
-intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6153,7 +6606,7 @@ intgo _wrap_EMQGO_SCHED_EVERY_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6165,7 +6618,7 @@ intgo _wrap_EMQGO_SCHED_PAYLOAD_LEN_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6177,7 +6630,7 @@ intgo _wrap_EMQGO_SCHED_MAX_ATTEMPTS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6189,7 +6642,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6201,7 +6654,7 @@ intgo _wrap_EMQGO_SCHED_KEEP_LAST_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6213,7 +6666,7 @@ intgo _wrap_EMQGO_SCHED_COST_ESTIMATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6225,7 +6678,7 @@ intgo _wrap_EMQGO_SCHED_START_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6237,7 +6690,7 @@ intgo _wrap_EMQGO_SCHED_END_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LIMIT_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_LIMIT_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6249,7 +6702,7 @@ intgo _wrap_EMQGO_SCHED_LIMIT_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_MISSED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_MISSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6261,7 +6714,7 @@ intgo _wrap_EMQGO_SCHED_MISSED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6273,7 +6726,7 @@ intgo _wrap_EMQGO_SCHED_GRACE_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_OVERLAP_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_OVERLAP_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6285,7 +6738,7 @@ intgo _wrap_EMQGO_SCHED_OVERLAP_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_PAUSED_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_PAUSED_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6297,7 +6750,7 @@ intgo _wrap_EMQGO_SCHED_PAUSED_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6309,7 +6762,7 @@ intgo _wrap_EMQGO_SCHED_NEXT_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6321,7 +6774,7 @@ intgo _wrap_EMQGO_SCHED_LAST_TICK_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6333,7 +6786,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_TICK_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6345,7 +6798,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6357,7 +6810,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_JOB_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6369,7 +6822,7 @@ intgo _wrap_EMQGO_SCHED_FIRED_STATE_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_RUNS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_RUNS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6381,7 +6834,7 @@ intgo _wrap_EMQGO_SCHED_RUNS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_SKIPS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_SKIPS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6393,7 +6846,7 @@ intgo _wrap_EMQGO_SCHED_SKIPS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6405,7 +6858,7 @@ intgo _wrap_EMQGO_SCHED_CREATED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6417,7 +6870,7 @@ intgo _wrap_EMQGO_SCHED_UPDATED_AT_MS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_EMQGO_SCHED_NUMS_capi_36e535aec983e216() {
+intgo _wrap_EMQGO_SCHED_NUMS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6429,7 +6882,7 @@ intgo _wrap_EMQGO_SCHED_NUMS_capi_36e535aec983e216() {
 }
 
 
-void _wrap_schedule_numbers_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_numbers_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int64_t *arg3 = (int64_t *) 0 ;
@@ -6447,7 +6900,7 @@ void _wrap_schedule_numbers_capi_36e535aec983e216(struct echomq_schedule_list *_
 }
 
 
-_gostring_ _wrap_schedule_text_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
+_gostring_ _wrap_schedule_text_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, intgo _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   int arg3 ;
@@ -6467,7 +6920,7 @@ _gostring_ _wrap_schedule_text_capi_36e535aec983e216(struct echomq_schedule_list
 }
 
 
-void _wrap_schedule_payload_copy_capi_36e535aec983e216(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
+void _wrap_schedule_payload_copy_capi_5b1791dbbca2cb73(struct echomq_schedule_list *_swig_go_0, long long _swig_go_1, _goslice_ _swig_go_2) {
   echomq_schedule_list *arg1 = (echomq_schedule_list *) 0 ;
   size_t arg2 ;
   char *arg3 = (char *) 0 ;
@@ -6485,7 +6938,7 @@ void _wrap_schedule_payload_copy_capi_36e535aec983e216(struct echomq_schedule_li
 }
 
 
-intgo _wrap_schedule_next_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
+intgo _wrap_schedule_next_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, _goslice_ _swig_go_3, _goslice_ _swig_go_4) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6531,7 +6984,7 @@ intgo _wrap_schedule_next_capi_36e535aec983e216(struct echomq_client *_swig_go_0
 }
 
 
-_gostring_ _wrap_job_schedule_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+_gostring_ _wrap_job_schedule_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -6547,7 +7000,7 @@ _gostring_ _wrap_job_schedule_capi_36e535aec983e216(struct echomq_job *_swig_go_
 }
 
 
-long long _wrap_job_tick_ms_capi_36e535aec983e216(struct echomq_job *_swig_go_0) {
+long long _wrap_job_tick_ms_capi_5b1791dbbca2cb73(struct echomq_job *_swig_go_0) {
   echomq_job *arg1 = (echomq_job *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -6560,7 +7013,7 @@ long long _wrap_job_tick_ms_capi_36e535aec983e216(struct echomq_job *_swig_go_0)
 }
 
 
-intgo _wrap_ECHOMQ_EDEPENDS_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_EDEPENDS_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6571,7 +7024,7 @@ intgo _wrap_ECHOMQ_EDEPENDS_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_FLOW_MAX_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_FLOW_MAX_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6582,7 +7035,7 @@ intgo _wrap_ECHOMQ_FLOW_MAX_capi_36e535aec983e216() {
 }
 
 
-intgo _wrap_ECHOMQ_JOB_WAITING_capi_36e535aec983e216() {
+intgo _wrap_ECHOMQ_JOB_WAITING_capi_5b1791dbbca2cb73() {
   int result;
   intgo _swig_go_result;
   
@@ -6593,7 +7046,7 @@ intgo _wrap_ECHOMQ_JOB_WAITING_capi_36e535aec983e216() {
 }
 
 
-struct echomq_flow *_wrap_flow_create_capi_36e535aec983e216() {
+struct echomq_flow *_wrap_flow_create_capi_5b1791dbbca2cb73() {
   echomq_flow *result = 0 ;
   struct echomq_flow *_swig_go_result;
   
@@ -6604,7 +7057,7 @@ struct echomq_flow *_wrap_flow_create_capi_36e535aec983e216() {
 }
 
 
-void _wrap_flow_free_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+void _wrap_flow_free_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   
   arg1 = *(echomq_flow **)&_swig_go_0; 
@@ -6614,7 +7067,7 @@ void _wrap_flow_free_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
 }
 
 
-intgo _wrap_flow_add_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
+intgo _wrap_flow_add_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, _gostring_ _swig_go_5, _goslice_ _swig_go_6) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -6663,7 +7116,7 @@ intgo _wrap_flow_add_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, _gost
 }
 
 
-long long _wrap_flow_count_capi_36e535aec983e216(struct echomq_flow *_swig_go_0) {
+long long _wrap_flow_count_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6676,7 +7129,7 @@ long long _wrap_flow_count_capi_36e535aec983e216(struct echomq_flow *_swig_go_0)
 }
 
 
-long long _wrap_flow_id_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_id_capi_5b1791dbbca2cb73(struct echomq_flow *_swig_go_0, long long _swig_go_1) {
   echomq_flow *arg1 = (echomq_flow *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -6691,7 +7144,7 @@ long long _wrap_flow_id_capi_36e535aec983e216(struct echomq_flow *_swig_go_0, lo
 }
 
 
-intgo _wrap_enqueue_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
+intgo _wrap_enqueue_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, struct echomq_flow *_swig_go_2, intgo _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   echomq_flow *arg3 = (echomq_flow *) 0 ;
@@ -6715,7 +7168,7 @@ intgo _wrap_enqueue_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0,
 }
 
 
-intgo _wrap_delete_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_delete_flow_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -6750,7 +7203,7 @@ intgo _wrap_delete_flow_capi_36e535aec983e216(struct echomq_client *_swig_go_0, 
 }
 
 
-void _wrap_flow_info_free_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+void _wrap_flow_info_free_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   
   arg1 = *(echomq_flow_info **)&_swig_go_0; 
@@ -6760,7 +7213,7 @@ void _wrap_flow_info_free_capi_36e535aec983e216(struct echomq_flow_info *_swig_g
 }
 
 
-intgo _wrap_flow_info_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -6773,7 +7226,7 @@ intgo _wrap_flow_info_state_capi_36e535aec983e216(struct echomq_flow_info *_swig
 }
 
 
-long long _wrap_flow_info_parent_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_parent_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -6786,7 +7239,7 @@ long long _wrap_flow_info_parent_capi_36e535aec983e216(struct echomq_flow_info *
 }
 
 
-intgo _wrap_flow_info_on_fail_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+intgo _wrap_flow_info_on_fail_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -6799,7 +7252,7 @@ intgo _wrap_flow_info_on_fail_capi_36e535aec983e216(struct echomq_flow_info *_sw
 }
 
 
-long long _wrap_flow_info_waiting_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_waiting_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6812,7 +7265,7 @@ long long _wrap_flow_info_waiting_capi_36e535aec983e216(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_count_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0) {
+long long _wrap_flow_info_count_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -6825,7 +7278,7 @@ long long _wrap_flow_info_count_capi_36e535aec983e216(struct echomq_flow_info *_
 }
 
 
-long long _wrap_flow_info_child_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -6840,7 +7293,7 @@ long long _wrap_flow_info_child_capi_36e535aec983e216(struct echomq_flow_info *_
 }
 
 
-intgo _wrap_flow_info_child_state_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_flow_info_child_state_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int result;
@@ -6855,7 +7308,7 @@ intgo _wrap_flow_info_child_state_capi_36e535aec983e216(struct echomq_flow_info 
 }
 
 
-long long _wrap_flow_info_child_attempts_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_attempts_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   uint64_t result;
@@ -6870,7 +7323,7 @@ long long _wrap_flow_info_child_attempts_capi_36e535aec983e216(struct echomq_flo
 }
 
 
-long long _wrap_flow_info_child_finished_at_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
+long long _wrap_flow_info_child_finished_at_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int64_t result;
@@ -6885,7 +7338,7 @@ long long _wrap_flow_info_child_finished_at_capi_36e535aec983e216(struct echomq_
 }
 
 
-intgo _wrap_flow_info_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
+intgo _wrap_flow_info_capi_5b1791dbbca2cb73(struct echomq_client *_swig_go_0, _gostring_ _swig_go_1, long long _swig_go_2, _goslice_ _swig_go_3) {
   echomq_client *arg1 = (echomq_client *) 0 ;
   char *arg2 = (char *) 0 ;
   uint64_t arg3 ;
@@ -6920,7 +7373,7 @@ intgo _wrap_flow_info_capi_36e535aec983e216(struct echomq_client *_swig_go_0, _g
 }
 
 
-long long _wrap_flow_child_bytes_capi_36e535aec983e216(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
+long long _wrap_flow_child_bytes_capi_5b1791dbbca2cb73(struct echomq_flow_info *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, _goslice_ _swig_go_3) {
   echomq_flow_info *arg1 = (echomq_flow_info *) 0 ;
   size_t arg2 ;
   int arg3 ;

@@ -127,6 +127,15 @@ struct echomq_schedule_list {};
 %constant int ECHOMQ_PENDING = ECHOMQ_PENDING;
 %constant int ECHOMQ_WILL_RETRY = ECHOMQ_WILL_RETRY;
 %constant int ECHOMQ_WILL_DIE = ECHOMQ_WILL_DIE;
+%constant int ECHOMQ_WAS_CANCELED = ECHOMQ_WAS_CANCELED;
+%constant int ECHOMQ_EFINISHED = ECHOMQ_EFINISHED;
+%constant int ECHOMQ_ETIMELIMIT = ECHOMQ_ETIMELIMIT;
+%constant int ECHOMQ_CANCEL_REMOVE = ECHOMQ_CANCEL_REMOVE;
+%constant int ECHOMQ_EXPIRE_DROP = ECHOMQ_EXPIRE_DROP;
+%constant int ECHOMQ_HALT_CANCELED = ECHOMQ_HALT_CANCELED;
+%constant int ECHOMQ_HALT_TIMED_OUT = ECHOMQ_HALT_TIMED_OUT;
+%constant long long ECHOMQ_TIMEOUT_MAX_MS = ECHOMQ_TIMEOUT_MAX_MS;
+%constant long long ECHOMQ_TTL_MAX_MS = ECHOMQ_TTL_MAX_MS;
 %constant int ECHOMQ_ECONN = ECHOMQ_ECONN;
 %constant int ECHOMQ_ETIMEOUT = ECHOMQ_ETIMEOUT;
 %constant int ECHOMQ_ECANCELED = ECHOMQ_ECANCELED;
@@ -248,6 +257,11 @@ int echomq_extend(echomq_client *c, const char *queue, uint64_t id, uint64_t tok
 int echomq_set_weight(echomq_client *c, const char *queue, const char *group, uint32_t weight);
 int echomq_clear_weight(echomq_client *c, const char *queue, const char *group);
 int echomq_set_limit(echomq_client *c, const char *queue, const char *group, uint32_t limit);
+int echomq_set_limit_burst(echomq_client *c, const char *queue, const char *group, uint32_t limit, uint32_t burst);
+int echomq_set_default_timeout(echomq_client *c, const char *queue, int64_t timeout_ms);
+int echomq_set_queue_limit(echomq_client *c, const char *queue, uint32_t limit);
+int echomq_set_queue_rate(echomq_client *c, const char *queue, uint32_t jobs, int64_t period_ms, uint32_t burst);
+int echomq_job_halted(const echomq_job *j);
 int echomq_clear_limit(echomq_client *c, const char *queue, const char *group);
 int echomq_pause(echomq_client *c, const char *queue, const char *group);
 int echomq_resume(echomq_client *c, const char *queue, const char *group);
@@ -355,6 +369,9 @@ enum {
   EMQGO_STATS_DEFAULT_MAX_ATTEMPTS,
   EMQGO_STATS_SERVER_TIME_MS,
   EMQGO_STATS_TENANTS,
+  EMQGO_STATS_CANCELED_TOTAL,
+  EMQGO_STATS_EXPIRED_TOTAL,
+  EMQGO_STATS_BURSTING,
   EMQGO_STATS_NUMS
 };
 
@@ -390,6 +407,8 @@ enum {
   EMQGO_LANE_FAIR_SHARE,
   EMQGO_LANE_COST_V,
   EMQGO_LANE_SITS_OUT,
+  EMQGO_LANE_BURST,
+  EMQGO_LANE_BURSTING,
   EMQGO_LANE_NUMS
 };
 
@@ -453,6 +472,10 @@ enum {
   EMQGO_EOPT_KEEP_LAST,
   EMQGO_EOPT_COST_ESTIMATE,
   EMQGO_EOPT_AT_MS,
+  EMQGO_EOPT_TIMEOUT_MS,
+  EMQGO_EOPT_EXPIRES_AT_MS,
+  EMQGO_EOPT_TTL_MS,
+  EMQGO_EOPT_EXPIRE_FLAGS,
   EMQGO_EOPT_NUMS
 };
 
@@ -471,6 +494,11 @@ static int emqgo_enqueue_options(const int64_t *nums, size_t n, echomq_enqueue_o
   o->keep_last = (uint64_t)nums[EMQGO_EOPT_KEEP_LAST];
   o->cost_estimate = (uint64_t)nums[EMQGO_EOPT_COST_ESTIMATE];
   o->at_ms = nums[EMQGO_EOPT_AT_MS];
+  if (nums[EMQGO_EOPT_EXPIRE_FLAGS] < 0 || nums[EMQGO_EOPT_EXPIRE_FLAGS] > UINT32_MAX) return ECHOMQ_EINVAL;
+  o->timeout_ms = nums[EMQGO_EOPT_TIMEOUT_MS];
+  o->expires_at_ms = nums[EMQGO_EOPT_EXPIRES_AT_MS];
+  o->ttl_ms = nums[EMQGO_EOPT_TTL_MS];
+  o->expire_flags = (unsigned int)nums[EMQGO_EOPT_EXPIRE_FLAGS];
   return ECHOMQ_OK;
 }
 
@@ -637,6 +665,9 @@ int emqgo_stats(echomq_client *c, const char *queue, int64_t *nums, size_t n) {
   v[EMQGO_STATS_DEFAULT_MAX_ATTEMPTS] = (int64_t)s.default_max_attempts;
   v[EMQGO_STATS_SERVER_TIME_MS] = s.server_time_ms;
   v[EMQGO_STATS_TENANTS] = (int64_t)s.tenants;
+  v[EMQGO_STATS_CANCELED_TOTAL] = (int64_t)s.canceled_total;
+  v[EMQGO_STATS_EXPIRED_TOTAL] = (int64_t)s.expired_total;
+  v[EMQGO_STATS_BURSTING] = (int64_t)s.bursting;
   for (i = 0; i < n && i < EMQGO_STATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }
@@ -675,6 +706,8 @@ static void emqgo_lane_copy(const echomq_lane_info *l, int64_t *nums, size_t n) 
   memcpy(&v[EMQGO_LANE_FAIR_SHARE], &l->fair_share, sizeof(double));
   memcpy(&v[EMQGO_LANE_COST_V], &l->cost_v, sizeof(double));
   v[EMQGO_LANE_SITS_OUT] = l->sits_out;
+  v[EMQGO_LANE_BURST] = l->burst;
+  v[EMQGO_LANE_BURSTING] = l->bursting;
   for (i = 0; i < n && i < EMQGO_LANE_NUMS; i++) nums[i] = v[i];
 }
 
@@ -865,6 +898,26 @@ int emqgo_worker_last_error(echomq_worker *w, char *buf, size_t cap) {
   return echomq_worker_last_error(w, buf, cap);
 }
 
+/* The lifecycle (echomq/lifecycle.h). A cancel's earlier state in
+ * *OUT_I64; the next halted job's id, token and why in nums (3 entries). */
+int emqgo_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason, unsigned int flags,
+                 int64_t *OUT_I64) {
+  int was = 0;
+  int rc = echomq_cancel(c, queue, id, reason, flags, &was);
+  *OUT_I64 = was;
+  return rc;
+}
+int emqgo_worker_next_halt(echomq_worker *w, int64_t timeout_ms, int64_t *nums, size_t n) {
+  uint64_t id = 0, token = 0;
+  int why = 0;
+  if (n != 3) return ECHOMQ_EINVAL;
+  int rc = echomq_worker_next_halt(w, timeout_ms, &id, &token, &why);
+  nums[0] = (int64_t)id;
+  nums[1] = (int64_t)token;
+  nums[2] = why;
+  return rc;
+}
+
 int emqgo_worker_next(echomq_worker *w, int64_t timeout_ms, uint64_t *OUT_HANDLE) {
   echomq_job *j = NULL;
   int rc = echomq_worker_next(w, timeout_ms, &j);
@@ -888,6 +941,8 @@ enum {
   EMQGO_WSTATS_DELAYED,
   EMQGO_WSTATS_DEAD,
   EMQGO_WSTATS_UNCONFIRMED,
+  EMQGO_WSTATS_CANCELED,
+  EMQGO_WSTATS_TIMED_OUT,
   EMQGO_WSTATS_NUMS
 };
 
@@ -914,6 +969,8 @@ int emqgo_worker_stats(echomq_worker *w, int64_t *nums, size_t n) {
   v[EMQGO_WSTATS_DELAYED] = (int64_t)s.delayed;
   v[EMQGO_WSTATS_DEAD] = (int64_t)s.dead;
   v[EMQGO_WSTATS_UNCONFIRMED] = (int64_t)s.unconfirmed;
+  v[EMQGO_WSTATS_CANCELED] = (int64_t)s.canceled;
+  v[EMQGO_WSTATS_TIMED_OUT] = (int64_t)s.timed_out;
   for (i = 0; i < n && i < EMQGO_WSTATS_NUMS; i++) nums[i] = v[i];
   return rc;
 }

@@ -11,7 +11,7 @@ from .. import _convert, _echomq
 from ..errors import InvalidArgument
 from ..queue import Queue
 
-ACTIONS = ("pause", "resume", "weight", "limit", "rate", "cap", "redrive", "delete")
+ACTIONS = ("pause", "resume", "weight", "limit", "rate", "cap", "redrive", "delete", "cancel")
 REDRIVE_IDS_MAX = 10000
 
 
@@ -106,10 +106,23 @@ def plan(action: str, body: Any) -> Plan:
         def run_ids(q: Queue) -> Dict[str, Any]:
             return {"redriven": q.redrive(checked), "ids": checked}
         return Plan(action, f"redrive jobs {checked}", run_ids)
-    # delete
     jid = _convert.to_count("job id", body.get("id"), maximum=2**64 - 1) if "id" in body else None
     if jid is None:
         raise InvalidArgument("id is missing")
+    if action == "cancel":
+        reason = body.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidArgument("reason must be a string (or null)")
+        remove = body.get("remove", False)
+        if not isinstance(remove, bool):
+            raise InvalidArgument("remove must be true or false")
+        if reason is not None:
+            _convert.reason_bytes(reason)
+
+        def run_cancel(q: Queue) -> Dict[str, Any]:
+            return {"canceled": jid, "was": q.cancel(jid, reason, remove=remove), "removed": remove}
+        return Plan(action, f"cancel job {jid}" + (" (remove)" if remove else ""), run_cancel)
+    # delete
 
     def run_delete(q: Queue) -> Dict[str, Any]:
         job = q.job(jid)

@@ -26,7 +26,7 @@ from starlette.staticfiles import StaticFiles
 from .. import _convert
 from ..client import Client
 from ..errors import ConnectionError as EmqConnectionError
-from ..errors import EchoMQError, InvalidArgument, LeasedError, NotFoundError, TimeoutError as EmqTimeoutError
+from ..errors import EchoMQError, FinishedError, InvalidArgument, LeasedError, NotFoundError, TimeoutError as EmqTimeoutError
 from ..exporter import QueueCollector
 from . import actions, query
 from . import schedules as schedules_page
@@ -78,7 +78,7 @@ def _status_of(exc: BaseException) -> int:
         return 400
     if isinstance(exc, (NotFoundError, LookupError)):
         return 404
-    if isinstance(exc, LeasedError):
+    if isinstance(exc, (LeasedError, FinishedError)):
         return 409
     if isinstance(exc, (EmqConnectionError, EmqTimeoutError)):
         return 503

@@ -471,6 +471,11 @@ function jobPage(view, queue, id) {
         const del = el("button", { class: "danger", id: "job-delete", text: "delete this job" });
         del.addEventListener("click", async () => { if (await act(queue, "delete", { id: j.id })) location.reload(); });
         const parts2 = [del];
+        if (j.state === "pending" || j.state === "delayed" || j.state === "leased") {
+          const cn = el("button", { class: "danger", id: "job-cancel", text: "cancel this job" });
+          cn.addEventListener("click", async () => { if (await act(queue, "cancel", { id: j.id })) location.reload(); });
+          parts2.push(" ", cn);
+        }
         if (j.state === "dead") {
           const rd = el("button", { id: "job-redrive", text: "redrive" });
           rd.addEventListener("click", async () => { if (await act(queue, "redrive", { ids: [j.id] })) location.reload(); });
