@@ -146,6 +146,12 @@ TEST_CASE("the documented worker claims and settles and can do nothing else", "[
   EMQ_REQUIRE_OK(c.get(), echomq_bclaim(c.get(), q.c_str(), kLease, 1000, &b));
   JobPtr blocked(b);
   ack(c.get(), q, blocked.get());
+  // A second ack and an extend of a settled job are stale, never a refused
+  // command: telling stale from not found reads the id counter.
+  CHECK(echomq_ack(c.get(), q.c_str(), echomq_job_id(blocked.get()), echomq_job_token(blocked.get())) ==
+        ECHOMQ_ESTALE);
+  CHECK(echomq_extend(c.get(), q.c_str(), echomq_job_id(blocked.get()), echomq_job_token(blocked.get()), kLease,
+                      nullptr) == ECHOMQ_ESTALE);
 
   require_refused(raw, c.get(), q, "enqueue", [&] {
     return echomq_enqueue(c.get(), q.c_str(), "g", "x", 1, nullptr, nullptr);
