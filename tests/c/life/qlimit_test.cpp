@@ -32,10 +32,15 @@ TEST_CASE("a queue-wide ceiling of 3 with 8 engines: never more than 3 leased", 
   enqueue_spread(c.get(), q, 240, 12);
   std::atomic<bool> stop{false};
   std::atomic<long long> most{0}, samples{0};
-  std::thread sampler([&] {
-    auto s = connect_client();
+  // Clients and engines are made here: the helpers assert with Catch, which
+  // is not thread-safe, so the threads call the C API alone.
+  auto sc = connect_client();
+  std::thread sampler([&, s = sc.get()] {
     while (!stop) {
-      const long long leased = static_cast<long long>(life(s.get(), q).leased);
+      echomq_lifecycle_settings ls{};
+      ls.version = ECHOMQ_LIFECYCLE_SETTINGS_VERSION;
+      if (echomq_get_lifecycle(s, q.c_str(), &ls) != ECHOMQ_OK) continue;
+      const long long leased = static_cast<long long>(ls.leased);
       long long m = most.load();
       while (leased > m && !most.compare_exchange_weak(m, leased)) {
       }
@@ -44,23 +49,26 @@ TEST_CASE("a queue-wide ceiling of 3 with 8 engines: never more than 3 leased", 
     }
   });
   std::vector<std::thread> engines;
+  std::vector<WorkerPtr> workers;
   std::atomic<int> done{0};
   for (int e = 0; e < 8; ++e) {
-    engines.emplace_back([&] {
-      echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
-      o.slots = 4;
-      o.idle_timeout_ms = 1500;
-      WorkerPtr w = start_worker(q, o);
+    echomq_worker_options o = ECHOMQ_WORKER_OPTIONS_INIT;
+    o.slots = 4;
+    o.idle_timeout_ms = 1500;
+    workers.push_back(start_worker(q, o));
+  }
+  for (auto &wp : workers) {
+    engines.emplace_back([&, w = wp.get()] {
       for (;;) {
         echomq_job *j = nullptr;
-        const int rc = echomq_worker_next(w.get(), 5000, &j);
+        const int rc = echomq_worker_next(w, 5000, &j);
         if (rc != ECHOMQ_OK) break;
         sleep_ms(3);
-        echomq_worker_done(w.get(), j);
+        echomq_worker_done(w, j);
         echomq_job_free(j);
         ++done;
       }
-      echomq_worker_stop(w.get(), ECHOMQ_STOP_DRAIN, 5000);
+      echomq_worker_stop(w, ECHOMQ_STOP_DRAIN, 5000);
     });
   }
   for (auto &t : engines) t.join();
@@ -116,10 +124,10 @@ TEST_CASE("a blocked claimer wakes when a slot frees", "[qlimit]") {
   REQUIRE(held);
   std::atomic<int64_t> woke{-1};
   const int64_t t0 = mono_ms();
-  std::thread waiter([&] {
-    auto w = connect_client();
+  auto wc = connect_client();  // here: the helper asserts with Catch, not thread-safe
+  std::thread waiter([&, w = wc.get()] {
     echomq_job *j = nullptr;
-    if (echomq_bclaim(w.get(), q.c_str(), kLease, 5000, &j) == ECHOMQ_OK) woke = mono_ms() - t0;
+    if (echomq_bclaim(w, q.c_str(), kLease, 5000, &j) == ECHOMQ_OK) woke = mono_ms() - t0;
     echomq_job_free(j);
   });
   sleep_ms(300);

@@ -40,7 +40,7 @@ echomq_client_options waiting() {
   o.connect_timeout_ms = 1000;
   o.command_timeout_ms = 2000;
   o.wait_replicas = 1;
-  o.wait_timeout_ms = 500;
+  o.wait_timeout_ms = 1500;  // a loaded machine's replica can take more than 500 ms to ack
   return o;
 }
 
@@ -110,7 +110,7 @@ TEST_CASE("a Sentinel failover is followed by the engine and producers and a blo
   wo.connect_timeout_ms = 1000;
   wo.command_timeout_ms = 2000;
   wo.wait_replicas = 1;
-  wo.wait_timeout_ms = 500;
+  wo.wait_timeout_ms = 1500;
   echomq_worker *raw_worker = nullptr;
   REQUIRE(echomq_worker_new(&raw_worker, url.c_str(), q.c_str(), &wo) == ECHOMQ_OK);
   WorkerPtr worker(raw_worker);
