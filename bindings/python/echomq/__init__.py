@@ -81,6 +81,9 @@ LIMIT_MAX: int = _echomq.LIMIT_MAX
 REASON_MAX: int = _echomq.REASON_MAX
 KEY_LAYOUT: int = _echomq.KEY_LAYOUT
 DEDUP_KEY_MAX: int = _echomq.DEDUP_KEY_MAX
+JOB_NAME_MAX: int = _echomq.JOB_NAME_MAX
+HEADERS_MAX: int = _echomq.HEADERS_MAX
+HEADERS_BYTES_MAX: int = _echomq.HEADERS_BYTES_MAX
 SHARDS_MAX: int = _echomq.SHARDS_MAX
 RESULT_MAX: int = _echomq.RESULT_MAX
 PROGRESS_MAX: int = _echomq.PROGRESS_MAX
@@ -116,6 +119,9 @@ __all__ = [
     "JobHalted",
     "LifecycleSettings",
     "DEDUP_KEY_MAX",
+    "JOB_NAME_MAX",
+    "HEADERS_MAX",
+    "HEADERS_BYTES_MAX",
     "UNSET",
     "error_class",
     "version",
