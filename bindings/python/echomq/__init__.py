@@ -65,6 +65,7 @@ from .queue import UNSET, JobId, Queue
 from .schedules import Schedule, Schedules, Upserted
 from .lifecycle import JobHalted, LifecycleSettings
 from .worker import DiscardJob, NoRetry, Worker, WorkerStats
+from .tasks import App, JSONSerializer, MsgpackSerializer, Task, TaskFailed, TaskResult
 
 __version__: str = _echomq.version_string()
 """Version of the libechomq built into this package."""
@@ -109,6 +110,12 @@ __all__ = [
     "QueueStats",
     "LaneInfo",
     "Worker",
+    "App",
+    "Task",
+    "TaskResult",
+    "TaskFailed",
+    "JSONSerializer",
+    "MsgpackSerializer",
     "WorkerStats",
     "DiscardJob",
     "NoRetry",
