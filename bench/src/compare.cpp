@@ -55,6 +55,9 @@ struct CompareOptions {
   // phase fixed: schedules defined on the queue, none due in the run (each
   // ticks once a day): what a schedule that is not due costs a claim.
   uint64_t schedules = 0;
+  // phase fixed: a queue-wide ceiling of leased jobs (0 = none), set high
+  // enough never to be reached: what the gate itself costs a claim.
+  uint64_t queue_limit = 0;
   OverloadOptions e;    // phase e (slots: --slots, else default_slots)
 };
 
@@ -81,6 +84,7 @@ bool parse(int argc, char **argv, CompareOptions *o) {
     else if (a == "--waits") o->waits = std::strtoull(v, nullptr, 10);
     else if (a == "--rounds") o->rounds = std::strtoull(v, nullptr, 10);
     else if (a == "--schedules") o->schedules = std::strtoull(v, nullptr, 10);
+    else if (a == "--queue-limit") o->queue_limit = std::strtoull(v, nullptr, 10);
     else if (a == "--target-wait") o->e.target_wait_ms = std::atoi(v);
     else if (a == "--backlog") o->e.backlog = std::strtoull(v, nullptr, 10);
     else if (a == "--quiet") o->e.quiet = std::strtoull(v, nullptr, 10);
@@ -271,6 +275,10 @@ FixedRun fixed_run(const CompareOptions &o, const std::string &q, uint64_t waits
     if (!ok(echomq_schedule_upsert(c.get(), q.c_str(), ("s" + std::to_string(k)).c_str(), &idle, nullptr, nullptr),
             c.get(), "fixed: schedule"))
       return out;
+  if (o.queue_limit &&
+      !ok(echomq_set_queue_limit(c.get(), q.c_str(), static_cast<uint32_t>(o.queue_limit)), c.get(),
+          "fixed: queue limit"))
+    return out;
   double cpu0 = admin.cpu_seconds();
   enqueue_all(c.get(), q, groups, payloads);
   double cpu1 = admin.cpu_seconds();
@@ -385,6 +393,7 @@ int run_compare(int argc, char **argv) {
                  "         [--prefix cmp] [--phase a|b|d|e|mem|fixed|waits|all] [--mem-jobs 100000] [--payload 100]\n"
                  "         [--outcomes off|keep|events|on]  (phase fixed: retention with results, events, both)\n"
                  "         [--schedules N]  (phase fixed: N schedules on the queue, none due)\n"
+                 "         [--queue-limit N]  (phase fixed: a queue-wide ceiling of N leased jobs)\n"
                  "         [--waits S] (phase fixed: wait figures with window S) [--rounds 7] (phase waits)\n"
                  "         [--batch 32] [--slots N] [--depth 16]\n"
                  "         phase e: [--target-wait MS] [--backlog 20000] [--quiet 20] [--quiet-rate 400]\n"

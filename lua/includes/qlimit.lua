@@ -19,7 +19,10 @@ end
 -- the next one is due (nil when a slot must free first).
 function Life.queueRoom(G, now)
   local room = math.huge
-  if G.limit then room = math.max(G.limit - jobsIn(K.leases), 0) end
+  if G.limit then
+    G.leased = jobsIn(K.leases)
+    room = math.max(G.limit - G.leased, 0)
+  end
   if not G.rate and not G.bucket then return room, nil end
   local _, tok, due = rateState(G.rate, G.bucket, now)
   G.tok = tok
@@ -34,12 +37,18 @@ function Life.queueCall(G, C, now)
   if G.room < C.n then C.n = G.room end
 end
 -- After a take call: the tokens of the `taken` jobs are spent, and when
--- its settlements (`settled`, accepted ones) freed slots under the ceiling
--- while there is work, a blocked claimer or idle engine is woken (the
--- ceiling left nobody else to pass the wake-up on).
+-- its settlements (`settled`, accepted ones) took the queue from its
+-- ceiling to below it while there is work, a blocked claimer or idle engine
+-- is woken (the ceiling left nobody else to pass the wake-up on). Only a
+-- claim that found the queue at its ceiling blocks for it, so settlements
+-- that leave the count below the ceiling they found owe no wake-up: the
+-- common call reads nothing more here. G.leased: the leases counted after
+-- the settlements (queueRoom), read now when the call claimed nothing.
 function Life.queueAfter(G, taken, settled, now)
   if G.rate and taken > 0 then rcall('HSET', P .. 'qlimit', 'bucket', packBucket(G.tok - taken, now)) end
-  if settled > 0 and G.limit and Life.queueRoom(G, now) > 0 and rcall('LLEN', K.wake) == 0
+  if settled == 0 or not G.limit then return end
+  local leased = G.leased or jobsIn(K.leases)
+  if leased + settled >= G.limit and leased + taken < G.limit and rcall('LLEN', K.wake) == 0
      and rcall('LLEN', K.ring) > 0 then
     rcall('RPUSH', K.wake, '1')
   end
