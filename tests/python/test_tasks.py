@@ -174,3 +174,16 @@ def test_tasks_under_asyncio(make_queue):
     rs, values = asyncio.run(main())
     assert values == [{"tenant": "a", "url": "/0"}, {"tenant": "b", "url": "/1"}, {"tenant": "a", "url": "/2"}]
     assert [q.job(r.id).group for r in rs] == ["a", "b", "a"]
+
+
+def test_a_task_that_returns_none_keeps_no_result(make_queue):
+    app, q = _app(make_queue)
+
+    @app.task(name="quiet")
+    def quiet():
+        return None
+
+    r = quiet.enqueue()
+    _drain(app)
+    assert r.wait(timeout=5) is None
+    assert q.job(r.id).result == b"" and q.job(r.id).state == "completed"

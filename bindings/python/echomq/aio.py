@@ -591,9 +591,9 @@ class App(_tasks.BaseApp):
         (options as :meth:`echomq.App.worker`)."""
         return Worker(self.client.queue(self._queues(queue)), self._handle, **options)
 
-    async def _handle(self, job: Job) -> bytes:
+    async def _handle(self, job: Job) -> Optional[bytes]:
         t, args, kwargs = self._task_of(job)
         value = t.fn(*args, **kwargs)
         if inspect.isawaitable(value):
             value = await value
-        return self.serializer.dumps(value)
+        return self._result_of(value)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Callable, Dict, Optional, Protocol, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple, Union
 
 from . import _convert
 from .client import Client
@@ -57,8 +57,11 @@ class JSONSerializer:
     """Compact UTF-8 JSON (the default): arguments and results must be what
     :mod:`json` encodes."""
 
+    # One encoder for every call: json.dumps with options builds a new one each time.
+    _encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
     def dumps(self, value: Any) -> bytes:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return self._encoder.encode(value).encode("utf-8")
 
     def loads(self, data: bytes) -> Any:
         return json.loads(data)
@@ -245,7 +248,7 @@ class BaseApp:
 
         return register(fn) if fn is not None else register
 
-    def _task_of(self, job: Job) -> Tuple[Task, Tuple[Any, ...], Dict[str, Any]]:
+    def _task_of(self, job: Job) -> Tuple[Task, List[Any], Dict[str, Any]]:
         """The task a job names and its arguments; DiscardJob (dead now, no
         retry) for a name no task has or arguments that do not decode."""
         t = self.tasks.get(job.name)
@@ -254,9 +257,17 @@ class BaseApp:
             raise DiscardJob(f"{what}: no task of this app runs it")
         try:
             call = self.serializer.loads(job.payload)
-            return t, tuple(call["args"]), dict(call["kwargs"])
+            args, kwargs = call["args"], call["kwargs"]
+            if not isinstance(args, list) or not isinstance(kwargs, dict):
+                raise TypeError("not {'args': [...], 'kwargs': {...}}")
+            return t, args, kwargs
         except Exception as e:
             raise DiscardJob(f"task {job.name}: its arguments do not decode: {e}") from e
+
+    def _result_of(self, value: Any) -> Optional[bytes]:
+        """A task's return value as its job's result: None keeps none (wait()
+        gives None back for it), anything else serialized."""
+        return None if value is None else self.serializer.dumps(value)
 
     def _queues(self, queue: Optional[str]) -> str:
         """The one queue a worker drains (the named one, else the tasks')."""
@@ -284,6 +295,6 @@ class App(BaseApp):
         q = self.client.queue(self._queues(queue))
         return Worker(q, self._handle, **options)
 
-    def _handle(self, job: Job) -> bytes:
+    def _handle(self, job: Job) -> Optional[bytes]:
         t, args, kwargs = self._task_of(job)
-        return self.serializer.dumps(t.fn(*args, **kwargs))
+        return self._result_of(t.fn(*args, **kwargs))
