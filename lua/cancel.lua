@@ -14,7 +14,8 @@
 --   JOB_DEAD    canceled before: nothing changed.
 -- {ENOTFOUND, msg}: never enqueued (above the ids minted); {EFINISHED,
 -- msg}: completed, dead for another reason, or no longer in the queue
--- (acked, or deleted); {EINVAL, msg}, {ESERVER, msg} (a key of the wrong
+-- (acked, or deleted); {EDEPENDS, msg}: a flow's parent waiting for its
+-- children; {EINVAL, msg}, {ESERVER, msg} (a key of the wrong
 -- type). A refused call changes nothing.
 -- Keeps: I1 (a pending job's lane leaves the ring when it runs empty), I3
 -- (a lane or the delayed set -> dead, or gone; a leased job stays leased,
@@ -24,6 +25,7 @@
 --@include lane
 --@include lookup
 --@include cancelJob
+--@include flowKeys
 
 local A, bad = readArgs()
 if not A then return bad end
@@ -45,6 +47,13 @@ if rcall('ZSCORE', K.dead, id) then
   if err == 'canceled' or string.sub(err, 1, 10) == 'canceled: ' then return { OK, JOB_DEAD } end
   return { EFINISHED, 'cancel: job ' .. id .. ' is dead already (' .. (err ~= '' and err or 'no reason given') ..
     '): nothing to cancel' }
+end
+-- A flow's parent waiting for its children is in no lane to take it from;
+-- cancelling a flow whole (its unfinished children with it) is not in this
+-- release, so the call is refused and the flow goes on.
+if Q.flows and rcall('ZSCORE', FL.key('parents'), id) then
+  return { EDEPENDS, 'cancel: job ' .. id .. ' waits for its children (a flow\'s parent): cancel its ' ..
+    'children, or delete the flow (echomq_delete_flow)' }
 end
 bad = Life.cancelGuard({ g })
 if bad then return bad end

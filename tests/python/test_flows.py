@@ -159,3 +159,17 @@ def test_asyncio_chain_group_chord(url, make_queue):
     assert by_lane["e"] == [b"1", b"2"]
     assert by_lane["f"] == [] and by_lane["g"] == []
     assert queue.stats().acked_total == 7
+
+
+def test_cancel_refuses_a_parent_that_waits_and_changes_nothing(queue):
+    # Cancelling a flow whole is not in this release: a parent waiting for
+    # its children is refused (it is in no lane to be taken from), and the
+    # flow goes on.
+    r = queue.enqueue_flow(chain(step("a", "1"), step("b", "2")))
+    ids = [r[k] for k in r]
+    waiting = [i for i in ids if queue.job(i).state == "waiting"]
+    assert len(waiting) == 1
+    with pytest.raises(echomq.FlowError, match="waits for its children"):
+        queue.cancel(waiting[0])
+    assert queue.job(waiting[0]).state == "waiting"
+    assert queue.verify() == []

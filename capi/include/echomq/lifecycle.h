@@ -51,7 +51,9 @@ extern "C" {
  * stream gets a `canceled` entry, then `dead` (or `deleted`).
  * Errors: EINVAL (name, id 0 or above ECHOMQ_ID_MAX, unknown flags),
  * ENOTFOUND (never enqueued), EFINISHED (completed, dead for another
- * reason, or acked and gone: nothing to cancel), ECONN, ETIMEOUT (unknown
+ * reason, or acked and gone: nothing to cancel), EDEPENDS (a flow's parent
+ * waiting for its children: cancelling a flow whole is not in this release;
+ * echomq_delete_flow removes it), ECONN, ETIMEOUT (unknown
  * outcome; cancelling again is safe), ESERVER, ENOPERM, ELAYOUT. A refused
  * call changes nothing. For a sharded queue the id is the sharded queue's. */
 ECHOMQ_API int echomq_cancel(echomq_client *c, const char *queue, uint64_t id, const char *reason,
